@@ -1,0 +1,36 @@
+// Scaled dot-product attention: softmax(Q·Kᵀ · scale + bias, masked) · V.
+#pragma once
+
+#include <optional>
+
+#include "attnlab/matrix.hpp"
+#include "attnlab/trace.hpp"
+
+namespace attnlab {
+
+class Rng;
+
+struct AttentionOptions {
+  const Matrix* mask = nullptr;  // [n_q×n_k], 1 = may attend, 0 = blocked (score → −∞)
+  std::optional<float> scale;    // default 1/√d_k; 1 means "no scaling"; any finite value
+  const Matrix* bias = nullptr;  // [n_q×n_k] added to the scaled scores (ALiBi); finite
+  float dropout = 0.0f;          // probability of zeroing a weight (training only), needs rng
+  Rng* rng = nullptr;            // the seeded stream dropout draws from
+};
+
+struct AttentionResult {
+  Matrix scores;         // [n_q×n_k] raw Q·Kᵀ
+  Matrix scaled_scores;  // [n_q×n_k] scores·scale (+ bias)
+  Matrix masked_scores;  // [n_q×n_k] scaled scores with blocked entries set to −∞
+  Matrix weights;        // [n_q×n_k] softmax rows (after dropout, if any): what multiplies V
+  Matrix output;         // [n_q×d_v] weights·V
+};
+
+// Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] → AttentionResult. n_q ≠ n_k (cross-attention) and d_v ≠ d_k
+// are fine. A query row whose keys are all blocked gets weights 0 and output 0, never NaN.
+// Traced steps: scores, scaled_scores, (bias), (masked_scores), weights, (dropout), output.
+AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                             const AttentionOptions& options = {},
+                                             const Tracer& tracer = {});
+
+}  // namespace attnlab

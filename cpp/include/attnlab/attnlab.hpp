@@ -1,0 +1,20 @@
+// attnlab: the attention mechanism of transformers, with every intermediate inspectable.
+#pragma once
+
+#include "attnlab/attention.hpp"
+#include "attnlab/attention_layer.hpp"
+#include "attnlab/dropout.hpp"
+#include "attnlab/embedding.hpp"
+#include "attnlab/encoder_layer.hpp"
+#include "attnlab/error.hpp"
+#include "attnlab/feed_forward.hpp"
+#include "attnlab/linear.hpp"
+#include "attnlab/mask.hpp"
+#include "attnlab/matrix.hpp"
+#include "attnlab/multi_head_attention.hpp"
+#include "attnlab/norm.hpp"
+#include "attnlab/positional.hpp"
+#include "attnlab/rng.hpp"
+#include "attnlab/softmax.hpp"
+#include "attnlab/tokenizer.hpp"
+#include "attnlab/trace.hpp"

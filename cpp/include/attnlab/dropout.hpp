@@ -1,0 +1,15 @@
+// Inverted dropout as in torch.nn.Dropout: each entry is zeroed with probability p and the survivors
+// are scaled by 1/(1−p), so the expected value is unchanged. Draws come from the seeded Rng, in
+// row-major order, one uniform per entry, so a lesson's dropout pattern is reproducible.
+#pragma once
+
+#include "attnlab/matrix.hpp"
+
+namespace attnlab {
+
+class Rng;
+
+// x [rows×cols] → same shape. p in [0, 1); p = 0 returns x unchanged and draws nothing.
+Matrix dropout(const Matrix& x, float p, Rng& rng);
+
+}  // namespace attnlab

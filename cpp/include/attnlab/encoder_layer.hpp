@@ -1,0 +1,79 @@
+// One Transformer encoder layer, as nn.TransformerEncoderLayer (batch_first, one sequence):
+//   post-norm (PyTorch's default, the tutorials' layout):
+//     x = norm1(x + attn(x));  x = norm2(x + ffn(x))
+//   pre-norm (norm_first):
+//     x = x + attn(norm1(x));  x = x + ffn(norm2(x))
+// with dropout after attention, inside the FFN and after the FFN in training mode only.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+
+#include "attnlab/feed_forward.hpp"
+#include "attnlab/multi_head_attention.hpp"
+#include "attnlab/norm.hpp"
+#include "attnlab/rng.hpp"
+#include "attnlab/trace.hpp"
+
+namespace attnlab {
+
+enum class NormKind { layer_norm, rms_norm };
+
+struct TransformerEncoderLayerConfig {
+  int d_model = 0;
+  int num_heads = 1;
+  int d_ff = 2048;
+  float dropout = 0.1f;  // PyTorch's default; used in training mode only
+  Activation activation = Activation::gelu;
+  bool norm_first = false;
+  NormKind norm = NormKind::layer_norm;
+  float norm_eps = 1e-5f;
+  bool bias = true;  // in the attention and FFN projections
+  PositionalScheme positions = PositionalScheme::none;
+  std::uint64_t seed = 0;
+};
+
+// nn.TransformerEncoderLayer's state_dict, names as in PyTorch (dots → struct members).
+struct TransformerEncoderLayerWeights {
+  MultiHeadAttentionWeights self_attn;
+  LinearWeights linear1;  // [d_ff×d_model], [d_ff]
+  LinearWeights linear2;  // [d_model×d_ff], [d_model]
+  Vector norm1_weight, norm1_bias;  // [d_model]; the biases are empty for RMSNorm
+  Vector norm2_weight, norm2_bias;
+};
+
+class TransformerEncoderLayer {
+ public:
+  explicit TransformerEncoderLayer(const TransformerEncoderLayerConfig& config);
+
+  // x [n×d_model] → [n×d_model]. Traced: input, attn.* (the attention's own steps), residual1,
+  // norm1, ffn.*, residual2, norm2, output — in the order they are computed for the chosen layout.
+  Matrix forward(const Matrix& x, const MaskOptions& masking = {}, const Tracer& tracer = {});
+
+  void load(const TransformerEncoderLayerWeights& weights);
+  void train(bool on = true);
+  bool training() const { return training_; }
+
+  const TransformerEncoderLayerConfig& config() const { return config_; }
+  MultiHeadAttention& self_attn() { return self_attn_; }
+  const MultiHeadAttention& self_attn() const { return self_attn_; }
+  const FeedForward& feed_forward() const { return feed_forward_; }
+  std::int64_t norm_parameter_count() const;  // both norms together
+  std::int64_t parameter_count() const;
+
+ private:
+  using Norm = std::variant<LayerNorm, RMSNorm>;
+  static Norm make_norm(const TransformerEncoderLayerConfig& config);
+  static Matrix apply(const Norm& norm, const Matrix& x);
+  static void load_norm(Norm& norm, const Vector& weight, const Vector& bias, std::string_view name);
+
+  TransformerEncoderLayerConfig config_;
+  MultiHeadAttention self_attn_;
+  Rng init_rng_;
+  FeedForward feed_forward_;
+  Norm norm1_, norm2_;
+  Rng dropout_rng_;
+  bool training_ = false;
+};
+
+}  // namespace attnlab

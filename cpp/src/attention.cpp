@@ -1,0 +1,105 @@
+#include "attnlab/attention.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "attnlab/dropout.hpp"
+#include "checks.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnlab {
+
+namespace {
+
+constexpr const char* kFunction = "scaled_dot_product_attention";
+
+void check_arguments(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options) {
+  detail::require_non_empty(kFunction, "Q", q);
+  detail::require_non_empty(kFunction, "K", k);
+  detail::require_non_empty(kFunction, "V", v);
+  if (k.cols() != q.cols())
+    detail::fail(kFunction, "K is ", shape_of(k), " but Q is ", shape_of(q), " (d_k must match)");
+  if (v.rows() != k.rows())
+    detail::fail(kFunction, "V is ", shape_of(v), " but K is ", shape_of(k), " (n_k must match)");
+  detail::require_finite(kFunction, "Q", q);
+  detail::require_finite(kFunction, "K", k);
+  detail::require_finite(kFunction, "V", v);
+  if (options.mask) detail::require_mask(kFunction, "mask", *options.mask, q.rows(), k.rows());
+  if (options.bias) {
+    if (options.bias->rows() != q.rows() || options.bias->cols() != k.rows())
+      detail::fail(kFunction, "bias is ", shape_of(*options.bias), " but must be n_q×n_k = ", q.rows(), "×",
+                   k.rows());
+    detail::require_finite(kFunction, "bias", *options.bias);
+  }
+  if (options.scale) detail::require_finite(kFunction, "scale", *options.scale);
+  detail::require_probability(kFunction, "dropout", options.dropout);
+  if (options.dropout > 0.0f && !options.rng) detail::fail(kFunction, "dropout > 0 needs an rng");
+}
+
+std::string dims(const Matrix& m) { return "[" + shape_of(m) + "]"; }
+
+}  // namespace
+
+AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                                             const AttentionOptions& options, const Tracer& tracer) {
+  // Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] → output [n_q×d_v], weights [n_q×n_k]
+  check_arguments(q, k, v, options);
+  const auto d_k = q.cols();
+  const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(d_k)));
+  AttentionResult r;
+
+  // 1. Raw scores: how well each query matches each key.
+  r.scores = kernels::matmul_transposed(q, k);
+  tracer.record("scores", "Scores QKᵀ",
+                "Each query row is dotted with every key row: " + dims(q) + "·" + dims(k) + "ᵀ → " +
+                    dims(r.scores) + ".",
+                {{"Q", q}, {"K", k}, {"scores", r.scores}});
+
+  // 2. Scale (and add a positional bias such as ALiBi).
+  r.scaled_scores = r.scores * scale;
+  tracer.record("scaled_scores", "Scale",
+                options.scale ? "Scores multiplied by the chosen scale " + std::to_string(scale) + "."
+                              : "Scores divided by √d_k = √" + std::to_string(d_k) +
+                                    " so their spread does not grow with d_k.",
+                {{"scores", r.scores}, {"scaled_scores", r.scaled_scores}});
+  if (options.bias) {
+    r.scaled_scores += *options.bias;
+    tracer.record("bias", "Add positional bias",
+                  "A fixed bias per (query, key) pair is added to the scaled scores.",
+                  {{"bias", *options.bias}, {"scaled_scores", r.scaled_scores}});
+  }
+
+  // 3. Mask: blocked scores become −∞, so exp gives exactly 0.
+  r.masked_scores = r.scaled_scores;
+  if (options.mask) {
+    r.masked_scores = (options.mask->array() == 0.0f)
+                          .select(-std::numeric_limits<float>::infinity(), r.scaled_scores);
+    tracer.record("masked_scores", "Mask",
+                  "Where the mask is 0 the score becomes −∞, so that key gets weight exactly 0.",
+                  {{"mask", *options.mask}, {"masked_scores", r.masked_scores}});
+  }
+
+  // 4. Softmax row by row (a fully blocked row gives zeros, not NaN).
+  r.weights = r.masked_scores;
+  kernels::softmax_rows(r.weights);
+  tracer.record("weights", "Softmax",
+                "Each row: exp(score − row max), divided by the row's sum, so each row sums to 1.",
+                {{"masked_scores", r.masked_scores}, {"weights", r.weights}});
+  if (options.dropout > 0.0f) {
+    r.weights = dropout(r.weights, options.dropout, *options.rng);
+    tracer.record("dropout", "Dropout on the weights",
+                  "Training only: each weight is zeroed with probability " + std::to_string(options.dropout) +
+                      ", survivors scaled by 1/(1−p).",
+                  {{"weights", r.weights}});
+  }
+
+  // 5. Weighted sum of the values.
+  r.output = kernels::matmul(r.weights, v);
+  tracer.record("output", "Weighted sum of values",
+                "Each output row mixes the value rows by that query's weights: " + dims(r.weights) + "·" +
+                    dims(v) + " → " + dims(r.output) + ".",
+                {{"weights", r.weights}, {"V", v}, {"output", r.output}});
+  return r;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,80 @@
+#include "checks.hpp"
+
+#include <cmath>
+
+namespace attnlab {
+
+std::string shape_of(const Matrix& m) {
+  return std::to_string(m.rows()) + "×" + std::to_string(m.cols());
+}
+
+std::string shape_of(const Vector& v) { return std::to_string(v.size()); }
+
+namespace detail {
+
+void require_positive(std::string_view function, std::string_view argument, long long value) {
+  if (value <= 0) fail(function, argument, " must be positive, got ", value);
+}
+
+void require_non_empty(std::string_view function, std::string_view argument, const Matrix& m) {
+  if (m.rows() == 0 || m.cols() == 0)
+    fail(function, argument, " is ", shape_of(m), " (it must have at least one row and one column)");
+}
+
+namespace {
+// The first non-finite entry, reported as "NaN at (row, col)" so the learner can find it.
+template <typename Dense>
+void require_finite_entries(std::string_view function, std::string_view argument,
+                            const Dense& values, const std::string& shape) {
+  for (Eigen::Index r = 0; r < values.rows(); ++r)
+    for (Eigen::Index c = 0; c < values.cols(); ++c) {
+      const float x = values(r, c);
+      if (!std::isfinite(x))
+        fail(function, argument, " (", shape, ") contains ", std::isnan(x) ? "NaN" : (x > 0 ? "+Inf" : "-Inf"),
+             " at (", r, ", ", c, ")");
+    }
+}
+}  // namespace
+
+void require_finite(std::string_view function, std::string_view argument, const Matrix& m) {
+  if (!m.allFinite()) require_finite_entries(function, argument, m, shape_of(m));
+}
+
+void require_finite(std::string_view function, std::string_view argument, const Vector& v) {
+  if (!v.allFinite()) require_finite_entries(function, argument, v, shape_of(v));
+}
+
+void require_finite(std::string_view function, std::string_view argument, double value) {
+  if (!std::isfinite(value)) fail(function, argument, " must be finite, got ", value);
+}
+
+void require_shape(std::string_view function, std::string_view argument, const Matrix& m,
+                   Eigen::Index rows, Eigen::Index cols) {
+  if (m.rows() != rows || m.cols() != cols)
+    fail(function, argument, " is ", shape_of(m), " but must be ", rows, "×", cols);
+}
+
+void require_size(std::string_view function, std::string_view argument, const Vector& v,
+                  Eigen::Index size) {
+  if (v.size() != size) fail(function, argument, " has ", v.size(), " entries but must have ", size);
+}
+
+void require_mask(std::string_view function, std::string_view argument, const Matrix& mask,
+                  Eigen::Index n_q, Eigen::Index n_k) {
+  if (mask.rows() != n_q || mask.cols() != n_k)
+    fail(function, argument, " is ", shape_of(mask), " but must be n_q×n_k = ", n_q, "×", n_k);
+  for (Eigen::Index r = 0; r < mask.rows(); ++r)
+    for (Eigen::Index c = 0; c < mask.cols(); ++c) {
+      const float x = mask(r, c);
+      if (x != 0.0f && x != 1.0f)
+        fail(function, argument, " (", shape_of(mask), ") must hold only 1 (may attend) and 0 (blocked), got ",
+             x, " at (", r, ", ", c, ")");
+    }
+}
+
+void require_probability(std::string_view function, std::string_view argument, float p) {
+  if (!(p >= 0.0f && p < 1.0f)) fail(function, argument, " must be in [0, 1), got ", p);
+}
+
+}  // namespace detail
+}  // namespace attnlab

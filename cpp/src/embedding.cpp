@@ -1,0 +1,43 @@
+#include "attnlab/embedding.hpp"
+
+#include "attnlab/rng.hpp"
+#include "checks.hpp"
+
+namespace attnlab {
+
+Embedding::Embedding(int num_embeddings, int d_model, Rng& rng) {
+  detail::require_positive("Embedding", "num_embeddings", num_embeddings);
+  detail::require_positive("Embedding", "d_model", d_model);
+  table_ = rng.normal_matrix(num_embeddings, d_model);
+}
+
+Matrix Embedding::forward(const std::vector<int>& ids) const {
+  // ids [n] → [n×d_model]
+  if (ids.empty()) detail::fail("Embedding::forward", "ids is empty");
+  Matrix out(static_cast<Eigen::Index>(ids.size()), table_.cols());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= table_.rows())
+      detail::fail("Embedding::forward", "ids[", i, "] = ", ids[i], " is outside the table's 0..",
+                   table_.rows() - 1, " (table is ", shape_of(table_), ")");
+    out.row(static_cast<Eigen::Index>(i)) = table_.row(ids[i]);
+  }
+  return out;
+}
+
+void Embedding::load(const Matrix& table) {
+  detail::require_shape("Embedding::load", "table", table, table_.rows(), table_.cols());
+  detail::require_finite("Embedding::load", "table", table);
+  table_ = table;
+}
+
+LearnedPositionalEmbedding::LearnedPositionalEmbedding(int max_len, int d_model, Rng& rng)
+    : table_(max_len, d_model, rng) {}
+
+Matrix LearnedPositionalEmbedding::forward(int seq_len) const {
+  if (seq_len <= 0 || seq_len > max_len())
+    detail::fail("LearnedPositionalEmbedding::forward", "seq_len must be in 1..max_len = 1..", max_len(),
+                 ", got ", seq_len);
+  return table_.table().topRows(seq_len);
+}
+
+}  // namespace attnlab

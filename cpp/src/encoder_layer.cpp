@@ -1,0 +1,131 @@
+#include "attnlab/encoder_layer.hpp"
+
+#include "attnlab/dropout.hpp"
+#include "checks.hpp"
+
+namespace attnlab {
+
+namespace {
+
+constexpr std::uint64_t kFeedForwardStream = 56;
+constexpr std::uint64_t kDropoutStream = 57;
+
+MultiHeadAttentionConfig attention_config(const TransformerEncoderLayerConfig& c) {
+  detail::require_positive("TransformerEncoderLayer", "d_ff", c.d_ff);
+  detail::require_probability("TransformerEncoderLayer", "dropout", c.dropout);
+  return {.d_model = c.d_model, .num_heads = c.num_heads, .bias = c.bias, .dropout = c.dropout,
+          .positions = c.positions, .seed = c.seed};
+}
+
+}  // namespace
+
+TransformerEncoderLayer::Norm TransformerEncoderLayer::make_norm(const TransformerEncoderLayerConfig& c) {
+  if (c.norm == NormKind::rms_norm) return RMSNorm(c.d_model, c.norm_eps);
+  return LayerNorm(c.d_model, c.norm_eps);
+}
+
+Matrix TransformerEncoderLayer::apply(const Norm& norm, const Matrix& x) {
+  return std::visit([&](const auto& n) { return n.forward(x); }, norm);
+}
+
+void TransformerEncoderLayer::load_norm(Norm& norm, const Vector& weight, const Vector& bias,
+                                        std::string_view name) {
+  const std::string fn = "TransformerEncoderLayer::load (" + std::string(name) + ")";
+  if (auto* layer_norm = std::get_if<LayerNorm>(&norm)) {
+    layer_norm->load(weight, bias);
+    return;
+  }
+  if (bias.size() != 0) detail::fail(fn, "bias has ", bias.size(), " entries but RMSNorm has no bias");
+  std::get<RMSNorm>(norm).load(weight);
+}
+
+TransformerEncoderLayer::TransformerEncoderLayer(const TransformerEncoderLayerConfig& config)
+    : config_(config),
+      self_attn_(attention_config(config)),
+      init_rng_(config.seed, kFeedForwardStream),
+      feed_forward_(config.d_model, config.d_ff, config.activation, config.bias, init_rng_),
+      norm1_(make_norm(config)),
+      norm2_(make_norm(config)),
+      dropout_rng_(config.seed, kDropoutStream) {}
+
+void TransformerEncoderLayer::train(bool on) {
+  training_ = on;
+  self_attn_.train(on);
+}
+
+Matrix TransformerEncoderLayer::forward(const Matrix& x, const MaskOptions& masking, const Tracer& tracer) {
+  // x [n×d_model] → [n×d_model]
+  if (x.rows() == 0 || x.cols() != config_.d_model)
+    detail::fail("TransformerEncoderLayer::forward", "x is ", shape_of(x), " but the layer takes n×d_model = n×",
+                 config_.d_model, " (n ≥ 1)");
+  const float p = training_ ? config_.dropout : 0.0f;
+  const auto drop = [&](const Matrix& m) { return p > 0.0f ? dropout(m, p, dropout_rng_) : m; };
+  tracer.record("input", "Input X", "The layer's input: " + shape_of(x) + " (tokens × d_model).", {{"X", x}});
+
+  Matrix h = x;
+  // 1. Attention sub-layer with its residual connection.
+  if (config_.norm_first) {
+    const Matrix normed = apply(norm1_, h);
+    tracer.record("norm1", "Norm before attention", "Pre-norm: each token is normalised before attention.",
+                  {{"normed", normed}});
+    const Matrix attended = drop(self_attn_.forward(normed, masking, tracer.child("attn")).output);
+    h += attended;
+    tracer.record("residual1", "Add (residual)", "x + attention(norm1(x)): the input is carried around the sub-layer.",
+                  {{"attention", attended}, {"sum", h}});
+  } else {
+    const Matrix attended = drop(self_attn_.forward(h, masking, tracer.child("attn")).output);
+    h += attended;
+    tracer.record("residual1", "Add (residual)", "x + attention(x): the input is carried around the sub-layer.",
+                  {{"attention", attended}, {"sum", h}});
+    h = apply(norm1_, h);
+    tracer.record("norm1", "Norm", "Post-norm: each token of the sum is normalised.", {{"normed", h}});
+  }
+
+  // 2. Feed-forward sub-layer with its residual connection.
+  const Tracer ffn_tracer = tracer.child("ffn");
+  Rng* ffn_rng = p > 0.0f ? &dropout_rng_ : nullptr;
+  if (config_.norm_first) {
+    const Matrix normed = apply(norm2_, h);
+    tracer.record("norm2", "Norm before FFN", "Pre-norm: each token is normalised before the feed-forward network.",
+                  {{"normed", normed}});
+    const Matrix fed = drop(feed_forward_.forward(normed, ffn_tracer, p, ffn_rng));
+    h += fed;
+    tracer.record("residual2", "Add (residual)", "h + FFN(norm2(h)).", {{"ffn", fed}, {"sum", h}});
+  } else {
+    const Matrix fed = drop(feed_forward_.forward(h, ffn_tracer, p, ffn_rng));
+    h += fed;
+    tracer.record("residual2", "Add (residual)", "h + FFN(h).", {{"ffn", fed}, {"sum", h}});
+    h = apply(norm2_, h);
+    tracer.record("norm2", "Norm", "Post-norm: each token of the sum is normalised.", {{"normed", h}});
+  }
+  tracer.record("output", "Layer output", "Same shape as the input, " + shape_of(h) + ": layers can be stacked.",
+                {{"output", h}});
+  return h;
+}
+
+void TransformerEncoderLayer::load(const TransformerEncoderLayerWeights& w) {
+  // Load into copies so that a bad argument leaves the layer unchanged.
+  MultiHeadAttention attn = self_attn_;
+  FeedForward ffn = feed_forward_;
+  Norm norm1 = norm1_, norm2 = norm2_;
+  attn.load(w.self_attn);
+  ffn.linear1().load(w.linear1, "TransformerEncoderLayer::load (linear1)");
+  ffn.linear2().load(w.linear2, "TransformerEncoderLayer::load (linear2)");
+  load_norm(norm1, w.norm1_weight, w.norm1_bias, "norm1");
+  load_norm(norm2, w.norm2_weight, w.norm2_bias, "norm2");
+  self_attn_ = std::move(attn);
+  feed_forward_ = std::move(ffn);
+  norm1_ = std::move(norm1);
+  norm2_ = std::move(norm2);
+}
+
+std::int64_t TransformerEncoderLayer::norm_parameter_count() const {
+  const auto count = [](const Norm& n) { return std::visit([](const auto& m) { return m.parameter_count(); }, n); };
+  return count(norm1_) + count(norm2_);
+}
+
+std::int64_t TransformerEncoderLayer::parameter_count() const {
+  return self_attn_.parameter_count() + feed_forward_.parameter_count() + norm_parameter_count();
+}
+
+}  // namespace attnlab

@@ -1,0 +1,213 @@
+#include "attnlab/multi_head_attention.hpp"
+
+#include "attnlab/attention.hpp"
+#include "attnlab/mask.hpp"
+#include "attnlab/positional.hpp"
+#include "checks.hpp"
+
+namespace attnlab {
+
+namespace {
+
+constexpr std::uint64_t kDropoutStream = 55;  // a different PCG stream from the initial weights
+
+const MultiHeadAttentionConfig& checked(const MultiHeadAttentionConfig& c) {
+  detail::require_positive("MultiHeadAttention", "d_model", c.d_model);
+  detail::require_positive("MultiHeadAttention", "num_heads", c.num_heads);
+  if (c.d_model % c.num_heads != 0)
+    detail::fail("MultiHeadAttention", "d_model = ", c.d_model, " is not divisible by num_heads = ", c.num_heads,
+                 " (each head gets d_k = d_model / num_heads columns)");
+  if (c.positions == PositionalScheme::rotary && (c.d_model / c.num_heads) % 2 != 0)
+    detail::fail("MultiHeadAttention", "rotary positions need an even d_k, but d_k = ", c.d_model / c.num_heads);
+  detail::require_probability("MultiHeadAttention", "dropout", c.dropout);
+  return c;
+}
+
+std::string dims(const Matrix& m) { return "[" + shape_of(m) + "]"; }
+
+}  // namespace
+
+std::vector<Matrix> split_heads(const Matrix& x, int num_heads) {
+  detail::require_positive("split_heads", "num_heads", num_heads);
+  if (x.cols() % num_heads != 0)
+    detail::fail("split_heads", "x is ", shape_of(x), " but its ", x.cols(), " columns do not divide into ",
+                 num_heads, " heads");
+  const auto d_k = x.cols() / num_heads;
+  std::vector<Matrix> heads;
+  heads.reserve(static_cast<std::size_t>(num_heads));
+  for (int h = 0; h < num_heads; ++h) heads.emplace_back(x.middleCols(h * d_k, d_k));
+  return heads;
+}
+
+Matrix combine_heads(const std::vector<Matrix>& heads) {
+  if (heads.empty()) detail::fail("combine_heads", "heads is empty");
+  const Matrix& first = heads.front();
+  Matrix out(first.rows(), first.cols() * static_cast<Eigen::Index>(heads.size()));
+  for (std::size_t h = 0; h < heads.size(); ++h) {
+    if (heads[h].rows() != first.rows() || heads[h].cols() != first.cols())
+      detail::fail("combine_heads", "head ", h, " is ", shape_of(heads[h]), " but head 0 is ", shape_of(first));
+    out.middleCols(static_cast<Eigen::Index>(h) * first.cols(), first.cols()) = heads[h];
+  }
+  return out;
+}
+
+MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionConfig& config)
+    : config_(checked(config)),
+      init_rng_(config.seed),
+      q_proj_(config.d_model, config.d_model, config.bias, init_rng_),
+      k_proj_(config.d_model, config.d_model, config.bias, init_rng_),
+      v_proj_(config.d_model, config.d_model, config.bias, init_rng_),
+      out_proj_(config.d_model, config.d_model, config.bias, init_rng_),
+      dropout_rng_(config.seed, kDropoutStream) {}
+
+MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& x, const MaskOptions& masking,
+                                                     const Tracer& tracer) {
+  return forward(x, x, x, masking, tracer);
+}
+
+MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const Matrix& key, const Matrix& value,
+                                                     const MaskOptions& masking, const Tracer& tracer) {
+  // query [n_q×d_model], key/value [n_k×d_model] → output [n_q×d_model], weights h × [n_q×n_k]
+  constexpr const char* fn = "MultiHeadAttention::forward";
+  const int d = config_.d_model;
+  for (auto [name, m] : {std::pair{"query", &query}, {"key", &key}, {"value", &value}}) {
+    if (m->rows() == 0 || m->cols() != d)
+      detail::fail(fn, name, " is ", shape_of(*m), " but the layer takes n×d_model = n×", d, " (n ≥ 1)");
+    detail::require_finite(fn, name, *m);
+  }
+  if (value.rows() != key.rows())
+    detail::fail(fn, "value is ", shape_of(value), " but key is ", shape_of(key), " (n_k must match)");
+  const auto n_q = query.rows(), n_k = key.rows();
+  if (masking.mask) detail::require_mask(fn, "mask", *masking.mask, n_q, n_k);
+
+  Matrix mask;
+  if (masking.causal) mask = causal_mask(static_cast<int>(n_q), static_cast<int>(n_k));
+  if (masking.mask) mask = masking.causal ? combine_masks(mask, *masking.mask) : *masking.mask;
+  const bool has_mask = mask.size() > 0;
+
+  const bool self = &query == &key && &key == &value;
+  if (self)
+    tracer.record("input", "Input X", "The sequence: " + std::to_string(n_q) + " tokens × d_model " +
+                                          std::to_string(d) + ". Queries, keys and values all come from X.",
+                  {{"X", query}});
+  else
+    tracer.record("input", "Inputs", "Queries come from one sequence (" + std::to_string(n_q) +
+                                         " tokens), keys and values from another (" + std::to_string(n_k) + ").",
+                  {{"query", query}, {"key", key}, {"value", value}});
+  tracer.record("projection_weights", "Projection weights W_q, W_k, W_v",
+                "Learned [d_model×d_model] matrices in PyTorch layout: Q = X·W_qᵀ + b_q, and so on.",
+                {{"W_q", q_proj_.weight()}, {"W_k", k_proj_.weight()}, {"W_v", v_proj_.weight()}});
+
+  // 1. Projections.
+  const Matrix q = q_proj_.forward(query), k = k_proj_.forward(key), v = v_proj_.forward(value);
+  tracer.record("q", "Queries Q", "Q = X·W_qᵀ + b_q: " + dims(query) + " → " + dims(q) + ".", {{"Q", q}});
+  tracer.record("k", "Keys K", "K = X·W_kᵀ + b_k: " + dims(key) + " → " + dims(k) + ".", {{"K", k}});
+  tracer.record("v", "Values V", "V = X·W_vᵀ + b_v: " + dims(value) + " → " + dims(v) + ".", {{"V", v}});
+
+  // 2. Per head: slice, optionally rotate (RoPE) or bias (ALiBi), attend.
+  const std::vector<Matrix> q_heads = split_heads(q, config_.num_heads);
+  const std::vector<Matrix> k_heads = split_heads(k, config_.num_heads);
+  const std::vector<Matrix> v_heads = split_heads(v, config_.num_heads);
+  const std::vector<float> slopes =
+      config_.positions == PositionalScheme::alibi ? alibi_slopes(config_.num_heads) : std::vector<float>{};
+  const bool dropping = training_ && config_.dropout > 0.0f;
+
+  MultiHeadAttentionOutput result;
+  std::vector<Matrix> head_outputs;
+  for (int h = 0; h < config_.num_heads; ++h) {
+    const Tracer head_tracer = tracer.child("head" + std::to_string(h));
+    const auto cols = std::to_string(h * d_k()) + "…" + std::to_string((h + 1) * d_k() - 1);
+    head_tracer.record("split", "Head " + std::to_string(h) + ": slices of Q, K, V",
+                       "Columns " + cols + " of Q, K and V: d_k = d_model / num_heads = " + std::to_string(d_k()) + ".",
+                       {{"Q_h", q_heads[h]}, {"K_h", k_heads[h]}, {"V_h", v_heads[h]}});
+    Matrix q_h = q_heads[h], k_h = k_heads[h];
+    if (config_.positions == PositionalScheme::rotary) {
+      q_h = apply_rotary(q_h, static_cast<int>(n_k - n_q < 0 ? 0 : n_k - n_q));
+      k_h = apply_rotary(k_h);
+      head_tracer.record("rotary", "Rotate by position (RoPE)",
+                         "Each column pair of Q_h and K_h is rotated by an angle proportional to its position.",
+                         {{"Q_h", q_h}, {"K_h", k_h}});
+    }
+    Matrix bias;
+    if (!slopes.empty()) bias = alibi_bias(static_cast<int>(n_q), static_cast<int>(n_k), slopes[h]);
+    AttentionResult head = scaled_dot_product_attention(
+        q_h, k_h, v_heads[h],
+        {.mask = has_mask ? &mask : nullptr,
+         .scale = std::nullopt,
+         .bias = slopes.empty() ? nullptr : &bias,
+         .dropout = dropping ? config_.dropout : 0.0f,
+         .rng = dropping ? &dropout_rng_ : nullptr},
+        head_tracer);
+    head_outputs.push_back(std::move(head.output));
+    result.head_weights.push_back(std::move(head.weights));
+  }
+
+  // 3. Concatenate the heads and project.
+  const Matrix concat = combine_heads(head_outputs);
+  tracer.record("concat", "Concatenate heads",
+                "The heads' outputs side by side: " + std::to_string(config_.num_heads) + " × [" +
+                    std::to_string(n_q) + "×" + std::to_string(d_k()) + "] → " + dims(concat) + ".",
+                {{"concat", concat}});
+  result.output = out_proj_.forward(concat);
+  tracer.record("output", "Output projection W_o",
+                "output = concat·W_oᵀ + b_o mixes information across heads: " + dims(result.output) + ".",
+                {{"W_o", out_proj_.weight()}, {"output", result.output}});
+
+  result.average_weights = Matrix::Zero(n_q, n_k);
+  for (const Matrix& w : result.head_weights) result.average_weights += w;
+  result.average_weights /= static_cast<float>(config_.num_heads);
+  return result;
+}
+
+void MultiHeadAttention::load(const MultiHeadAttentionWeights& w) {
+  constexpr const char* fn = "MultiHeadAttention::load";
+  const int d = config_.d_model;
+  detail::require_shape(fn, "in_proj_weight", w.in_proj_weight, 3 * d, d);
+  detail::require_shape(fn, "out_proj_weight", w.out_proj_weight, d, d);
+  const Eigen::Index bias_size = config_.bias ? 3 * d : 0;
+  if (w.in_proj_bias.size() != bias_size)
+    detail::fail(fn, "in_proj_bias has ", w.in_proj_bias.size(), " entries but must have ", bias_size,
+                 config_.bias ? " (3·d_model)" : " (the layer has no bias)");
+  const auto slice_bias = [&](int part) {
+    return config_.bias ? Vector(w.in_proj_bias.segment(part * d, d)) : Vector();
+  };
+  load_separate({w.in_proj_weight.middleRows(0, d), slice_bias(0)},
+                {w.in_proj_weight.middleRows(d, d), slice_bias(1)},
+                {w.in_proj_weight.middleRows(2 * d, d), slice_bias(2)},
+                {w.out_proj_weight, w.out_proj_bias});
+}
+
+void MultiHeadAttention::load_separate(const LinearWeights& q, const LinearWeights& k, const LinearWeights& v,
+                                       const LinearWeights& out) {
+  // Load copies first so a bad argument leaves the layer unchanged.
+  Linear q_new = q_proj_, k_new = k_proj_, v_new = v_proj_, out_new = out_proj_;
+  q_new.load(q, "MultiHeadAttention::load (W_q)");
+  k_new.load(k, "MultiHeadAttention::load (W_k)");
+  v_new.load(v, "MultiHeadAttention::load (W_v)");
+  out_new.load(out, "MultiHeadAttention::load (out_proj)");
+  q_proj_ = std::move(q_new);
+  k_proj_ = std::move(k_new);
+  v_proj_ = std::move(v_new);
+  out_proj_ = std::move(out_new);
+}
+
+MultiHeadAttentionWeights MultiHeadAttention::weights() const {
+  const int d = config_.d_model;
+  MultiHeadAttentionWeights w;
+  w.in_proj_weight.resize(3 * d, d);
+  w.in_proj_weight << q_proj_.weight(), k_proj_.weight(), v_proj_.weight();
+  if (config_.bias) {
+    w.in_proj_bias.resize(3 * d);
+    w.in_proj_bias << q_proj_.bias(), k_proj_.bias(), v_proj_.bias();
+  }
+  w.out_proj_weight = out_proj_.weight();
+  w.out_proj_bias = out_proj_.bias();
+  return w;
+}
+
+std::int64_t MultiHeadAttention::parameter_count() const {
+  return q_proj_.parameter_count() + k_proj_.parameter_count() + v_proj_.parameter_count() +
+         out_proj_.parameter_count();
+}
+
+}  // namespace attnlab

@@ -1,0 +1,79 @@
+#include "attnlab/positional.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "checks.hpp"
+
+namespace attnlab {
+
+Matrix sinusoidal_encoding(int seq_len, int d_model, double base) {
+  detail::require_positive("sinusoidal_encoding", "seq_len", seq_len);
+  detail::require_positive("sinusoidal_encoding", "d_model", d_model);
+  if (!(base > 1.0) || !std::isfinite(base))
+    detail::fail("sinusoidal_encoding", "base must be finite and > 1, got ", base);
+  Matrix pe(seq_len, d_model);
+  for (int p = 0; p < seq_len; ++p)
+    for (int i = 0; 2 * i < d_model; ++i) {
+      const double angle = p / std::pow(base, 2.0 * i / d_model);
+      pe(p, 2 * i) = static_cast<float>(std::sin(angle));
+      if (2 * i + 1 < d_model) pe(p, 2 * i + 1) = static_cast<float>(std::cos(angle));
+    }
+  return pe;
+}
+
+Matrix apply_rotary(const Matrix& x, int position_offset, double base) {
+  // x [n×d] → [n×d]; pair (2i, 2i+1) of row r rotated by (r + offset)·base^(−2i/d).
+  detail::require_non_empty("apply_rotary", "x", x);
+  if (x.cols() % 2 != 0)
+    detail::fail("apply_rotary", "x is ", shape_of(x), " but RoPE rotates column pairs, so d must be even");
+  if (position_offset < 0) detail::fail("apply_rotary", "position_offset must be ≥ 0, got ", position_offset);
+  if (!(base > 1.0) || !std::isfinite(base)) detail::fail("apply_rotary", "base must be finite and > 1, got ", base);
+  detail::require_finite("apply_rotary", "x", x);
+  const auto d = x.cols();
+  Matrix out(x.rows(), d);
+  for (Eigen::Index r = 0; r < x.rows(); ++r)
+    for (Eigen::Index i = 0; 2 * i < d; ++i) {
+      const double angle = static_cast<double>(r + position_offset) * std::pow(base, -2.0 * i / d);
+      const double c = std::cos(angle), s = std::sin(angle);
+      const double a = x(r, 2 * i), b = x(r, 2 * i + 1);
+      out(r, 2 * i) = static_cast<float>(a * c - b * s);
+      out(r, 2 * i + 1) = static_cast<float>(a * s + b * c);
+    }
+  return out;
+}
+
+namespace {
+// Slopes for a power-of-two head count n: start = 2^(−8/n), slope_h = start^(h+1).
+std::vector<double> power_of_two_slopes(int n) {
+  const double start = std::pow(2.0, -8.0 / n);
+  std::vector<double> slopes(static_cast<std::size_t>(n));
+  for (int h = 0; h < n; ++h) slopes[static_cast<std::size_t>(h)] = std::pow(start, h + 1);
+  return slopes;
+}
+}  // namespace
+
+std::vector<float> alibi_slopes(int num_heads) {
+  detail::require_positive("alibi_slopes", "num_heads", num_heads);
+  int closest = 1;
+  while (closest * 2 <= num_heads) closest *= 2;
+  std::vector<double> slopes = power_of_two_slopes(closest);
+  // Not a power of two: take every other slope of the next power of two for the remaining heads.
+  const std::vector<double> extra = power_of_two_slopes(2 * closest);
+  for (int h = 0; static_cast<int>(slopes.size()) < num_heads; ++h)
+    slopes.push_back(extra[static_cast<std::size_t>(2 * h)]);
+  return {slopes.begin(), slopes.end()};
+}
+
+Matrix alibi_bias(int n_q, int n_k, float slope) {
+  detail::require_positive("alibi_bias", "n_q", n_q);
+  detail::require_positive("alibi_bias", "n_k", n_k);
+  detail::require_finite("alibi_bias", "slope", slope);
+  const int offset = n_k - n_q;
+  Matrix bias(n_q, n_k);
+  for (int i = 0; i < n_q; ++i)
+    for (int j = 0; j < n_k; ++j) bias(i, j) = -slope * static_cast<float>(std::abs(i + offset - j));
+  return bias;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,102 @@
+#include <gtest/gtest.h>
+
+#include "attnlab/embedding.hpp"
+#include "attnlab/feed_forward.hpp"
+#include "attnlab/linear.hpp"
+#include "attnlab/norm.hpp"
+#include "attnlab/rng.hpp"
+#include "fixture.hpp"
+
+namespace attnlab {
+namespace {
+
+using testing::MatricesNear;
+
+Matrix row_of(const Vector& v) { return v.transpose(); }
+
+TEST(Linear, MatchesPyTorchNnLinear) {
+  const testing::Fixture f("linear");
+  Rng rng(0);
+  Linear linear(5, 3, true, rng);
+  linear.load({f.matrix("weight"), f.vector("bias")});
+  EXPECT_TRUE(MatricesNear(linear.forward(f.matrix("x")), f.matrix("output")));
+  EXPECT_EQ(linear.parameter_count(), static_cast<std::int64_t>(f.number("parameter_count")));
+}
+
+TEST(Linear, HandComputedWithAndWithoutBias) {
+  Rng rng(0);
+  Linear with_bias(2, 1, true, rng), without(2, 1, false, rng);
+  Matrix w(1, 2), x(1, 2);
+  w << 2, -1;
+  x << 3, 4;
+  with_bias.load({w, Vector::Constant(1, 0.5f)});
+  without.load({w, {}});
+  EXPECT_FLOAT_EQ(with_bias.forward(x)(0, 0), 2.5f);  // 2·3 − 4 + 0.5
+  EXPECT_FLOAT_EQ(without.forward(x)(0, 0), 2.0f);
+  EXPECT_EQ(without.parameter_count(), 2);
+}
+
+TEST(Linear, InitialisedUniformlyWithinOneOverRootIn) {
+  Rng rng(3);
+  Linear linear(64, 256, true, rng);
+  const float bound = 1.0f / 8.0f;
+  EXPECT_LE(linear.weight().cwiseAbs().maxCoeff(), bound);
+  EXPECT_LE(linear.bias().cwiseAbs().maxCoeff(), bound);
+  EXPECT_GT(linear.weight().cwiseAbs().maxCoeff(), 0.99f * bound);  // spans the range
+  EXPECT_NEAR(linear.weight().mean(), 0.0f, 0.005f);
+}
+
+TEST(LayerNorm, MatchesPyTorch) {
+  const testing::Fixture f("layer_norm");
+  LayerNorm norm(6, static_cast<float>(f.number("eps")));
+  norm.load(f.vector("weight"), f.vector("bias"));
+  EXPECT_TRUE(MatricesNear(norm.forward(f.matrix("x")), f.matrix("output")));
+  EXPECT_EQ(norm.parameter_count(), 12);
+}
+
+TEST(RMSNorm, HandComputed) {
+  // x = [3, 4]: mean(x²) = 12.5, rms = 3.5355339; y = x / rms = [0.8485281, 1.1313708] (eps negligible).
+  RMSNorm norm(2, 1e-12f);
+  Matrix x(1, 2), expected(1, 2);
+  x << 3, 4;
+  expected << 0.84852814f, 1.13137085f;
+  EXPECT_TRUE(MatricesNear(norm.forward(x), expected, 1e-6f));
+  Vector weight(2);
+  weight << 2, -1;
+  norm.load(weight);
+  expected << 1.69705627f, -1.13137085f;
+  EXPECT_TRUE(MatricesNear(norm.forward(x), expected, 1e-6f));
+}
+
+TEST(Activations, GeluMatchesPyTorchExactAndTanh) {
+  const testing::Fixture f("gelu");
+  const Matrix x = row_of(f.vector("x"));
+  EXPECT_TRUE(MatricesNear(activate(x, Activation::gelu), row_of(f.vector("exact")), 1e-6f));
+  EXPECT_TRUE(MatricesNear(activate(x, Activation::gelu_tanh), row_of(f.vector("tanh")), 1e-6f));
+  Matrix r(1, 3), expected(1, 3);
+  r << -2, 0, 3;
+  expected << 0, 0, 3;
+  EXPECT_EQ(activate(r, Activation::relu), expected);
+}
+
+TEST(FeedForward, IsLinearActivationLinear) {
+  Rng rng(9);
+  FeedForward ffn(8, 32, Activation::gelu, true, rng);
+  const Matrix x = randn(3, 8, 1);
+  const Matrix expected = ffn.linear2().forward(activate(ffn.linear1().forward(x), Activation::gelu));
+  EXPECT_EQ(ffn.forward(x), expected);
+  EXPECT_EQ(ffn.parameter_count(), 8 * 32 + 32 + 32 * 8 + 8);
+}
+
+TEST(Embedding, LooksUpRowsOfTheTable) {
+  Rng rng(1);
+  Embedding embedding(10, 4, rng);
+  const Matrix out = embedding.forward({3, 3, 7});
+  EXPECT_EQ(out.row(0), embedding.table().row(3));
+  EXPECT_EQ(out.row(1), embedding.table().row(3));
+  EXPECT_EQ(out.row(2), embedding.table().row(7));
+  EXPECT_EQ(embedding.parameter_count(), 40);
+}
+
+}  // namespace
+}  // namespace attnlab
