@@ -1,0 +1,68 @@
+// The dispatched kernels (Eigen natively, wasm_simd128 or Eigen in wasm) against the plain reference
+// loops, over shapes that exercise every register-block tail.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+
+#include "attnlab/rng.hpp"
+#include "fixture.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnlab {
+namespace {
+
+TEST(Kernels, VariantMatchesTheTarget) {
+#if defined(__wasm_simd128__)
+  EXPECT_STREQ(kernels::variant(), "wasm-simd128");
+#elif defined(__EMSCRIPTEN__)
+  EXPECT_STREQ(kernels::variant(), "wasm-scalar");
+#else
+  EXPECT_STREQ(kernels::variant(), "eigen");
+#endif
+}
+
+TEST(Kernels, MatmulsAgreeWithTheReferenceOnEveryTailShape) {
+  std::uint64_t seed = 1;
+  for (int m : {1, 2, 3, 4, 5, 7, 8, 9, 33})
+    for (int k : {1, 3, 4, 5, 8, 17, 64})
+      for (int n : {1, 3, 7, 8, 9, 15, 16, 17, 40}) {
+        SCOPED_TRACE(std::to_string(m) + "×" + std::to_string(k) + "×" + std::to_string(n));
+        const Matrix a = randn(m, k, seed++), b = randn(k, n, seed++), bt = randn(n, k, seed++);
+        // Entries are N(0,1), so a dot product of length k has spread √k: compare relative to that.
+        const float tolerance = 2e-6f * static_cast<float>(k);
+        ASSERT_TRUE(testing::MatricesNear(kernels::matmul(a, b), kernels::reference::matmul(a, b), tolerance, 1e-5f));
+        ASSERT_TRUE(testing::MatricesNear(kernels::matmul_transposed(a, bt),
+                                          kernels::reference::matmul_transposed(a, bt), tolerance, 1e-5f));
+      }
+}
+
+TEST(Kernels, MatmulHandExample) {
+  Matrix a(2, 3), b(3, 2), expected(2, 2);
+  a << 1, 2, 3, 4, 5, 6;
+  b << 7, 8, 9, 10, 11, 12;
+  expected << 58, 64, 139, 154;
+  EXPECT_EQ(kernels::matmul(a, b), expected);
+  EXPECT_EQ(kernels::matmul_transposed(a, Matrix(b.transpose())), expected);
+}
+
+TEST(Kernels, SoftmaxAgreesWithTheReferenceIncludingBlockedEntries) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  for (int cols : {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65}) {
+    SCOPED_TRACE(cols);
+    Matrix x = randn(6, cols, 100 + static_cast<std::uint64_t>(cols)) * 8.0f;
+    x(0, cols - 1) = -kInf;          // a blocked key (the only key when cols = 1)
+    x.row(1).setConstant(-kInf);     // a fully blocked row
+    x(2, 0) = 1e4f;                  // one huge logit
+    x.row(3) *= 1e3f;                // very spread-out logits (many exp underflows)
+    Matrix expected = x, actual = x;
+    kernels::reference::softmax_rows(expected);
+    kernels::softmax_rows(actual);
+    ASSERT_TRUE(testing::MatricesNear(actual, expected, 1e-7f, 2e-6f));
+    EXPECT_EQ(actual(0, cols - 1), 0.0f);
+    for (int c = 0; c < cols; ++c) EXPECT_EQ(actual(1, c), 0.0f);
+  }
+}
+
+}  // namespace
+}  // namespace attnlab

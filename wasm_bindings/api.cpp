@@ -1,0 +1,263 @@
+#include "api.hpp"
+
+#include <cmath>
+
+#include "attnlab/attnlab.hpp"
+#include "convert.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnlab::wasm {
+
+namespace {
+
+std::uint64_t seed_from_js(double seed) {
+  if (!(seed >= 0.0 && seed <= 9007199254740991.0) || std::floor(seed) != seed)
+    throw Error("seed must be an integer in 0 … 2^53 − 1, got " + std::to_string(seed));
+  return static_cast<std::uint64_t>(seed);
+}
+
+template <typename T>
+T option(const val& object, const char* name, T fallback) {
+  if (object.isUndefined() || object.isNull()) return fallback;
+  const val value = object[name];
+  return value.isUndefined() || value.isNull() ? fallback : value.as<T>();
+}
+
+PositionalScheme positions_from_js(const val& config) {
+  const std::string name = option<std::string>(config, "positions", "none");
+  if (name == "none") return PositionalScheme::none;
+  if (name == "rotary") return PositionalScheme::rotary;
+  if (name == "alibi") return PositionalScheme::alibi;
+  throw Error("positions must be 'none', 'rotary' or 'alibi', got '" + name + "'");
+}
+
+MultiHeadAttentionWeights attention_weights_from_js(const val& w) {
+  return {matrix_from_js(w["inProjWeight"], "inProjWeight"), vector_from_js(w["inProjBias"], "inProjBias"),
+          matrix_from_js(w["outProjWeight"], "outProjWeight"), vector_from_js(w["outProjBias"], "outProjBias")};
+}
+
+LinearWeights linear_from_js(const val& w, const char* name) {
+  return {matrix_from_js(w["weight"], name), vector_from_js(w["bias"], name)};
+}
+
+val multi_head_output_to_js(const MultiHeadAttentionOutput& out) {
+  val result = val::object();
+  result.set("output", matrix_to_js(out.output));
+  val heads = val::array();
+  for (const Matrix& w : out.head_weights) heads.call<void>("push", matrix_to_js(w));
+  result.set("weights", heads);
+  result.set("averageWeights", matrix_to_js(out.average_weights));
+  return result;
+}
+
+}  // namespace
+
+std::string version() { return "0.1.0"; }
+std::string kernel_variant() { return kernels::variant(); }
+std::string take_last_error_message() { return take_last_error(); }
+
+val softmax(const val& logits) {
+  return guarded([&] { return matrix_to_js(attnlab::softmax(matrix_from_js(logits, "softmax: m"))); });
+}
+
+val scaled_dot_product_attention(const val& q, const val& k, const val& v, const val& options) {
+  return guarded([&] {
+    const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
+    Matrix mask;
+    const MaskOptions masking = mask_options_from_js(options, mask);
+    Matrix combined;
+    if (masking.causal) {
+      combined = attnlab::causal_mask(static_cast<int>(qm.rows()), static_cast<int>(km.rows()));
+      if (masking.mask) combined = attnlab::combine_masks(combined, *masking.mask);
+    }
+    const Matrix* effective = masking.causal ? &combined : masking.mask;
+    AttentionOptions attention{.mask = effective};
+    if (!options.isUndefined() && !options.isNull() && !options["scale"].isUndefined() && !options["scale"].isNull())
+      attention.scale = options["scale"].as<float>();
+    const AttentionResult r = attnlab::scaled_dot_product_attention(qm, km, vm, attention);
+    val out = val::object();
+    out.set("output", matrix_to_js(r.output));
+    out.set("weights", matrix_to_js(r.weights));
+    out.set("scores", matrix_to_js(r.scores));
+    out.set("scaledScores", matrix_to_js(r.scaled_scores));
+    out.set("maskedScores", matrix_to_js(r.masked_scores));
+    return out;
+  });
+}
+
+val causal_mask(int rows, int cols) { return guarded([&] { return matrix_to_js(attnlab::causal_mask(rows, cols)); }); }
+
+val key_padding_mask(int n_q, int n_k, int valid_length) {
+  return guarded([&] { return matrix_to_js(attnlab::key_padding_mask(n_q, n_k, valid_length)); });
+}
+
+val combine_masks(const val& a, const val& b) {
+  return guarded([&] { return matrix_to_js(attnlab::combine_masks(matrix_from_js(a, "a"), matrix_from_js(b, "b"))); });
+}
+
+val positional_encoding(int seq_len, int d_model, const std::string& kind, double seed) {
+  return guarded([&] {
+    if (kind == "sinusoidal") return matrix_to_js(sinusoidal_encoding(seq_len, d_model));
+    if (kind == "learned") {
+      Rng rng(seed_from_js(seed));
+      return matrix_to_js(LearnedPositionalEmbedding(seq_len, d_model, rng).forward(seq_len));
+    }
+    throw Error("positionalEncoding: kind must be 'sinusoidal' or 'learned', got '" + kind +
+                "' (RoPE and ALiBi act on the scores: see applyRotary and alibiBias)");
+  });
+}
+
+val randn(int rows, int cols, double seed) {
+  return guarded([&] { return matrix_to_js(attnlab::randn(rows, cols, seed_from_js(seed))); });
+}
+
+val apply_rotary(const val& x, int position_offset) {
+  return guarded([&] { return matrix_to_js(attnlab::apply_rotary(matrix_from_js(x, "x"), position_offset)); });
+}
+
+val alibi_slopes(int num_heads) {
+  return guarded([&] {
+    const std::vector<float> slopes = attnlab::alibi_slopes(num_heads);
+    return val::global("Float32Array").new_(val(emscripten::typed_memory_view(slopes.size(), slopes.data())));
+  });
+}
+
+val alibi_bias(int n_q, int n_k, float slope) {
+  return guarded([&] { return matrix_to_js(attnlab::alibi_bias(n_q, n_k, slope)); });
+}
+
+val tokenize(const std::string& text) {
+  return guarded([&] {
+    val tokens = val::array();
+    for (const std::string& t : attnlab::tokenize(text)) tokens.call<void>("push", t);
+    return tokens;
+  });
+}
+
+// ---- MultiHeadAttention ----
+
+MultiHeadAttentionHandle* MultiHeadAttentionHandle::create(const val& config) {
+  try {
+    return new MultiHeadAttentionHandle({.d_model = option<int>(config, "dModel", 0),
+                                         .num_heads = option<int>(config, "numHeads", 1),
+                                         .bias = option<bool>(config, "bias", true),
+                                         .dropout = option<float>(config, "dropout", 0.0f),
+                                         .positions = positions_from_js(config),
+                                         .seed = seed_from_js(option<double>(config, "seed", 0.0))});
+  } catch (const std::exception& e) {
+    set_last_error(e.what());
+    return nullptr;
+  }
+}
+
+double MultiHeadAttentionHandle::parameter_count() const { return static_cast<double>(attention_.parameter_count()); }
+
+val MultiHeadAttentionHandle::load_weights(const val& weights) {
+  return guarded([&] {
+    attention_.load(attention_weights_from_js(weights));
+    return val(true);
+  });
+}
+
+val MultiHeadAttentionHandle::weights() const {
+  return guarded([&] {
+    const MultiHeadAttentionWeights w = attention_.weights();
+    val out = val::object();
+    out.set("inProjWeight", matrix_to_js(w.in_proj_weight));
+    out.set("outProjWeight", matrix_to_js(w.out_proj_weight));
+    if (w.in_proj_bias.size() > 0) {
+      out.set("inProjBias", matrix_to_js(Matrix(w.in_proj_bias.transpose()))["data"]);
+      out.set("outProjBias", matrix_to_js(Matrix(w.out_proj_bias.transpose()))["data"]);
+    }
+    return out;
+  });
+}
+
+val MultiHeadAttentionHandle::forward(const val& query, const val& key, const val& value, const val& options) {
+  return guarded([&] {
+    Matrix mask;
+    const MaskOptions masking = mask_options_from_js(options, mask);
+    const Matrix q = matrix_from_js(query, "query");
+    if (key.isUndefined()) return multi_head_output_to_js(attention_.forward(q, masking));
+    return multi_head_output_to_js(
+        attention_.forward(q, matrix_from_js(key, "key"), matrix_from_js(value, "value"), masking));
+  });
+}
+
+val MultiHeadAttentionHandle::trace(const val& query, const val& key, const val& value, const val& options) {
+  return guarded([&] {
+    Matrix mask;
+    const MaskOptions masking = mask_options_from_js(options, mask);
+    const Matrix q = matrix_from_js(query, "query");
+    Trace trace;
+    if (key.isUndefined())
+      attention_.forward(q, masking, Tracer(trace));
+    else
+      attention_.forward(q, matrix_from_js(key, "key"), matrix_from_js(value, "value"), masking, Tracer(trace));
+    return trace_to_js(trace);
+  });
+}
+
+// ---- TransformerEncoderLayer ----
+
+TransformerEncoderLayerHandle* TransformerEncoderLayerHandle::create(const val& config) {
+  try {
+    const std::string activation = option<std::string>(config, "activation", "gelu");
+    const std::string norm = option<std::string>(config, "norm", "layernorm");
+    TransformerEncoderLayerConfig c{.d_model = option<int>(config, "dModel", 0),
+                                    .num_heads = option<int>(config, "numHeads", 1),
+                                    .d_ff = option<int>(config, "dFF", 2048),
+                                    .dropout = option<float>(config, "dropout", 0.1f),
+                                    .norm_first = option<bool>(config, "normFirst", false),
+                                    .norm_eps = option<float>(config, "normEps", 1e-5f),
+                                    .bias = option<bool>(config, "bias", true),
+                                    .positions = positions_from_js(config),
+                                    .seed = seed_from_js(option<double>(config, "seed", 0.0))};
+    if (activation == "gelu") c.activation = Activation::gelu;
+    else if (activation == "gelu_tanh") c.activation = Activation::gelu_tanh;
+    else if (activation == "relu") c.activation = Activation::relu;
+    else throw Error("TransformerEncoderLayer: activation must be 'gelu', 'gelu_tanh' or 'relu', got '" + activation + "'");
+    if (norm == "layernorm") c.norm = NormKind::layer_norm;
+    else if (norm == "rmsnorm") c.norm = NormKind::rms_norm;
+    else throw Error("TransformerEncoderLayer: norm must be 'layernorm' or 'rmsnorm', got '" + norm + "'");
+    return new TransformerEncoderLayerHandle(c);
+  } catch (const std::exception& e) {
+    set_last_error(e.what());
+    return nullptr;
+  }
+}
+
+double TransformerEncoderLayerHandle::parameter_count() const { return static_cast<double>(layer_.parameter_count()); }
+
+val TransformerEncoderLayerHandle::load_weights(const val& w) {
+  return guarded([&] {
+    layer_.load({attention_weights_from_js(w["selfAttn"]),
+                 linear_from_js(w["linear1"], "linear1.weight"),
+                 linear_from_js(w["linear2"], "linear2.weight"),
+                 vector_from_js(w["norm1"]["weight"], "norm1.weight"),
+                 vector_from_js(w["norm1"]["bias"], "norm1.bias"),
+                 vector_from_js(w["norm2"]["weight"], "norm2.weight"),
+                 vector_from_js(w["norm2"]["bias"], "norm2.bias")});
+    return val(true);
+  });
+}
+
+val TransformerEncoderLayerHandle::forward(const val& x, const val& options) {
+  return guarded([&] {
+    Matrix mask;
+    const MaskOptions masking = mask_options_from_js(options, mask);
+    return matrix_to_js(layer_.forward(matrix_from_js(x, "x"), masking));
+  });
+}
+
+val TransformerEncoderLayerHandle::trace(const val& x, const val& options) {
+  return guarded([&] {
+    Matrix mask;
+    const MaskOptions masking = mask_options_from_js(options, mask);
+    Trace trace;
+    layer_.forward(matrix_from_js(x, "x"), masking, Tracer(trace));
+    return trace_to_js(trace);
+  });
+}
+
+}  // namespace attnlab::wasm

@@ -1,0 +1,66 @@
+// What the Embind layer exposes: thin wrappers that convert JS values, call the core, convert back.
+// No math here. Each returns undefined (or a null handle) on error, with the message kept for
+// takeLastError(); see convert.hpp for why errors do not unwind through wasm as JS exceptions.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <string>
+
+#include "attnlab/encoder_layer.hpp"
+#include "attnlab/multi_head_attention.hpp"
+
+namespace attnlab::wasm {
+
+using emscripten::val;
+
+std::string version();
+std::string kernel_variant();
+std::string take_last_error_message();
+
+val softmax(const val& logits);
+// options: { mask?: Matrix, causal?: boolean, scale?: number }
+val scaled_dot_product_attention(const val& q, const val& k, const val& v, const val& options);
+val causal_mask(int rows, int cols);
+val key_padding_mask(int n_q, int n_k, int valid_length);
+val combine_masks(const val& a, const val& b);
+// kind: "sinusoidal" or "learned" (a seeded N(0, 1) table, as nn.Embedding initialises it)
+val positional_encoding(int seq_len, int d_model, const std::string& kind, double seed);
+val randn(int rows, int cols, double seed);
+val apply_rotary(const val& x, int position_offset);
+val alibi_slopes(int num_heads);
+val alibi_bias(int n_q, int n_k, float slope);
+val tokenize(const std::string& text);
+
+class MultiHeadAttentionHandle {
+ public:
+  // config: { dModel, numHeads, bias, dropout, positions: "none"|"rotary"|"alibi", seed }
+  static MultiHeadAttentionHandle* create(const val& config);  // nullptr on error
+  double parameter_count() const;
+  val load_weights(const val& weights);  // { inProjWeight, inProjBias?, outProjWeight, outProjBias? }
+  val weights() const;
+  val forward(const val& query, const val& key, const val& value, const val& options);
+  val trace(const val& query, const val& key, const val& value, const val& options);
+  void set_training(bool on) { attention_.train(on); }
+
+ private:
+  explicit MultiHeadAttentionHandle(const MultiHeadAttentionConfig& config) : attention_(config) {}
+  MultiHeadAttention attention_;
+};
+
+class TransformerEncoderLayerHandle {
+ public:
+  // config: { dModel, numHeads, dFF, dropout, activation, normFirst, norm, normEps, bias, positions, seed }
+  static TransformerEncoderLayerHandle* create(const val& config);  // nullptr on error
+  double parameter_count() const;
+  val load_weights(const val& weights);  // nn.TransformerEncoderLayer's names, see index.d.ts
+  val forward(const val& x, const val& options);
+  val trace(const val& x, const val& options);
+  void set_training(bool on) { layer_.train(on); }
+
+ private:
+  explicit TransformerEncoderLayerHandle(const TransformerEncoderLayerConfig& config) : layer_(config) {}
+  TransformerEncoderLayer layer_;
+};
+
+}  // namespace attnlab::wasm

@@ -1,0 +1,42 @@
+// The Embind declarations: names as the JS layer (web/index.js) calls them. Nothing else here.
+#include <emscripten/bind.h>
+
+#include "api.hpp"
+
+using namespace emscripten;
+using namespace attnlab::wasm;
+
+EMSCRIPTEN_BINDINGS(attnlab) {
+  function("version", &version);
+  function("kernelVariant", &kernel_variant);
+  function("takeLastError", &take_last_error_message);
+
+  function("softmax", &softmax);
+  function("scaledDotProductAttention", &scaled_dot_product_attention);
+  function("causalMask", &causal_mask);
+  function("keyPaddingMask", &key_padding_mask);
+  function("combineMasks", &combine_masks);
+  function("positionalEncoding", &positional_encoding);
+  function("randn", &randn);
+  function("applyRotary", &apply_rotary);
+  function("alibiSlopes", &alibi_slopes);
+  function("alibiBias", &alibi_bias);
+  function("tokenize", &tokenize);
+
+  class_<MultiHeadAttentionHandle>("MultiHeadAttentionHandle")
+      .class_function("create", &MultiHeadAttentionHandle::create, allow_raw_pointers())
+      .function("parameterCount", &MultiHeadAttentionHandle::parameter_count)
+      .function("loadWeights", &MultiHeadAttentionHandle::load_weights)
+      .function("weights", &MultiHeadAttentionHandle::weights)
+      .function("forward", &MultiHeadAttentionHandle::forward)
+      .function("trace", &MultiHeadAttentionHandle::trace)
+      .function("setTraining", &MultiHeadAttentionHandle::set_training);
+
+  class_<TransformerEncoderLayerHandle>("TransformerEncoderLayerHandle")
+      .class_function("create", &TransformerEncoderLayerHandle::create, allow_raw_pointers())
+      .function("parameterCount", &TransformerEncoderLayerHandle::parameter_count)
+      .function("loadWeights", &TransformerEncoderLayerHandle::load_weights)
+      .function("forward", &TransformerEncoderLayerHandle::forward)
+      .function("trace", &TransformerEncoderLayerHandle::trace)
+      .function("setTraining", &TransformerEncoderLayerHandle::set_training);
+}

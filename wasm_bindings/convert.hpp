@@ -1,0 +1,45 @@
+// Conversions between JS values and the core's types, for the Embind layer. JS matrices are
+// { rows, cols, data: Float32Array } (row-major); every result is a fresh JS-owned copy, never a view
+// into the wasm heap (which moves when memory grows).
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <string>
+#include <vector>
+
+#include "attnlab/matrix.hpp"
+#include "attnlab/multi_head_attention.hpp"
+#include "attnlab/trace.hpp"
+
+namespace attnlab::wasm {
+
+using emscripten::val;
+
+// The JS layer has already checked types and sizes; these re-check what memory safety depends on.
+Matrix matrix_from_js(const val& m, const char* argument);
+Vector vector_from_js(const val& v, const char* argument);  // undefined/null → empty (no bias)
+val matrix_to_js(const Matrix& m);
+val trace_to_js(const Trace& trace);
+// { mask?: Matrix, causal?: boolean } → MaskOptions; `storage` keeps the mask alive.
+MaskOptions mask_options_from_js(const val& options, Matrix& storage);
+
+// Errors cross into JS as a return value, never as an exception unwinding through wasm frames:
+// a binding catches everything, records the message here and returns undefined (or null), and the
+// JS layer throws AttnLabError with that message.
+void set_last_error(std::string message);
+std::string take_last_error();
+
+template <typename Body>
+val guarded(Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    set_last_error("out of memory: the inputs are too large for the wasm heap");
+  } catch (const std::exception& e) {
+    set_last_error(e.what());
+  }
+  return val::undefined();
+}
+
+}  // namespace attnlab::wasm
