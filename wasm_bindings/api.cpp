@@ -1,5 +1,8 @@
 #include "api.hpp"
 
+#include <emscripten/heap.h>
+#include <malloc.h>
+
 #include <cmath>
 
 #include "attnlab/attnlab.hpp"
@@ -55,6 +58,13 @@ val multi_head_output_to_js(const MultiHeadAttentionOutput& out) {
 std::string version() { return "0.1.0"; }
 std::string kernel_variant() { return kernels::variant(); }
 std::string take_last_error_message() { return take_last_error(); }
+
+val memory_stats() {
+  val stats = val::object();
+  stats.set("heapSize", static_cast<double>(emscripten_get_heap_size()));
+  stats.set("inUse", static_cast<double>(mallinfo().uordblks));
+  return stats;
+}
 
 val softmax(const val& logits) {
   return guarded([&] { return matrix_to_js(attnlab::softmax(matrix_from_js(logits, "softmax: m"))); });

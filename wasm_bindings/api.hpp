@@ -17,6 +17,7 @@ using emscripten::val;
 std::string version();
 std::string kernel_variant();
 std::string take_last_error_message();
+val memory_stats();  // { heapSize, inUse }: the wasm heap and the bytes malloc has handed out
 
 val softmax(const val& logits);
 // options: { mask?: Matrix, causal?: boolean, scale?: number }

@@ -10,6 +10,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("version", &version);
   function("kernelVariant", &kernel_variant);
   function("takeLastError", &take_last_error_message);
+  function("memoryStats", &memory_stats);
 
   function("softmax", &softmax);
   function("scaledDotProductAttention", &scaled_dot_product_attention);

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the two wasm variants (SIMD and scalar) of the core, its GoogleTest suite and the Embind
+# module, and copies the modules into web/dist/ for the npm package.
+#   scripts/build-wasm.sh          build only
+#   scripts/build-wasm.sh --test   also run the GoogleTest suite of each variant under Node
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# Debian's emcc runs its JS optimiser with the machine's node, which needs Debian's acorn (TOOLCHAIN.md 1).
+export NODE_PATH=/usr/share/nodejs
+jobs=$(nproc)
+mkdir -p web/dist
+for variant in simd scalar; do
+  flag=$([ "$variant" = simd ] && echo ON || echo OFF)
+  echo "== wasm ($variant) =="
+  # emcmake hides host packages (Eigen3_DIR, TOOLCHAIN.md 2); its default test emulator passes a flag
+  # Node 20 rejects (TOOLCHAIN.md 3).
+  emcmake cmake -S . -B "build/wasm-$variant" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_SIMD=$flag \
+    -DATTNLAB_BUILD_DEMO=OFF -DEigen3_DIR=/usr/share/eigen3/cmake -DCMAKE_CROSSCOMPILING_EMULATOR=node >/dev/null
+  cmake --build "build/wasm-$variant" -j"$jobs"
+  cp "build/wasm-$variant/wasm_bindings/attnlab-$variant.mjs" "build/wasm-$variant/wasm_bindings/attnlab-$variant.wasm" web/dist/
+  if [ "${1:-}" = "--test" ]; then
+    ctest --test-dir "build/wasm-$variant" --output-on-failure -j"$jobs"
+  fi
+done
+ls -l web/dist

@@ -1,0 +1,131 @@
+// attnlab: the attention mechanism of transformers, computed by a C++ core compiled to WebAssembly.
+//   const lab = await init();
+//   const { output, weights } = lab.scaledDotProductAttention(q, k, v, { causal: true });
+import { AttnLabError } from './lib/errors.js';
+import {
+  checkMatrix, checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, fail, maskOptions, toFloat32,
+} from './lib/checks.js';
+import { makeCaller } from './lib/call.js';
+import { loadModule } from './lib/loader.js';
+import { moduleClasses } from './lib/modules.js';
+
+export { AttnLabError };
+
+// init(options?) → Lab. options: { simd?: 'auto' | true | false, wasmBinary?, locateFile? }
+export async function init(options = {}) {
+  const { raw, simd } = await loadModule(checkOptions('init', options));
+  return new Lab(raw, simd);
+}
+
+class Lab {
+  #raw;
+  #call;
+
+  constructor(raw, simd) {
+    this.#raw = raw;
+    this.#call = makeCaller(raw);
+    this.simd = simd;
+    this.version = raw.version();
+    this.kernels = raw.kernelVariant();
+    const { MultiHeadAttention, TransformerEncoderLayer } = moduleClasses(raw, this.#call);
+    this.MultiHeadAttention = MultiHeadAttention;
+    this.TransformerEncoderLayer = TransformerEncoderLayer;
+  }
+
+  // A Matrix owning a copy of `data` (zeros when omitted).
+  matrix(rows, cols, data) {
+    const fn = 'matrix';
+    checkSize(fn, 'rows', rows);
+    checkSize(fn, 'cols', cols);
+    if (data === undefined) return { rows, cols, data: new Float32Array(rows * cols) };
+    const values = Float32Array.from(toFloat32(fn, 'data', data));
+    if (values.length !== rows * cols) fail(fn, `data has ${values.length} values but the matrix is ${rows}×${cols} (${rows * cols} values)`);
+    return { rows, cols, data: values };
+  }
+
+  // rows×cols standard normals from the seeded generator: the same numbers natively and in wasm.
+  randn(rows, cols, seed) {
+    const fn = 'randn';
+    checkSize(fn, 'rows', rows);
+    checkSize(fn, 'cols', cols);
+    checkSeed(fn, seed);
+    return this.#call(fn, () => this.#raw.randn(rows, cols, seed));
+  }
+
+  softmax(m) {
+    const logits = checkMatrix('softmax', 'm', m);
+    return this.#call('softmax', () => this.#raw.softmax(logits));
+  }
+
+  // → { output, weights, scores, scaledScores, maskedScores }
+  scaledDotProductAttention(q, k, v, options) {
+    const fn = 'scaledDotProductAttention';
+    const opts = maskOptions(fn, options);
+    const scale = checkOptions(fn, options).scale;
+    if (scale !== undefined) opts.scale = checkNumber(fn, 'scale', scale);
+    const [qm, km, vm] = [checkMatrix(fn, 'q', q), checkMatrix(fn, 'k', k), checkMatrix(fn, 'v', v)];
+    return this.#call(fn, () => this.#raw.scaledDotProductAttention(qm, km, vm, opts));
+  }
+
+  // 1 = may attend, 0 = blocked. causalMask(n) is torch.tril(torch.ones(n, n)); causalMask(n_q, n_k)
+  // aligns the queries to the last keys (decoding with a cache).
+  causalMask(rows, cols = rows) {
+    checkSize('causalMask', 'rows', rows);
+    checkSize('causalMask', 'cols', cols);
+    return this.#call('causalMask', () => this.#raw.causalMask(rows, cols));
+  }
+
+  keyPaddingMask(rows, cols, validLength) {
+    const fn = 'keyPaddingMask';
+    checkSize(fn, 'rows', rows);
+    checkSize(fn, 'cols', cols);
+    checkSize(fn, 'validLength', validLength, { min: 0 });
+    return this.#call(fn, () => this.#raw.keyPaddingMask(rows, cols, validLength));
+  }
+
+  combineMasks(a, b) {
+    const [am, bm] = [checkMatrix('combineMasks', 'a', a), checkMatrix('combineMasks', 'b', b)];
+    return this.#call('combineMasks', () => this.#raw.combineMasks(am, bm));
+  }
+
+  // kind 'sinusoidal' (the formula) or 'learned' (a seeded N(0, 1) table, as nn.Embedding starts).
+  positionalEncoding(seqLen, dModel, kind = 'sinusoidal', { seed = 0 } = {}) {
+    const fn = 'positionalEncoding';
+    checkSize(fn, 'seqLen', seqLen);
+    checkSize(fn, 'dModel', dModel);
+    checkOneOf(fn, 'kind', kind, ['sinusoidal', 'learned']);
+    checkSeed(fn, seed);
+    return this.#call(fn, () => this.#raw.positionalEncoding(seqLen, dModel, kind, seed));
+  }
+
+  // RoPE: rotates column pairs of x (n×d, d even) by position·frequency; positions start at offset.
+  applyRotary(x, positionOffset = 0) {
+    const m = checkMatrix('applyRotary', 'x', x);
+    checkSize('applyRotary', 'positionOffset', positionOffset, { min: 0 });
+    return this.#call('applyRotary', () => this.#raw.applyRotary(m, positionOffset));
+  }
+
+  alibiSlopes(numHeads) {
+    checkSize('alibiSlopes', 'numHeads', numHeads);
+    return this.#call('alibiSlopes', () => this.#raw.alibiSlopes(numHeads));
+  }
+
+  alibiBias(rows, cols, slope) {
+    const fn = 'alibiBias';
+    checkSize(fn, 'rows', rows);
+    checkSize(fn, 'cols', cols);
+    checkNumber(fn, 'slope', slope);
+    return this.#call(fn, () => this.#raw.alibiBias(rows, cols, slope));
+  }
+
+  // Word-level tokens: lower-case words (apostrophes inside words kept), punctuation on its own.
+  tokenize(text) {
+    if (typeof text !== 'string') fail('tokenize', `text must be a string, got ${typeof text}`);
+    return this.#call('tokenize', () => this.#raw.tokenize(text));
+  }
+
+  // Wasm heap: its size and the bytes in use by live allocations (for leak checks).
+  memory() {
+    return this.#raw.memoryStats();
+  }
+}

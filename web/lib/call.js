@@ -1,0 +1,25 @@
+// Calls into the raw Embind module. A binding reports an error by returning undefined (or a null
+// handle) and keeping the core's message; here it becomes an AttnLabError. The core names functions
+// in C++ style ("scaled_dot_product_attention:", "MultiHeadAttention::load (out_proj):"); the message
+// is shown with the JS names a caller of this package knows.
+import { AttnLabError } from './errors.js';
+
+const camel = (name) => name.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+const METHOD_NAMES = { load: 'loadWeights' };
+
+export function toJsNames(message) {
+  return message.replace(/^([A-Za-z_]+)(?:::([a-z_]+))?/, (_, owner, method) => {
+    if (!method) return camel(owner);
+    return `${owner}.${METHOD_NAMES[method] ?? camel(method)}`;
+  });
+}
+
+export function makeCaller(raw) {
+  return (fn, body) => {
+    const result = body();
+    if (result !== undefined && result !== null) return result;
+    const message = toJsNames(raw.takeLastError());
+    const owner = fn.split('.')[0];
+    throw new AttnLabError(message.startsWith(owner) ? message : `${fn}: ${message}`);
+  };
+}
