@@ -2,21 +2,38 @@
 // starts with the calling function's name, so the learner sees where the bad input went in.
 #pragma once
 
-#include <sstream>
+#include <cstdio>
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "attnlab/error.hpp"
 #include "attnlab/matrix.hpp"
 
 namespace attnlab::detail {
 
-// Throws Error("<function>: <parts...>"); parts are streamed, so shapes and numbers mix freely.
+// Message pieces: text, integers, and floating-point values printed like %g ("0.5", "inf", "1e-05").
+// (Not iostreams: <sstream> alone would add ~100 KB to every .wasm.)
+inline void append(std::string& out, std::string_view text) { out += text; }
+inline void append(std::string& out, const char* text) { out += text; }
+template <typename Number, typename = std::enable_if_t<std::is_arithmetic_v<Number>>>
+void append(std::string& out, Number value) {
+  if constexpr (std::is_floating_point_v<Number>) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", static_cast<double>(value));
+    out += buffer;
+  } else {
+    out += std::to_string(value);
+  }
+}
+
+// Throws Error("<function>: <parts...>"); shapes, names and numbers mix freely.
 template <typename... Parts>
 [[noreturn]] void fail(std::string_view function, const Parts&... parts) {
-  std::ostringstream message;
-  message << function << ": ";
-  (message << ... << parts);
-  throw Error(message.str());
+  std::string message(function);
+  message += ": ";
+  (append(message, parts), ...);
+  throw Error(message);
 }
 
 void require_positive(std::string_view function, std::string_view argument, long long value);
