@@ -81,12 +81,32 @@ TEST(TransformerEncoderLayer, TrainingDropoutIsSeededAndEvalIsDeterministic) {
 }
 
 TEST(TransformerEncoderLayer, FailedLoadLeavesTheLayerUnchanged) {
+  // A fresh seeded layer, so a half-applied load of the fixture's (different) weights would show.
   const testing::Fixture f("encoder_post_gelu");
-  TransformerEncoderLayer layer = from_fixture(f);
+  TransformerEncoderLayer layer({.d_model = 64, .num_heads = 4, .d_ff = 256, .seed = 12});
+  const Matrix x = f.matrix("x");
+  const Matrix before = layer.forward(x);
   TransformerEncoderLayerWeights bad = f.encoder_weights();
+  bad.norm2_weight = Vector::Ones(63);  // the last piece loaded
+  EXPECT_THROW(layer.load(bad), Error);
+  EXPECT_EQ(layer.forward(x), before);
+  bad = f.encoder_weights();
   bad.linear2.weight = Matrix::Zero(64, 255);
   EXPECT_THROW(layer.load(bad), Error);
-  EXPECT_TRUE(MatricesNear(layer.forward(f.matrix("x")), f.matrix("output"), 2e-5f, 2e-5f));
+  EXPECT_EQ(layer.forward(x), before);
+}
+
+TEST(TransformerEncoderLayer, TrainingAppliesDropoutWherePyTorchDoes) {
+  // nn.TransformerEncoderLayer drops the attention weights (inside self_attn), the attention output
+  // (dropout1), the FFN's hidden features and the FFN output (dropout2).
+  TransformerEncoderLayer layer({.d_model = 16, .num_heads = 2, .d_ff = 32, .dropout = 0.3f, .seed = 4});
+  layer.train();
+  Trace trace;
+  layer.forward(randn(5, 16, 1), {}, Tracer(trace));
+  EXPECT_TRUE(trace.contains("attn.head0.dropout"));
+  EXPECT_TRUE(trace.contains("ffn.dropout"));
+  EXPECT_GT((trace.tensor("residual1", "attention").array() == 0.0f).count(), 0);
+  EXPECT_GT((trace.tensor("residual2", "ffn").array() == 0.0f).count(), 0);
 }
 
 }  // namespace

@@ -78,6 +78,37 @@ TEST(Errors, NonFiniteInputs) {
   EXPECT_TRUE(layer.forward(Matrix::Ones(3, 4)).allFinite());  // still usable
 }
 
+TEST(Errors, EveryEntryPointRejectsNonFiniteValues) {
+  Matrix k = Matrix::Ones(3, 4);
+  k(2, 0) = kNaN;
+  expect_error([&] { scaled_dot_product_attention(Matrix::Ones(2, 4), k, Matrix::Ones(3, 4)); },
+               "scaled_dot_product_attention: K (3×4) contains NaN at (2, 0)");
+  Matrix bias = Matrix::Zero(2, 3);
+  bias(0, 1) = kNaN;
+  expect_error([&] { scaled_dot_product_attention(Matrix::Ones(2, 4), Matrix::Ones(3, 4), Matrix::Ones(3, 4),
+                                                  {.bias = &bias}); },
+               "scaled_dot_product_attention: bias (2×3) contains NaN at (0, 1)");
+  Rng rng(0);
+  Linear linear(4, 2, true, rng);
+  Vector linear_bias = Vector::Zero(2);
+  linear_bias(1) = kNaN;
+  expect_error([&] { linear.load({Matrix::Ones(2, 4), linear_bias}); }, "Linear::load: bias (2) contains NaN at (1, 0)");
+  Vector norm_bias = Vector::Zero(4);
+  norm_bias(1) = kInf;
+  LayerNorm layer_norm(4);
+  expect_error([&] { layer_norm.load(Vector::Ones(4), norm_bias); }, "LayerNorm::load: bias (4) contains +Inf at (1, 0)");
+  Embedding embedding(5, 4, rng);
+  Matrix table = Matrix::Zero(5, 4);
+  table(3, 1) = kNaN;
+  expect_error([&] { embedding.load(table); }, "Embedding::load: table (5×4) contains NaN at (3, 1)");
+  Matrix x = Matrix::Ones(1, 4);
+  x(0, 2) = kNaN;
+  expect_error([&] { apply_rotary(x); }, "apply_rotary: x (1×4) contains NaN at (0, 2)");
+  expect_error([&] { linear.forward(x); }, "Linear::forward: x (1×4) contains NaN at (0, 2)");
+  expect_error([&] { layer_norm.forward(x); }, "LayerNorm::forward: x (1×4) contains NaN at (0, 2)");
+  expect_error([&] { RMSNorm(4).forward(x); }, "RMSNorm::forward: x (1×4) contains NaN at (0, 2)");
+}
+
 TEST(Errors, SizesMustBePositive) {
   expect_error([] { causal_mask(0); }, "causal_mask: n must be positive, got 0");
   expect_error([] { causal_mask(3, -1); }, "causal_mask: n_k must be positive, got -1");
@@ -141,6 +172,18 @@ TEST(Errors, WeightsOfTheWrongShapeLeaveTheModuleUnchanged) {
   expect_error([&] { mha.load(bad); },
                "MultiHeadAttention::load (out_proj): weight (16×16) contains NaN at (3, 3)");
   EXPECT_TRUE(testing::MatricesNear(mha.forward(f.matrix("query")).output, f.matrix("output")));
+}
+
+TEST(Errors, AFailedLoadLeavesEveryProjectionUnchanged) {
+  // A fresh layer (not the fixture's weights), so a half-applied load would show.
+  const testing::Fixture f("mha_self");
+  MultiHeadAttention mha({.d_model = 16, .num_heads = 4, .seed = 21});
+  const Matrix x = f.matrix("query");
+  const Matrix before = mha.forward(x).output;
+  MultiHeadAttentionWeights bad = f.attention_weights();
+  bad.out_proj_bias = Vector();  // the last piece checked
+  EXPECT_THROW(mha.load(bad), Error);
+  EXPECT_EQ(mha.forward(x).output, before);
 }
 
 TEST(Errors, LookupsAndProbabilities) {

@@ -46,6 +46,31 @@ TEST(Linear, InitialisedUniformlyWithinOneOverRootIn) {
   EXPECT_NEAR(linear.weight().mean(), 0.0f, 0.005f);
 }
 
+TEST(Linear, InitialisationDrawsWeightThenBiasFromTheSeededStream) {
+  // The independent Python RNG (make_rng_fixture.py) draws W row-major, then b, all U(±1/√in).
+  const testing::Fixture f("rng");
+  const auto& init = f.json().at("linear_init");
+  Rng rng(init.at("seed").get<std::uint64_t>());
+  Linear linear(init.at("in").get<int>(), init.at("out").get<int>(), true, rng);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(linear.weight().data()[i], init.at("weight")[i].get<float>());
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(linear.bias()[i], init.at("bias")[i].get<float>());
+}
+
+TEST(Linear, BiasBoundUsesInFeaturesEvenWhenOutIsLarger) {
+  Rng rng(8);
+  Linear linear(4, 256, true, rng);  // bound 1/√4 = 0.5 for both weight and bias (nn.Linear)
+  EXPECT_LE(linear.bias().cwiseAbs().maxCoeff(), 0.5f);
+  EXPECT_GT(linear.bias().cwiseAbs().maxCoeff(), 0.45f);
+}
+
+TEST(LayerNorm, EpsSitsInsideTheSquareRoot) {
+  // x = [0, 0.002]: mean 0.001, var 1e-6; y = ±0.001/√(1e-6 + 1e-5) = ±0.30151134 (by hand).
+  Matrix x(1, 2), expected(1, 2);
+  x << 0.0f, 0.002f;
+  expected << -0.30151134f, 0.30151134f;
+  EXPECT_TRUE(MatricesNear(LayerNorm(2, 1e-5f).forward(x), expected, 1e-6f));
+}
+
 TEST(LayerNorm, MatchesPyTorch) {
   const testing::Fixture f("layer_norm");
   LayerNorm norm(6, static_cast<float>(f.number("eps")));
@@ -66,6 +91,14 @@ TEST(RMSNorm, HandComputed) {
   norm.load(weight);
   expected << 1.69705627f, -1.13137085f;
   EXPECT_TRUE(MatricesNear(norm.forward(x), expected, 1e-6f));
+}
+
+TEST(RMSNorm, EpsSitsInsideTheSquareRoot) {
+  // eps = 1: y = [3, 4] / √(12.5 + 1) = [0.81649658, 1.08866211] (by hand).
+  Matrix x(1, 2), expected(1, 2);
+  x << 3, 4;
+  expected << 0.81649658f, 1.08866211f;
+  EXPECT_TRUE(MatricesNear(RMSNorm(2, 1.0f).forward(x), expected, 1e-6f));
 }
 
 TEST(Activations, GeluMatchesPyTorchExactAndTanh) {

@@ -120,6 +120,51 @@ TEST(MultiHeadAttention, DropoutOnlyInTrainingAndSeeded) {
   EXPECT_GT((a.head_weights[0].array() == 0.0f).count(), 0);
 }
 
+TEST(MultiHeadAttention, DropoutPatternComesFromItsOwnSeededStream) {
+  // The independent Python RNG says which weights stream 55 of seed 7 zeroes at p = 0.5.
+  const testing::Fixture f("rng");
+  const auto& zeroed = f.json().at("mha_dropout").at("zeroed");
+  const Matrix x = randn(6, 8, 1);
+  MultiHeadAttention eval({.d_model = 8, .num_heads = 2, .dropout = 0.5f, .seed = 7});
+  const MultiHeadAttentionOutput plain = eval.forward(x);
+  eval.train();
+  const MultiHeadAttentionOutput dropped = eval.forward(x);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 36; ++i) {
+      const float w = dropped.head_weights[h].data()[i];
+      if (zeroed[h * 36 + i].get<bool>())
+        EXPECT_EQ(w, 0.0f) << h << "," << i;
+      else
+        EXPECT_FLOAT_EQ(w, 2.0f * plain.head_weights[h].data()[i]) << h << "," << i;
+    }
+}
+
+TEST(MultiHeadAttention, CausalAndPaddingTogetherBlockBoth) {
+  MultiHeadAttention mha({.d_model = 8, .num_heads = 2, .seed = 2});
+  const Matrix padding = key_padding_mask(5, 5, 3);
+  const MultiHeadAttentionOutput r = mha.forward(randn(5, 8, 3), {.mask = &padding, .causal = true});
+  for (const Matrix& w : r.head_weights) {
+    EXPECT_FLOAT_EQ(w(0, 0), 1.0f);  // query 0 sees only key 0
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j)
+        if (j > i || j >= 3) {
+          EXPECT_EQ(w(i, j), 0.0f) << i << "," << j;
+        }
+  }
+}
+
+TEST(MultiHeadAttention, RotaryQueriesSitAtTheEndOfTheKeys) {
+  // Two new queries against six keys (decoding with a cache) attend exactly as the last two rows
+  // of causal self-attention over all six: the queries are at positions 4 and 5.
+  MultiHeadAttention rope({.d_model = 8, .num_heads = 2, .positions = PositionalScheme::rotary, .seed = 6});
+  const Matrix x = randn(6, 8, 7);
+  const MultiHeadAttentionOutput full = rope.forward(x, {.causal = true});
+  const Matrix last_two = x.bottomRows(2);
+  const MultiHeadAttentionOutput cached = rope.forward(last_two, x, x, {.causal = true});
+  EXPECT_TRUE(MatricesNear(cached.output, full.output.bottomRows(2)));
+  EXPECT_TRUE(MatricesNear(cached.head_weights[1], full.head_weights[1].bottomRows(2)));
+}
+
 TEST(MultiHeadAttention, AlibiAddsEachHeadsDistancePenalty) {
   MultiHeadAttention alibi({.d_model = 8, .num_heads = 2, .positions = PositionalScheme::alibi, .seed = 5});
   Trace trace;

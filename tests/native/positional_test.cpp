@@ -80,6 +80,7 @@ TEST(LearnedPositionalEmbedding, ReturnsTheFirstRowsOfItsTable) {
   LearnedPositionalEmbedding positions(16, 8, rng);
   const Matrix first = positions.forward(5);
   EXPECT_EQ(first, positions.table().topRows(5));
+  EXPECT_EQ(positions.forward(16), positions.table());  // seq_len may equal max_len
   EXPECT_EQ(positions.parameter_count(), 128);
 }
 

@@ -19,8 +19,9 @@ TEST(Rng, StreamsAreBitIdenticalToTheIndependentPythonImplementation) {
   const testing::Fixture f("rng");
   for (const auto& stream : f.json().at("streams")) {
     const auto seed = stream.at("seed").get<std::uint64_t>();
-    SCOPED_TRACE(seed);
-    Rng bits(seed), uniforms(seed), normals(seed);
+    const auto pcg_stream = stream.at("stream").get<std::uint64_t>();
+    SCOPED_TRACE(std::to_string(seed) + " stream " + std::to_string(pcg_stream));
+    Rng bits(seed, pcg_stream), uniforms(seed, pcg_stream), normals(seed, pcg_stream);
     for (auto expected : stream.at("u32")) EXPECT_EQ(bits.next_u32(), expected.get<std::uint32_t>());
     for (auto expected : stream.at("uniform")) EXPECT_EQ(uniforms.uniform(), expected.get<float>());
     for (auto expected : stream.at("normal")) EXPECT_EQ(normals.normal(), expected.get<float>());
@@ -56,6 +57,18 @@ TEST(Rng, UniformAndNormalHaveTheRightMoments) {
   EXPECT_NEAR(u_sum / n, 0.5, 0.005);  // σ/√n ≈ 0.0006
   EXPECT_NEAR(z_sum / n, 0.0, 0.01);   // ≈ 0.0022
   EXPECT_NEAR(z_sq / n, 1.0, 0.02);    // ≈ 0.0032
+}
+
+TEST(Rng, UniformRangeAndMatricesMatchThePythonImplementation) {
+  const testing::Fixture f("rng");
+  const auto& range = f.json().at("uniform_range");
+  const auto low = range.at("low").get<float>(), high = range.at("high").get<float>();
+  Rng rng(range.at("seed").get<std::uint64_t>());
+  for (auto expected : range.at("values")) EXPECT_EQ(rng.uniform(low, high), expected.get<float>());
+  // uniform_matrix fills row-major: (0,0), (0,1), (0,2), (1,0), …
+  Rng matrix_rng(range.at("seed").get<std::uint64_t>());
+  const Matrix m = matrix_rng.uniform_matrix(2, 3, low, high);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(m(i / 3, i % 3), range.at("values")[i].get<float>());
 }
 
 TEST(Rng, MatricesFillRowMajorFromOneStream) {
