@@ -72,7 +72,10 @@ Matrix alibi_bias(int n_q, int n_k, float slope) {
   const int offset = n_k - n_q;
   Matrix bias(n_q, n_k);
   for (int i = 0; i < n_q; ++i)
-    for (int j = 0; j < n_k; ++j) bias(i, j) = -slope * static_cast<float>(std::abs(i + offset - j));
+    for (int j = 0; j < n_k; ++j) {
+      const int distance = std::abs(i + offset - j);
+      bias(i, j) = distance == 0 ? 0.0f : -slope * static_cast<float>(distance);  // +0, not −0, on the diagonal
+    }
   return bias;
 }
 
