@@ -1,0 +1,27 @@
+// Headless Debian Chromium driven by playwright-core (no browser download: TOOLCHAIN.md).
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export function launch() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+// Opens `url`, waits for the page to set document.body.dataset.done, and returns what the page
+// reported plus every console error and page error seen on the way.
+export async function visit(browser, url) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.done === 'true', null, { timeout: 20000 });
+  const result = await page.evaluate(() => JSON.parse(document.body.dataset.result ?? 'null'));
+  await page.close();
+  return { result, errors };
+}

@@ -1,0 +1,118 @@
+// The npm package as a user gets it: `npm pack`, installed into an empty project, imported from
+// Node, loaded by a plain <script type="module"> page, and bundled into a Vite app — the browser
+// pages run in headless Chromium, compute an attention matrix and log no console error.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { launch, visit } from './browser.js';
+import { serve } from './static-server.js';
+
+const repo = new URL('../../', import.meta.url).pathname;
+const web = join(repo, 'web');
+const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+// The page script shared by the plain page and the Vite app: causal attention on seeded inputs.
+const PAGE_SCRIPT = (specifier) => `
+import { init } from '${specifier}';
+try {
+  const lab = await init();
+  const q = lab.randn(4, 8, 1), k = lab.randn(4, 8, 2), v = lab.randn(4, 8, 3);
+  const { weights } = lab.scaledDotProductAttention(q, k, v, { causal: true });
+  document.body.dataset.result = JSON.stringify({ simd: lab.simd, rows: weights.rows, weights: Array.from(weights.data) });
+} catch (error) {
+  console.error(String(error));
+}
+document.body.dataset.done = 'true';
+`;
+
+function checkResult({ result, errors }) {
+  assert.deepEqual(errors, []);
+  assert.ok(result, 'the page reported a result');
+  assert.equal(result.rows, 4);
+  assert.equal(result.simd, true, 'Chromium has WebAssembly SIMD');
+  for (let i = 0; i < 4; i++) {
+    const row = result.weights.slice(i * 4, i * 4 + 4);
+    assert.ok(Math.abs(row.reduce((s, x) => s + x, 0) - 1) < 1e-5);
+    for (let j = i + 1; j < 4; j++) assert.equal(row[j], 0);
+  }
+}
+
+describe('the packed npm package', () => {
+  let project;
+  let tarball;
+  let browser;
+
+  before(async () => {
+    const work = mkdtempSync(join(tmpdir(), 'attnlab-pack-'));
+    tarball = join(work, run('npm', ['pack', '--silent', '--pack-destination', work], web).trim().split('\n').pop());
+    project = join(work, 'app');
+    run('mkdir', ['-p', project]);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+    run('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], project);
+    browser = await launch();
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  test('holds exactly the whitelisted files', () => {
+    const listing = run('tar', ['-tzf', tarball], repo).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
+    assert.deepEqual(listing, [
+      'LICENSE', 'README.md', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm', 'dist/attnlab-simd.mjs',
+      'dist/attnlab-simd.wasm', 'index.d.ts', 'index.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js',
+      'lib/loader.js', 'lib/modules.js', 'package.json',
+    ]);
+  });
+
+  test('imports from Node in an empty project', () => {
+    writeFileSync(join(project, 'node-check.js'), `
+      import { init, AttnLabError } from 'attnlab';
+      for (const simd of [true, false]) {
+        const lab = await init({ simd });
+        const mha = new lab.MultiHeadAttention({ dModel: 32, numHeads: 4, bias: false });
+        let message = '';
+        try { lab.causalMask(0); } catch (e) { message = e instanceof AttnLabError ? e.message : 'wrong type'; }
+        console.log(JSON.stringify({ simd: lab.simd, params: mha.parameterCount(), message }));
+      }`);
+    const lines = run('node', ['node-check.js'], project).trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lines, [
+      { simd: true, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0' },
+      { simd: false, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0' },
+    ]);
+  });
+
+  test('runs in a plain <script type="module"> page in Chromium', async () => {
+    // The installed package is served as is; the page imports it by path, and the loader fetches the
+    // .wasm relative to its own URL.
+    writeFileSync(join(project, 'plain.html'),
+      `<!doctype html><html><body><script type="module">${PAGE_SCRIPT('./node_modules/attnlab/index.js')}</script></body></html>`);
+    const server = await serve(project);
+    try {
+      checkResult(await visit(browser, `${server.url}/plain.html`));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('bundles with Vite and runs in Chromium', async () => {
+    const vite = join(repo, 'node_modules/vite/bin/vite.js');
+    const site = join(project, 'vite-app');
+    run('mkdir', ['-p', site]);
+    writeFileSync(join(site, 'index.html'), '<!doctype html><html><body><script type="module" src="./main.js"></script></body></html>');
+    writeFileSync(join(site, 'main.js'), PAGE_SCRIPT('attnlab'));
+    writeFileSync(join(site, 'vite.config.js'), "export default { optimizeDeps: { exclude: ['attnlab'] }, build: { target: 'es2022' } };");
+    run('node', [vite, 'build', '--logLevel', 'error'], site);
+    assert.ok(readdirSync(join(site, 'dist/assets')).some((f) => f.endsWith('.wasm')), 'Vite emitted the .wasm');
+    const server = await serve(join(site, 'dist'));
+    try {
+      checkResult(await visit(browser, `${server.url}/`));
+    } finally {
+      await server.close();
+    }
+  });
+});

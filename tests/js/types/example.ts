@@ -1,0 +1,60 @@
+// Type-checked (tsc --noEmit) against web/index.d.ts: every part of the API as a tutorial uses it.
+import { AttnLabError, init, type Lab, type Matrix, type Step } from 'attnlab';
+
+async function main(): Promise<void> {
+  const lab: Lab = await init({ simd: 'auto' });
+  const forced = await init({ simd: false, locateFile: (file) => `/assets/${file}` });
+  console.log(lab.simd, lab.version, lab.kernels, forced.simd);
+
+  const q: Matrix = lab.randn(4, 8, 1);
+  const k = lab.matrix(6, 8, new Float32Array(48));
+  const v = lab.matrix(6, 8, Array.from({ length: 48 }, (_, i) => i / 48));
+  const { output, weights, scores, scaledScores, maskedScores } = lab.scaledDotProductAttention(q, k, v, {
+    causal: true,
+    scale: 1,
+    mask: lab.combineMasks(lab.causalMask(4, 6), lab.keyPaddingMask(4, 6, 5)),
+  });
+  const probabilities: Matrix = lab.softmax(scores);
+  console.log(output.rows, weights.cols, scaledScores.data[0], maskedScores.data[0], probabilities.cols);
+
+  const pe = lab.positionalEncoding(50, 128);
+  const learned = lab.positionalEncoding(10, 16, 'learned', { seed: 2 });
+  const rotated = lab.applyRotary(pe, 3);
+  const slopes: Float32Array = lab.alibiSlopes(8);
+  const bias = lab.alibiBias(4, 4, slopes[0]);
+  const tokens: string[] = lab.tokenize('The cat sat on the mat');
+  console.log(learned.rows, rotated.cols, bias.rows, tokens.length, lab.memory().inUse);
+
+  const mha = new lab.MultiHeadAttention({ dModel: 32, numHeads: 4, bias: false, seed: 0, positions: 'rotary' });
+  console.log(mha.parameterCount());
+  const exported = mha.weights();
+  mha.loadWeights({ inProjWeight: exported.inProjWeight, outProjWeight: exported.outProjWeight });
+  const x = lab.randn(5, 32, 3);
+  const result = mha.forward(x, undefined, undefined, { causal: true });
+  const perHead: Matrix[] = result.weights;
+  const steps: Step[] = mha.train(false).trace(x, x, x);
+  console.log(perHead.length, result.averageWeights.rows, steps.map((s) => `${s.id}: ${s.explanation}`));
+  mha.dispose();
+
+  const layer = new lab.TransformerEncoderLayer({
+    dModel: 64, numHeads: 4, dFF: 256, normFirst: false, norm: 'layernorm', activation: 'gelu', seed: 0,
+  });
+  const y: Matrix = layer.forward(lab.randn(10, 64, 1), { causal: true });
+  layer.loadWeights({
+    selfAttn: { inProjWeight: lab.randn(192, 64, 1), inProjBias: new Float32Array(192), outProjWeight: lab.randn(64, 64, 2), outProjBias: [0] },
+    linear1: { weight: lab.randn(256, 64, 3), bias: new Float32Array(256) },
+    linear2: { weight: lab.randn(64, 256, 4), bias: new Float32Array(64) },
+    norm1: { weight: new Float32Array(64).fill(1), bias: new Float32Array(64) },
+    norm2: { weight: new Float32Array(64).fill(1), bias: new Float32Array(64) },
+  });
+  console.log(y.rows, layer.parameterCount(), layer.trace(y).length);
+  layer.dispose();
+
+  try {
+    lab.causalMask(0);
+  } catch (e) {
+    if (e instanceof AttnLabError) console.log(e.message);
+  }
+}
+
+void main();

@@ -1,0 +1,180 @@
+// Type declarations for attnlab (hand-written: Emscripten 3.1.6 cannot emit them).
+
+/** A row-major float32 matrix: entry (r, c) is data[r * cols + c]. */
+export interface Matrix {
+  rows: number;
+  cols: number;
+  data: Float32Array;
+}
+
+/** What a Matrix argument may be: data may also be a plain number array. */
+export interface MatrixInput {
+  rows: number;
+  cols: number;
+  data: Float32Array | ArrayLike<number>;
+}
+
+/** A weight vector (bias, norm weight): a Float32Array or a plain number array. */
+export type VectorInput = Float32Array | ArrayLike<number>;
+
+/** Thrown for every bad argument; the message names the function, the argument and the shapes. */
+export class AttnLabError extends Error {
+  name: 'AttnLabError';
+}
+
+export interface InitOptions {
+  /** 'auto' (default) uses the SIMD build when the engine supports WebAssembly SIMD. */
+  simd?: 'auto' | boolean;
+  /** The .wasm bytes of the chosen build, if you load them yourself. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where to fetch the .wasm from (browsers): given the file name, return its URL. */
+  locateFile?: (file: string, scriptDirectory: string) => string;
+}
+
+export interface MaskOptions {
+  /** n_q×n_k, 1 = may attend, 0 = blocked. */
+  mask?: MatrixInput;
+  /** Causal mask aligned to the last key (combined with `mask` if both are given). */
+  causal?: boolean;
+}
+
+export interface AttentionOptions extends MaskOptions {
+  /** Multiplies QKᵀ; default 1/√d_k; 1 means no scaling. */
+  scale?: number;
+}
+
+export interface AttentionResult {
+  /** n_q×d_v */
+  output: Matrix;
+  /** n_q×n_k softmax weights; rows sum to 1 (or are all 0 when every key is blocked). */
+  weights: Matrix;
+  /** n_q×n_k raw QKᵀ */
+  scores: Matrix;
+  /** scores × scale */
+  scaledScores: Matrix;
+  /** scaled scores with blocked entries at −Infinity */
+  maskedScores: Matrix;
+}
+
+/** One named intermediate of a forward pass, in the order it was computed. */
+export interface Step {
+  /** Stable id, e.g. "head0.scores", "attn.head1.weights", "ffn.linear1". */
+  id: string;
+  title: string;
+  /** One line, with this step's shapes and numbers. */
+  explanation: string;
+  tensors: { [name: string]: Matrix };
+}
+
+export type PositionalScheme = 'none' | 'rotary' | 'alibi';
+
+export interface MultiHeadAttentionOptions {
+  dModel: number;
+  /** Must divide dModel. */
+  numHeads: number;
+  bias?: boolean;
+  seed?: number;
+  /** Dropout on the attention weights, in training mode only. */
+  dropout?: number;
+  positions?: PositionalScheme;
+}
+
+/** nn.MultiheadAttention's state_dict with camelCase names. */
+export interface MultiHeadAttentionWeights {
+  /** 3·dModel×dModel: rows of W_q, then W_k, then W_v. */
+  inProjWeight: MatrixInput;
+  inProjBias?: VectorInput;
+  outProjWeight: MatrixInput;
+  outProjBias?: VectorInput;
+}
+
+export interface MultiHeadAttentionResult {
+  /** n_q×dModel */
+  output: Matrix;
+  /** One n_q×n_k matrix per head. */
+  weights: Matrix[];
+  /** Mean of the heads' weights (PyTorch's default return). */
+  averageWeights: Matrix;
+}
+
+export declare class MultiHeadAttention {
+  constructor(options: MultiHeadAttentionOptions);
+  parameterCount(): number;
+  loadWeights(weights: MultiHeadAttentionWeights): this;
+  weights(): { inProjWeight: Matrix; inProjBias?: Float32Array; outProjWeight: Matrix; outProjBias?: Float32Array };
+  forward(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MaskOptions): MultiHeadAttentionResult;
+  trace(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MaskOptions): Step[];
+  /** Training mode turns seeded dropout on; modules start in evaluation mode. */
+  train(on?: boolean): this;
+  dispose(): void;
+}
+
+export interface TransformerEncoderLayerOptions {
+  dModel: number;
+  numHeads: number;
+  dFF?: number;
+  normFirst?: boolean;
+  norm?: 'layernorm' | 'rmsnorm';
+  activation?: 'gelu' | 'gelu_tanh' | 'relu';
+  seed?: number;
+  dropout?: number;
+  normEps?: number;
+  bias?: boolean;
+  positions?: PositionalScheme;
+}
+
+export interface LinearWeights {
+  weight: MatrixInput;
+  bias?: VectorInput;
+}
+
+export interface NormWeights {
+  weight: VectorInput;
+  /** Absent for RMSNorm. */
+  bias?: VectorInput;
+}
+
+/** nn.TransformerEncoderLayer's state_dict names. */
+export interface TransformerEncoderLayerWeights {
+  selfAttn: MultiHeadAttentionWeights;
+  linear1: LinearWeights;
+  linear2: LinearWeights;
+  norm1: NormWeights;
+  norm2: NormWeights;
+}
+
+export declare class TransformerEncoderLayer {
+  constructor(options: TransformerEncoderLayerOptions);
+  parameterCount(): number;
+  loadWeights(weights: TransformerEncoderLayerWeights): this;
+  forward(x: MatrixInput, options?: MaskOptions): Matrix;
+  trace(x: MatrixInput, options?: MaskOptions): Step[];
+  train(on?: boolean): this;
+  dispose(): void;
+}
+
+export interface Lab {
+  /** True when the SIMD build was loaded. */
+  readonly simd: boolean;
+  readonly version: string;
+  /** 'wasm-simd128' or 'wasm-scalar'. */
+  readonly kernels: string;
+  matrix(rows: number, cols: number, data?: VectorInput): Matrix;
+  /** rows×cols standard normals from the seeded generator (the same numbers natively and in wasm). */
+  randn(rows: number, cols: number, seed: number): Matrix;
+  softmax(m: MatrixInput): Matrix;
+  scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
+  causalMask(rows: number, cols?: number): Matrix;
+  keyPaddingMask(rows: number, cols: number, validLength: number): Matrix;
+  combineMasks(a: MatrixInput, b: MatrixInput): Matrix;
+  positionalEncoding(seqLen: number, dModel: number, kind?: 'sinusoidal' | 'learned', options?: { seed?: number }): Matrix;
+  applyRotary(x: MatrixInput, positionOffset?: number): Matrix;
+  alibiSlopes(numHeads: number): Float32Array;
+  alibiBias(rows: number, cols: number, slope: number): Matrix;
+  tokenize(text: string): string[];
+  memory(): { heapSize: number; inUse: number };
+  MultiHeadAttention: typeof MultiHeadAttention;
+  TransformerEncoderLayer: typeof TransformerEncoderLayer;
+}
+
+export function init(options?: InitOptions): Promise<Lab>;
