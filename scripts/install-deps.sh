@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs what the native build and tests need on a fresh Debian machine, skipping what is present.
+# Installs what the builds and tests need on a fresh Debian machine, skipping what is present:
+# the C++ toolchain and libraries, Emscripten (Debian's 3.1.6), Chromium for the browser tests,
+# and the repository's npm dev tools (npm ci, from the committed lock file). Node ≥ 18 and npm are
+# expected on the machine.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-packages=(cmake make g++ libeigen3-dev googletest nlohmann-json3-dev)
+packages=(cmake make g++ libeigen3-dev googletest libbenchmark-dev nlohmann-json3-dev emscripten chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -13,4 +17,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+command -v node >/dev/null || { echo "Node.js ≥ 18 is required (node not found)" >&2; exit 1; }
+# npm ci only when the lock file changed since the last install.
+if ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
+  npm ci --no-audit --no-fund --loglevel=error
 fi

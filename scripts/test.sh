@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Every test: the GoogleTest suite (and the demo's smoke test) in an optimised build, then the same
-# suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Every test:
+#   1. the GoogleTest suite natively (Release), with the demo's smoke test;
+#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the same suite compiled to wasm (SIMD and scalar) and run in Node;
+#   4. the npm package's tests (node:test over the built package, tsc on the .d.ts);
+#   5. the packaging tests: npm pack into an empty project, Node import, a plain page and a Vite app
+#      in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -12,8 +17,18 @@ cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure -j"$jobs"
 
 echo "== native under ASan + UBSan =="
-cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_SANITIZE=ON >/dev/null
-cmake --build build/asan -j"$jobs"
+cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_SANITIZE=ON -DATTNLAB_BUILD_DEMO=OFF >/dev/null
+cmake --build build/asan -j"$jobs" --target attnlab_tests
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
+
+echo "== wasm (SIMD and scalar), GoogleTest in Node =="
+scripts/build-wasm.sh --test
+
+echo "== npm package: node:test =="
+node --test tests/js/
+
+echo "== packaging: npm pack, Node, plain page and Vite app in Chromium =="
+node --test tests/e2e/
+
 echo "All tests passed."

@@ -90,7 +90,7 @@ describe('the packed npm package', () => {
     // The installed package is served as is; the page imports it by path, and the loader fetches the
     // .wasm relative to its own URL.
     writeFileSync(join(project, 'plain.html'),
-      `<!doctype html><html><body><script type="module">${PAGE_SCRIPT('./node_modules/attnlab/index.js')}</script></body></html>`);
+      `<!doctype html><html><head><link rel="icon" href="data:,"></head><body><script type="module">${PAGE_SCRIPT('./node_modules/attnlab/index.js')}</script></body></html>`);
     const server = await serve(project);
     try {
       checkResult(await visit(browser, `${server.url}/plain.html`));
@@ -103,7 +103,7 @@ describe('the packed npm package', () => {
     const vite = join(repo, 'node_modules/vite/bin/vite.js');
     const site = join(project, 'vite-app');
     run('mkdir', ['-p', site]);
-    writeFileSync(join(site, 'index.html'), '<!doctype html><html><body><script type="module" src="./main.js"></script></body></html>');
+    writeFileSync(join(site, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><script type="module" src="./main.js"></script></body></html>');
     writeFileSync(join(site, 'main.js'), PAGE_SCRIPT('attnlab'));
     writeFileSync(join(site, 'vite.config.js'), "export default { optimizeDeps: { exclude: ['attnlab'] }, build: { target: 'es2022' } };");
     run('node', [vite, 'build', '--logLevel', 'error'], site);
