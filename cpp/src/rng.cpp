@@ -70,24 +70,27 @@ float Rng::normal(float mean, float stddev) {
   }
 }
 
-Matrix Rng::uniform_matrix(int rows, int cols, float low, float high) {
-  detail::require_positive("Rng::uniform_matrix", "rows", rows);
-  detail::require_positive("Rng::uniform_matrix", "cols", cols);
-  detail::require_finite("Rng::uniform_matrix", "low", low);
-  detail::require_finite("Rng::uniform_matrix", "high", high);
+namespace {
+// rows×cols filled in row-major order from `draw`, after checking the sizes and parameters.
+template <typename Draw>
+Matrix filled(std::string_view function, int rows, int cols, float a, float b, const char* a_name,
+              const char* b_name, Draw&& draw) {
+  detail::require_positive(function, "rows", rows);
+  detail::require_positive(function, "cols", cols);
+  detail::require_finite(function, a_name, a);
+  detail::require_finite(function, b_name, b);
   Matrix m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = uniform(low, high);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = draw();
   return m;
+}
+}  // namespace
+
+Matrix Rng::uniform_matrix(int rows, int cols, float low, float high) {
+  return filled("Rng::uniform_matrix", rows, cols, low, high, "low", "high", [&] { return uniform(low, high); });
 }
 
 Matrix Rng::normal_matrix(int rows, int cols, float mean, float stddev) {
-  detail::require_positive("Rng::normal_matrix", "rows", rows);
-  detail::require_positive("Rng::normal_matrix", "cols", cols);
-  detail::require_finite("Rng::normal_matrix", "mean", mean);
-  detail::require_finite("Rng::normal_matrix", "stddev", stddev);
-  Matrix m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(mean, stddev);
-  return m;
+  return filled("Rng::normal_matrix", rows, cols, mean, stddev, "mean", "stddev", [&] { return normal(mean, stddev); });
 }
 
 Matrix randn(int rows, int cols, std::uint64_t seed) {

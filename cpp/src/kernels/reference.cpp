@@ -21,14 +21,7 @@ Matrix matmul(const Matrix& a, const Matrix& b) {
 
 Matrix matmul_transposed(const Matrix& a, const Matrix& b) {
   // A [m×k] · B [n×k]ᵀ → [m×n]
-  Matrix c(a.rows(), b.rows());
-  for (Eigen::Index i = 0; i < a.rows(); ++i)
-    for (Eigen::Index j = 0; j < b.rows(); ++j) {
-      double sum = 0.0;
-      for (Eigen::Index p = 0; p < a.cols(); ++p) sum += static_cast<double>(a(i, p)) * b(j, p);
-      c(i, j) = static_cast<float>(sum);
-    }
-  return c;
+  return matmul(a, b.transpose());
 }
 
 void softmax_rows(Matrix& x) {
