@@ -70,21 +70,27 @@ val softmax(const val& logits) {
   return guarded([&] { return matrix_to_js(attnlab::softmax(matrix_from_js(logits, "softmax: m"))); });
 }
 
+namespace {
+// Runs SDPA on JS inputs; options { mask?, causal?, scale? }. `tracer` records the steps if enabled.
+AttentionResult attention_from_js(const val& q, const val& k, const val& v, const val& options, const Tracer& tracer) {
+  const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
+  Matrix mask;
+  const MaskOptions masking = mask_options_from_js(options, mask);
+  Matrix combined;
+  if (masking.causal) {
+    combined = attnlab::causal_mask(static_cast<int>(qm.rows()), static_cast<int>(km.rows()));
+    if (masking.mask) combined = attnlab::combine_masks(combined, *masking.mask);
+  }
+  AttentionOptions attention{.mask = masking.causal ? &combined : masking.mask};
+  const float scale = option<float>(options, "scale", NAN);
+  if (!std::isnan(scale)) attention.scale = scale;
+  return attnlab::scaled_dot_product_attention(qm, km, vm, attention, tracer);
+}
+}  // namespace
+
 val scaled_dot_product_attention(const val& q, const val& k, const val& v, const val& options) {
   return guarded([&] {
-    const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
-    Matrix mask;
-    const MaskOptions masking = mask_options_from_js(options, mask);
-    Matrix combined;
-    if (masking.causal) {
-      combined = attnlab::causal_mask(static_cast<int>(qm.rows()), static_cast<int>(km.rows()));
-      if (masking.mask) combined = attnlab::combine_masks(combined, *masking.mask);
-    }
-    const Matrix* effective = masking.causal ? &combined : masking.mask;
-    AttentionOptions attention{.mask = effective};
-    if (!options.isUndefined() && !options.isNull() && !options["scale"].isUndefined() && !options["scale"].isNull())
-      attention.scale = options["scale"].as<float>();
-    const AttentionResult r = attnlab::scaled_dot_product_attention(qm, km, vm, attention);
+    const AttentionResult r = attention_from_js(q, k, v, options, Tracer());
     val out = val::object();
     out.set("output", matrix_to_js(r.output));
     out.set("weights", matrix_to_js(r.weights));
@@ -92,6 +98,21 @@ val scaled_dot_product_attention(const val& q, const val& k, const val& v, const
     out.set("scaledScores", matrix_to_js(r.scaled_scores));
     out.set("maskedScores", matrix_to_js(r.masked_scores));
     return out;
+  });
+}
+
+val trace_attention(const val& q, const val& k, const val& v, const val& options) {
+  return guarded([&] {
+    Trace trace;
+    attention_from_js(q, k, v, options, Tracer(trace));
+    return trace_to_js(trace);
+  });
+}
+
+val embed_tokens(const val& tokens, int d_model, double seed) {
+  return guarded([&] {
+    const auto words = emscripten::vecFromJSArray<std::string>(tokens);
+    return matrix_to_js(hashed_embedding(words, d_model, seed_from_js(seed)));
   });
 }
 
@@ -238,6 +259,15 @@ TransformerEncoderLayerHandle* TransformerEncoderLayerHandle::create(const val& 
 }
 
 double TransformerEncoderLayerHandle::parameter_count() const { return static_cast<double>(layer_.parameter_count()); }
+
+val TransformerEncoderLayerHandle::parameter_counts() const {
+  val counts = val::object();
+  counts.set("selfAttn", static_cast<double>(layer_.self_attn().parameter_count()));
+  counts.set("feedForward", static_cast<double>(layer_.feed_forward().parameter_count()));
+  counts.set("norms", static_cast<double>(layer_.norm_parameter_count()));
+  counts.set("total", static_cast<double>(layer_.parameter_count()));
+  return counts;
+}
 
 val TransformerEncoderLayerHandle::load_weights(const val& w) {
   return guarded([&] {

@@ -22,6 +22,10 @@ val memory_stats();  // { heapSize, inUse }: the wasm heap and the bytes malloc 
 val softmax(const val& logits);
 // options: { mask?: Matrix, causal?: boolean, scale?: number }
 val scaled_dot_product_attention(const val& q, const val& k, const val& v, const val& options);
+// The same, returning the trace's steps (scores … output, with the softmax's exp and row sums).
+val trace_attention(const val& q, const val& k, const val& v, const val& options);
+// tokens (string[]) → [n×d_model], each word's row seeded by the word itself (hashed_embedding).
+val embed_tokens(const val& tokens, int d_model, double seed);
 val causal_mask(int rows, int cols);
 val key_padding_mask(int n_q, int n_k, int valid_length);
 val combine_masks(const val& a, const val& b);
@@ -54,6 +58,7 @@ class TransformerEncoderLayerHandle {
   // config: { dModel, numHeads, dFF, dropout, activation, normFirst, norm, normEps, bias, positions, seed }
   static TransformerEncoderLayerHandle* create(const val& config);  // nullptr on error
   double parameter_count() const;
+  val parameter_counts() const;  // { selfAttn, feedForward, norms, total }
   val load_weights(const val& weights);  // nn.TransformerEncoderLayer's names, see index.d.ts
   val forward(const val& x, const val& options);
   val trace(const val& x, const val& options);

@@ -14,6 +14,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
 
   function("softmax", &softmax);
   function("scaledDotProductAttention", &scaled_dot_product_attention);
+  function("traceAttention", &trace_attention);
+  function("embedTokens", &embed_tokens);
   function("causalMask", &causal_mask);
   function("keyPaddingMask", &key_padding_mask);
   function("combineMasks", &combine_masks);
@@ -36,6 +38,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   class_<TransformerEncoderLayerHandle>("TransformerEncoderLayerHandle")
       .class_function("create", &TransformerEncoderLayerHandle::create, allow_raw_pointers())
       .function("parameterCount", &TransformerEncoderLayerHandle::parameter_count)
+      .function("parameterCounts", &TransformerEncoderLayerHandle::parameter_counts)
       .function("loadWeights", &TransformerEncoderLayerHandle::load_weights)
       .function("forward", &TransformerEncoderLayerHandle::forward)
       .function("trace", &TransformerEncoderLayerHandle::trace)

@@ -146,6 +146,7 @@ export interface TransformerEncoderLayerWeights {
 export declare class TransformerEncoderLayer {
   constructor(options: TransformerEncoderLayerOptions);
   parameterCount(): number;
+  parameterCounts(): { selfAttn: number; feedForward: number; norms: number; total: number };
   loadWeights(weights: TransformerEncoderLayerWeights): this;
   forward(x: MatrixInput, options?: MaskOptions): Matrix;
   trace(x: MatrixInput, options?: MaskOptions): Step[];
@@ -164,6 +165,10 @@ export interface Lab {
   randn(rows: number, cols: number, seed: number): Matrix;
   softmax(m: MatrixInput): Matrix;
   scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
+  /** The same computation as named steps (scores … output, with the softmax's exp and row sums). */
+  traceAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): Step[];
+  /** One row per token; a word's row depends only on the word and the seed. */
+  embedTokens(tokens: string[], dModel: number, options?: { seed?: number }): Matrix;
   causalMask(rows: number, cols?: number): Matrix;
   keyPaddingMask(rows: number, cols: number, validLength: number): Matrix;
   combineMasks(a: MatrixInput, b: MatrixInput): Matrix;

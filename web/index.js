@@ -59,12 +59,32 @@ class Lab {
 
   // → { output, weights, scores, scaledScores, maskedScores }
   scaledDotProductAttention(q, k, v, options) {
-    const fn = 'scaledDotProductAttention';
+    const args = this.#attentionArgs('scaledDotProductAttention', q, k, v, options);
+    return this.#call('scaledDotProductAttention', () => this.#raw.scaledDotProductAttention(...args));
+  }
+
+  // The same computation as named steps: scores, scaled_scores, masked_scores, softmax_exp (exp and
+  // row sums), weights, output — for stepping through with a learner who has edited Q, K or V.
+  traceAttention(q, k, v, options) {
+    const args = this.#attentionArgs('traceAttention', q, k, v, options);
+    return this.#call('traceAttention', () => this.#raw.traceAttention(...args));
+  }
+
+  #attentionArgs(fn, q, k, v, options) {
     const opts = maskOptions(fn, options);
     const scale = checkOptions(fn, options).scale;
     if (scale !== undefined) opts.scale = checkNumber(fn, 'scale', scale);
-    const [qm, km, vm] = [checkMatrix(fn, 'q', q), checkMatrix(fn, 'k', k), checkMatrix(fn, 'v', v)];
-    return this.#call(fn, () => this.#raw.scaledDotProductAttention(qm, km, vm, opts));
+    return [checkMatrix(fn, 'q', q), checkMatrix(fn, 'k', k), checkMatrix(fn, 'v', v), opts];
+  }
+
+  // One row per token; a word's row depends only on the word and the seed (a stand-in for a trained
+  // embedding table: editing one word leaves the others' vectors unchanged).
+  embedTokens(tokens, dModel, { seed = 0 } = {}) {
+    const fn = 'embedTokens';
+    if (!Array.isArray(tokens) || tokens.some((t) => typeof t !== 'string')) fail(fn, 'tokens must be an array of strings');
+    checkSize(fn, 'dModel', dModel);
+    checkSeed(fn, seed);
+    return this.#call(fn, () => this.#raw.embedTokens(tokens, dModel, seed));
   }
 
   // 1 = may attend, 0 = blocked. causalMask(n) is torch.tril(torch.ones(n, n)); causalMask(n_q, n_k)

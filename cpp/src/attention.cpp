@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "attnlab/dropout.hpp"
+#include "attnlab/softmax.hpp"
 #include "checks.hpp"
 #include "kernels/kernels.hpp"
 
@@ -82,6 +83,13 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
   // 4. Softmax row by row (a fully blocked row gives zeros, not NaN).
   r.weights = r.masked_scores;
   kernels::softmax_rows(r.weights);
+  if (tracer.enabled()) {
+    const SoftmaxBreakdown parts = softmax_breakdown(r.masked_scores);
+    tracer.record("softmax_exp", "Softmax: exp and row sums",
+                  "Each score minus its row's maximum (for stability), exponentiated; each row's sum divides "
+                  "it next. Blocked (−∞) entries give exp = 0.",
+                  {{"row_max", parts.row_max}, {"exp", parts.exp}, {"row_sum", parts.row_sum}});
+  }
   tracer.record("weights", "Softmax",
                 "Each row: exp(score − row max), divided by the row's sum, so each row sums to 1.",
                 {{"masked_scores", r.masked_scores}, {"weights", r.weights}});

@@ -40,4 +40,16 @@ Matrix LearnedPositionalEmbedding::forward(int seq_len) const {
   return table_.table().topRows(seq_len);
 }
 
+Matrix hashed_embedding(const std::vector<std::string>& tokens, int d_model, std::uint64_t seed) {
+  if (tokens.empty()) detail::fail("hashed_embedding", "tokens is empty");
+  detail::require_positive("hashed_embedding", "d_model", d_model);
+  Matrix out(static_cast<Eigen::Index>(tokens.size()), d_model);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a, 64-bit
+    for (unsigned char c : tokens[i]) hash = (hash ^ c) * 1099511628211ULL;
+    out.row(static_cast<Eigen::Index>(i)) = Rng(seed ^ hash).normal_matrix(1, d_model);
+  }
+  return out;
+}
+
 }  // namespace attnlab

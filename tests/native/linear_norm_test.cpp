@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "attnlab/embedding.hpp"
+#include "attnlab/error.hpp"
 #include "attnlab/feed_forward.hpp"
 #include "attnlab/linear.hpp"
 #include "attnlab/norm.hpp"
@@ -129,6 +130,17 @@ TEST(Embedding, LooksUpRowsOfTheTable) {
   EXPECT_EQ(out.row(1), embedding.table().row(3));
   EXPECT_EQ(out.row(2), embedding.table().row(7));
   EXPECT_EQ(embedding.parameter_count(), 40);
+}
+
+TEST(HashedEmbedding, EachWordsRowDependsOnlyOnTheWordAndSeed) {
+  // FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c (the published test vector), so the row is randn with that seed.
+  EXPECT_EQ(hashed_embedding({"a"}, 4, 0), randn(1, 4, 0xaf63dc4c8601ec8cULL));
+  const Matrix one = hashed_embedding({"the", "cat", "sat"}, 8, 5);
+  const Matrix two = hashed_embedding({"a", "cat", "ran", "the"}, 8, 5);
+  EXPECT_EQ(one.row(1), two.row(1));  // "cat"
+  EXPECT_EQ(one.row(0), two.row(3));  // "the"
+  EXPECT_NE(one.row(0), hashed_embedding({"the"}, 8, 6).row(0));
+  EXPECT_THROW(hashed_embedding({}, 8, 5), Error);
 }
 
 }  // namespace

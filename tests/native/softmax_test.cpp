@@ -46,5 +46,21 @@ TEST(Softmax, MinusInfinityIsBlockedAndAFullyBlockedRowIsZeroNotNaN) {
   for (int c = 0; c < 3; ++c) EXPECT_EQ(weights(1, c), 0.0f);
 }
 
+TEST(Softmax, BreakdownByHand) {
+  // [1, 2, 3]: max 3; exp(x − 3) = [e⁻², e⁻¹, 1] = [0.1353353, 0.3678794, 1]; sum 1.5032147.
+  Matrix logits(2, 3);
+  logits << 1, 2, 3, -kInf, -kInf, -kInf;
+  const SoftmaxBreakdown b = softmax_breakdown(logits);
+  Matrix exp(1, 3), weights(1, 3);
+  exp << 0.13533528f, 0.36787944f, 1.0f;
+  weights << 0.09003057f, 0.24472847f, 0.66524096f;
+  EXPECT_EQ(b.row_max(0, 0), 3.0f);
+  EXPECT_TRUE(testing::MatricesNear(b.exp.topRows(1), exp, 1e-7f));
+  EXPECT_NEAR(b.row_sum(0, 0), 1.50321472f, 1e-6f);
+  EXPECT_TRUE(testing::MatricesNear(b.weights.topRows(1), weights, 1e-7f));
+  EXPECT_EQ(b.row_sum(1, 0), 0.0f);  // fully blocked row: zeros, not NaN
+  EXPECT_EQ(b.weights.row(1).cwiseAbs().sum(), 0.0f);
+}
+
 }  // namespace
 }  // namespace attnlab

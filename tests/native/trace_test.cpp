@@ -20,7 +20,8 @@ TEST(Trace, MultiHeadAttentionRecordsEveryIntermediateInOrder) {
   const Matrix x = randn(3, 8, 2);
   const MultiHeadAttentionOutput out = mha.forward(x, {.causal = true}, Tracer(trace));
   const std::vector<std::string> head0{"head0.split", "head0.scores", "head0.scaled_scores",
-                                       "head0.masked_scores", "head0.weights", "head0.output"};
+                                       "head0.masked_scores", "head0.softmax_exp", "head0.weights",
+                                       "head0.output"};
   std::vector<std::string> expected{"input", "projection_weights", "q", "k", "v"};
   for (const char* head : {"head0", "head1"})
     for (const std::string& step : head0) expected.push_back(head + step.substr(5));
@@ -78,6 +79,18 @@ TEST(Trace, EncoderRecordsFeedForwardInternals) {
   EXPECT_TRUE(trace.contains("attn.head1.weights"));
   EXPECT_THROW(trace.step("ffn.nope"), Error);
   EXPECT_THROW(trace.tensor("ffn.linear1", "nope"), Error);
+}
+
+TEST(Trace, SoftmaxStepShowsExpAndRowSums) {
+  MultiHeadAttention mha({.d_model = 4, .num_heads = 1, .seed = 1});
+  Trace trace;
+  const MultiHeadAttentionOutput out = mha.forward(randn(3, 4, 2), {.causal = true}, Tracer(trace));
+  const Matrix exp = trace.tensor("head0.softmax_exp", "exp"), sums = trace.tensor("head0.softmax_exp", "row_sum");
+  // Dividing each exp row by its sum gives the weights; blocked keys have exp exactly 0.
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(exp(r, c) / sums(r, 0), out.head_weights[0](r, c), 1e-6f);
+  EXPECT_EQ(exp(0, 1), 0.0f);
+  EXPECT_EQ(trace.tensor("head0.softmax_exp", "row_max")(0, 0), trace.tensor("head0.scaled_scores", "scaled_scores")(0, 0));
 }
 
 TEST(Trace, DisabledTracerRecordsNothing) {

@@ -122,6 +122,11 @@ export function moduleClasses(raw, call) {
       super(fn, call(fn, () => raw.TransformerEncoderLayerHandle.create(config)), call);
     }
 
+    // { selfAttn, feedForward, norms, total }
+    parameterCounts() {
+      return this.handle('parameterCounts').parameterCounts();
+    }
+
     loadWeights(weights) {
       const fn = 'TransformerEncoderLayer.loadWeights';
       const w = checkOptions(fn, weights);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "attnlab/matrix.hpp"
@@ -43,5 +44,10 @@ class LearnedPositionalEmbedding {
  private:
   Embedding table_;
 };
+
+// [tokens.size()×d_model]: each token's row is d_model standard normals from Rng(seed ^ FNV-1a(token)),
+// so a word's vector depends only on the word and the seed — editing one word of a sentence leaves
+// the other words' vectors as they were. The lessons' stand-in for a trained embedding table.
+Matrix hashed_embedding(const std::vector<std::string>& tokens, int d_model, std::uint64_t seed);
 
 }  // namespace attnlab

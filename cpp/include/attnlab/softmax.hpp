@@ -11,4 +11,11 @@ namespace attnlab {
 // Throws attnlab::Error on an empty matrix, NaN or +∞.
 Matrix softmax(const Matrix& logits);
 
+// The three passes of a row softmax, kept for the learner: row_max [rows×1], exp = exp(x − row_max)
+// [rows×cols], row_sum [rows×1] (Σ exp; 0 for a fully blocked row), and weights = exp / row_sum.
+struct SoftmaxBreakdown {
+  Matrix row_max, exp, row_sum, weights;
+};
+SoftmaxBreakdown softmax_breakdown(const Matrix& logits);
+
 }  // namespace attnlab

@@ -15,6 +15,9 @@ async function main(): Promise<void> {
     mask: lab.combineMasks(lab.causalMask(4, 6), lab.keyPaddingMask(4, 6, 5)),
   });
   const probabilities: Matrix = lab.softmax(scores);
+  const attentionSteps: Step[] = lab.traceAttention(q, k, v, { causal: true });
+  const embedded: Matrix = lab.embedTokens(['the', 'cat'], 16, { seed: 1 });
+  console.log(attentionSteps.length, embedded.rows);
   console.log(output.rows, weights.cols, scaledScores.data[0], maskedScores.data[0], probabilities.cols);
 
   const pe = lab.positionalEncoding(50, 128);
@@ -47,7 +50,7 @@ async function main(): Promise<void> {
     norm1: { weight: new Float32Array(64).fill(1), bias: new Float32Array(64) },
     norm2: { weight: new Float32Array(64).fill(1), bias: new Float32Array(64) },
   });
-  console.log(y.rows, layer.parameterCount(), layer.trace(y).length);
+  console.log(y.rows, layer.parameterCount(), layer.parameterCounts().feedForward, layer.trace(y).length);
   layer.dispose();
 
   try {
