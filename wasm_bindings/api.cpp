@@ -109,10 +109,12 @@ val trace_attention(const val& q, const val& k, const val& v, const val& options
   });
 }
 
-val embed_tokens(const val& tokens, int d_model, double seed) {
+val embed_tokens(const val& tokens, int d_model, double seed, bool sinusoidal_positions) {
   return guarded([&] {
     const auto words = emscripten::vecFromJSArray<std::string>(tokens);
-    return matrix_to_js(hashed_embedding(words, d_model, seed_from_js(seed)));
+    Matrix x = hashed_embedding(words, d_model, seed_from_js(seed));
+    if (sinusoidal_positions) x += sinusoidal_encoding(static_cast<int>(x.rows()), d_model);
+    return matrix_to_js(x);
   });
 }
 

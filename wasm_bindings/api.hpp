@@ -24,8 +24,9 @@ val softmax(const val& logits);
 val scaled_dot_product_attention(const val& q, const val& k, const val& v, const val& options);
 // The same, returning the trace's steps (scores … output, with the softmax's exp and row sums).
 val trace_attention(const val& q, const val& k, const val& v, const val& options);
-// tokens (string[]) → [n×d_model], each word's row seeded by the word itself (hashed_embedding).
-val embed_tokens(const val& tokens, int d_model, double seed);
+// tokens (string[]) → [n×d_model], each word's row seeded by the word itself (hashed_embedding),
+// plus the sinusoidal encoding of its position when asked.
+val embed_tokens(const val& tokens, int d_model, double seed, bool sinusoidal_positions);
 val causal_mask(int rows, int cols);
 val key_padding_mask(int n_q, int n_k, int valid_length);
 val combine_masks(const val& a, const val& b);

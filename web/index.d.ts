@@ -167,8 +167,8 @@ export interface Lab {
   scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
   /** The same computation as named steps (scores … output, with the softmax's exp and row sums). */
   traceAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): Step[];
-  /** One row per token; a word's row depends only on the word and the seed. */
-  embedTokens(tokens: string[], dModel: number, options?: { seed?: number }): Matrix;
+  /** One row per token; a word's row depends only on the word and the seed ('sinusoidal' adds positions). */
+  embedTokens(tokens: string[], dModel: number, options?: { seed?: number; positions?: 'none' | 'sinusoidal' }): Matrix;
   causalMask(rows: number, cols?: number): Matrix;
   keyPaddingMask(rows: number, cols: number, validLength: number): Matrix;
   combineMasks(a: MatrixInput, b: MatrixInput): Matrix;

@@ -78,13 +78,15 @@ class Lab {
   }
 
   // One row per token; a word's row depends only on the word and the seed (a stand-in for a trained
-  // embedding table: editing one word leaves the others' vectors unchanged).
-  embedTokens(tokens, dModel, { seed = 0 } = {}) {
+  // embedding table: editing one word leaves the others' vectors unchanged). positions: 'sinusoidal'
+  // adds each row's sinusoidal position encoding.
+  embedTokens(tokens, dModel, { seed = 0, positions = 'none' } = {}) {
     const fn = 'embedTokens';
     if (!Array.isArray(tokens) || tokens.some((t) => typeof t !== 'string')) fail(fn, 'tokens must be an array of strings');
     checkSize(fn, 'dModel', dModel);
     checkSeed(fn, seed);
-    return this.#call(fn, () => this.#raw.embedTokens(tokens, dModel, seed));
+    checkOneOf(fn, 'positions', positions, ['none', 'sinusoidal']);
+    return this.#call(fn, () => this.#raw.embedTokens(tokens, dModel, seed, positions === 'sinusoidal'));
   }
 
   // 1 = may attend, 0 = blocked. causalMask(n) is torch.tril(torch.ones(n, n)); causalMask(n_q, n_k)

@@ -171,6 +171,10 @@ for (const variant of VARIANTS) {
       // FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c: its row is randn seeded with that — beyond 2^53, so
       // compare with the native suite's check instead: seed 0 and 1 must differ.
       assert.notDeepEqual(l.embedTokens(['a'], 4, { seed: 0 }).data, l.embedTokens(['a'], 4, { seed: 1 }).data);
+      // With positions: the first row (position 0) gains sin 0 = 0 and cos 0 = 1 in alternating columns.
+      const plain = l.embedTokens(['the', 'cat'], 4, { seed: 5 });
+      const placed = l.embedTokens(['the', 'cat'], 4, { seed: 5, positions: 'sinusoidal' });
+      assertClose(placed, { rows: 2, cols: 4, data: plain.data.map((x, i) => x + [0, 1, 0, 1, Math.sin(1), Math.cos(1), Math.sin(0.01), Math.cos(0.01)][i]) }, { atol: 1e-6 });
     });
 
     test('TransformerEncoderLayer: tutorial parameter count, trace, options', async () => {
