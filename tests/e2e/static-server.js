@@ -14,8 +14,8 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-// Serves `root`; resolves to { url, close() }.
-export function serve(root) {
+// Serves `root` (on `port`, or any free port); resolves to { url, close() }.
+export function serve(root, port = 0) {
   const server = createServer((request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname));
     let file = join(root, path);
@@ -30,7 +30,7 @@ export function serve(root) {
     createReadStream(file).pipe(response);
   });
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       resolve({ url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) });
     });
   });

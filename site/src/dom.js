@@ -1,0 +1,38 @@
+// Building DOM without HTML strings: learner text only ever becomes textContent.
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key === 'text') node.textContent = value;
+    else if (key === 'on') for (const [event, handler] of Object.entries(value)) node.addEventListener(event, handler);
+    else if (key in node && typeof value !== 'string') node[key] = value;
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+// A labelled form control: <label>text <control></label>.
+export function field(label, control, hint) {
+  return el('label', { class: 'field' }, el('span', { class: 'field-label', text: label }), control,
+    hint ? el('span', { class: 'field-hint', text: hint }) : null);
+}
+
+export function select(options, value, onChange) {
+  const node = el('select', { on: { change: (e) => onChange(e.target.value) } },
+    options.map(([v, text]) => el('option', { value: v, text, selected: String(v) === String(value) })));
+  return node;
+}
+
+export function formatNumber(x, decimals = 2) {
+  if (x === -Infinity) return '−∞';
+  if (x === Infinity) return '∞';
+  return (Object.is(x, -0) ? 0 : x).toFixed(decimals).replace('-', '−');
+}
+
+// "5×8" for a Matrix.
+export const shape = (m) => `${m.rows}×${m.cols}`;

@@ -1,0 +1,69 @@
+// Lesson 7: no mask, a causal mask and a padding mask on the same input, the mask beside the weights.
+import { el, field, select } from '../dom.js';
+import { attentionCache } from '../models.js';
+import { lessonPage } from '../page.js';
+import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
+
+const D_MODEL = 16;
+const MASKS = { none: 'none', causal: 'causal (torch.tril)', padding: 'padding' };
+
+lessonPage({
+  slug: 'masking',
+  intro: [
+    'A mask says which keys each query may see: 1 = may attend, 0 = blocked. Blocked scores become −∞ before the ' +
+      'softmax, so their weight is exactly 0 and the rest of the row still sums to 1.',
+    'A causal mask (torch.tril) lets position i see only positions 0…i, as when generating text left to right: every ' +
+      'value above the diagonal is exactly 0.0. A padding mask hides the filler tokens at the end of a short sequence in a batch.',
+  ],
+  formula: String.raw`\operatorname{softmax}\Big(\frac{QK^\top}{\sqrt{d_k}} + M\Big),\qquad M_{ij} = \begin{cases}0 & \text{mask}_{ij}=1\\ -\infty & \text{mask}_{ij}=0\end{cases}`,
+  pytorch: 'mask = torch.tril(torch.ones(n, n))\nscores = scores.masked_fill(mask == 0, float("-inf"))',
+  call: 'const mask = lab.causalMask(n);            // or lab.keyPaddingMask(n, n, valid)\nconst { weights } = mha.forward(x, x, x, { mask });',
+  schema: {
+    sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat <pad> <pad>' },
+    mask: { type: 'enum', values: Object.keys(MASKS), default: 'causal' },
+    valid: { type: 'int', min: 1, max: 32, default: 6 },
+    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+  },
+  setup(ctx) {
+    const { lab, state, root } = ctx;
+    const attention = attentionCache(lab);
+    const chips = el('div');
+    const check = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const maskMap = heatmap({ caption: 'Mask (1 = may attend)', rowTitle: 'Query', colTitle: 'Key', domain: [0, 1], palette: 'cividis' });
+    const weightsMap = heatmap({ caption: 'Attention weights', rowTitle: 'Query', colTitle: 'Key', domain: [0, 1] });
+    const valid = el('input', { type: 'number', min: 1, max: 32, value: state.valid,
+      on: { change: (e) => ctx.set({ valid: Math.max(1, Math.min(32, Math.trunc(Number(e.target.value)) || 1)) }) } });
+    root.append(
+      el('div', { class: 'controls' },
+        sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence })),
+        field('Mask', select(Object.entries(MASKS), state.mask, (mask) => ctx.set({ mask }))),
+        field('Real tokens (padding mask)', valid, 'keys after this many are padding')),
+      chips, check, el('div', { class: 'grid' }, panel('Mask', maskMap), panel('Weights', weightsMap)));
+    return () => {
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
+      const n = tokens.length;
+      chips.replaceChildren(tokenChips(tokens));
+      const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
+      const validLength = Math.min(state.valid, n);
+      const mask = state.mask === 'causal' ? lab.causalMask(n)
+        : state.mask === 'padding' ? lab.keyPaddingMask(n, n, validLength) : lab.matrix(n, n, new Float32Array(n * n).fill(1));
+      const { weights } = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed }).forward(x, x, x, { mask });
+      for (const map of [maskMap, weightsMap]) {
+        map.rowLabels = tokens;
+        map.colLabels = tokens;
+      }
+      maskMap.matrix = mask;
+      weightsMap.matrix = weights[0];
+      if (state.mask === 'causal') {
+        let above = 0;
+        for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (weights[0].data[i * n + j] !== 0) above++;
+        check.textContent = above === 0 ? 'Every weight above the diagonal is exactly 0.0: no word sees the future.'
+          : `${above} weights above the diagonal are not 0.`;
+      } else if (state.mask === 'padding') {
+        check.textContent = `Keys ${validLength}…${n - 1} are padding: their columns are exactly 0.0 in every row.`;
+      } else {
+        check.textContent = 'No mask: every word may attend to every word, the future included.';
+      }
+    };
+  },
+});

@@ -1,0 +1,76 @@
+// Lesson 5: multi-head attention — per-head heatmaps side by side, the split/combine shapes, and
+// the rule that num_heads must divide d_model.
+import { el, field, select, shape } from '../dom.js';
+import { attentionCache } from '../models.js';
+import { lessonPage } from '../page.js';
+import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
+
+lessonPage({
+  slug: 'multi-head',
+  intro: [
+    'Multi-head attention runs several attentions side by side. d_model is split into num_heads subspaces of ' +
+      'd_k = d_model / num_heads columns each: split_heads reshapes (seq, d_model) into (heads, seq, d_k), every head ' +
+      'attends on its own, and combine_heads puts the results back side by side before the output projection W_o.',
+    'Each head can learn a different pattern. Try a d_model that num_heads does not divide to see why it must.',
+  ],
+  formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1,\dots,\text{head}_h)\,W_o,\quad \text{head}_i = \operatorname{Attention}(XW_q^{(i)}, XW_k^{(i)}, XW_v^{(i)})`,
+  pytorch: 'mha = nn.MultiheadAttention(d_model, num_heads, batch_first=True)\nout, w = mha(x, x, x, average_attn_weights=False)',
+  call: 'const mha = new lab.MultiHeadAttention({ dModel, numHeads });\nconst { output, weights, averageWeights } = mha.forward(x);',
+  schema: {
+    sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat because it was warm' },
+    dModel: { type: 'enum', values: [8, 12, 16, 32, 64], default: 32 },
+    heads: { type: 'enum', values: [1, 2, 3, 4, 6, 8], default: 4 },
+    mask: { type: 'enum', values: ['none', 'causal'], default: 'none' },
+    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+  },
+  setup(ctx) {
+    const { lab, state, root } = ctx;
+    const attention = attentionCache(lab);
+    const chips = el('div');
+    const shapes = el('div', { class: 'explain shapes', 'aria-live': 'polite' });
+    const heads = el('div', { class: 'grid' });
+    const average = heatmap({ caption: 'Average over heads (PyTorch’s default return)', rowTitle: 'Query', colTitle: 'Key' });
+    let headMaps = [];
+    root.append(
+      el('div', { class: 'controls' },
+        sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })),
+        field('d_model', select([8, 12, 16, 32, 64].map((d) => [d, String(d)]), state.dModel, (d) => ctx.set({ dModel: Number(d) }))),
+        field('num_heads', select([1, 2, 3, 4, 6, 8].map((h) => [h, String(h)]), state.heads, (h) => ctx.set({ heads: Number(h) }))),
+        field('Mask', select([['none', 'none'], ['causal', 'causal']], state.mask, (mask) => ctx.set({ mask })))),
+      chips, shapes, heads, el('h2', { text: 'Per-head vs averaged' }), panel(null, average));
+    return () => {
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
+      chips.replaceChildren(tokenChips(tokens));
+      let mha;
+      try {
+        mha = attention({ dModel: state.dModel, numHeads: state.heads, seed: state.seed });
+      } catch (error) {
+        heads.replaceChildren();
+        headMaps = [];
+        shapes.textContent = `d_model = ${state.dModel} cannot be split into ${state.heads} equal heads: each head needs ` +
+          `d_k = d_model / num_heads columns, and ${state.dModel} / ${state.heads} is not a whole number. Pick a num_heads that divides d_model.`;
+        throw error;
+      }
+      const x = lab.embedTokens(tokens, state.dModel, { seed: state.seed });
+      const steps = mha.trace(x, undefined, undefined, { causal: state.mask === 'causal' });
+      const split = steps.find((s) => s.id === 'head0.split').tensors.Q_h;
+      const concat = steps.find((s) => s.id === 'concat').tensors.concat;
+      const n = tokens.length;
+      shapes.textContent = `X: ${shape(x)} → Q, K, V: ${n}×${state.dModel} → split_heads: ${state.heads} heads × ${shape(split)} ` +
+        `(d_k = ${state.dModel}/${state.heads} = ${split.cols}) → attention per head → combine_heads: ${shape(concat)} → W_o → ${n}×${state.dModel}`;
+      if (headMaps.length !== state.heads) {
+        headMaps = Array.from({ length: state.heads }, (_, h) => heatmap({ caption: `Head ${h}`, rowTitle: 'Query', colTitle: 'Key' }));
+        heads.replaceChildren(...headMaps.map((m) => panel(null, m)));
+      }
+      headMaps.forEach((m, h) => {
+        m.rowLabels = tokens;
+        m.colLabels = tokens;
+        m.matrix = steps.find((s) => s.id === `head${h}.weights`).tensors.weights;
+      });
+      const { averageWeights } = mha.forward(x, x, x, { causal: state.mask === 'causal' });
+      average.rowLabels = tokens;
+      average.colLabels = tokens;
+      average.matrix = averageWeights;
+    };
+  },
+});

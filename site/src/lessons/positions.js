@@ -1,0 +1,110 @@
+// Lesson 8: positional encoding — the position × dimension heatmap and curves, the permutation demo,
+// and four schemes compared by how the score between two positions changes with their distance.
+import { el, field, select } from '../dom.js';
+import { lineChart } from '../line-chart.js';
+import { attentionCache } from '../models.js';
+import { lessonPage } from '../page.js';
+import { heatmap, panel, sentenceInput, tokensOf } from '../views.js';
+
+const D_MODEL = 16;
+const DISTANCES = 32;
+
+// The score between position 0 and position k, for k = 0 … DISTANCES−1, computed by the core as
+// q·k with a scale that makes identical positions score 1 where the scheme has a fixed norm.
+function falloff(lab, d, seed) {
+  const row0 = (m) => ({ rows: 1, cols: m.cols, data: m.data.slice(0, m.cols) });
+  const against0 = (m, scale) => Array.from(lab.scaledDotProductAttention(row0(m), m, m, { scale }).scaledScores.data);
+  const sinusoidal = lab.positionalEncoding(DISTANCES, d);                      // |PE_p|² = d/2
+  const learned = lab.positionalEncoding(DISTANCES, d, 'learned', { seed });    // N(0,1) rows: |row|² ≈ d
+  const rope = lab.applyRotary(lab.matrix(DISTANCES, d, new Float32Array(DISTANCES * d).fill(1)));  // |ones|² = d
+  const slope = lab.alibiSlopes(8)[4];
+  const alibi = Array.from(lab.alibiBias(DISTANCES, DISTANCES, slope).data.slice(0, DISTANCES));
+  const points = (values) => values.map((v, k) => [k, v]);
+  return [
+    { name: 'sinusoidal (added to X)', points: points(against0(sinusoidal, 2 / d)) },
+    { name: 'learned table (random init)', points: points(against0(learned, 1 / d)) },
+    { name: 'RoPE (rotates q and k)', points: points(against0(rope, 1 / d)) },
+    { name: `ALiBi bias (slope 1/${Math.round(1 / slope)})`, points: points(alibi) },
+  ];
+}
+
+lessonPage({
+  slug: 'positions',
+  intro: [
+    'Attention by itself does not know word order: shuffle the words and the weights are only shuffled the same way ' +
+      '(“the cat sat” and “sat cat the” get the same attention, permuted). Positions have to be put in.',
+    'The sinusoidal encoding adds to each position a vector of sines and cosines at geometrically spaced frequencies: ' +
+      'PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(p / 10000^(2i/d)). Low dimensions change fast, high ones slowly, ' +
+      'so positions 1, 2 and 100 all get different vectors. Learned tables (BERT, GPT) are just trained rows; RoPE rotates ' +
+      'q and k so their dot product depends on the distance; ALiBi adds a penalty proportional to the distance.',
+  ],
+  formula: String.raw`PE_{(p,\,2i)} = \sin\!\Big(\frac{p}{10000^{2i/d}}\Big),\qquad PE_{(p,\,2i+1)} = \cos\!\Big(\frac{p}{10000^{2i/d}}\Big)`,
+  pytorch: 'div = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))\npe[:, 0::2] = torch.sin(pos * div)\npe[:, 1::2] = torch.cos(pos * div)',
+  call: "const pe = lab.positionalEncoding(50, 128);          // or 'learned'\nconst q2 = lab.applyRotary(q);  lab.alibiBias(n, n, slope);",
+  schema: {
+    positions: { type: 'int', min: 2, max: 100, default: 50 },
+    dims: { type: 'enum', values: [8, 16, 32, 64, 128], default: 128 },
+    sentence: { type: 'text', maxLength: 200, default: 'the cat sat' },
+    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+  },
+  setup(ctx) {
+    const { lab, state, root } = ctx;
+    const attention = attentionCache(lab);
+    const peMap = document.createElement('pe-plot');
+    peMap.mode = 'heatmap';
+    const curves = document.createElement('pe-plot');
+    curves.mode = 'curves';
+    const original = heatmap({ caption: 'Original order, no positions', rowTitle: 'Query', colTitle: 'Key' });
+    const shuffled = heatmap({ caption: 'Reversed order, no positions', rowTitle: 'Query', colTitle: 'Key' });
+    const withPositions = heatmap({ caption: 'Reversed order, with sinusoidal positions', rowTitle: 'Query', colTitle: 'Key' });
+    const permutationNote = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const chart = el('div');
+    root.append(
+      el('div', { class: 'controls' },
+        field('Positions', el('input', { type: 'range', min: 2, max: 100, value: state.positions,
+          on: { input: (e) => ctx.set({ positions: Number(e.target.value) }) } })),
+        field('Dimensions', select([8, 16, 32, 64, 128].map((d) => [d, String(d)]), state.dims, (d) => ctx.set({ dims: Number(d) })))),
+      el('div', { class: 'grid' }, panel('Position × dimension', peMap), panel('Dimensions 0, 1, 4 and 8 over positions', curves)),
+      el('h2', { text: 'Attention alone ignores order' }),
+      el('div', { class: 'controls' }, sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence }))),
+      permutationNote,
+      el('div', { class: 'grid' }, panel(null, original), panel(null, shuffled), panel(null, withPositions)),
+      el('h2', { text: 'Four ways to add position, compared' }),
+      el('p', { text: 'The score between position 0 and position k as k grows (one head, d = 16, same content everywhere). ' +
+        'Sinusoidal similarity wanders down with a ripple; a random learned table has no structure until it is trained; ' +
+        'RoPE lies exactly on the sinusoidal curve here — rotating identical q and k gives the same sum of cos(k·θ_i) — ' +
+        'but it does so inside every head, whatever the content; ALiBi simply subtracts more the further apart two words are.' }),
+      chart);
+    return () => {
+      const pe = lab.positionalEncoding(state.positions, state.dims);
+      peMap.matrix = pe;
+      curves.matrix = pe;
+      curves.dims = [0, 1, 4, 8].filter((d) => d < state.dims);
+
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat');
+      const reversed = [...tokens].reverse();
+      const mha = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed });
+      const weightsOf = (words, positions) => {
+        const x = lab.embedTokens(words, D_MODEL, { seed: state.seed, positions });
+        return mha.forward(x).weights[0];
+      };
+      const a = weightsOf(tokens, 'none');
+      const b = weightsOf(reversed, 'none');
+      const n = tokens.length;
+      // b[i][j] should equal a[n−1−i][n−1−j]: compare as a check, not as math the page relies on.
+      let largest = 0;
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+        largest = Math.max(largest, Math.abs(b.data[i * n + j] - a.data[(n - 1 - i) * n + (n - 1 - j)]));
+      }
+      permutationNote.textContent = `Reversing the words only reverses the weights: the largest difference from the ` +
+        `reversed original is ${largest.toExponential(1)}. With positions added, the reversed sentence gets different weights.`;
+      Object.assign(original, { rowLabels: tokens, colLabels: tokens, matrix: a });
+      Object.assign(shuffled, { rowLabels: reversed, colLabels: reversed, matrix: b });
+      Object.assign(withPositions, { rowLabels: reversed, colLabels: reversed, matrix: weightsOf(reversed, 'sinusoidal') });
+
+      chart.replaceChildren(lineChart(falloff(lab, D_MODEL, state.seed), {
+        xLabel: 'distance k', yLabel: 'score with position 0', yDomain: [-1, 1],
+        title: 'Score between position 0 and position k for sinusoidal, learned, RoPE and ALiBi' }));
+    };
+  },
+});

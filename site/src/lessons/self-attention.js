@@ -1,0 +1,57 @@
+// Lesson 4: self-attention on the learner's own sentence, with token labels on the heatmap.
+import { el, field, formatNumber } from '../dom.js';
+import { attentionCache } from '../models.js';
+import { lessonPage } from '../page.js';
+import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
+
+const D_MODEL = 16;
+
+lessonPage({
+  slug: 'self-attention',
+  intro: [
+    'In self-attention the queries, keys and values all come from the same sentence: every word asks every word ' +
+      '(itself included) how relevant it is. Type your own sentence; each word becomes a row of X.',
+    'The weights here come from randomly initialised projections, so the pattern means nothing yet — training is what ' +
+      'makes “it” look at “animal”. What you can see is the mechanism: every row is a probability distribution over the words.',
+  ],
+  formula: String.raw`\operatorname{SelfAttention}(X) = \operatorname{softmax}\Big(\frac{(XW_q)(XW_k)^\top}{\sqrt{d_k}}\Big)\,XW_v`,
+  pytorch: 'attn = nn.MultiheadAttention(16, num_heads=1, batch_first=True)\nout, weights = attn(x, x, x)',
+  call: 'const attn = new lab.MultiHeadAttention({ dModel: 16, numHeads: 1 });\nconst { output, weights } = attn.forward(x);',
+  schema: {
+    sentence: { type: 'text', maxLength: 200, default: "The animal didn't cross the street because it was too tired" },
+    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+  },
+  setup(ctx) {
+    const { lab, state, root } = ctx;
+    const attention = attentionCache(lab);
+    const chips = el('div');
+    const note = el('p', { class: 'field-hint', role: 'status' });
+    const map = heatmap({ rowTitle: 'Query word', colTitle: 'Attending to (key)', caption: 'Attention weights' });
+    const whoTable = el('div', { class: 'table-wrap' });
+    root.append(
+      el('div', { class: 'controls' },
+        sentenceInput('Your sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })),
+        field('Seed', el('input', { type: 'number', min: 0, max: 999999, value: state.seed,
+          on: { change: (e) => ctx.set({ seed: Math.max(0, Math.min(999999, Math.trunc(Number(e.target.value)) || 0)) }) } }))),
+      chips, note, el('div', { class: 'grid' }, panel('Who attends to whom', map), panel('Most attended word per row', whoTable)));
+    return () => {
+      const { tokens, truncated, empty } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
+      note.textContent = empty ? 'The sentence has no words; showing “the cat sat on the mat”.' :
+        truncated ? 'Only the first 32 tokens are used.' : '';
+      chips.replaceChildren(tokenChips(tokens));
+      const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
+      const { weights } = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed }).forward(x);
+      map.rowLabels = tokens;
+      map.colLabels = tokens;
+      map.matrix = weights[0];
+      const rows = tokens.map((t, i) => {
+        const row = weights[0].data.slice(i * tokens.length, (i + 1) * tokens.length);
+        const best = row.indexOf(Math.max(...row));
+        return el('tr', {}, el('th', { scope: 'row', text: t }), el('td', { text: tokens[best] }), el('td', { text: formatNumber(row[best]) }));
+      });
+      whoTable.replaceChildren(el('table', { class: 'data' },
+        el('thead', {}, el('tr', {}, ['query', 'attends most to', 'weight'].map((h) => el('th', { scope: 'col', text: h })))),
+        el('tbody', {}, rows)));
+    };
+  },
+});

@@ -1,0 +1,123 @@
+// Lesson 2: softmax(QKᵀ/√d_k)V one step at a time, on real numbers the learner can edit. The steps
+// are the core's trace: the projections from MultiHeadAttention.trace (one head, no bias), then the
+// attention itself from traceAttention on Q, K, V — so an edited Q flows through the real computation.
+import { el, field, formatNumber, select } from '../dom.js';
+import { matrixEditor, withEntry } from '../matrix-editor.js';
+import { lessonPage } from '../page.js';
+import { panel, rowOf, sentenceInput, sliceRows, tokenChips, tokensOf } from '../views.js';
+
+const D_MODEL = 8;
+const MAX_TOKENS = 10;
+const EDITABLE = { input: ['X'], projection_weights: ['W_q', 'W_k', 'W_v'], q: ['Q'], k: ['K'], v: ['V'] };
+
+lessonPage({
+  slug: 'step-by-step',
+  intro: [
+    'Each token of the sentence is a row of X (d_model = 8 here). Three learned matrices project X to queries, ' +
+      'keys and values; every query is compared with every key, the scores are scaled, masked, turned into ' +
+      'weights by a softmax, and the weights mix the values.',
+    'Walk the steps with Next/Prev or the ← → keys. On the scores step, focus a cell to see it as a sum of ' +
+      'products. Change any number of X, W_q, W_k, W_v, Q, K or V and everything after it is recomputed.',
+  ],
+  formula: String.raw`Q = XW_q^\top,\; K = XW_k^\top,\; V = XW_v^\top,\qquad \operatorname{Attention}(Q,K,V) = \operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}}\Big)V`,
+  pytorch: 'q, k, v = W_q(x), W_k(x), W_v(x)\nscores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n' +
+    'scores = scores.masked_fill(mask == 0, float("-inf"))\nweights = scores.softmax(dim=-1)\noutput = weights @ v',
+  call: 'const front = mha.trace(x);              // X, W_q/W_k/W_v, Q, K, V\n' +
+    'const back = lab.traceAttention(q, k, v, { causal });  // scores … output',
+  schema: {
+    sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat' },
+    seed: { type: 'int', min: 0, max: 999999, default: 1 },
+    mask: { type: 'enum', values: ['none', 'causal'], default: 'none' },
+    step: { type: 'int', min: 0, max: 20, default: 0 },
+  },
+  setup(ctx) {
+    const { lab, state, root } = ctx;
+    let edits = {};
+    let inputsKey = '';
+    let mha = null;
+    const stepper = document.createElement('attn-stepper');
+    const chips = el('div');
+    const editor = el('div');
+    const dot = el('div', { class: 'explain', hidden: true, 'aria-live': 'polite' });
+    let steps = [];
+    let tokens = [];
+
+    const sentence = sentenceInput('Sentence (up to 10 tokens)', state.sentence, (value) => ctx.set({ sentence: value }));
+    root.append(
+      el('div', { class: 'controls' }, sentence,
+        field('Seed', el('input', { type: 'number', min: 0, max: 999999, value: state.seed,
+          on: { change: (e) => ctx.set({ seed: Math.max(0, Math.min(999999, Math.trunc(Number(e.target.value)) || 0)) }) } })),
+        field('Mask', select([['none', 'none'], ['causal', 'causal (torch.tril)']], state.mask, (mask) => ctx.set({ mask }))),
+        el('button', { type: 'button', text: 'Undo my edits', on: { click: () => { edits = {}; ctx.set({}); } } })),
+      chips, stepper, dot, editor);
+
+    stepper.addEventListener('step-change', (e) => {
+      ctx.remember({ step: e.detail.index });
+      showEditor();
+    });
+    // A focused score cell, explained as the sum of products it is.
+    stepper.addEventListener('cell-focus', (e) => {
+      const step = steps[stepper.index];
+      const origin = e.composedPath()[0];  // the heatmap that was focused: only the scores are explained
+      if (step?.id !== 'scores' || !e.detail || !String(origin?.caption ?? '').startsWith('scores')) return;
+      const { row, col, value } = e.detail;
+      const q = rowOf(step.tensors.Q, row);
+      const k = rowOf(step.tensors.K, col);
+      const terms = q.map((x, t) => `${formatNumber(x)}×${formatNumber(k[t])}`).join(' + ');
+      dot.hidden = false;
+      dot.textContent = `score[${row}][${col}] = q_${row}·k_${col} (“${tokens[row]}” asks, “${tokens[col]}” answers) = ${terms} = ${formatNumber(value, 4)}`;
+    });
+
+    function showEditor() {
+      const step = steps[stepper.index];
+      editor.replaceChildren();
+      dot.hidden = step?.id !== 'scores';
+      if (step?.id === 'scores' && dot.textContent === '') dot.textContent = 'Focus a cell of the scores (Tab, then the arrow keys) to see its sum of products.';
+      const names = step && EDITABLE[step.id];
+      if (!names) return;
+      for (const name of names) {
+        const m = step.tensors[name];
+        const labels = name.startsWith('W') ? null : tokens;
+        editor.append(panel(`Edit ${name} (${m.rows}×${m.cols})`, matrixEditor(name, m, labels, (r, c, value) => {
+          edits[name] = withEntry(m, r, c, value);
+          if (['X', 'W_q', 'W_k', 'W_v'].includes(name)) for (const downstream of ['Q', 'K', 'V']) delete edits[downstream];
+          ctx.set({});
+        })));
+      }
+    }
+
+    return () => {
+      const { tokens: all } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
+      tokens = all.slice(0, MAX_TOKENS);
+      const key = `${tokens.join(' ')}|${state.seed}`;
+      if (key !== inputsKey) {  // new sentence or seed: fresh weights, edits no longer fit
+        inputsKey = key;
+        edits = {};
+        mha?.dispose();
+        mha = new lab.MultiHeadAttention({ dModel: D_MODEL, numHeads: 1, bias: false, seed: state.seed });
+      }
+      chips.replaceChildren(tokenChips(tokens));
+      const x = edits.X ?? lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
+      const initial = mha.weights();
+      const w = ['W_q', 'W_k', 'W_v'].map((name, i) => edits[name] ?? sliceRows(initial.inProjWeight, i * D_MODEL, D_MODEL));
+      mha.loadWeights({ inProjWeight: lab.matrix(3 * D_MODEL, D_MODEL, [...w[0].data, ...w[1].data, ...w[2].data]),
+        outProjWeight: initial.outProjWeight });
+      const front = mha.trace(x).filter((s) => EDITABLE[s.id]);
+      for (const s of front) {
+        for (const name of Object.keys(s.tensors)) {
+          if (edits[name]) {
+            s.tensors[name] = edits[name];
+            s.explanation += ' (with your edits)';
+          }
+        }
+      }
+      const [q, k, v] = ['Q', 'K', 'V'].map((n) => front.find((s) => s.tensors[n]).tensors[n]);
+      const back = lab.traceAttention(q, k, v, { causal: state.mask === 'causal' });
+      steps = [...front, ...back];
+      stepper.labels = { rows: tokens, cols: tokens };
+      stepper.steps = steps;
+      stepper.index = Math.min(state.step, steps.length - 1);
+      showEditor();
+    };
+  },
+});

@@ -1,0 +1,40 @@
+// An editable matrix: a grid of number inputs. Calls onEdit(row, col, value) when the learner commits
+// a finite number; anything else is refused in place with a visible message.
+import { el } from './dom.js';
+
+export function matrixEditor(name, matrix, rowLabels, onEdit) {
+  const message = el('p', { class: 'field-hint', role: 'status' });
+  const body = [];
+  for (let r = 0; r < matrix.rows; r++) {
+    const cells = [];
+    for (let c = 0; c < matrix.cols; c++) {
+      const input = el('input', {
+        type: 'number', step: '0.01', value: matrix.data[r * matrix.cols + c].toFixed(2),
+        'aria-label': `${name} row ${r}${rowLabels ? ` (${rowLabels[r]})` : ''} column ${c}`,
+        on: {
+          change: (e) => {
+            const value = Number(e.target.value);
+            if (e.target.value.trim() === '' || !Number.isFinite(value)) {
+              message.textContent = `${name}[${r}][${c}] must be a number.`;
+              return;
+            }
+            message.textContent = '';
+            onEdit(r, c, value);
+          },
+        },
+      });
+      cells.push(el('td', {}, input));
+    }
+    body.push(el('tr', {}, el('th', { scope: 'row', text: rowLabels?.[r] ?? String(r) }), cells));
+  }
+  return el('div', { class: 'matrix-editor' },
+    el('div', { class: 'table-wrap' }, el('table', { class: 'data' }, el('caption', { class: 'sr-only', text: `Edit ${name}` }), el('tbody', {}, body))),
+    message);
+}
+
+// A copy of `m` with one entry replaced.
+export function withEntry(m, row, col, value) {
+  const data = Float32Array.from(m.data);
+  data[row * m.cols + col] = value;
+  return { rows: m.rows, cols: m.cols, data };
+}

@@ -1,0 +1,17 @@
+// Seeded modules the lessons reuse between updates: one MultiHeadAttention per configuration, kept
+// until the configuration changes (construction allocates in the wasm heap; forward calls do not).
+export function attentionCache(lab) {
+  let key = '';
+  let module = null;
+  return (config) => {
+    const next = JSON.stringify(config);
+    if (next !== key) {
+      module?.dispose();
+      module = null;
+      key = '';
+      module = new lab.MultiHeadAttention(config);  // may throw AttnLabError (e.g. heads ∤ d_model)
+      key = next;
+    }
+    return module;
+  };
+}

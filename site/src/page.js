@@ -1,0 +1,101 @@
+// The frame every lesson shares: navigation, the formula (KaTeX), the matching PyTorch line and
+// attnlab call, the URL state with its corrections, the loaded attnlab module, and error display.
+import 'katex/dist/katex.min.css';
+import '../styles.css';
+import 'attnlab/components';
+import katex from 'katex';
+import { AttnLabError, init } from 'attnlab';
+
+import { el } from './dom.js';
+import { LESSONS } from './lessons.js';
+import { readState, writeState } from './url-state.js';
+
+let labPromise;
+export function getLab() {
+  labPromise ??= init();
+  return labPromise;
+}
+
+export function siteHeader(current) {
+  const index = LESSONS.findIndex((l) => l.slug === current);
+  const link = (lesson, rel) => lesson
+    ? el('a', { href: `./${lesson.slug}.html`, rel, text: `${rel === 'prev' ? '← ' : ''}${lesson.title}${rel === 'next' ? ' →' : ''}` })
+    : el('span');
+  return el('header', { class: 'site-header' },
+    el('a', { class: 'brand', href: current ? '../index.html' : './index.html', text: 'attnlab' }),
+    current ? el('nav', { class: 'lesson-nav', 'aria-label': 'Lessons' },
+      link(LESSONS[index - 1], 'prev'), el('span', { class: 'lesson-count', text: `Lesson ${index + 1} of ${LESSONS.length}` }),
+      link(LESSONS[index + 1], 'next')) : null);
+}
+
+export function formulaBlock(tex) {
+  const node = el('div', { class: 'formula' });
+  katex.render(tex, node, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
+  return node;
+}
+
+function codeBlock(label, code) {
+  // The block scrolls sideways on narrow screens, so it takes focus for keyboard scrolling.
+  return el('figure', { class: 'code' }, el('figcaption', { text: label }),
+    el('pre', { tabindex: '0', 'aria-label': `${label} code` }, el('code', { text: code })));
+}
+
+// lesson: { slug, intro: string[], formula, pytorch, call, schema, setup(ctx) }
+// setup builds the lesson's interactive part into ctx.root and returns update(), which recomputes and
+// redraws from ctx.state; ctx.set(partial) changes state, writes the URL and calls update().
+export async function lessonPage(lesson) {
+  const meta = LESSONS.find((l) => l.slug === lesson.slug);
+  document.title = `${meta.title} · attnlab`;
+  const notices = el('div', { class: 'notices', role: 'status' });
+  const errorBox = el('div', { class: 'error', role: 'alert', hidden: true });
+  const root = el('section', { class: 'lesson-body', 'aria-label': 'Interactive lesson' });
+  const main = el('main', { id: 'main' },
+    el('h1', { text: meta.title }),
+    ...lesson.intro.map((p) => el('p', { class: 'intro', text: p })),
+    lesson.formula ? formulaBlock(lesson.formula) : null,
+    el('div', { class: 'code-pair' }, codeBlock('PyTorch', lesson.pytorch), codeBlock('attnlab', lesson.call)),
+    notices, errorBox, root);
+  document.body.replaceChildren(siteHeader(lesson.slug), main);
+
+  const { state, messages } = readState(lesson.schema ?? {});
+  for (const message of messages) notices.append(el('p', { class: 'notice', text: message }));
+  const lab = await getLab();
+  const ctx = {
+    lab,
+    state,
+    root,
+    // Shows an AttnLabError's message (text only) instead of the lesson's last result.
+    report(error) {
+      if (!(error instanceof AttnLabError)) throw error;
+      errorBox.hidden = false;
+      errorBox.textContent = error.message;
+    },
+    clearError() {
+      errorBox.hidden = true;
+      errorBox.textContent = '';
+    },
+    set(partial) {
+      Object.assign(state, partial);
+      writeState(state);
+      run();
+    },
+    // Records view-only state (such as the current step) in the URL without recomputing.
+    remember(partial) {
+      Object.assign(state, partial);
+      writeState(state);
+    },
+  };
+  const update = lesson.setup(ctx);
+  const run = () => {
+    try {
+      ctx.clearError();
+      update();
+    } catch (error) {
+      ctx.report(error);
+    }
+  };
+  writeState(state);
+  run();
+  document.body.dataset.ready = 'true';
+  return ctx;
+}

@@ -1,0 +1,44 @@
+// Small view helpers shared by the lessons: panels, heatmaps, token chips, sentence input.
+import { el, field } from './dom.js';
+
+export function panel(title, ...children) {
+  return el('div', { class: 'panel' }, title ? el('h3', { text: title }) : null, ...children);
+}
+
+// An <attn-heatmap> with its properties set (the element keeps them across updates).
+export function heatmap(props = {}) {
+  const node = document.createElement('attn-heatmap');
+  Object.assign(node, props);
+  return node;
+}
+
+export function tokenChips(tokens) {
+  const list = el('ul', { class: 'tokens', 'aria-label': 'Tokens' });
+  list.replaceChildren(...tokens.map((t) => el('li', { text: t })));
+  return list;
+}
+
+// A text input that reports its value on every edit (learner text: only ever used as text).
+export function sentenceInput(label, value, onInput, maxLength = 200) {
+  const input = el('input', { type: 'text', value, maxLength, spellcheck: 'false',
+    on: { input: (e) => onInput(e.target.value) } });
+  return field(label, input);
+}
+
+// Splits a Matrix into its rows (for tables) and slices columns/rows without computing anything.
+export function rowOf(m, r) {
+  return Array.from(m.data.slice(r * m.cols, (r + 1) * m.cols));
+}
+
+export function sliceRows(m, start, count) {
+  return { rows: count, cols: m.cols, data: m.data.slice(start * m.cols, (start + count) * m.cols) };
+}
+
+export const MAX_TOKENS = 32;
+
+// Tokens of the learner's sentence, at most MAX_TOKENS; an empty sentence falls back to `fallback`.
+export function tokensOf(lab, sentence, fallback) {
+  const tokens = lab.tokenize(sentence);
+  const usable = tokens.length ? tokens : lab.tokenize(fallback);
+  return { tokens: usable.slice(0, MAX_TOKENS), truncated: usable.length > MAX_TOKENS, empty: tokens.length === 0 };
+}
