@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 
 import { init } from '../web/index.js';
+import { measureSite } from './site.mjs';
 
 const D_K = 64;
 const SEQS = [64, 128, 256, 512, 1024];
@@ -60,6 +61,7 @@ const implementations = [
   ['attnlab native (Eigen)', nativeTimes()],
 ];
 const base = implementations[0][1];
+const siteTable = await measureSite();
 
 const header = '| implementation | seq | median ms | min–max ms | GFLOP/s | ratio to wasm SIMD |';
 const rows = [];
@@ -86,6 +88,14 @@ Machine: ${cpu}, ${os.cpus().length} cores; Node ${process.versions.node}. Produ
   means faster than attnlab's wasm SIMD build, below 1× slower.
 
 ${table}
+
+## The site's live budget (Chromium)
+
+Recompute + redraw after editing the sentence, measured in headless Chromium on the built site:
+from the input event until every heatmap has rendered and layout is up to date (${'median of 40 edits'}).
+
+${siteTable}
 `;
 console.log(table);
+console.log(siteTable);
 writeFileSync(new URL('./results.md', import.meta.url), markdown);

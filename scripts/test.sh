@@ -4,8 +4,9 @@
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the same suite compiled to wasm (SIMD and scalar) and run in Node;
 #   4. the npm package's tests (node:test over the built package, tsc on the .d.ts);
-#   5. the packaging tests: npm pack into an empty project, Node import, a plain page and a Vite app
-#      in headless Chromium.
+#   5. the browser tests in headless Chromium: the packed npm package (Node import, a plain page, a
+#      Vite app), the web components, and every lesson of the site (axe, screenshots in
+#      test-output/screenshots/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -25,10 +26,14 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== wasm (SIMD and scalar), GoogleTest in Node =="
 scripts/build-wasm.sh --test
 
+echo "== components and site =="
+scripts/build-components.sh
+scripts/build-site.sh
+
 echo "== npm package: node:test =="
 node --test tests/js/
 
-echo "== packaging: npm pack, Node, plain page and Vite app in Chromium =="
+echo "== browser: packaging, components, site (Chromium) =="
 node --test tests/e2e/
 
 echo "All tests passed."
