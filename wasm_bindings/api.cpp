@@ -43,9 +43,12 @@ LinearWeights linear_from_js(const val& w, const char* name) {
   return {matrix_from_js(w["weight"], name), vector_from_js(w["bias"], name)};
 }
 
-val multi_head_output_to_js(const MultiHeadAttentionOutput& out) {
+// { output, weights, averageWeights }, or just { output } when the caller asked for no weights
+// (saves copying num_heads n×n matrices out of the heap).
+val multi_head_output_to_js(const MultiHeadAttentionOutput& out, const val& options) {
   val result = val::object();
   result.set("output", matrix_to_js(out.output));
+  if (!option<bool>(options, "weights", true)) return result;
   val heads = val::array();
   for (const Matrix& w : out.head_weights) heads.call<void>("push", matrix_to_js(w));
   result.set("weights", heads);
@@ -93,6 +96,7 @@ val scaled_dot_product_attention(const val& q, const val& k, const val& v, const
     const AttentionResult r = attention_from_js(q, k, v, options, Tracer());
     val out = val::object();
     out.set("output", matrix_to_js(r.output));
+    if (!option<bool>(options, "weights", true)) return out;  // output only: no n×n copies
     out.set("weights", matrix_to_js(r.weights));
     out.set("scores", matrix_to_js(r.scores));
     out.set("scaledScores", matrix_to_js(r.scaled_scores));
@@ -211,9 +215,9 @@ val MultiHeadAttentionHandle::forward(const val& query, const val& key, const va
     Matrix mask;
     const MaskOptions masking = mask_options_from_js(options, mask);
     const Matrix q = matrix_from_js(query, "query");
-    if (key.isUndefined()) return multi_head_output_to_js(attention_.forward(q, masking));
+    if (key.isUndefined()) return multi_head_output_to_js(attention_.forward(q, masking), options);
     return multi_head_output_to_js(
-        attention_.forward(q, matrix_from_js(key, "key"), matrix_from_js(value, "value"), masking));
+        attention_.forward(q, matrix_from_js(key, "key"), matrix_from_js(value, "value"), masking), options);
   });
 }
 

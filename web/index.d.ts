@@ -36,6 +36,8 @@ export interface MaskOptions {
   mask?: MatrixInput;
   /** Causal mask aligned to the last key (combined with `mask` if both are given). */
   causal?: boolean;
+  /** false: return only `output` (no n×n weight matrices copied out; faster for long sequences). */
+  weights?: boolean;
 }
 
 export interface AttentionOptions extends MaskOptions {
@@ -46,13 +48,13 @@ export interface AttentionOptions extends MaskOptions {
 export interface AttentionResult {
   /** n_q×d_v */
   output: Matrix;
-  /** n_q×n_k softmax weights; rows sum to 1 (or are all 0 when every key is blocked). */
+  /** n_q×n_k softmax weights; rows sum to 1 (or are all 0 when every key is blocked). Absent with weights: false. */
   weights: Matrix;
-  /** n_q×n_k raw QKᵀ */
+  /** n_q×n_k raw QKᵀ (absent with weights: false) */
   scores: Matrix;
-  /** scores × scale */
+  /** scores × scale (absent with weights: false) */
   scaledScores: Matrix;
-  /** scaled scores with blocked entries at −Infinity */
+  /** scaled scores with blocked entries at −Infinity (absent with weights: false) */
   maskedScores: Matrix;
 }
 
@@ -91,9 +93,9 @@ export interface MultiHeadAttentionWeights {
 export interface MultiHeadAttentionResult {
   /** n_q×dModel */
   output: Matrix;
-  /** One n_q×n_k matrix per head. */
+  /** One n_q×n_k matrix per head (absent with weights: false). */
   weights: Matrix[];
-  /** Mean of the heads' weights (PyTorch's default return). */
+  /** Mean of the heads' weights, PyTorch's default return (absent with weights: false). */
   averageWeights: Matrix;
 }
 

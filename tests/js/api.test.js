@@ -70,6 +70,21 @@ for (const variant of VARIANTS) {
       assert.ok(empty.output.data.every(Number.isFinite));
     });
 
+    test('weights: false returns the same output alone', async () => {
+      const l = await lab(variant.simd);
+      const [q, k, v] = [l.randn(5, 8, 1), l.randn(6, 8, 2), l.randn(6, 4, 3)];
+      const full = l.scaledDotProductAttention(q, k, v, { causal: true });
+      const lean = l.scaledDotProductAttention(q, k, v, { causal: true, weights: false });
+      assert.deepEqual(Object.keys(lean), ['output']);
+      assert.deepEqual(lean.output.data, full.output.data);
+      const mha = new l.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 1 });
+      const x = l.randn(4, 8, 5);
+      const leanMha = mha.forward(x, x, x, { weights: false });
+      assert.deepEqual(Object.keys(leanMha), ['output']);
+      assert.deepEqual(leanMha.output.data, mha.forward(x).output.data);
+      mha.dispose();
+    });
+
     test('masks', async () => {
       const l = await lab(variant.simd);
       assert.deepEqual(Array.from(l.causalMask(3).data), [1, 0, 0, 1, 1, 0, 1, 1, 1]);

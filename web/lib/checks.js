@@ -73,12 +73,14 @@ export function checkOptions(fn, options) {
   return options;
 }
 
-// { mask?: Matrix, causal?: boolean } as the core takes them.
+// { mask?: Matrix, causal?: boolean, weights?: boolean } as the core takes them. weights: false asks
+// for the output alone (no n×n weight matrices copied out).
 export function maskOptions(fn, options) {
   const opts = checkOptions(fn, options);
   const out = {};
   if (opts.mask !== undefined && opts.mask !== null) out.mask = checkMatrix(fn, 'mask', opts.mask);
   if (opts.causal !== undefined) out.causal = checkBoolean(fn, 'causal', opts.causal);
+  if (opts.weights !== undefined) out.weights = checkBoolean(fn, 'weights', opts.weights);
   return out;
 }
 
