@@ -1,101 +1,129 @@
-// First benchmark: scaled dot-product attention (one head, d_k 64) at seq 64 … 1024 — wasm SIMD vs
-// wasm scalar (the full JS call, copies in and out included) vs native (Google Benchmark).
-// Prints a table and writes bench/results.md. Run through scripts/bench.sh, which builds first.
+// The benchmark: attnlab beside the WASM engines people use today, in one run, on one thread.
+//   core  softmax(QKᵀ/√d_k)V, one head, d_k 64, seq 64 … 1024
+//   MHA   d_model 512, 8 heads, with projections, seq 128 and 512
+//   small d_model 64, 8 heads, seq 16 … 64 — what the site runs — through the full JS call
+// plus native (Google Benchmark and onnxruntime-node), load size and time, and the site's redraw in
+// Chromium. Every implementation's output is checked against attnlab's before it is timed.
+// Prints the tables and writes bench/results.md. Run through scripts/bench.sh (it builds first).
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 
 import { init } from '../web/index.js';
+import { SAMPLES, mismatch, time } from './harness.mjs';
+import {
+  attnlabCore, attnlabMha, coreInputs, mhaInputs, ortNodeCore, ortNodeMha, ortWebCore, ortWebMha, plainJsCore, tfjsCore,
+} from './peers.mjs';
 import { measureSite } from './site.mjs';
 
 const D_K = 64;
-const SEQS = [64, 128, 256, 512, 1024];
-const SAMPLES = 15;
-const flops = (n) => 4 * n * n * D_K;
+const CORE_SEQS = [64, 256, 512, 1024];
+const coreFlops = (n) => 4 * n * n * D_K;
+const mhaFlops = (n, d) => 4 * n * n * d + 8 * n * d * d;
 
-// Median, min and max per-call milliseconds: each sample repeats the call until ≥ 25 ms have passed.
-function time(call) {
-  call();
-  const samples = [];
-  for (let s = 0; s < SAMPLES; s++) {
-    let iterations = 0;
-    const start = performance.now();
-    let elapsed = 0;
-    do {
-      call();
-      iterations++;
-      elapsed = performance.now() - start;
-    } while (elapsed < 25);
-    samples.push(elapsed / iterations);
+const simd = await init({ simd: true });
+const scalar = await init({ simd: false });
+
+// Rows of one table: each implementation timed on one shape, with its ratio to attnlab wasm SIMD.
+async function compare(label, flops, reference, others) {
+  const base = await time(reference.impl);
+  const expected = Float32Array.from(reference.impl.output());
+  const rows = [{ name: reference.name, t: base, check: 'reference' }];
+  for (const { name, impl } of others) {
+    const t = await time(impl);
+    const error = mismatch(impl.output(), expected);
+    if (!(error < 1e-4)) throw new Error(`${name} disagrees with attnlab on ${label}: relative error ${error}`);
+    rows.push({ name, t, check: error.toExponential(0) });
   }
-  samples.sort((a, b) => a - b);
-  return { median: samples[Math.floor(SAMPLES / 2)], min: samples[0], max: samples.at(-1) };
+  return rows.map(({ name, t, check }) => `| ${name} | ${label} | ${t.median.toFixed(3)} | ${t.min.toFixed(3)}–${t.max.toFixed(3)} | ` +
+    `${(flops / (t.median * 1e6)).toFixed(1)} | ${(t.median / base.median).toFixed(2)}× | ${check} |`);
 }
 
-async function wasmTimes(simd) {
-  const lab = await init({ simd });
-  const times = {};
-  for (const n of SEQS) {
-    const q = lab.randn(n, D_K, 1), k = lab.randn(n, D_K, 2), v = lab.randn(n, D_K, 3);
-    times[n] = time(() => lab.scaledDotProductAttention(q, k, v));
-  }
-  return times;
-}
-
-function nativeTimes() {
+function nativeCore() {
   const binary = new URL('../build/native/bench/attnlab_bench_attention', import.meta.url).pathname;
   const report = JSON.parse(execFileSync(binary, ['--benchmark_format=json'], { encoding: 'utf8' }));
-  const times = {};
-  for (const n of SEQS) {
-    const pick = (stat) => report.benchmarks.find((b) => b.run_name.startsWith(`attention/${n}/`) && b.aggregate_name === stat).real_time;
-    // Google Benchmark gives mean/median/stddev/cv over repetitions, no min/max: report mean ± stddev instead.
-    const [median, mean, stddev] = [pick('median'), pick('mean'), pick('stddev')];
-    times[n] = { median, min: mean - stddev, max: mean + stddev };
-  }
-  return times;
+  const pick = (n, stat) => report.benchmarks.find((b) => b.run_name.startsWith(`attention/${n}/`) && b.aggregate_name === stat).real_time;
+  return Object.fromEntries(CORE_SEQS.map((n) => [n, { median: pick(n, 'median'), mean: pick(n, 'mean'), sd: pick(n, 'stddev') }]));
 }
 
-const implementations = [
-  ['attnlab wasm SIMD', await wasmTimes(true)],
-  ['attnlab wasm scalar', await wasmTimes(false)],
-  ['attnlab native (Eigen)', nativeTimes()],
-];
-const base = implementations[0][1];
+const HEADER = '| implementation | shape | median ms | min–max ms | GFLOP/s | time ÷ attnlab wasm SIMD | max rel. error |\n|---|---|---|---|---|---|---|';
+
+const coreRows = [];
+const native = nativeCore();
+for (const n of CORE_SEQS) {
+  const [si, sc] = [coreInputs(simd, n, D_K), coreInputs(scalar, n, D_K)];
+  const rows = await compare(`seq ${n}`, coreFlops(n), { name: 'attnlab wasm SIMD', impl: attnlabCore(simd, si) }, [
+    { name: 'attnlab wasm scalar', impl: attnlabCore(scalar, sc) },
+    { name: 'onnxruntime-web (wasm SIMD, 1 thread)', impl: await ortWebCore(si) },
+    { name: 'tfjs-backend-wasm (SIMD, 1 thread)', impl: await tfjsCore(si) },
+    { name: 'plain JS (Float32Array loops)', impl: plainJsCore(si) },
+    { name: 'onnxruntime-node (native, 1 thread)', impl: await ortNodeCore(si) },
+  ]);
+  const base = Number(rows[0].split('|')[3]);
+  const nat = native[n];
+  rows.push(`| attnlab native (Google Benchmark) | seq ${n} | ${nat.median.toFixed(3)} | mean ${nat.mean.toFixed(3)} ± ${nat.sd.toFixed(3)} | ` +
+    `${(coreFlops(n) / (nat.median * 1e6)).toFixed(1)} | ${(nat.median / base).toFixed(2)}× | same seeded inputs |`);
+  coreRows.push(...rows);
+}
+
+const mhaRows = [];
+for (const [n, dModel, heads] of [[16, 64, 8], [32, 64, 8], [64, 64, 8], [128, 512, 8], [512, 512, 8]]) {
+  const inputs = mhaInputs(simd, n, dModel, heads);
+  const withWeights = { run: () => { inputs.last = inputs.mha.forward(inputs.x); }, output: () => inputs.last.output.data };
+  mhaRows.push(...await compare(`seq ${n}, d_model ${dModel}`, mhaFlops(n, dModel),
+    { name: 'attnlab wasm SIMD (output only)', impl: attnlabMha(simd, inputs) }, [
+      { name: 'attnlab wasm SIMD (with all per-head weights)', impl: withWeights },
+      { name: 'onnxruntime-web session.run (1 thread)', impl: await ortWebMha(inputs, heads) },
+      { name: 'onnxruntime-node session.run (1 thread)', impl: await ortNodeMha(inputs, heads) },
+    ]));
+  inputs.mha.dispose();
+}
+
+// Load: module sizes and init() to the first result, in fresh Node processes.
+const sizes = ['simd', 'scalar'].map((v) => [v, statSync(new URL(`../web/dist/attnlab-${v}.wasm`, import.meta.url)).size]);
+const initScript = "const t0 = performance.now(); const { init } = await import('./web/index.js'); const lab = await init(); " +
+  'lab.scaledDotProductAttention(lab.randn(4, 8, 1), lab.randn(4, 8, 2), lab.randn(4, 8, 3)); console.log(performance.now() - t0);';
+const initTimes = Array.from({ length: 7 }, () => Number(execFileSync(process.execPath, ['--input-type=module', '-e', initScript],
+  { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' }))).sort((a, b) => a - b);
+
 const siteTable = await measureSite();
-
-const header = '| implementation | seq | median ms | min–max ms | GFLOP/s | ratio to wasm SIMD |';
-const rows = [];
-for (const n of SEQS) {
-  for (const [name, times] of implementations) {
-    const t = times[n];
-    const gflops = flops(n) / (t.median * 1e6);
-    rows.push(`| ${name} | ${n} | ${t.median.toFixed(3)} | ${t.min.toFixed(3)}–${t.max.toFixed(3)} | ${gflops.toFixed(1)} | ${(base[n].median / t.median).toFixed(2)}× |`);
-  }
-}
-const table = [header, '|---|---|---|---|---|---|', ...rows].join('\n');
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const markdown = `# Benchmark results
 
-Scaled dot-product attention, one head, d_k = ${D_K}, softmax(QKᵀ/√d_k)V, float32, one thread.
-Machine: ${cpu}, ${os.cpus().length} cores; Node ${process.versions.node}. Produced by \`scripts/bench.sh\`.
+Machine: ${cpu}, ${os.cpus().length} cores; Node ${process.versions.node}; one thread everywhere. Produced by
+\`scripts/bench.sh\`. Medians of ${SAMPLES} samples (each ≥ 25 ms of repeated calls); min–max over samples.
+"time ÷ attnlab wasm SIMD" above 1× means slower than attnlab's SIMD build. Every implementation's
+output was checked against attnlab's before timing (max relative error column).
 
-- wasm rows time the whole JS call \`lab.scaledDotProductAttention(q, k, v)\`: copying Q, K, V in and
-  the five result matrices (output, weights, raw/scaled/masked scores) out. ${SAMPLES} samples of ≥ 25 ms
-  each; median per call, min–max over samples.
-- native rows are Google Benchmark (9 repetitions; median, and mean ± stddev in the min–max column)
-  of the C++ call \`scaled_dot_product_attention\`.
-- GFLOP/s counts 4·n²·d_k. The ratio column is (wasm SIMD median) / (this row's median): above 1×
-  means faster than attnlab's wasm SIMD build, below 1× slower.
+## Attention core: softmax(QKᵀ/√d_k)V, one head, d_k ${D_K}
 
-${table}
+attnlab rows time the JS call \`lab.scaledDotProductAttention(q, k, v, { weights: false })\` (copies
+in and out included). GFLOP/s counts 4·n²·d_k.
+
+${HEADER}
+${coreRows.join('\n')}
+
+## Multi-head attention with projections (8 heads)
+
+attnlab rows time \`mha.forward(x, x, x, { weights: false })\`, and the same call returning every
+head's n×n weights as the site does. onnxruntime rows run the same graph (projections, split heads,
+softmax, combine, output projection) with the same weights. GFLOP/s counts 4·n²·d + 8·n·d².
+
+${HEADER}
+${mhaRows.join('\n')}
+
+## Load
+
+| build | .wasm size | init() to first result (Node, fresh process, median of 7) |
+|---|---|---|
+${sizes.map(([v, s]) => `| attnlab ${v} | ${(s / 1024).toFixed(1)} KiB (${s} bytes) | ${v === 'simd' ? `${initTimes[3].toFixed(1)} ms (min ${initTimes[0].toFixed(1)}, max ${initTimes.at(-1).toFixed(1)})` : '—'} |`).join('\n')}
 
 ## The site's live budget (Chromium)
 
 Recompute + redraw after editing the sentence, measured in headless Chromium on the built site:
-from the input event until every heatmap has rendered and layout is up to date (${'median of 40 edits'}).
+from the input event until every heatmap has rendered and layout is up to date (median of 40 edits).
 
 ${siteTable}
 `;
-console.log(table);
-console.log(siteTable);
+console.log(markdown);
 writeFileSync(new URL('./results.md', import.meta.url), markdown);
