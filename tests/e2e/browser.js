@@ -10,17 +10,29 @@ export function launch() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
-// Opens `url`, waits for the page to set document.body.dataset.done, and returns what the page
-// reported plus every console error and page error seen on the way.
-export async function visit(browser, url) {
-  const page = await browser.newPage();
+// Opens `url` and waits for the page to set document.body.dataset.done; resolves to the open page
+// and the (live) lists of console errors, page errors and dialogs (alert, confirm, …) it produces.
+export async function open(browser, url, { viewport } = {}) {
+  const page = await browser.newPage(viewport ? { viewport } : {});
   const errors = [];
+  const dialogs = [];
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(message.text());
   });
   page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('dialog', (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    dialog.dismiss().catch(() => {});
+  });
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.done === 'true', null, { timeout: 20000 });
+  return { page, errors, dialogs };
+}
+
+// Opens `url`, waits for the page to set document.body.dataset.done, and returns what the page
+// reported plus every console error and page error seen on the way.
+export async function visit(browser, url) {
+  const { page, errors } = await open(browser, url);
   const result = await page.evaluate(() => JSON.parse(document.body.dataset.result ?? 'null'));
   await page.close();
   return { result, errors };

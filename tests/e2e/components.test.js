@@ -1,0 +1,474 @@
+// The web components (web/dist/components.js) in headless Chromium, on tests/e2e/pages/components.html:
+// what they draw (colours checked against d3-scale-chromatic evaluated here in Node), keyboard and
+// pointer use, export, untrusted labels, the stepper, axe-core, narrow screens, and update speed.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { interpolateRdBu, interpolateYlOrRd } from 'd3-scale-chromatic';
+
+import { launch, open } from './browser.js';
+import { serve } from './static-server.js';
+
+const repo = new URL('../../', import.meta.url).pathname;
+const bundle = join(repo, 'web/dist/components.js');
+const screenshots = join(repo, 'test-output/screenshots');
+const PAGE = '/tests/e2e/pages/components.html';
+const ascii = (text) => text.replaceAll('\u2212', '-'); // the components print a true minus sign
+const exact = (v) => Math.fround(v).toPrecision(6);
+
+// (Re)builds the bundle when it is missing or older than a source file.
+function ensureBundle() {
+  const sources = readdirSync(join(repo, 'web/components')).map((f) => join(repo, 'web/components', f));
+  const stale = !existsSync(bundle) || sources.some((f) => statSync(f).mtimeMs > statSync(bundle).mtimeMs);
+  if (stale) execFileSync(join(repo, 'scripts/build-components.sh'), { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+// Runs fn(shadowRoot, element, arg) in the page for the element with the given id.
+function inShadow(page, id, fn, arg) {
+  return page.evaluate(([id, source, arg]) => {
+    const element = document.getElementById(id);
+    return new Function('root', 'element', 'arg', `return (${source})(root, element, arg);`)(element.shadowRoot, element, arg);
+  }, [id, fn.toString(), arg]);
+}
+
+// What a heatmap shows: the canvas pixel at each cell's centre (the on-screen colours), each cell's
+// fill in the file toSVG() writes, printed values, axis texts, the active cell, the tooltip.
+const readHeatmap = (root, element) => {
+  const grid = root.querySelector('svg[role=grid]');
+  const active = root.getElementById(grid.getAttribute('aria-activedescendant'));
+  const tip = root.querySelector('.tooltip');
+  const file = new DOMParser().parseFromString(element.toSVG(), 'image/svg+xml');
+  const canvas = root.querySelector('canvas');
+  const { rows, cols } = element.matrix;
+  const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  const centre = (i) => {
+    const x = Math.floor(((i % cols) + 0.5) * (canvas.width / cols));
+    const y = Math.floor((Math.floor(i / cols) + 0.5) * (canvas.height / rows));
+    const at = 4 * (y * canvas.width + x);
+    return `rgb(${pixels[at]}, ${pixels[at + 1]}, ${pixels[at + 2]})`;
+  };
+  return {
+    pixels: Array.from({ length: rows * cols }, (_, i) => centre(i)),
+    fills: [...file.querySelectorAll('g.cells rect')].map((c) => c.getAttribute('fill')),
+    values: [...root.querySelectorAll('.values text')].map((t) => t.textContent),
+    axisTexts: [...grid.querySelectorAll('g[aria-hidden] > text')].map((t) => t.textContent),
+    activeIndex: Number(active?.getAttribute('data-i')),
+    activeRole: active?.getAttribute('role'),
+    activeLabel: active?.getAttribute('aria-label') ?? '',
+    tooltip: tip.hidden ? null : tip.textContent,
+    focusRing: getComputedStyle(root.querySelector('.focus-ring')).display,
+    images: root.querySelectorAll('img').length,
+  };
+};
+
+// Clicks (or hovers) cell (row, col) of the heatmap `locator` points at.
+async function pointAt(locator, row, col, action = 'click') {
+  const grid = locator.locator('svg .hit');
+  const box = await grid.boundingBox();
+  const { rows, cols } = await locator.evaluate((element) => element.matrix);
+  await grid[action]({ position: { x: ((col + 0.5) * box.width) / cols, y: ((row + 0.5) * box.height) / rows } });
+}
+
+describe('web components in Chromium', () => {
+  let server;
+  let browser;
+  let page;
+  let errors;
+  let dialogs;
+  let data;
+
+  before(async () => {
+    ensureBundle();
+    server = await serve(repo);
+    browser = await launch();
+    ({ page, errors, dialogs } = await open(browser, server.url + PAGE, { viewport: { width: 1280, height: 900 } }));
+    data = await page.evaluate(() => JSON.parse(document.body.dataset.result));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('the page loaded its data', () => {
+    assert.deepEqual(errors, []);
+    assert.ok(data, 'the page reported its data');
+  });
+
+  test('attn-heatmap: one cell per entry, palette colours, printed values, −∞, labels on both axes', async () => {
+    const { rows, cols, data: values } = data.weights;
+    const shown = await inShadow(page, 'weights', readHeatmap);
+    assert.equal(shown.fills.length, rows * cols, 'one filled rect per entry in the SVG file');
+    // The scale runs from the smallest to the largest finite value (float32, as the page stored them).
+    const finite = values.filter((v) => v !== '-Infinity').map(Math.fround);
+    const [lo, hi] = [Math.min(...finite), Math.max(...finite)];
+    const at = (v) => interpolateYlOrRd((Math.fround(v) - lo) / (hi - lo));
+    const indexOf = (v) => values.indexOf(Math.fround(v));
+    assert.equal(shown.fills[indexOf(0.9)], interpolateYlOrRd(1), 'the largest value is the palette\'s end');
+    assert.equal(shown.fills[indexOf(0.01)], interpolateYlOrRd(0), 'the smallest value is the palette\'s start');
+    assert.equal(shown.fills[indexOf(0.48)], at(0.48));
+    // On screen, every cell shows its value's colour (−∞: the hatch, grey at the cell's centre).
+    values.forEach((v, i) => {
+      if (v !== '-Infinity') assert.equal(shown.pixels[i], at(v), `cell ${i} (${v}) on screen`);
+      else assert.match(shown.pixels[i], /^rgb\((\d+), \1, \1\)$/, `cell ${i} (−∞) is grey`);
+    });
+    values.forEach((v, i) => {
+      if (v === '-Infinity') {
+        assert.match(shown.fills[i], /^url\(#.*blocked\)$/, 'a masked cell is hatched');
+        assert.equal(shown.values[i], '\u2212∞');
+      } else {
+        assert.equal(ascii(shown.values[i]), Math.fround(v).toFixed(2));
+      }
+    });
+    assert.ok(!shown.values.some((t) => /nan/i.test(t)));
+    for (const label of ['the', 'cat', 'sat', 'on']) assert.ok(shown.axisTexts.includes(label), `label ${label}`);
+    assert.equal(shown.axisTexts.filter((t) => t === 'sat').length, 2, 'a token on both axes');
+    for (const title of ['Query', 'Key']) assert.ok(shown.axisTexts.includes(title));
+  });
+
+  test('attn-heatmap: a diverging palette puts 0 at its middle and ±max at its ends', async () => {
+    const shown = await inShadow(page, 'signed', readHeatmap);
+    const { data: values } = data.signed; // max |v| = 2
+    assert.equal(shown.fills[values.indexOf(0)], interpolateRdBu(0.5));
+    assert.equal(shown.fills[values.indexOf(2)], interpolateRdBu(1));
+    assert.equal(shown.fills[values.indexOf(-2)], interpolateRdBu(0));
+    assert.equal(shown.fills[values.indexOf(-1)], interpolateRdBu(0.25));
+    assert.equal(shown.pixels[values.indexOf(0)], interpolateRdBu(0.5));
+  });
+
+  test('attn-heatmap: arrow keys move the active cell, which is announced and fires cell-focus', async () => {
+    await page.locator('#weights svg[role=grid]').focus();
+    let shown = await inShadow(page, 'weights', readHeatmap);
+    assert.equal(shown.activeIndex, 0);
+    assert.notEqual(shown.focusRing, 'none', 'the focus ring shows');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    shown = await inShadow(page, 'weights', readHeatmap);
+    const { cols, data: values } = data.weights;
+    assert.equal(shown.activeIndex, 1 * cols + 1);
+    assert.equal(shown.activeRole, 'gridcell');
+    assert.ok(ascii(shown.activeLabel).includes(exact(values[cols + 1])), shown.activeLabel);
+    assert.match(shown.activeLabel, /Query cat, Key cat/);
+    assert.ok(ascii(shown.tooltip).includes(exact(values[cols + 1])), 'the tooltip follows the keyboard');
+    const events = await page.evaluate(() => window.seen.cellFocus.filter((e) => e.id === 'weights'));
+    assert.deepEqual(events.map(({ row, col }) => [row, col]), [[0, 1], [1, 1]]);
+    assert.equal(events[1].value, Math.fround(values[cols + 1]));
+
+    await page.keyboard.press('End');
+    assert.equal((await inShadow(page, 'weights', readHeatmap)).activeIndex, 2 * cols - 1);
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp'); // stays on the first row
+    shown = await inShadow(page, 'weights', readHeatmap);
+    assert.equal(shown.activeIndex, 0);
+    assert.ok(ascii(shown.activeLabel).includes(exact(values[0])));
+  });
+
+  test('attn-heatmap: a masked cell is announced as −∞, never NaN', async () => {
+    await pointAt(page.locator('#weights'), 0, 2);
+    const shown = await inShadow(page, 'weights', readHeatmap);
+    assert.equal(shown.activeIndex, 2);
+    assert.match(shown.activeLabel, /^−∞ \(masked\)/);
+    const last = await page.evaluate(() => window.seen.cellFocus.at(-1));
+    assert.deepEqual([last.row, last.col, last.value], [0, 2, -Infinity]);
+  });
+
+  test('attn-heatmap: hovering a cell shows its exact value and "row → column"', async () => {
+    const { cols, data: values } = data.weights;
+    await pointAt(page.locator('#weights'), 2, 0, 'hover');
+    const { tooltip } = await inShadow(page, 'weights', readHeatmap);
+    assert.ok(tooltip, 'a tooltip shows');
+    assert.ok(ascii(tooltip).includes(exact(values[2 * cols])), tooltip);
+    assert.ok(tooltip.includes('<img src=x onerror=alert(1)> → the'), 'the full label, as text');
+    await page.mouse.move(0, 0);
+  });
+
+  test('attn-heatmap: a label with markup stays text and runs no script', async () => {
+    const shown = await inShadow(page, 'weights', readHeatmap);
+    assert.equal(shown.images, 0, 'no <img> element was created');
+    assert.ok(shown.axisTexts.some((t) => t.startsWith('<img src=x')), 'the label is shown as text');
+    assert.ok(await page.evaluate(() => document.getElementById('weights').shadowRoot.querySelector('figcaption').textContent.length > 0));
+    assert.deepEqual(dialogs, []);
+  });
+
+  test('attn-heatmap: in a narrow container the SVG shrinks and printed values hide, then return', async () => {
+    const read = () => page.evaluate(async () => {
+      const heatmap = document.getElementById('narrow');
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      const root = heatmap.shadowRoot;
+      return { width: root.querySelector('svg').getBoundingClientRect().width, box: heatmap.parentElement.clientWidth,
+        values: getComputedStyle(root.querySelector('.values')).display };
+    });
+    await page.evaluate(() => {
+      const box = Object.assign(document.createElement('div'), { style: 'width: 140px' });
+      const heatmap = Object.assign(document.createElement('attn-heatmap'), { id: 'narrow', caption: 'narrow' });
+      heatmap.matrix = { rows: 12, cols: 12, data: Float32Array.from({ length: 144 }, (_, i) => Math.sin(i)) };
+      document.body.append(box);
+      box.append(heatmap);
+    });
+    const narrow = await read();
+    assert.ok(narrow.width <= narrow.box, `the SVG (${narrow.width} px) fits its ${narrow.box} px box`);
+    assert.equal(narrow.values, 'none', 'values in 6 px cells are hidden');
+    await page.evaluate(() => { document.getElementById('narrow').parentElement.style.width = '900px'; });
+    assert.notEqual((await read()).values, 'none', 'values show again at full size');
+    await page.evaluate(() => document.getElementById('narrow').parentElement.remove());
+  });
+
+  test('toSVG() is standalone SVG with every cell; toPNG() is a PNG', async () => {
+    const result = await page.evaluate(async () => {
+      const heatmap = document.getElementById('weights');
+      const text = heatmap.toSVG();
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      const png = await heatmap.toPNG(2);
+      const bitmap = await createImageBitmap(png);
+      const curves = new DOMParser().parseFromString(document.getElementById('pe').toSVG(), 'image/svg+xml');
+      return {
+        text, parseError: doc.querySelector('parsererror')?.textContent ?? null, root: doc.documentElement.localName,
+        xmlns: doc.documentElement.getAttribute('xmlns'), cells: doc.querySelectorAll('g.cells rect').length,
+        viewBox: doc.documentElement.getAttribute('viewBox'), png: { type: png.type, size: png.size, width: bitmap.width },
+        curves: { parseError: curves.querySelector('parsererror') !== null, paths: curves.querySelectorAll('path.curve').length },
+        curvesPng: (await document.getElementById('pe').toPNG()).type,
+      };
+    });
+    assert.equal(result.parseError, null);
+    assert.equal(result.root, 'svg');
+    assert.equal(result.xmlns, 'http://www.w3.org/2000/svg');
+    assert.equal(result.cells, data.weights.rows * data.weights.cols);
+    assert.doesNotMatch(result.text, /(href|src)="(https?:|\/\/)|url\((?!#)/, 'no external references');
+    assert.doesNotMatch(result.text, /focus-ring|tabindex|aria-/, 'no on-screen-only parts');
+    assert.match(result.text, /<title>Masked scores, token labels<\/title>/);
+    assert.match(result.text, /&lt;img src=x/, 'the label is escaped text in the file');
+    assert.equal(result.png.type, 'image/png');
+    assert.ok(result.png.size > 1000);
+    assert.equal(result.png.width, Math.round(2 * Number(result.viewBox.split(' ')[2])));
+    assert.deepEqual(result.curves, { parseError: false, paths: 4 });
+    assert.equal(result.curvesPng, 'image/png');
+  });
+
+  test('pe-plot: one curve per requested dim, a legend, and a summary for screen readers', async () => {
+    const read = (root) => ({
+      paths: [...root.querySelectorAll('path.curve')].map((p) => ({ points: p.getAttribute('d').split(/[ML]/).length - 1, dash: p.getAttribute('stroke-dasharray'), stroke: p.getAttribute('stroke') })),
+      legend: [...root.querySelectorAll('.legend text')].map((t) => t.textContent),
+      role: root.querySelector('svg').getAttribute('role'),
+      label: root.querySelector('svg').getAttribute('aria-label'),
+    });
+    const curves = await inShadow(page, 'pe', read);
+    assert.equal(curves.paths.length, 4);
+    assert.ok(curves.paths.every((p) => p.points === data.pe.rows));
+    assert.equal(new Set(curves.paths.map((p) => p.stroke)).size, 4, 'distinct colours');
+    assert.equal(new Set(curves.paths.map((p) => p.dash)).size, 4, 'distinct dash patterns');
+    assert.deepEqual(curves.legend, ['dim 0', 'dim 1', 'dim 4', 'dim 8']);
+    assert.equal(curves.role, 'img');
+    assert.match(curves.label, /dimensions 0, 1, 4, 8 over positions 0 to 49/);
+
+    await page.evaluate(() => { document.getElementById('pe').dims = [2, 3]; });
+    await page.evaluate(() => document.getElementById('pe').updateComplete);
+    assert.deepEqual((await inShadow(page, 'pe', read)).legend, ['dim 2', 'dim 3']);
+    await page.evaluate(() => { document.getElementById('pe').dims = [0, 1, 4, 8]; });
+
+    const heatmap = await inShadow(page, 'pe-heatmap', (root) => {
+      const inner = root.querySelector('attn-heatmap');
+      const file = new DOMParser().parseFromString(inner.toSVG(), 'image/svg+xml');
+      return { cells: file.querySelectorAll('g.cells rect').length, palette: inner.palette };
+    });
+    assert.deepEqual(heatmap, { cells: data.pe.rows * data.pe.cols, palette: 'RdBu' });
+  });
+
+  describe('attn-stepper', () => {
+    const state = () => inShadow(page, 'stepper', (root, element) => ({
+      index: element.index,
+      count: root.querySelector('.count').textContent,
+      title: root.querySelector('.title').textContent,
+      prevDisabled: root.querySelectorAll('button')[0].disabled,
+      nextDisabled: root.querySelectorAll('button')[1].disabled,
+      tensors: [...root.querySelectorAll('attn-heatmap')].map((h) => h.caption),
+    }));
+    const changes = () => page.evaluate(() => window.seen.stepChange.splice(0));
+    const n = () => data.steps.length;
+
+    test('Next and Prev change the step, fire step-change and disable at the ends', async () => {
+      let s = await state();
+      assert.equal(s.count, `Step 1 of ${n()}`);
+      assert.equal(s.prevDisabled, true);
+      assert.equal(s.nextDisabled, false);
+      await page.locator('#stepper button', { hasText: 'Next' }).click();
+      s = await state();
+      assert.equal(s.index, 1);
+      assert.equal(s.count, `Step 2 of ${n()}`);
+      assert.equal(s.prevDisabled, false);
+      assert.deepEqual(await changes(), [{ index: 1, id: data.steps[1] }]);
+      await page.locator('#stepper button', { hasText: 'Previous' }).click();
+      assert.equal((await state()).index, 0);
+      assert.deepEqual(await changes(), [{ index: 0, id: data.steps[0] }]);
+
+      await page.evaluate((last) => { document.getElementById('stepper').index = last; }, n() - 2);
+      await page.locator('#stepper button', { hasText: 'Next' }).click();
+      s = await state();
+      assert.equal(s.index, n() - 1);
+      assert.equal(s.nextDisabled, true);
+      assert.equal(await page.evaluate(() => document.getElementById('stepper').shadowRoot.activeElement?.textContent.trim()), '← Previous',
+        'the focus moves to Previous rather than getting lost');
+    });
+
+    test('← and → change the step while the focus is inside; a heatmap keeps its own arrows', async () => {
+      await page.evaluate(() => { document.getElementById('stepper').index = 3; });
+      await page.locator('#stepper button', { hasText: 'Next' }).focus();
+      await changes();
+      await page.keyboard.press('ArrowRight');
+      assert.equal((await state()).index, 4);
+      await page.keyboard.press('ArrowLeft');
+      await page.keyboard.press('ArrowLeft');
+      assert.equal((await state()).index, 2);
+      assert.deepEqual((await changes()).map((c) => c.index), [4, 3, 2]);
+
+      await page.locator('#stepper attn-heatmap svg[role=grid]').first().focus();
+      await page.keyboard.press('ArrowRight');
+      assert.equal((await state()).index, 2, 'the arrow moved a cell, not the step');
+      assert.deepEqual(await changes(), []);
+    });
+
+    test('picking a cell of the scores outlines the query row and the key row', async () => {
+      const scores = data.steps.indexOf('head0.scores');
+      await page.evaluate((i) => { document.getElementById('stepper').index = i; }, scores);
+      assert.deepEqual((await state()).tensors, ['Q  [6×4]', 'K  [6×4]', 'scores  [6×6]']);
+      await pointAt(page.locator('#stepper attn-heatmap').nth(2), 1, 3);
+      const highlights = await inShadow(page, 'stepper', (root) => [...root.querySelectorAll('attn-heatmap')].map((h) => h.highlight));
+      assert.deepEqual(highlights.slice(0, 2), [{ rows: [1] }, { rows: [3] }]);
+    });
+
+    test('masked scores show −∞ cells', async () => {
+      await page.evaluate((i) => { document.getElementById('stepper').index = i; }, data.steps.indexOf('head0.masked_scores'));
+      await page.evaluate(() => new Promise(requestAnimationFrame));
+      const texts = await inShadow(page, 'stepper', (root) => {
+        const masked = [...root.querySelectorAll('attn-heatmap')].at(-1);
+        return [...masked.shadowRoot.querySelectorAll('.values text')].map((t) => t.textContent);
+      });
+      assert.equal(texts.filter((t) => t === '\u2212∞').length, 15, 'causal 6×6: 15 blocked entries');
+    });
+
+    test('setting steps again keeps the index (clamped)', async () => {
+      const before = await state();
+      const changed = await page.evaluate(async () => {
+        const stepper = document.getElementById('stepper');
+        const firstValue = () => [...stepper.shadowRoot.querySelectorAll('attn-heatmap')].at(-1).matrix.data[0];
+        const old = firstValue();
+        stepper.steps = window.recompute(11);
+        await stepper.updateComplete;
+        return { index: stepper.index, changed: firstValue() !== old };
+      });
+      assert.deepEqual(changed, { index: before.index, changed: true });
+      const clamped = await page.evaluate(async () => {
+        const stepper = document.getElementById('stepper');
+        stepper.steps = stepper.steps.slice(0, 3);
+        await stepper.updateComplete;
+        const index = stepper.index;
+        stepper.steps = window.recompute(1);
+        await stepper.updateComplete;
+        return index;
+      });
+      assert.equal(clamped, 2);
+      assert.deepEqual(await changes(), [], 'no step-change for a change the page made');
+    });
+  });
+
+  test('axe-core finds no serious or critical violation', async () => {
+    await page.evaluate((i) => { document.getElementById('stepper').index = i; }, data.steps.indexOf('head0.masked_scores'));
+    await page.addScriptTag({ path: join(repo, 'node_modules/axe-core/axe.min.js') });
+    const violations = await page.evaluate(async () => (await window.axe.run(document)).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((node) => node.target.join(' ')).join('; ')})`));
+    assert.deepEqual(violations, []);
+  });
+
+  test('screenshots at 1280 px and 390 px, no horizontal scrolling on the phone', async () => {
+    mkdirSync(screenshots, { recursive: true });
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(screenshots, 'components.png'), fullPage: true });
+    const phone = await open(browser, server.url + PAGE, { viewport: { width: 390, height: 844 } });
+    await phone.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const widths = await phone.page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+    await phone.page.screenshot({ path: join(screenshots, 'components-390.png'), fullPage: true });
+    await phone.page.addScriptTag({ path: join(repo, 'node_modules/axe-core/axe.min.js') });
+    const violations = await phone.page.evaluate(async () => (await window.axe.run(document)).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id));
+    await phone.page.close();
+    assert.ok(widths.scroll <= widths.viewport, `page is ${widths.scroll} px wide in a ${widths.viewport} px viewport`);
+    assert.deepEqual(violations, []);
+    assert.deepEqual([...phone.errors, ...phone.dialogs], []);
+  });
+
+  test('a new 32×32 matrix repaints in place, 8 heatmaps well within a frame', async () => {
+    const timing = await page.evaluate(async () => {
+      const size = 32;
+      const tokens = Array.from({ length: size }, (_, i) => `tok${i}`);
+      // Softmax rows of pseudo-random scores (a fixed LCG: the numbers do not matter, only the work).
+      let seed = 1;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const matrices = Array.from({ length: 12 }, () => {
+        const data = new Float32Array(size * size);
+        for (let r = 0; r < size; r++) {
+          let sum = 0;
+          for (let c = 0; c < size; c++) sum += (data[r * size + c] = Math.exp(3 * random()));
+          for (let c = 0; c < size; c++) data[r * size + c] /= sum;
+        }
+        return { rows: size, cols: size, data };
+      });
+      const box = document.createElement('div');
+      box.style.cssText = 'display: grid; grid-template-columns: repeat(4, 1fr); gap: 8px';
+      document.body.append(box);
+      const maps = Array.from({ length: 8 }, () => box.appendChild(Object.assign(document.createElement('attn-heatmap'),
+        { matrix: matrices[0], rowLabels: tokens, colLabels: tokens, domain: [0, 1] })));
+      await new Promise(requestAnimationFrame);
+      const skeleton = maps[0].shadowRoot.querySelector('svg .hit');
+      // One update: set the property, render, and let the browser recompute styles and layout
+      // (reading a computed style and a box forces both); painting is the compositor's and not timed.
+      const update = (heatmaps, k) => {
+        const t0 = performance.now();
+        for (const h of heatmaps) {
+          h.matrix = matrices[k % matrices.length];
+          h.renderNow();
+        }
+        for (const h of heatmaps) {
+          getComputedStyle(h.shadowRoot.querySelector('svg .hit')).fill;
+          h.getBoundingClientRect();
+        }
+        return performance.now() - t0;
+      };
+      const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      const one = [];
+      const eight = [];
+      for (let k = 1; k <= 60; k++) one.push(update([maps[0]], k));
+      for (let k = 1; k <= 60; k++) eight.push(update(maps, k));
+      // Then in real frames: 8 heatmaps updated in every requestAnimationFrame for 60 frames.
+      const frames = [];
+      await new Promise((resolve) => {
+        let k = 0;
+        let last = performance.now();
+        const tick = (now) => {
+          frames.push(now - last);
+          last = now;
+          for (const h of maps) h.matrix = matrices[k % matrices.length];
+          if (++k < 60) requestAnimationFrame(tick);
+          else resolve();
+        };
+        requestAnimationFrame(tick);
+      });
+      const reused = maps[0].shadowRoot.querySelector('svg .hit') === skeleton;
+      box.remove();
+      return { one: median(one), eight: median(eight), eightMax: Math.max(...eight), frames: median(frames.slice(1)), reused };
+    });
+    console.log(`# 32×32 heatmap update (median of 60, script + style + layout): one ${timing.one.toFixed(2)} ms, `
+      + `eight ${timing.eight.toFixed(2)} ms (max ${timing.eightMax.toFixed(2)} ms); `
+      + `median frame while updating 8 per frame: ${timing.frames.toFixed(1)} ms`);
+    assert.ok(timing.reused, 'the SVG was reused, not rebuilt');
+    assert.ok(timing.eight < 16, `8 updates took ${timing.eight} ms`);
+  });
+
+  test('no console errors and no dialogs on the whole run', () => {
+    assert.deepEqual(errors, []);
+    assert.deepEqual(dialogs, []);
+  });
+});

@@ -1,0 +1,111 @@
+// Type declarations for attnlab/components (hand-written, like index.d.ts). Importing the module
+// registers <attn-heatmap>, <pe-plot> and <attn-stepper>; the elements only draw the data they are
+// given and never load the wasm package.
+import type { Matrix, MatrixInput, Step } from './index.js';
+
+export type { Matrix, MatrixInput, Step };
+
+/** 'YlOrRd' (default, the tutorials' seaborn palette); 'cividis' and 'viridis' (colour-blind safe,
+ *  sequential); 'RdBu' and 'PuOr' (diverging, for signed values, 0 at the neutral middle). */
+export type Palette = 'YlOrRd' | 'cividis' | 'viridis' | 'RdBu' | 'PuOr';
+
+/** Outlines drawn over a heatmap, e.g. the operands of a focused result cell. */
+export interface Highlight {
+  rows?: number[];
+  cols?: number[];
+  /** [row, col] pairs. */
+  cells?: [number, number][];
+}
+
+/** detail of the `cell-focus` event: the active cell and its value (−Infinity for a masked score). */
+export interface CellFocusDetail {
+  row: number;
+  col: number;
+  value: number;
+}
+
+/** detail of the `step-change` event. */
+export interface StepChangeDetail {
+  index: number;
+  step: Step;
+}
+
+/** What every element has: a render batched per microtask, and picture export. */
+interface RenderedElement extends HTMLElement {
+  /** Resolves once the pending render (after property changes) has happened. */
+  readonly updateComplete: Promise<void>;
+  /** Renders at once if a render is pending. */
+  renderNow(): void;
+}
+
+interface Exportable {
+  /** A standalone SVG document (xmlns, inline presentation attributes, no external references). */
+  toSVG(): string;
+  /** The same picture as a PNG at `scale` pixels per SVG unit (default 2). */
+  toPNG(scale?: number): Promise<Blob>;
+}
+
+/** <attn-heatmap>: a matrix as coloured cells with labels, legend, tooltip and keyboard navigation.
+ *  Attributes: palette, decimals, show-values, caption, row-title, col-title, no-export. */
+export interface AttnHeatmapElement extends RenderedElement, Exportable {
+  matrix: MatrixInput | null;
+  /** One label per row (else the row indices are shown). Always rendered as text. */
+  rowLabels: string[] | null;
+  colLabels: string[] | null;
+  /** Default 'Query'. */
+  rowTitle: string;
+  /** Default 'Key'. */
+  colTitle: string;
+  palette: Palette;
+  /** [min, max] of the colour scale; default the data's finite range (symmetric around 0 for a
+   *  diverging palette). null restores the default. */
+  domain: [number, number] | null;
+  /** Decimal places of printed values and legend ticks; default 2. */
+  decimals: number;
+  /** 'auto' (default) prints values when both dimensions are at most 12. */
+  showValues: 'auto' | boolean;
+  highlight: Highlight | null;
+  caption: string;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnHeatmapElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: 'cell-focus', listener: (this: AttnHeatmapElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+/** <pe-plot>: a positional-encoding table (positions × dims) as curves or as a heatmap.
+ *  Attributes: mode, caption, no-export. */
+export interface PePlotElement extends RenderedElement, Exportable {
+  matrix: MatrixInput | null;
+  /** Dimensions drawn as curves; default [0, 1, 4, 8]. */
+  dims: number[];
+  /** 'curves' (default) or 'heatmap' (an inner <attn-heatmap>, palette RdBu). */
+  mode: 'curves' | 'heatmap';
+  caption: string;
+}
+
+/** <attn-stepper>: a trace (Step[]) shown one step at a time, each tensor as a labelled heatmap. */
+export interface AttnStepperElement extends RenderedElement {
+  /** Setting new steps keeps `index` (clamped). */
+  steps: Step[];
+  /** The step shown; default 0. */
+  index: number;
+  /** Token labels for tensors whose rows (queries) or columns (keys) match their count. */
+  labels: { rows?: string[]; cols?: string[] };
+  /** Picking a cell of a step's result outlines the operands it came from; default true. */
+  highlightOperands: boolean;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnStepperElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: 'step-change', listener: (this: AttnStepperElement, ev: CustomEvent<StepChangeDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: 'cell-focus', listener: (this: AttnStepperElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+export declare const AttnHeatmap: { new (): AttnHeatmapElement; prototype: AttnHeatmapElement };
+export declare const PePlot: { new (): PePlotElement; prototype: PePlotElement };
+export declare const AttnStepper: { new (): AttnStepperElement; prototype: AttnStepperElement };
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attn-heatmap': AttnHeatmapElement;
+    'pe-plot': PePlotElement;
+    'attn-stepper': AttnStepperElement;
+  }
+}

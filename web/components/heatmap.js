@@ -1,0 +1,411 @@
+// <attn-heatmap>: one matrix as coloured cells with token labels, a colour legend, a tooltip and
+// keyboard navigation.
+//
+// Speed: the SVG skeleton (heatmap-svg.js) is rebuilt only when the shape, labels or titles change.
+// A new matrix of the same shape repaints in place: colours on a canvas under the SVG
+// (heatmap-canvas.js says why), printed values by rewriting their Text nodes — a lesson redraws 8
+// heatmaps per frame. No element exists per cell, so even a 100×128 table builds quickly.
+//
+// Accessibility: the ARIA grid pattern, virtualised as ARIA allows. The SVG is the grid and the one
+// tab stop, with aria-rowcount/colcount of the whole matrix; only the active cell is present, as a
+// row (aria-rowindex) holding a gridcell (aria-colindex) labelled with its exact value, and
+// aria-activedescendant points at it. Each move makes a fresh cell, so screen readers announce it.
+import { attributeProperties, RenderedElement } from './base.js';
+import { standaloneSVG, svgToPNG } from './export.js';
+import { figureShell } from './figure.js';
+import { formatExact, formatFixed, formatTick } from './format.js';
+import { CellCanvas } from './heatmap-canvas.js';
+import { heatmapLayout, LABEL_FONT } from './heatmap-layout.js';
+import { buildHeatmapSVG, cellRects, LEGEND_STOPS } from './heatmap-svg.js';
+import { axisLabels, checkMatrix } from './matrix.js';
+import { FONT_FAMILY } from './measure.js';
+import {
+  BLOCKED, colorScale, dataDomain, DEFAULT_PALETTE, EMPTY_FILL, palette, PALETTES, scan, textColorOn,
+} from './palettes.js';
+import { px, svg } from './svg.js';
+import { Tooltip, TOOLTIP_CSS } from './tooltip.js';
+
+const CSS = `
+.frame { position: relative; }
+.frame svg { position: relative; } /* above the cells' canvas */
+svg:focus { outline: none; }
+svg:focus-visible { outline: 2px solid #0b57d0; outline-offset: 3px; }
+.focus-ring { display: none; }
+svg:focus .focus-ring { display: inline; }
+.hit { cursor: pointer; }
+.values, .focus-ring, .hover-ring, .highlights, .active-row { pointer-events: none; }
+.compact .values { display: none; }
+${TOOLTIP_CSS}`;
+
+const SHOW_VALUES_MAX = 12; // showValues 'auto' prints values when both dims are at most this
+const MAX_VALUE_FONT = 11;
+const MIN_VALUE_FONT = 6; // SVG units: value text that would be smaller is not drawn at all
+const MIN_READABLE_PX = 7; // CSS px: value text shrunk below this on a narrow screen is hidden
+const MIN_LABEL_PX = 10; // CSS px: labels are drawn larger (and fewer) to stay at least this big
+const MAX_LABEL_FONT = 24;
+const MOVES = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
+
+let instances = 0;
+
+export class AttnHeatmap extends RenderedElement {
+  static upgradedProperties = ['matrix', 'rowLabels', 'colLabels', 'domain', 'highlight'];
+
+  #matrix = null;
+  #rowLabels = null;
+  #colLabels = null;
+  #domain = null;
+  #highlight = null;
+
+  #id = `attn-heatmap-${++instances}`;
+  #svg;
+  #caption;
+  #canvas = new CellCanvas();
+  #tooltip = new Tooltip();
+  #builtFor = ''; // the key of what the skeleton was built for: a render with the same key repaints
+  #spec = null;
+  #refit = false; // the container's width changed enough to want another label size
+  #layout = null;
+  #parts = null; // the skeleton's parts (heatmap-svg.js)
+  #labels = null; // { rows, cols, rowTitle, colTitle }: full texts for tooltips and screen readers
+  #fills = []; // each cell's colour: for the canvas, and for the exported file's rects
+  #inks = [];
+  #valueFont = -1;
+  #active = { row: 0, col: 0 };
+  #activeCell = null;
+
+  constructor() {
+    super();
+    const { figure, caption, body } = figureShell(this, CSS, 'heatmap', 'frame');
+    this.#caption = caption;
+    this.#svg = svg('svg', { role: 'grid', tabindex: 0, 'font-family': FONT_FAMILY, 'aria-describedby': 'help' });
+    body.append(this.#canvas.canvas, this.#svg, this.#tooltip.element);
+    const help = document.createElement('p');
+    help.id = 'help';
+    help.className = 'sr-only';
+    help.textContent = 'Arrow keys move between cells; Home and End go to the first and last cell of the row.';
+    figure.append(help);
+
+    this.#svg.addEventListener('keydown', (event) => this.#onKey(event));
+    this.#svg.addEventListener('focus', () => this.#showTooltip(this.#active.row, this.#active.col));
+    this.#svg.addEventListener('blur', () => this.#tooltip.hide());
+    this.#svg.addEventListener('pointermove', (event) => this.#onPointer(event));
+    this.#svg.addEventListener('pointerleave', () => this.#onPointerLeave());
+    this.#svg.addEventListener('click', (event) => {
+      const cell = this.#cellAt(event);
+      if (cell) this.#setActive(cell.row, cell.col);
+    });
+    // The host's width is the room there is (the SVG itself is at most its natural size).
+    globalThis.ResizeObserver && new ResizeObserver(() => this.#onResize()).observe(this);
+  }
+
+  get matrix() { return this.#matrix; }
+  set matrix(m) {
+    this.#matrix = m == null ? null : checkMatrix('attn-heatmap', 'matrix', m);
+    this.requestRender();
+  }
+
+  get rowLabels() { return this.#rowLabels; }
+  set rowLabels(labels) { this.#rowLabels = labels ?? null; this.requestRender(); }
+
+  get colLabels() { return this.#colLabels; }
+  set colLabels(labels) { this.#colLabels = labels ?? null; this.requestRender(); }
+
+  get domain() { return this.#domain; }
+  set domain(d) {
+    this.#domain = Array.isArray(d) && d.length === 2 && d.every(Number.isFinite) && d[0] < d[1] ? [...d] : null;
+    this.requestRender();
+  }
+
+  get highlight() { return this.#highlight; }
+  set highlight(h) { this.#highlight = h ?? null; this.requestRender(); }
+
+  toSVG() {
+    this.renderNow();
+    if (!this.#layout) return '';
+    const { rows, cols } = this.#matrix;
+    // The file has no canvas: its cells are filled rects.
+    return standaloneSVG(this.#svg, this.caption,
+      (clone) => cellRects(clone.querySelector('.cells'), this.#layout, rows, cols, this.#fills));
+  }
+
+  toPNG(scale = 2) {
+    const text = this.toSVG();
+    return text ? svgToPNG(text, scale) : Promise.reject(new Error('<attn-heatmap>.toPNG: no matrix to draw'));
+  }
+
+  render() {
+    const m = this.#matrix;
+    this.#caption.textContent = this.caption;
+    if (!m) {
+      this.#svg.replaceChildren();
+      this.#canvas.canvas.hidden = true;
+      this.#layout = this.#parts = null;
+      this.#builtFor = '';
+      return;
+    }
+    const stats = scan(m.data);
+    const rows = axisLabels(this.#rowLabels, m.rows);
+    const cols = axisLabels(this.#colLabels, m.cols);
+    const showValues = this.showValues === 'auto' ? m.rows <= SHOW_VALUES_MAX && m.cols <= SHOW_VALUES_MAX : this.showValues;
+    const spec = { rows: m.rows, cols: m.cols, rowLabels: rows.texts, colLabels: cols.texts,
+      rowTitle: this.rowTitle, colTitle: this.colTitle, blocked: stats.blocked, showValues };
+    const key = JSON.stringify(spec);
+    if (key !== this.#builtFor || this.#refit) {
+      this.#build(spec);
+      this.#builtFor = key;
+    }
+    this.#labels = { rows, cols, rowTitle: spec.rowTitle, colTitle: spec.colTitle };
+    this.#paint(m, stats);
+    this.#drawHighlights();
+    this.#svg.setAttribute('aria-label', `${this.caption ? `${this.caption}: ` : ''}heatmap of ${m.rows} by ${m.cols}, `
+      + `rows ${spec.rowTitle || 'rows'}, columns ${spec.colTitle || 'columns'}`);
+    this.#syncActive();
+  }
+
+  #build(spec) {
+    this.#spec = spec;
+    this.#refit = false;
+    const layout = heatmapLayout({ ...spec, font: this.#fitFont(spec) });
+    this.#layout = layout;
+    this.#parts = buildHeatmapSVG(this.#svg, layout, spec, this.#id);
+    this.#svg.setAttribute('aria-rowcount', spec.rows);
+    this.#svg.setAttribute('aria-colcount', spec.cols);
+    this.#svg.style.width = `${layout.width}px`; // natural size; max-width: 100% shrinks it to fit
+    this.#canvas.canvas.hidden = false;
+    this.#canvas.place(layout, spec.rows, spec.cols);
+    this.#fills = new Array(spec.rows * spec.cols);
+    this.#inks = new Array(this.#parts.texts.length).fill('');
+    this.#valueFont = -1; // unknown: the first paint sizes the new value texts
+    this.#activeCell = null;
+  }
+
+  // The label font (SVG units) that shows at least MIN_LABEL_PX once the SVG is shrunk to fit the
+  // host: the layout's width grows with the font, so a couple of rounds settle it.
+  #fitFont(spec) {
+    const room = this.clientWidth;
+    let font = LABEL_FONT;
+    if (!room) return font; // not laid out (hidden, or not in the page yet)
+    for (let round = 0; round < 3; round++) {
+      const shown = font * Math.min(1, room / heatmapLayout({ ...spec, font }).width);
+      if (shown >= MIN_LABEL_PX - 0.25 || font >= MAX_LABEL_FONT) break;
+      font = Math.min(MAX_LABEL_FONT, (font * MIN_LABEL_PX) / shown);
+    }
+    return Math.round(font * 2) / 2;
+  }
+
+  #onResize() {
+    if (!this.#layout) return;
+    if (this.#fitFont(this.#spec) !== this.#layout.font) {
+      this.#refit = true;
+      this.requestRender();
+    } else {
+      this.#updateCompact();
+    }
+  }
+
+  // ── painting: colours, printed values and legend for the current data ──────────────────────────
+
+  #paint(m, stats) {
+    const { diverging } = palette(this.palette);
+    const domain = this.#domain ?? dataDomain(stats, diverging);
+    const color = colorScale(this.palette, domain);
+    const blockedFill = `url(#${this.#id}-blocked)`;
+    const decimals = this.decimals;
+    const { data } = m;
+    const texts = this.#parts.values ? this.#parts.texts : null;
+    let widest = 1;
+    for (let i = 0; i < data.length; i++) {
+      const v = data[i];
+      let fill;
+      if (v === -Infinity) fill = blockedFill;
+      else if (Number.isNaN(v)) fill = EMPTY_FILL;
+      else fill = color(v);
+      this.#fills[i] = fill;
+      if (!texts) continue;
+      const text = formatFixed(v, decimals);
+      if (texts[i].data !== text) texts[i].data = text;
+      if (text.length > widest) widest = text.length;
+      const ink = fill === blockedFill || fill === EMPTY_FILL ? BLOCKED.text : textColorOn(fill);
+      if (this.#inks[i] !== ink) {
+        texts[i].parentNode.setAttribute('fill', ink);
+        this.#inks[i] = ink;
+      }
+    }
+    this.#canvas.paint(this.#fills);
+    if (texts) this.#sizeValues(widest);
+    const [lo, hi] = domain;
+    this.#parts.gradientStops.forEach((stop, k) => stop.setAttribute('stop-color', color(lo + ((hi - lo) * k) / (LEGEND_STOPS - 1))));
+    this.#parts.ticks.forEach((tick, k) => { tick.textContent = formatTick(lo + ((hi - lo) * k) / 2, decimals); });
+  }
+
+  // One font size for all printed values: as large as fits the widest in a cell.
+  #sizeValues(widestChars) {
+    const { cell } = this.#layout;
+    const size = Math.min(MAX_VALUE_FONT, cell.h * 0.42, (cell.w - 4) / (widestChars * 0.6));
+    const font = size >= MIN_VALUE_FONT ? px(size) : 0;
+    if (font === this.#valueFont) return;
+    this.#valueFont = font;
+    this.#parts.values.setAttribute('font-size', font);
+    this.#parts.values.setAttribute('display', font ? 'inline' : 'none');
+    this.#updateCompact(); // reads layout: only when the font changed, not on every repaint
+  }
+
+  #updateCompact() {
+    if (!this.#layout || !this.#parts.values) return;
+    const scale = this.#svg.getBoundingClientRect().width / this.#layout.width;
+    this.#svg.classList.toggle('compact', scale > 0 && this.#valueFont * scale < MIN_READABLE_PX);
+  }
+
+  #drawHighlights() {
+    const group = this.#parts.highlights;
+    group.replaceChildren();
+    const h = this.#highlight;
+    const m = this.#matrix;
+    if (!h) return;
+    const { cell, gridX, gridY, gridW, gridH } = this.#layout;
+    const inRange = (i, n) => Number.isInteger(i) && i >= 0 && i < n;
+    const boxes = [
+      ...(h.rows ?? []).filter((r) => inRange(r, m.rows)).map((r) => [gridX, gridY + r * cell.h, gridW, cell.h]),
+      ...(h.cols ?? []).filter((c) => inRange(c, m.cols)).map((c) => [gridX + c * cell.w, gridY, cell.w, gridH]),
+      ...(h.cells ?? []).filter(([r, c]) => inRange(r, m.rows) && inRange(c, m.cols))
+        .map(([r, c]) => [gridX + c * cell.w, gridY + r * cell.h, cell.w, cell.h]),
+    ];
+    for (const [x, y, width, height] of boxes) {
+      const box = { x: px(x), y: px(y), width: px(width), height: px(height), fill: 'none' };
+      svg('rect', { ...box, stroke: '#ffffff', 'stroke-width': 4 }, group);
+      svg('rect', { ...box, stroke: '#000000', 'stroke-width': 2 }, group);
+    }
+  }
+
+  // ── the active cell: keyboard, pointer, tooltip, screen readers ────────────────────────────────
+
+  #onKey(event) {
+    const m = this.#matrix;
+    if (!m || event.altKey || event.metaKey) return;
+    let { row, col } = this.#active;
+    if (MOVES[event.key]) {
+      row = Math.min(m.rows - 1, Math.max(0, row + MOVES[event.key][0]));
+      col = Math.min(m.cols - 1, Math.max(0, col + MOVES[event.key][1]));
+    } else if (event.key === 'Home') {
+      col = 0;
+      if (event.ctrlKey) row = 0;
+    } else if (event.key === 'End') {
+      col = m.cols - 1;
+      if (event.ctrlKey) row = m.rows - 1;
+    } else return;
+    // Handled even at an edge: an enclosing <attn-stepper> must not take the arrow as "next step".
+    event.preventDefault();
+    this.#setActive(row, col);
+  }
+
+  // The cell under a pointer event, from its position over the grid (there are no cell elements).
+  #cellAt(event) {
+    if (!this.#layout || event.target !== this.#parts.hit) return null;
+    const box = this.#parts.hit.getBoundingClientRect();
+    const { rows, cols } = this.#matrix;
+    const row = Math.floor(((event.clientY - box.top) / box.height) * rows);
+    const col = Math.floor(((event.clientX - box.left) / box.width) * cols);
+    return row >= 0 && row < rows && col >= 0 && col < cols ? { row, col } : null;
+  }
+
+  #onPointer(event) {
+    const cell = this.#cellAt(event);
+    if (!cell) return this.#onPointerLeave();
+    this.#placeRing(this.#parts.hoverRing, cell.row, cell.col);
+    this.#parts.hoverRing.setAttribute('display', 'inline');
+    this.#showTooltip(cell.row, cell.col, event);
+  }
+
+  #onPointerLeave() {
+    this.#parts?.hoverRing.setAttribute('display', 'none');
+    if (this.shadowRoot.activeElement === this.#svg) this.#showTooltip(this.#active.row, this.#active.col);
+    else this.#tooltip.hide();
+  }
+
+  #setActive(row, col) {
+    if (row === this.#active.row && col === this.#active.col) return;
+    this.#active = { row, col };
+    this.#syncActive();
+    if (this.shadowRoot.activeElement === this.#svg) this.#showTooltip(row, col);
+    const value = this.#matrix.data[row * this.#matrix.cols + col];
+    this.dispatchEvent(new CustomEvent('cell-focus', { detail: { row, col, value }, bubbles: true, composed: true }));
+  }
+
+  // Makes the ARIA row and gridcell for the active cell (replacing the last one), points
+  // aria-activedescendant at it, and moves the focus ring there.
+  #syncActive() {
+    const m = this.#matrix;
+    if (!m || !this.#layout) return;
+    const row = Math.min(this.#active.row, m.rows - 1);
+    const col = Math.min(this.#active.col, m.cols - 1);
+    this.#active = { row, col };
+    const label = this.#describe(row, col);
+    const id = `${this.#id}-r${row}c${col}`;
+    if (this.#activeCell?.id === id) {
+      // Same cell, new data: relabel quietly (a lesson may redraw while the learner sits on a cell).
+      this.#activeCell.setAttribute('aria-label', label);
+    } else {
+      const { cell, gridX, gridY } = this.#layout;
+      const rowNode = svg('g', { role: 'row', 'aria-rowindex': row + 1 });
+      this.#activeCell = svg('rect', {
+        id, role: 'gridcell', 'aria-colindex': col + 1, 'aria-label': label, 'data-i': row * m.cols + col,
+        x: px(gridX + col * cell.w), y: px(gridY + row * cell.h), width: px(cell.w), height: px(cell.h), fill: 'none',
+      }, rowNode);
+      this.#parts.activeRow.replaceChildren(rowNode);
+      this.#svg.setAttribute('aria-activedescendant', id);
+    }
+    this.#placeRing(this.#parts.focusRing, row, col);
+  }
+
+  #placeRing(ring, row, col) {
+    const { cell, gridX, gridY } = this.#layout;
+    for (const rect of ring.children) {
+      rect.setAttribute('x', px(gridX + col * cell.w));
+      rect.setAttribute('y', px(gridY + row * cell.h));
+      rect.setAttribute('width', px(cell.w));
+      rect.setAttribute('height', px(cell.h));
+    }
+  }
+
+  // "cat", or "Query 3" for index labels; withTitle gives "Query cat" (for screen readers, which
+  // do not see which axis a token sits on).
+  #axisName(axis, i, withTitle = false) {
+    const { texts, custom } = this.#labels[axis];
+    const title = axis === 'rows' ? this.#labels.rowTitle : this.#labels.colTitle;
+    return title && (withTitle || !custom) ? `${title} ${texts[i]}` : texts[i];
+  }
+
+  #exact(row, col) {
+    const v = this.#matrix.data[row * this.#matrix.cols + col];
+    if (v === -Infinity) return '−∞ (masked)';
+    return Number.isNaN(v) ? 'no value' : formatExact(v);
+  }
+
+  #describe(row, col) {
+    return `${this.#exact(row, col)}, ${this.#axisName('rows', row, true)}, ${this.#axisName('cols', col, true)}`;
+  }
+
+  // Beside the pointer when hovering, by the active cell when it comes from the keyboard.
+  #showTooltip(row, col, pointer = null) {
+    if (!this.#layout) return;
+    const where = `${this.#axisName('rows', row)} → ${this.#axisName('cols', col)}`;
+    this.#tooltip.show(this.#exact(row, col), where, pointer ?? this.#activeCell.getBoundingClientRect());
+  }
+}
+
+const asDecimals = (text) => {
+  const n = Number.parseInt(text, 10);
+  return Number.isInteger(n) && n >= 0 && n <= 10 ? n : 2;
+};
+// show-values="" (a bare attribute) means true, like a boolean attribute.
+const asShowValues = (text) => (text === 'false' ? false : text === 'auto' ? 'auto' : true);
+const asPalette = (text) => (Object.hasOwn(PALETTES, text) ? text : DEFAULT_PALETTE);
+
+attributeProperties(AttnHeatmap, {
+  palette: { attr: 'palette', fallback: DEFAULT_PALETTE, parse: asPalette },
+  decimals: { attr: 'decimals', fallback: 2, parse: asDecimals },
+  showValues: { attr: 'show-values', fallback: 'auto', parse: asShowValues },
+  caption: { attr: 'caption', fallback: '' },
+  rowTitle: { attr: 'row-title', fallback: 'Query' },
+  colTitle: { attr: 'col-title', fallback: 'Key' },
+});

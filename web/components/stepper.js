@@ -1,0 +1,179 @@
+// <attn-stepper>: walks through a trace (Step[] from lab.MultiHeadAttention(...).trace(x)) one
+// step at a time — its title, its explanation and each of its tensors as a labelled heatmap. Picking
+// a cell of the step's result outlines the operands it came from (the row of Q and the row of K
+// behind a score), so a lesson can point at "q_i · k_j".
+import { RenderedElement } from './base.js';
+import { styleElement } from './styles.js';
+import { operandHighlight, tensorView } from './tensor-roles.js';
+
+const CSS = `
+.nav { display: flex; align-items: center; flex-wrap: wrap; gap: 0.5rem; }
+.count { margin: 0 0 0 0.25rem; font-size: 0.9rem; color: #57606a; font-variant-numeric: tabular-nums; }
+.title { margin: 0.6rem 0 0.2rem; font-size: 1.1rem; font-weight: 700; }
+.explanation { margin: 0 0 0.8rem; line-height: 1.45; overflow-wrap: anywhere; }
+.tensors {
+  display: grid; gap: 1rem 1.25rem; align-items: start;
+  grid-template-columns: repeat(auto-fit, minmax(min(100%, 15rem), 1fr));
+}
+`;
+
+// Where the focus is typing, arrow keys belong to the text, not to the stepper.
+const TEXT_ENTRY = new Set(['INPUT', 'TEXTAREA', 'SELECT']);
+
+export class AttnStepper extends RenderedElement {
+  static upgradedProperties = ['steps', 'index', 'labels', 'highlightOperands'];
+
+  #steps = [];
+  #index = 0;
+  #labels = {};
+  #highlightOperands = true;
+  #shownIndex = -1;
+  #heatmaps = []; // one per tensor of the shown step, reused from step to step
+  #names = [];
+  #prev;
+  #next;
+  #count;
+  #status;
+  #title;
+  #explanation;
+  #tensors;
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    const group = document.createElement('div');
+    group.setAttribute('role', 'group');
+    group.setAttribute('aria-label', 'Steps of the computation');
+    const nav = document.createElement('div');
+    nav.className = 'nav';
+    this.#prev = this.#button('←', 'Previous', -1);
+    this.#next = this.#button('→', 'Next', 1);
+    this.#count = document.createElement('p');
+    this.#count.className = 'count';
+    nav.append(this.#prev, this.#next, this.#count);
+    // Announces "Step 3 of 19: Scores QKᵀ" when the step changes.
+    this.#status = document.createElement('p');
+    this.#status.className = 'sr-only';
+    this.#status.setAttribute('aria-live', 'polite');
+    this.#title = document.createElement('p');
+    this.#title.className = 'title';
+    this.#explanation = document.createElement('p');
+    this.#explanation.className = 'explanation';
+    this.#tensors = document.createElement('div');
+    this.#tensors.className = 'tensors';
+    group.append(nav, this.#status, this.#title, this.#explanation, this.#tensors);
+    root.append(styleElement(CSS), group);
+
+    this.#tensors.addEventListener('cell-focus', (event) => this.#outlineOperands(event));
+    this.addEventListener('keydown', (event) => this.#onKey(event));
+  }
+
+  get steps() { return this.#steps; }
+  // Keeps the index (clamped): a lesson recomputes after an edit and stays on the same step.
+  set steps(list) {
+    this.#steps = Array.isArray(list) ? list : [];
+    this.requestRender();
+  }
+
+  get index() { return Math.max(0, Math.min(this.#index, this.#steps.length - 1)); }
+  set index(i) {
+    this.#index = Number.isInteger(i) ? i : 0;
+    this.requestRender();
+  }
+
+  get labels() { return this.#labels; }
+  set labels(l) {
+    this.#labels = l ?? {};
+    this.requestRender();
+  }
+
+  get highlightOperands() { return this.#highlightOperands; }
+  set highlightOperands(on) {
+    this.#highlightOperands = Boolean(on);
+    if (!on) for (const heatmap of this.#heatmaps) heatmap.highlight = null;
+  }
+
+  render() {
+    const n = this.#steps.length;
+    const index = this.index;
+    this.#index = index;
+    this.#prev.disabled = index <= 0;
+    this.#next.disabled = index >= n - 1;
+    this.#keepFocusOnButtons();
+    const step = this.#steps[index];
+    this.#count.textContent = n ? `Step ${index + 1} of ${n}` : 'No steps';
+    this.#title.textContent = step?.title ?? '';
+    this.#explanation.textContent = step?.explanation ?? '';
+    if (index !== this.#shownIndex) this.#status.textContent = step ? `Step ${index + 1} of ${n}: ${step.title}` : '';
+    this.#showTensors(step?.tensors ?? {}, index !== this.#shownIndex);
+    this.#shownIndex = index;
+  }
+
+  #showTensors(tensors, newStep) {
+    this.#names = Object.keys(tensors);
+    while (this.#heatmaps.length > this.#names.length) this.#heatmaps.pop().remove();
+    while (this.#heatmaps.length < this.#names.length) {
+      const heatmap = document.createElement('attn-heatmap');
+      this.#tensors.append(heatmap);
+      this.#heatmaps.push(heatmap);
+    }
+    this.#names.forEach((name, k) => {
+      const m = tensors[name];
+      const view = tensorView(name, m, this.#labels);
+      Object.assign(this.#heatmaps[k], {
+        matrix: m, caption: `${name}  [${m.rows}×${m.cols}]`, palette: view.palette, domain: view.domain,
+        rowTitle: view.rowTitle, colTitle: view.colTitle, rowLabels: view.rowLabels, colLabels: view.colLabels,
+      });
+      if (newStep) this.#heatmaps[k].highlight = null;
+    });
+  }
+
+  // A cell picked in the step's result (its last tensor) outlines what it was computed from.
+  #outlineOperands(event) {
+    const last = this.#heatmaps.length - 1;
+    if (!this.#highlightOperands || last < 1 || event.target !== this.#heatmaps[last]) return;
+    const { row, col } = event.detail;
+    this.#heatmaps.slice(0, last).forEach((heatmap, k) => {
+      heatmap.highlight = operandHighlight(this.#names[last], this.#names[k], row, col);
+    });
+  }
+
+  #button(arrow, label, delta) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    const icon = document.createElement('span');
+    icon.setAttribute('aria-hidden', 'true');
+    icon.textContent = arrow;
+    button.append(...(delta < 0 ? [icon, ` ${label}`] : [`${label} `, icon]));
+    button.addEventListener('click', () => this.#go(delta));
+    return button;
+  }
+
+  #onKey(event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const origin = event.composedPath()[0];
+    if (TEXT_ENTRY.has(origin?.tagName) || origin?.isContentEditable) return;
+    const delta = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
+    if (!delta) return;
+    event.preventDefault();
+    this.#go(delta);
+  }
+
+  #go(delta) {
+    const index = Math.max(0, Math.min(this.index + delta, this.#steps.length - 1));
+    if (index === this.index) return;
+    this.#index = index;
+    this.requestRender();
+    this.renderNow();
+    this.dispatchEvent(new CustomEvent('step-change', {
+      detail: { index, step: this.#steps[index] }, bubbles: true, composed: true,
+    }));
+  }
+
+  // A button that just became disabled (Next on the last step) would drop the focus to <body>.
+  #keepFocusOnButtons() {
+    const focused = this.shadowRoot.activeElement;
+    if (focused === this.#next && this.#next.disabled && !this.#prev.disabled) this.#prev.focus();
+    if (focused === this.#prev && this.#prev.disabled && !this.#next.disabled) this.#next.focus();
+  }
+}

@@ -1,0 +1,33 @@
+// CSS shared by the components' shadow roots.
+import { FONT_FAMILY } from './measure.js';
+
+export const BASE_CSS = `
+:host { display: block; font-family: ${FONT_FAMILY}; color: #1f2328; min-width: 0; }
+:host([hidden]) { display: none; }
+/* As wide as the picture (so the export buttons sit at its edge), never wider than the container. */
+figure { margin: 0; width: fit-content; max-width: 100%; }
+/* Wraps at the picture's width instead of widening the figure (width 0, then stretched to 100%). */
+figcaption { font-size: 0.95rem; font-weight: 600; margin: 0 0 0.35rem; overflow-wrap: anywhere; width: 0; min-width: 100%; }
+figcaption:empty { display: none; }
+svg { display: block; max-width: 100%; height: auto; }
+.sr-only {
+  position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;
+}
+button {
+  font: inherit; font-size: 0.8rem; line-height: 1.2; color: #1f2328; background: #f6f8fa;
+  border: 1px solid #8c959f; border-radius: 4px; padding: 0.2rem 0.55rem; cursor: pointer;
+}
+button:hover:not(:disabled) { background: #eaeef2; }
+button:focus-visible { outline: 2px solid #0b57d0; outline-offset: 2px; }
+button:disabled { color: #6e7781; border-color: #d0d7de; cursor: default; }
+.tools { display: flex; gap: 0.35rem; justify-content: flex-end; margin-top: 0.25rem; }
+:host([no-export]) .tools { display: none; }
+`;
+
+// A <style> for a shadow root: BASE_CSS plus the component's own rules.
+export function styleElement(css) {
+  const style = document.createElement('style');
+  style.textContent = BASE_CSS + css;
+  return style;
+}
