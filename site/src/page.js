@@ -76,14 +76,21 @@ export async function lessonPage(lesson) {
     },
     set(partial) {
       Object.assign(state, partial);
-      writeState(state);
+      saveState();
       run();
     },
     // Records view-only state (such as the current step) in the URL without recomputing.
     remember(partial) {
       Object.assign(state, partial);
-      writeState(state);
+      saveState();
     },
+  };
+  // The URL follows the state a moment later: while the learner types or drags a slider, one
+  // history write per pause instead of one per keystroke (each costs about a millisecond).
+  let saveTimer = 0;
+  const saveState = () => {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => writeState(state), 150);
   };
   const update = lesson.setup(ctx);
   const run = () => {

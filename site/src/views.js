@@ -12,9 +12,14 @@ export function heatmap(props = {}) {
   return node;
 }
 
-export function tokenChips(tokens) {
-  const list = el('ul', { class: 'tokens', 'aria-label': 'Tokens' });
-  list.replaceChildren(...tokens.map((t) => el('li', { text: t })));
+// The sentence's tokens as chips. Pass the list from the last call to update it in place (a
+// keystroke then rewrites a text or two instead of rebuilding the list).
+export function tokenChips(tokens, list = el('ul', { class: 'tokens', 'aria-label': 'Tokens' })) {
+  while (list.children.length > tokens.length) list.lastElementChild.remove();
+  tokens.forEach((t, i) => {
+    const chip = list.children[i] ?? list.appendChild(el('li'));
+    if (chip.textContent !== t) chip.textContent = t;
+  });
   return list;
 }
 

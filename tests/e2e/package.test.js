@@ -63,8 +63,8 @@ describe('the packed npm package', () => {
   test('holds exactly the whitelisted files', () => {
     const listing = run('tar', ['-tzf', tarball], repo).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
     assert.deepEqual(listing, [
-      'LICENSE', 'README.md', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm', 'dist/attnlab-simd.mjs',
-      'dist/attnlab-simd.wasm', 'index.d.ts', 'index.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js',
+      'LICENSE', 'README.md', 'components.d.ts', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm', 'dist/attnlab-simd.mjs',
+      'dist/attnlab-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js',
       'lib/loader.js', 'lib/modules.js', 'package.json',
     ]);
   });

@@ -113,7 +113,7 @@ describe('the site', () => {
     await next.click();
     await next.click();
     assert.equal(await status(), 2);  // the Q step
-    assert.equal(new URL(page.url()).searchParams.get('step'), '2');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('step') === '2');
     await page.locator('attn-stepper').getByRole('button', { name: /prev/i }).click();
     assert.equal(await status(), 1);
     await page.locator('attn-stepper').getByRole('button', { name: /next/i }).click();
@@ -162,6 +162,7 @@ describe('the site', () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/multi-head.html?heads=99&dModel=abc&seed=-5&mask=evil`);
     const notices = await page.$$eval('.notice', (ns) => ns.map((n) => n.textContent));
     assert.equal(notices.length, 4, notices.join(' | '));
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('heads') === '4');
     const params = new URL(page.url()).searchParams;
     assert.deepEqual([params.get('heads'), params.get('dModel'), params.get('seed'), params.get('mask')], ['4', '32', '0', 'none']);
     assert.deepEqual(problems, []);

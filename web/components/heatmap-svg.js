@@ -12,8 +12,7 @@ const hasGaps = ({ cell }) => cell.w >= 20 && cell.h >= 20;
 export function buildHeatmapSVG(root, layout, spec, id) {
   root.replaceChildren();
   root.setAttribute('viewBox', `0 0 ${layout.width} ${layout.height}`);
-  const parts = { ...defs(root, id), hit: null, values: null, texts: [] };
-  axes(root, layout, spec);
+  const parts = { ...defs(root, id), hit: null, values: null, texts: [], ...axes(root, layout, spec) };
   // Screen: the colours are on a canvas underneath (heatmap-canvas.js); the file: cellRects() fills
   // this group. The transparent rect takes the pointer for the whole grid.
   parts.cells = svg('g', { class: 'cells' }, root);
@@ -56,23 +55,39 @@ function defs(root, id) {
   return { gradientStops };
 }
 
+// The axis labels and titles; returns the label elements so new label texts that fit the same
+// geometry can be written in place (see relabelHeatmapSVG).
 function axes(root, layout, spec) {
   const group = svg('g', { 'aria-hidden': 'true', 'font-size': px(layout.font), fill: '#1f2328' }, root);
-  for (const label of layout.rowLabels) {
-    svgText(label.text, { x: px(label.x), y: px(label.y), dy: '0.35em', 'text-anchor': 'end' }, group);
-  }
-  for (const label of layout.colLabels) {
+  const rowLabelNodes = layout.rowLabels.map((label) =>
+    svgText(label.text, { x: px(label.x), y: px(label.y), dy: '0.35em', 'text-anchor': 'end' }, group));
+  const colLabelNodes = layout.colLabels.map((label) => {
     const at = { x: px(label.x), y: px(label.y) };
-    svgText(label.text, layout.rotated
+    return svgText(label.text, layout.rotated
       ? { transform: `translate(${at.x} ${at.y}) rotate(-45)`, 'text-anchor': 'end' }
       : { ...at, 'text-anchor': 'middle' }, group);
-  }
+  });
   const title = { 'font-weight': 600, 'text-anchor': 'middle' };
   if (layout.rowTitle) {
     const { x, y } = layout.rowTitle;
     svgText(spec.rowTitle, { ...title, transform: `translate(${px(x)} ${px(y)}) rotate(-90)` }, group);
   }
   if (layout.colTitle) svgText(spec.colTitle, { ...title, x: px(layout.colTitle.x), y: px(layout.colTitle.y) }, group);
+  return { rowLabelNodes, colLabelNodes };
+}
+
+// Where only label texts changed and `next` puts everything exactly where `current` did (the usual
+// case when a learner edits one word), rewrites the label texts in place and returns true; a
+// rebuild would recreate the whole skeleton and make the page lay it out again.
+export function relabelHeatmapSVG(parts, current, next) {
+  const geometry = (layout) => JSON.stringify({ ...layout,
+    rowLabels: layout.rowLabels.map(({ i, x, y }) => [i, x, y]), colLabels: layout.colLabels.map(({ i, x, y }) => [i, x, y]) });
+  if (geometry(current) !== geometry(next)) return false;
+  // Only the texts that differ: every rewritten text node is laid out again.
+  const write = (node, text) => { if (node.textContent !== text) node.textContent = text; };
+  next.rowLabels.forEach((label, k) => write(parts.rowLabelNodes[k], label.text));
+  next.colLabels.forEach((label, k) => write(parts.colLabelNodes[k], label.text));
+  return true;
 }
 
 // White lines between cells: one path however many cells there are.

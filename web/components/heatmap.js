@@ -16,7 +16,7 @@ import { figureShell } from './figure.js';
 import { formatExact, formatFixed, formatTick } from './format.js';
 import { CellCanvas } from './heatmap-canvas.js';
 import { heatmapLayout, LABEL_FONT } from './heatmap-layout.js';
-import { buildHeatmapSVG, cellRects, LEGEND_STOPS } from './heatmap-svg.js';
+import { buildHeatmapSVG, relabelHeatmapSVG, cellRects, LEGEND_STOPS } from './heatmap-svg.js';
 import { axisLabels, checkMatrix } from './matrix.js';
 import { FONT_FAMILY } from './measure.js';
 import {
@@ -64,6 +64,7 @@ export class AttnHeatmap extends RenderedElement {
   #builtFor = ''; // the key of what the skeleton was built for: a render with the same key repaints
   #spec = null;
   #refit = false; // the container's width changed enough to want another label size
+  #room = null; // the host's width as the ResizeObserver last reported it (null: not yet observed)
   #layout = null;
   #parts = null; // the skeleton's parts (heatmap-svg.js)
   #labels = null; // { rows, cols, rowTitle, colTitle }: full texts for tooltips and screen readers
@@ -95,7 +96,12 @@ export class AttnHeatmap extends RenderedElement {
       if (cell) this.#setActive(cell.row, cell.col);
     });
     // The host's width is the room there is (the SVG itself is at most its natural size).
-    globalThis.ResizeObserver && new ResizeObserver(() => this.#onResize()).observe(this);
+    // Its reports are kept, so a rebuild (new labels) need not read clientWidth: with several
+    // heatmaps rebuilding in one update, each read would force a layout of the page.
+    globalThis.ResizeObserver && new ResizeObserver((entries) => {
+      this.#room = entries.at(-1).contentRect.width;
+      this.#onResize();
+    }).observe(this);
   }
 
   get matrix() { return this.#matrix; }
@@ -151,15 +157,30 @@ export class AttnHeatmap extends RenderedElement {
       rowTitle: this.rowTitle, colTitle: this.colTitle, blocked: stats.blocked, showValues };
     const key = JSON.stringify(spec);
     if (key !== this.#builtFor || this.#refit) {
-      this.#build(spec);
+      if (this.#refit || !this.#relabel(spec)) this.#build(spec);
       this.#builtFor = key;
     }
     this.#labels = { rows, cols, rowTitle: spec.rowTitle, colTitle: spec.colTitle };
     this.#paint(m, stats);
     this.#drawHighlights();
-    this.#svg.setAttribute('aria-label', `${this.caption ? `${this.caption}: ` : ''}heatmap of ${m.rows} by ${m.cols}, `
-      + `rows ${spec.rowTitle || 'rows'}, columns ${spec.colTitle || 'columns'}`);
+    const label = `${this.caption ? `${this.caption}: ` : ''}heatmap of ${m.rows} by ${m.cols}, `
+      + `rows ${spec.rowTitle || 'rows'}, columns ${spec.colTitle || 'columns'}`;
+    if (this.#svg.getAttribute('aria-label') !== label) this.#svg.setAttribute('aria-label', label);
     this.#syncActive();
+  }
+
+  // New label texts on an otherwise unchanged skeleton: written in place when the geometry allows.
+  #relabel(spec) {
+    const old = this.#spec;
+    if (!old || !this.#layout) return false;
+    const { rowLabels, colLabels, ...rest } = spec;
+    const { rowLabels: oldRows, colLabels: oldCols, ...oldRest } = old;
+    if (JSON.stringify(rest) !== JSON.stringify(oldRest)) return false;
+    const layout = heatmapLayout({ ...spec, font: this.#layout.font });
+    if (!relabelHeatmapSVG(this.#parts, this.#layout, layout)) return false;
+    this.#spec = spec;
+    this.#layout = layout;
+    return true;
   }
 
   #build(spec) {
@@ -182,7 +203,7 @@ export class AttnHeatmap extends RenderedElement {
   // The label font (SVG units) that shows at least MIN_LABEL_PX once the SVG is shrunk to fit the
   // host: the layout's width grows with the font, so a couple of rounds settle it.
   #fitFont(spec) {
-    const room = this.clientWidth;
+    const room = this.#room ?? this.clientWidth;
     let font = LABEL_FONT;
     if (!room) return font; // not laid out (hidden, or not in the page yet)
     for (let round = 0; round < 3; round++) {

@@ -3,12 +3,24 @@
 export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif';
 
 let context;
+let contextFont = '';
+// Widths are asked for again and again (every heatmap of a page shares its token labels, and the
+// layout tries a few font sizes), and setting a canvas font is slow: remember them.
+const widths = new Map();
+const MAX_REMEMBERED = 20000;
 
 export function textWidth(text, size, weight = 400) {
+  const font = `${weight} ${size}px ${FONT_FAMILY}`;
+  const key = `${font}\u0000${text}`;
+  const known = widths.get(key);
+  if (known !== undefined) return known;
   context ??= globalThis.document?.createElement('canvas').getContext('2d') ?? null;
   if (!context) return text.length * size * 0.6;
-  context.font = `${weight} ${size}px ${FONT_FAMILY}`;
-  return context.measureText(text).width;
+  if (font !== contextFont) context.font = contextFont = font;
+  const width = context.measureText(text).width;
+  if (widths.size >= MAX_REMEMBERED) widths.clear();
+  widths.set(key, width);
+  return width;
 }
 
 // `text` shortened with an ellipsis until it is at most maxWidth wide (full text stays in tooltips).

@@ -25,8 +25,8 @@ lessonPage({
   setup(ctx) {
     const { lab, state, root } = ctx;
     const attention = attentionCache(lab);
-    const sourceChips = el('div');
-    const targetChips = el('div');
+    const sourceChips = tokenChips([]);
+    const targetChips = tokenChips([]);
     const shapes = el('p', { class: 'explain shapes', 'aria-live': 'polite' });
     const map = heatmap({ rowTitle: 'Target word (query)', colTitle: 'Source word (key)', caption: 'Cross-attention weights' });
     root.append(
@@ -38,8 +38,8 @@ lessonPage({
     return () => {
       const source = tokensOf(lab, state.source, 'the cat sat on the mat').tokens;
       const target = tokensOf(lab, state.target, 'le chat est assis').tokens;
-      sourceChips.replaceChildren(tokenChips(source));
-      targetChips.replaceChildren(tokenChips(target));
+      tokenChips(source, sourceChips);
+      tokenChips(target, targetChips);
       const x = lab.embedTokens(source, D_MODEL, { seed: state.seed });
       const y = lab.embedTokens(target, D_MODEL, { seed: state.seed });
       const { output, weights } = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed }).forward(y, x, x);

@@ -27,7 +27,7 @@ lessonPage({
   },
   setup(ctx) {
     const { lab, state, root } = ctx;
-    const chips = el('div');
+    const chips = tokenChips([]);
     const stepper = document.createElement('attn-stepper');
     const counts = el('div', { class: 'table-wrap' });
     stepper.addEventListener('step-change', (e) => ctx.remember({ step: e.detail.index }));
@@ -47,7 +47,7 @@ lessonPage({
         key = next;
       }
       const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
-      chips.replaceChildren(tokenChips(tokens));
+      tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, CONFIG.dModel, { seed: state.seed, positions: 'sinusoidal' });
       const parts = layer.parameterCounts();
       const small = new lab.MultiHeadAttention({ dModel: 32, numHeads: 4, bias: false });

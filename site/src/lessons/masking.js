@@ -27,7 +27,7 @@ lessonPage({
   setup(ctx) {
     const { lab, state, root } = ctx;
     const attention = attentionCache(lab);
-    const chips = el('div');
+    const chips = tokenChips([]);
     const check = el('p', { class: 'explain', 'aria-live': 'polite' });
     const maskMap = heatmap({ caption: 'Mask (1 = may attend)', rowTitle: 'Query', colTitle: 'Key', domain: [0, 1], palette: 'cividis' });
     const weightsMap = heatmap({ caption: 'Attention weights', rowTitle: 'Query', colTitle: 'Key', domain: [0, 1] });
@@ -42,7 +42,7 @@ lessonPage({
     return () => {
       const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
       const n = tokens.length;
-      chips.replaceChildren(tokenChips(tokens));
+      tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
       const validLength = Math.min(state.valid, n);
       const mask = state.mask === 'causal' ? lab.causalMask(n)

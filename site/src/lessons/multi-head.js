@@ -26,7 +26,7 @@ lessonPage({
   setup(ctx) {
     const { lab, state, root } = ctx;
     const attention = attentionCache(lab);
-    const chips = el('div');
+    const chips = tokenChips([]);
     const shapes = el('div', { class: 'explain shapes', 'aria-live': 'polite' });
     const heads = el('div', { class: 'grid' });
     const average = heatmap({ caption: 'Average over heads (PyTorch’s default return)', rowTitle: 'Query', colTitle: 'Key' });
@@ -40,7 +40,7 @@ lessonPage({
       chips, shapes, heads, el('h2', { text: 'Per-head vs averaged' }), panel(null, average));
     return () => {
       const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
-      chips.replaceChildren(tokenChips(tokens));
+      tokenChips(tokens, chips);
       let mha;
       try {
         mha = attention({ dModel: state.dModel, numHeads: state.heads, seed: state.seed });
@@ -52,25 +52,17 @@ lessonPage({
         throw error;
       }
       const x = lab.embedTokens(tokens, state.dModel, { seed: state.seed });
-      const steps = mha.trace(x, undefined, undefined, { causal: state.mask === 'causal' });
-      const split = steps.find((s) => s.id === 'head0.split').tensors.Q_h;
-      const concat = steps.find((s) => s.id === 'concat').tensors.concat;
+      const { output, weights, averageWeights } = mha.forward(x, x, x, { causal: state.mask === 'causal' });
       const n = tokens.length;
-      shapes.textContent = `X: ${shape(x)} → Q, K, V: ${n}×${state.dModel} → split_heads: ${state.heads} heads × ${shape(split)} ` +
-        `(d_k = ${state.dModel}/${state.heads} = ${split.cols}) → attention per head → combine_heads: ${shape(concat)} → W_o → ${n}×${state.dModel}`;
+      const dK = state.dModel / state.heads;
+      shapes.textContent = `X: ${shape(x)} → Q, K, V: ${n}×${state.dModel} → split_heads: ${state.heads} heads × ${n}×${dK} ` +
+        `(d_k = ${state.dModel}/${state.heads} = ${dK}) → attention per head → combine_heads: ${n}×${state.dModel} → W_o → ${shape(output)}`;
       if (headMaps.length !== state.heads) {
         headMaps = Array.from({ length: state.heads }, (_, h) => heatmap({ caption: `Head ${h}`, rowTitle: 'Query', colTitle: 'Key' }));
         heads.replaceChildren(...headMaps.map((m) => panel(null, m)));
       }
-      headMaps.forEach((m, h) => {
-        m.rowLabels = tokens;
-        m.colLabels = tokens;
-        m.matrix = steps.find((s) => s.id === `head${h}.weights`).tensors.weights;
-      });
-      const { averageWeights } = mha.forward(x, x, x, { causal: state.mask === 'causal' });
-      average.rowLabels = tokens;
-      average.colLabels = tokens;
-      average.matrix = averageWeights;
+      headMaps.forEach((m, h) => Object.assign(m, { rowLabels: tokens, colLabels: tokens, matrix: weights[h] }));
+      Object.assign(average, { rowLabels: tokens, colLabels: tokens, matrix: averageWeights });
     };
   },
 });

@@ -24,7 +24,7 @@ lessonPage({
   setup(ctx) {
     const { lab, state, root } = ctx;
     const attention = attentionCache(lab);
-    const chips = el('div');
+    const chips = tokenChips([]);
     const note = el('p', { class: 'field-hint', role: 'status' });
     const map = heatmap({ rowTitle: 'Query word', colTitle: 'Attending to (key)', caption: 'Attention weights' });
     const whoTable = el('div', { class: 'table-wrap' });
@@ -38,7 +38,7 @@ lessonPage({
       const { tokens, truncated, empty } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
       note.textContent = empty ? 'The sentence has no words; showing “the cat sat on the mat”.' :
         truncated ? 'Only the first 32 tokens are used.' : '';
-      chips.replaceChildren(tokenChips(tokens));
+      tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
       const { weights } = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed }).forward(x);
       map.rowLabels = tokens;

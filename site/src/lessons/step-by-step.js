@@ -36,7 +36,7 @@ lessonPage({
     let inputsKey = '';
     let mha = null;
     const stepper = document.createElement('attn-stepper');
-    const chips = el('div');
+    const chips = tokenChips([]);
     const editor = el('div');
     const dot = el('div', { class: 'explain', hidden: true, 'aria-live': 'polite' });
     let steps = [];
@@ -96,7 +96,7 @@ lessonPage({
         mha?.dispose();
         mha = new lab.MultiHeadAttention({ dModel: D_MODEL, numHeads: 1, bias: false, seed: state.seed });
       }
-      chips.replaceChildren(tokenChips(tokens));
+      tokenChips(tokens, chips);
       const x = edits.X ?? lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
       const initial = mha.weights();
       const w = ['W_q', 'W_k', 'W_v'].map((name, i) => edits[name] ?? sliceRows(initial.inProjWeight, i * D_MODEL, D_MODEL));
