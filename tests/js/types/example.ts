@@ -61,3 +61,26 @@ async function main(): Promise<void> {
 }
 
 void main();
+
+// The components, as a tutorial page uses them.
+import type { AttnHeatmapElement, AttnStepperElement, PePlotElement } from 'attnlab/components';
+
+async function components(lab: Lab): Promise<void> {
+  const heatmap = document.createElement('attn-heatmap') satisfies AttnHeatmapElement;
+  heatmap.matrix = lab.softmax(lab.randn(4, 4, 1));
+  heatmap.rowLabels = ['the', 'cat', 'sat', 'on'];
+  heatmap.palette = 'cividis';
+  heatmap.highlight = { rows: [1], cells: [[0, 2]] };
+  heatmap.addEventListener('cell-focus', (e) => console.log(e.detail.row, e.detail.value));
+  const svg: string = heatmap.toSVG();
+  const png: Blob = await heatmap.toPNG(2);
+  const plot = document.createElement('pe-plot') satisfies PePlotElement;
+  plot.matrix = lab.positionalEncoding(50, 8);
+  plot.dims = [0, 1, 4];
+  const stepper = document.createElement('attn-stepper') satisfies AttnStepperElement;
+  stepper.addEventListener('step-change', (e) => console.log(e.detail.index, e.detail.step.id));
+  stepper.steps = lab.traceAttention(lab.randn(3, 4, 1), lab.randn(3, 4, 2), lab.randn(3, 4, 3));
+  stepper.index = 2;
+  console.log(svg.length, png.size);
+}
+void components;
