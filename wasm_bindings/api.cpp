@@ -75,7 +75,9 @@ val softmax(const val& logits) {
 
 namespace {
 // Runs SDPA on JS inputs; options { mask?, causal?, scale? }. `tracer` records the steps if enabled.
-AttentionResult attention_from_js(const val& q, const val& k, const val& v, const val& options, const Tracer& tracer) {
+// output_only: attention_output (online softmax); only .output is then filled in.
+AttentionResult attention_from_js(const val& q, const val& k, const val& v, const val& options, const Tracer& tracer,
+                                  bool output_only = false) {
   const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
   Matrix mask;
   const MaskOptions masking = mask_options_from_js(options, mask);
@@ -87,16 +89,20 @@ AttentionResult attention_from_js(const val& q, const val& k, const val& v, cons
   AttentionOptions attention{.mask = masking.causal ? &combined : masking.mask};
   const float scale = option<float>(options, "scale", NAN);
   if (!std::isnan(scale)) attention.scale = scale;
+  if (output_only) return {.output = attnlab::attention_output(qm, km, vm, attention, tracer)};
   return attnlab::scaled_dot_product_attention(qm, km, vm, attention, tracer);
 }
 }  // namespace
 
 val scaled_dot_product_attention(const val& q, const val& k, const val& v, const val& options) {
   return guarded([&] {
-    const AttentionResult r = attention_from_js(q, k, v, options, Tracer());
     val out = val::object();
+    if (!option<bool>(options, "weights", true)) {  // output only: online softmax, no n×n matrices
+      out.set("output", matrix_to_js(attention_from_js(q, k, v, options, Tracer(), true).output));
+      return out;
+    }
+    const AttentionResult r = attention_from_js(q, k, v, options, Tracer());
     out.set("output", matrix_to_js(r.output));
-    if (!option<bool>(options, "weights", true)) return out;  // output only: no n×n copies
     out.set("weights", matrix_to_js(r.weights));
     out.set("scores", matrix_to_js(r.scores));
     out.set("scaledScores", matrix_to_js(r.scaled_scores));

@@ -71,6 +71,7 @@ MaskOptions mask_options_from_js(const val& options, Matrix& storage) {
     masking.mask = &storage;
   }
   masking.causal = options["causal"].isTrue();
+  masking.need_weights = !options["weights"].isFalse();
   return masking;
 }
 

@@ -10,11 +10,10 @@
 
 namespace attnlab {
 
-namespace {
+namespace detail {
 
-constexpr const char* kFunction = "scaled_dot_product_attention";
-
-void check_arguments(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options) {
+void check_attention_arguments(const char* kFunction, const Matrix& q, const Matrix& k, const Matrix& v,
+                               const AttentionOptions& options) {
   detail::require_non_empty(kFunction, "Q", q);
   detail::require_non_empty(kFunction, "K", k);
   detail::require_non_empty(kFunction, "V", v);
@@ -37,6 +36,10 @@ void check_arguments(const Matrix& q, const Matrix& k, const Matrix& v, const At
   if (options.dropout > 0.0f && !options.rng) detail::fail(kFunction, "dropout > 0 needs an rng");
 }
 
+}  // namespace detail
+
+namespace {
+
 std::string dims(const Matrix& m) { return "[" + shape_of(m) + "]"; }
 
 }  // namespace
@@ -44,7 +47,7 @@ std::string dims(const Matrix& m) { return "[" + shape_of(m) + "]"; }
 AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                              const AttentionOptions& options, const Tracer& tracer) {
   // Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] → output [n_q×d_v], weights [n_q×n_k]
-  check_arguments(q, k, v, options);
+  detail::check_attention_arguments("scaled_dot_product_attention", q, k, v, options);
   const auto d_k = q.cols();
   const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(d_k)));
   AttentionResult r;

@@ -49,5 +49,16 @@ void require_size(std::string_view function, std::string_view argument, const Ve
 void require_mask(std::string_view function, std::string_view argument, const Matrix& mask,
                   Eigen::Index n_q, Eigen::Index n_k);
 void require_probability(std::string_view function, std::string_view argument, float p);
+}  // namespace attnlab::detail
+
+namespace attnlab {
+struct AttentionOptions;
+}
+
+namespace attnlab::detail {
+// Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] and the options (mask n_q×n_k of 0/1, finite bias and scale,
+// dropout with an rng), for `function` (attention.cpp, flash_attention.cpp).
+void check_attention_arguments(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
+                               const AttentionOptions& options);
 
 }  // namespace attnlab::detail

@@ -130,14 +130,16 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
     }
     Matrix bias;
     if (!slopes.empty()) bias = alibi_bias(static_cast<int>(n_q), static_cast<int>(n_k), slopes[h]);
-    AttentionResult head = scaled_dot_product_attention(
-        q_h, k_h, v_heads[h],
-        {.mask = has_mask ? &mask : nullptr,
-         .scale = std::nullopt,
-         .bias = slopes.empty() ? nullptr : &bias,
-         .dropout = dropping ? config_.dropout : 0.0f,
-         .rng = dropping ? &dropout_rng_ : nullptr},
-        head_tracer);
+    const AttentionOptions attention{.mask = has_mask ? &mask : nullptr,
+                                     .scale = std::nullopt,
+                                     .bias = slopes.empty() ? nullptr : &bias,
+                                     .dropout = dropping ? config_.dropout : 0.0f,
+                                     .rng = dropping ? &dropout_rng_ : nullptr};
+    if (!masking.need_weights && !dropping) {
+      head_outputs.push_back(attention_output(q_h, k_h, v_heads[h], attention, head_tracer));
+      continue;
+    }
+    AttentionResult head = scaled_dot_product_attention(q_h, k_h, v_heads[h], attention, head_tracer);
     head_outputs.push_back(std::move(head.output));
     result.head_weights.push_back(std::move(head.weights));
   }
@@ -153,6 +155,7 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
                 "output = concat·W_oᵀ + b_o mixes information across heads: " + dims(result.output) + ".",
                 {{"W_o", out_proj_.weight()}, {"output", result.output}});
 
+  if (result.head_weights.empty()) return result;
   result.average_weights = Matrix::Zero(n_q, n_k);
   for (const Matrix& w : result.head_weights) result.average_weights += w;
   result.average_weights /= static_cast<float>(config_.num_heads);

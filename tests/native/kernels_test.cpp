@@ -2,7 +2,9 @@
 // loops, over shapes that exercise every register-block tail.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <vector>
 #include <limits>
 
 #include "attnlab/rng.hpp"
@@ -61,6 +63,38 @@ TEST(Kernels, SoftmaxAgreesWithTheReferenceIncludingBlockedEntries) {
     ASSERT_TRUE(testing::MatricesNear(actual, expected, 1e-7f, 2e-6f));
     EXPECT_EQ(actual(0, cols - 1), 0.0f);
     for (int c = 0; c < cols; ++c) EXPECT_EQ(actual(1, c), 0.0f);
+  }
+}
+
+TEST(Kernels, OnlineSoftmaxStepAgreesWithTheReference) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  for (int cols : {1, 3, 4, 9, 64, 130}) {
+    SCOPED_TRACE(cols);
+    Matrix first = randn(5, cols, 7) * 4.0f, second = randn(5, cols, 8) * 4.0f;
+    first.row(1).setConstant(-kInf);  // row 1: blocked in the first block, open in the second
+    first.row(2).setConstant(-kInf);  // row 2: blocked in both
+    second.row(2).setConstant(-kInf);
+    std::vector<float> max_a(5, -kInf), sum_a(5, 0.0f), scale_a(5), max_b(5, -kInf), sum_b(5, 0.0f), scale_b(5);
+    Matrix a1 = first, b1 = first, a2 = second, b2 = second;
+    kernels::online_softmax_step(a1, max_a.data(), sum_a.data(), scale_a.data());
+    kernels::reference::online_softmax_step(b1, max_b.data(), sum_b.data(), scale_b.data());
+    kernels::online_softmax_step(a2, max_a.data(), sum_a.data(), scale_a.data());
+    kernels::reference::online_softmax_step(b2, max_b.data(), sum_b.data(), scale_b.data());
+    ASSERT_TRUE(testing::MatricesNear(a1, b1, 1e-7f, 2e-6f));
+    ASSERT_TRUE(testing::MatricesNear(a2, b2, 1e-7f, 2e-6f));
+    for (int r = 0; r < 5; ++r) {
+      EXPECT_EQ(max_a[r], max_b[r]);
+      EXPECT_NEAR(sum_a[r], sum_b[r], 1e-5f * sum_b[r]);
+      EXPECT_NEAR(scale_a[r], scale_b[r], 1e-6f);
+    }
+    EXPECT_EQ(sum_a[2], 0.0f);  // never a key: sum 0, so the output row will be 0, not NaN
+    EXPECT_EQ(scale_a[1], 0.0f);  // first keys for row 1 arrive in block 2: nothing earlier to rescale
+    // After both blocks, Σ exp over all keys relative to the final max (double precision, by hand).
+    const int r = 0;
+    double expected = 0.0;
+    for (int c = 0; c < cols; ++c) expected += std::exp(static_cast<double>(first(r, c)) - max_b[r]) +
+                                                std::exp(static_cast<double>(second(r, c)) - max_b[r]);
+    EXPECT_NEAR(sum_a[r], expected, 1e-5 * expected);
   }
 }
 

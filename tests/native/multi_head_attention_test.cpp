@@ -42,6 +42,20 @@ TEST(MultiHeadAttention, ExplicitCausalMaskMatchesPyTorch) { expect_matches_pyto
 TEST(MultiHeadAttention, CrossAttentionMatchesPyTorch) { expect_matches_pytorch("mha_cross"); }
 TEST(MultiHeadAttention, KeyPaddingMatchesPyTorch) { expect_matches_pytorch("mha_padding"); }
 
+TEST(MultiHeadAttention, WithoutWeightsRunsTheOnlineSoftmaxAndMatchesPyTorch) {
+  for (const char* name : {"mha_self", "mha_causal", "mha_cross"}) {
+    SCOPED_TRACE(name);
+    const testing::Fixture f(name);
+    MultiHeadAttention mha = from_fixture(f);
+    const bool causal = std::string(name) == "mha_causal";
+    const MultiHeadAttentionOutput r =
+        mha.forward(f.matrix("query"), f.matrix("key"), f.matrix("value"), {.causal = causal, .need_weights = false});
+    EXPECT_TRUE(MatricesNear(r.output, f.matrix("output")));
+    EXPECT_TRUE(r.head_weights.empty());
+    EXPECT_EQ(r.average_weights.size(), 0);
+  }
+}
+
 TEST(MultiHeadAttention, SelfOverloadEqualsPassingXThreeTimes) {
   const testing::Fixture f("mha_self");
   MultiHeadAttention mha = from_fixture(f);

@@ -33,4 +33,13 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
                                              const AttentionOptions& options = {},
                                              const Tracer& tracer = {});
 
+// The output alone, computed FlashAttention-style: keys in blocks, an online softmax per query row
+// (running max and sum, earlier partial outputs rescaled as the max grows), so the extra memory is
+// O(block² + n_q·d_v) rather than O(n_q·n_k) — long sequences fit where the n×n weights would not.
+// Equals scaled_dot_product_attention(…).output up to float rounding; mask, scale and bias as there;
+// no dropout. Traced steps, one per (query block, key block): "block{qb}.{kb}" with the block's
+// scaled scores, its exp(score − running max), and the running max and sum after it.
+Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options = {},
+                        const Tracer& tracer = {});
+
 }  // namespace attnlab

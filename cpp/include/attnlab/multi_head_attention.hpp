@@ -34,15 +34,19 @@ struct MultiHeadAttentionWeights {
   Vector out_proj_bias;    // [d_model], or empty without bias
 };
 
+// The forward pass's options: masking, and whether the attention weights are wanted.
 struct MaskOptions {
   const Matrix* mask = nullptr;  // [n_q×n_k], 1 = may attend, 0 = blocked; shared by all heads
   bool causal = false;           // causal_mask(n_q, n_k), combined with `mask` if both are given
+  // false: each head runs attention_output (online softmax, O(n·d) memory) and the result has no
+  // head_weights / average_weights. Ignored while dropout is active (training needs the weights).
+  bool need_weights = true;
 };
 
 struct MultiHeadAttentionOutput {
   Matrix output;                     // [n_q×d_model]
-  std::vector<Matrix> head_weights;  // num_heads × [n_q×n_k]
-  Matrix average_weights;            // [n_q×n_k], mean over heads (PyTorch's default return)
+  std::vector<Matrix> head_weights;  // num_heads × [n_q×n_k] (empty when need_weights is false)
+  Matrix average_weights;            // [n_q×n_k], mean over heads, PyTorch's default return (or empty)
 };
 
 // [n×d_model] → num_heads × [n×d_k]; head h takes columns h·d_k … (h+1)·d_k − 1.

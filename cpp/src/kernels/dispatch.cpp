@@ -5,16 +5,22 @@ namespace attnlab::kernels {
 
 #if defined(__wasm_simd128__)
 
-Matrix matmul(const Matrix& a, const Matrix& b) { return simd128::matmul(a, b); }
-Matrix matmul_transposed(const Matrix& a, const Matrix& b) { return simd128::matmul_transposed(a, b); }
+Matrix matmul(MatrixView a, MatrixView b) { return simd128::matmul(a, b); }
+Matrix matmul_transposed(MatrixView a, MatrixView b) { return simd128::matmul_transposed(a, b); }
 void softmax_rows(Matrix& x) { simd128::softmax_rows(x); }
+void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale) {
+  simd128::online_softmax_step(s, row_max, row_sum, rescale);
+}
 const char* variant() { return "wasm-simd128"; }
 
 #else
 
-Matrix matmul(const Matrix& a, const Matrix& b) { return a * b; }
-Matrix matmul_transposed(const Matrix& a, const Matrix& b) { return a * b.transpose(); }
+Matrix matmul(MatrixView a, MatrixView b) { return a * b; }
+Matrix matmul_transposed(MatrixView a, MatrixView b) { return a * b.transpose(); }
 void softmax_rows(Matrix& x) { reference::softmax_rows(x); }
+void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale) {
+  reference::online_softmax_step(s, row_max, row_sum, rescale);
+}
 #if defined(__EMSCRIPTEN__)
 const char* variant() { return "wasm-scalar"; }
 #else

@@ -10,30 +10,42 @@
 
 namespace attnlab::kernels {
 
+// A read-only view of a matrix or of a block of rows of one (no copy).
+using MatrixView = Eigen::Ref<const Matrix>;
+
 // C[m×n] = A[m×k] · B[k×n]
-Matrix matmul(const Matrix& a, const Matrix& b);
+Matrix matmul(MatrixView a, MatrixView b);
 
 // C[m×n] = A[m×k] · B[n×k]ᵀ  (Q·Kᵀ, and x·Wᵀ for PyTorch-layout weights)
-Matrix matmul_transposed(const Matrix& a, const Matrix& b);
+Matrix matmul_transposed(MatrixView a, MatrixView b);
 
 // In place, row by row: x ← exp(x − max) / Σ exp(x − max). Entries of −∞ (blocked) become exactly
 // 0; a row that is entirely −∞ becomes all 0 (not NaN). Expects no NaN and no +∞.
 void softmax_rows(Matrix& x);
 
+// One step of the online softmax (FlashAttention): s [rows×cols] is a block of scaled scores for
+// new keys; row_max and row_sum [rows] hold each row's running max and Σexp so far (start: −∞, 0).
+// Afterwards s holds exp(s − new max), row_max and row_sum are updated, and rescale[r] =
+// exp(old max − new max) is what the row's earlier output must be multiplied by (0 if there was
+// none). −∞ entries (blocked keys) give exactly 0; a row blocked so far keeps max −∞ and sum 0.
+void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale);
+
 // Which implementation this build dispatches to: "eigen", "wasm-scalar" or "wasm-simd128".
 const char* variant();
 
 namespace reference {
-Matrix matmul(const Matrix& a, const Matrix& b);
-Matrix matmul_transposed(const Matrix& a, const Matrix& b);
+Matrix matmul(MatrixView a, MatrixView b);
+Matrix matmul_transposed(MatrixView a, MatrixView b);
 void softmax_rows(Matrix& x);
+void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale);
 }  // namespace reference
 
 #if defined(__wasm_simd128__)
 namespace simd128 {
-Matrix matmul(const Matrix& a, const Matrix& b);
-Matrix matmul_transposed(const Matrix& a, const Matrix& b);
+Matrix matmul(MatrixView a, MatrixView b);
+Matrix matmul_transposed(MatrixView a, MatrixView b);
 void softmax_rows(Matrix& x);
+void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale);
 }  // namespace simd128
 #endif
 

@@ -29,14 +29,15 @@ constexpr int kNr = 8;  // columns of C per packed panel
 // op(B) has n columns of length k. Panel q (columns 8q … 8q+7) occupies packed[8q·k … 8q·k + 8k).
 // transposed = false: B is [k×n] and column c of op(B) is column c of B.
 // transposed = true:  B is [n×k] and column c of op(B) is row c of B.
-void pack_panels(const float* b, int k, int n, bool transposed, float* packed) {
+// ldb: B's row stride (its column count when B is a whole matrix).
+void pack_panels(const float* b, int k, int n, int ldb, bool transposed, float* packed) {
   for (int j0 = 0; j0 < n; j0 += kNr) {
     const int width = std::min(kNr, n - j0);
     float* panel = packed + static_cast<std::size_t>(j0) * k;
     for (int p = 0; p < k; ++p) {
       float* dst = panel + static_cast<std::size_t>(p) * kNr;
       for (int jj = 0; jj < width; ++jj)
-        dst[jj] = transposed ? b[static_cast<std::size_t>(j0 + jj) * k + p] : b[static_cast<std::size_t>(p) * n + j0 + jj];
+        dst[jj] = transposed ? b[static_cast<std::size_t>(j0 + jj) * ldb + p] : b[static_cast<std::size_t>(p) * ldb + j0 + jj];
       for (int jj = width; jj < kNr; ++jj) dst[jj] = 0.0f;
     }
   }
@@ -99,13 +100,14 @@ void micro_kernel_4x8(const float* a, int lda, int rows, const float* panel, int
 }
 
 // C [m×n] = A [m×k] · op(B), op(B) given as packed panels.
-Matrix gemm_packed(const Matrix& a, const std::vector<float>& packed, int n) {
+Matrix gemm_packed(MatrixView a, const std::vector<float>& packed, int n) {
   const int m = static_cast<int>(a.rows()), k = static_cast<int>(a.cols());
+  const int lda = static_cast<int>(a.outerStride());
   Matrix c(m, n);
   for (int i0 = 0; i0 < m; i0 += kMr) {
     const int rows = std::min(kMr, m - i0);
     for (int j0 = 0; j0 < n; j0 += kNr)
-      micro_kernel_4x8(a.data() + static_cast<std::size_t>(i0) * k, k, rows,
+      micro_kernel_4x8(a.data() + static_cast<std::size_t>(i0) * lda, lda, rows,
                        packed.data() + static_cast<std::size_t>(j0) * k, k,
                        c.data() + static_cast<std::size_t>(i0) * n + j0, n, std::min(kNr, n - j0));
   }
@@ -153,19 +155,19 @@ float horizontal_sum(v128_t v) {
 
 }  // namespace
 
-Matrix matmul(const Matrix& a, const Matrix& b) {
+Matrix matmul(MatrixView a, MatrixView b) {
   // A [m×k] · B [k×n] → [m×n]
   const int k = static_cast<int>(b.rows()), n = static_cast<int>(b.cols());
   std::vector<float> packed = packed_buffer(k, n);
-  pack_panels(b.data(), k, n, false, packed.data());
+  pack_panels(b.data(), k, n, static_cast<int>(b.outerStride()), false, packed.data());
   return gemm_packed(a, packed, n);
 }
 
-Matrix matmul_transposed(const Matrix& a, const Matrix& b) {
+Matrix matmul_transposed(MatrixView a, MatrixView b) {
   // A [m×k] · B [n×k]ᵀ → [m×n]
   const int n = static_cast<int>(b.rows()), k = static_cast<int>(b.cols());
   std::vector<float> packed = packed_buffer(k, n);
-  pack_panels(b.data(), k, n, true, packed.data());
+  pack_panels(b.data(), k, n, static_cast<int>(b.outerStride()), true, packed.data());
   return gemm_packed(a, packed, n);
 }
 
@@ -198,6 +200,39 @@ void softmax_rows(Matrix& x) {
     const v128_t inv = wasm_f32x4_splat(1.0f / sum);
     for (int c = 0; c < body; c += 4) wasm_v128_store(row + c, wasm_f32x4_mul(wasm_v128_load(row + c), inv));
     for (int c = body; c < cols; ++c) row[c] /= sum;
+  }
+}
+
+void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale) {
+  // s [rows×cols]; row_max, row_sum, rescale [rows] — as reference::online_softmax_step, 4 lanes at a time.
+  const int cols = static_cast<int>(s.cols());
+  const int body = cols / 4 * 4;
+  for (Eigen::Index r = 0; r < s.rows(); ++r) {
+    float* row = s.data() + r * cols;
+    v128_t vmax = wasm_f32x4_splat(row_max[r]);
+    for (int c = 0; c < body; c += 4) vmax = wasm_f32x4_max(vmax, wasm_v128_load(row + c));
+    float new_max = horizontal_max(vmax);
+    for (int c = body; c < cols; ++c) new_max = std::max(new_max, row[c]);
+    if (new_max == -std::numeric_limits<float>::infinity()) {
+      std::fill(row, row + cols, 0.0f);
+      rescale[r] = 0.0f;
+      continue;
+    }
+    rescale[r] = std::exp(row_max[r] - new_max);
+    const v128_t vm = wasm_f32x4_splat(new_max);
+    v128_t vsum = wasm_f32x4_splat(0.0f);
+    for (int c = 0; c < body; c += 4) {
+      const v128_t e = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(row + c), vm));
+      wasm_v128_store(row + c, e);
+      vsum = wasm_f32x4_add(vsum, e);
+    }
+    float sum = horizontal_sum(vsum);
+    for (int c = body; c < cols; ++c) {
+      row[c] = std::exp(row[c] - new_max);
+      sum += row[c];
+    }
+    row_sum[r] = row_sum[r] * rescale[r] + sum;
+    row_max[r] = new_max;
   }
 }
 

@@ -1,0 +1,70 @@
+// Output-only attention with an online softmax over key blocks (FlashAttention, Dao et al. 2022).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attnlab/attention.hpp"
+#include "checks.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnlab {
+
+namespace {
+// A 64×128 score block is 32 KB: it stays in cache while it is exponentiated and multiplied by V.
+constexpr Eigen::Index kQueryBlock = 64;
+constexpr Eigen::Index kKeyBlock = 128;
+}  // namespace
+
+Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options,
+                        const Tracer& tracer) {
+  // Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] → [n_q×d_v]
+  detail::check_attention_arguments("attention_output", q, k, v, options);
+  if (options.dropout > 0.0f) detail::fail("attention_output", "dropout is not supported here (training uses scaled_dot_product_attention)");
+  const Eigen::Index n_q = q.rows(), n_k = k.rows();
+  const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols())));
+  constexpr float kBlocked = -std::numeric_limits<float>::infinity();
+
+  Matrix out = Matrix::Zero(n_q, v.cols());
+  for (Eigen::Index q0 = 0; q0 < n_q; q0 += kQueryBlock) {
+    const Eigen::Index bq = std::min(kQueryBlock, n_q - q0);
+    std::vector<float> row_max(static_cast<std::size_t>(bq), kBlocked), row_sum(static_cast<std::size_t>(bq), 0.0f),
+        rescale(static_cast<std::size_t>(bq));
+    auto out_block = out.middleRows(q0, bq);
+    for (Eigen::Index k0 = 0; k0 < n_k; k0 += kKeyBlock) {
+      const Eigen::Index bk = std::min(kKeyBlock, n_k - k0);
+      // 1. Scaled (biased, masked) scores of this block.
+      Matrix s = kernels::matmul_transposed(q.middleRows(q0, bq), k.middleRows(k0, bk)) * scale;
+      if (options.bias) s += options.bias->block(q0, k0, bq, bk);
+      if (options.mask) s = (options.mask->block(q0, k0, bq, bk).array() == 0.0f).select(kBlocked, s);
+      const Matrix scaled = tracer.enabled() ? s : Matrix();
+      // 2. Online softmax: new running max, exp(s − max), earlier output rescaled.
+      kernels::online_softmax_step(s, row_max.data(), row_sum.data(), rescale.data());
+      for (Eigen::Index r = 0; r < bq; ++r) out_block.row(r) *= rescale[static_cast<std::size_t>(r)];
+      // 3. This block's values, weighted by the unnormalised probabilities.
+      out_block += kernels::matmul(s, v.middleRows(k0, bk));
+      if (tracer.enabled()) {
+        const Matrix maxes = Eigen::Map<const Matrix>(row_max.data(), bq, 1);
+        const Matrix sums = Eigen::Map<const Matrix>(row_sum.data(), bq, 1);
+        tracer.record("block" + std::to_string(q0 / kQueryBlock) + "." + std::to_string(k0 / kKeyBlock),
+                      "Block of queries " + std::to_string(q0) + "…" + std::to_string(q0 + bq - 1) + " × keys " +
+                          std::to_string(k0) + "…" + std::to_string(k0 + bk - 1),
+                      "Scores of this block only; the running max and sum per query row absorb it, and the partial "
+                      "output is rescaled by exp(old max − new max).",
+                      {{"scaled_scores", scaled}, {"exp", s}, {"running_max", maxes}, {"running_sum", sums}});
+      }
+    }
+    // 4. Normalise by the total Σexp (0 for a row whose keys were all blocked: output 0, not NaN).
+    for (Eigen::Index r = 0; r < bq; ++r) {
+      const float sum = row_sum[static_cast<std::size_t>(r)];
+      if (sum > 0.0f) out_block.row(r) /= sum;
+      else out_block.row(r).setZero();
+    }
+  }
+  tracer.record("output", "Normalise", "Each output row divided by its total Σexp: the same result as softmax then ·V.",
+                {{"output", out}});
+  return out;
+}
+
+}  // namespace attnlab

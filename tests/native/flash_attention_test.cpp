@@ -1,0 +1,64 @@
+// attention_output (online softmax over key blocks) against PyTorch and the full computation.
+#include <gtest/gtest.h>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/error.hpp"
+#include "attnlab/mask.hpp"
+#include "attnlab/positional.hpp"
+#include "attnlab/rng.hpp"
+#include "fixture.hpp"
+
+namespace attnlab {
+namespace {
+
+using testing::MatricesNear;
+
+TEST(AttentionOutput, MatchesPyTorch) {
+  for (const char* name : {"sdpa_basic", "sdpa_cross_mask", "sdpa_causal"}) {
+    SCOPED_TRACE(name);
+    const testing::Fixture f(name);
+    const Matrix mask = f.has("mask") ? f.matrix("mask") : Matrix();
+    const Matrix out = attention_output(f.matrix("q"), f.matrix("k"), f.matrix("v"),
+                                        {.mask = f.has("mask") ? &mask : nullptr, .scale = static_cast<float>(f.number("scale"))});
+    EXPECT_TRUE(MatricesNear(out, f.matrix("output")));
+  }
+}
+
+TEST(AttentionOutput, EqualsTheFullComputationAcrossBlockBoundaries) {
+  // Shapes that cut through the 64-query and 128-key blocks, with and without masks and biases.
+  std::uint64_t seed = 1;
+  for (auto [n_q, n_k] : {std::pair{1, 1}, {5, 7}, {64, 128}, {65, 129}, {130, 300}, {200, 40}}) {
+    SCOPED_TRACE(std::to_string(n_q) + "×" + std::to_string(n_k));
+    const Matrix q = randn(n_q, 16, seed++) * 2.0f, k = randn(n_k, 16, seed++) * 2.0f, v = randn(n_k, 12, seed++);
+    EXPECT_TRUE(MatricesNear(attention_output(q, k, v), scaled_dot_product_attention(q, k, v).output, 1e-5f, 1e-4f));
+    const Matrix causal = causal_mask(n_q, n_k);  // with n_q > n_k the first rows see no key
+    const Matrix bias = alibi_bias(n_q, n_k, 0.25f);
+    const AttentionOptions options{.mask = &causal, .scale = 0.3f, .bias = &bias};
+    const Matrix flash = attention_output(q, k, v, options);
+    EXPECT_TRUE(flash.allFinite());
+    EXPECT_TRUE(MatricesNear(flash, scaled_dot_product_attention(q, k, v, options).output, 1e-5f, 1e-4f));
+  }
+}
+
+TEST(AttentionOutput, MatchesTheFormulaInDoublePrecision) {
+  const Matrix q = randn(70, 8, 3), k = randn(150, 8, 4), v = randn(150, 8, 5);
+  const auto [weights, output] = testing::reference_attention(q.cast<double>(), k.cast<double>(), v.cast<double>(),
+                                                              1.0 / std::sqrt(8.0));
+  EXPECT_TRUE(MatricesNear(attention_output(q, k, v), output.cast<float>(), 1e-5f, 1e-4f));
+}
+
+TEST(AttentionOutput, TracesEveryBlockAndChecksItsArguments) {
+  Trace trace;
+  attention_output(randn(70, 4, 1), randn(130, 4, 2), randn(130, 4, 3), {}, Tracer(trace));
+  std::vector<std::string> ids;
+  for (const TraceStep& s : trace.steps()) ids.push_back(s.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"block0.0", "block0.1", "block1.0", "block1.1", "output"}));
+  EXPECT_EQ(trace.tensor("block1.1", "exp").rows(), 6);   // queries 64…69
+  EXPECT_EQ(trace.tensor("block1.1", "exp").cols(), 2);   // keys 128…129
+  EXPECT_THROW(attention_output(randn(2, 4, 1), randn(3, 5, 2), randn(3, 4, 3)), Error);
+  Rng rng(1);
+  EXPECT_THROW(attention_output(randn(2, 4, 1), randn(3, 4, 2), randn(3, 4, 3), {.dropout = 0.5f, .rng = &rng}), Error);
+}
+
+}  // namespace
+}  // namespace attnlab
