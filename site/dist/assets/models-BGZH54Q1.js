@@ -1,1 +1,0 @@
-function e(e){let t=``,n=null;return r=>{let i=JSON.stringify(r);return i!==t&&(n?.dispose(),n=null,t=``,n=new e.MultiHeadAttention(r),t=i),n}}export{e as t};
