@@ -74,34 +74,27 @@ val softmax(const val& logits) {
 }
 
 namespace {
-// Runs SDPA on JS inputs; options { mask?, causal?, scale? }. `tracer` records the steps if enabled.
-// output_only: attention_output (online softmax); only .output is then filled in.
-AttentionResult attention_from_js(const val& q, const val& k, const val& v, const val& options, const Tracer& tracer,
-                                  bool output_only = false) {
-  const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
-  Matrix mask;
+// The core's options from JS { mask?, causal?, scale? }; `mask` keeps the converted mask alive.
+AttentionOptions attention_options_from_js(const val& options, Matrix& mask) {
   const MaskOptions masking = mask_options_from_js(options, mask);
-  Matrix combined;
-  if (masking.causal) {
-    combined = attnlab::causal_mask(static_cast<int>(qm.rows()), static_cast<int>(km.rows()));
-    if (masking.mask) combined = attnlab::combine_masks(combined, *masking.mask);
-  }
-  AttentionOptions attention{.mask = masking.causal ? &combined : masking.mask};
+  AttentionOptions attention{.mask = masking.mask, .causal = masking.causal};
   const float scale = option<float>(options, "scale", NAN);
   if (!std::isnan(scale)) attention.scale = scale;
-  if (output_only) return {.output = attnlab::attention_output(qm, km, vm, attention, tracer)};
-  return attnlab::scaled_dot_product_attention(qm, km, vm, attention, tracer);
+  return attention;
 }
 }  // namespace
 
 val scaled_dot_product_attention(const val& q, const val& k, const val& v, const val& options) {
   return guarded([&] {
+    const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
+    Matrix mask;
+    const AttentionOptions attention = attention_options_from_js(options, mask);
     val out = val::object();
     if (!option<bool>(options, "weights", true)) {  // output only: online softmax, no n×n matrices
-      out.set("output", matrix_to_js(attention_from_js(q, k, v, options, Tracer(), true).output));
+      out.set("output", matrix_to_js(attnlab::attention_output(qm, km, vm, attention)));
       return out;
     }
-    const AttentionResult r = attention_from_js(q, k, v, options, Tracer());
+    const AttentionResult r = attnlab::scaled_dot_product_attention(qm, km, vm, attention);
     out.set("output", matrix_to_js(r.output));
     out.set("weights", matrix_to_js(r.weights));
     out.set("scores", matrix_to_js(r.scores));
@@ -113,8 +106,10 @@ val scaled_dot_product_attention(const val& q, const val& k, const val& v, const
 
 val trace_attention(const val& q, const val& k, const val& v, const val& options) {
   return guarded([&] {
+    const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
+    Matrix mask;
     Trace trace;
-    attention_from_js(q, k, v, options, Tracer(trace));
+    attnlab::scaled_dot_product_attention(qm, km, vm, attention_options_from_js(options, mask), Tracer(trace));
     return trace_to_js(trace);
   });
 }

@@ -36,7 +36,8 @@ export interface MaskOptions {
   mask?: MatrixInput;
   /** Causal mask aligned to the last key (combined with `mask` if both are given). */
   causal?: boolean;
-  /** false: return only `output` (no n×n weight matrices copied out; faster for long sequences). */
+  /** false: return only `output`, computed with an online softmax over key blocks (FlashAttention):
+   *  no n×n matrix is ever made, so memory grows with n·d, not n² — seq 16,384 fits. */
   weights?: boolean;
 }
 

@@ -83,6 +83,7 @@ class Lab {
   embedTokens(tokens, dModel, { seed = 0, positions = 'none' } = {}) {
     const fn = 'embedTokens';
     if (!Array.isArray(tokens) || tokens.some((t) => typeof t !== 'string')) fail(fn, 'tokens must be an array of strings');
+    if (tokens.length === 0) fail(fn, 'tokens is empty (a sentence needs at least one token)');
     checkSize(fn, 'dModel', dModel);
     checkSeed(fn, seed);
     checkOneOf(fn, 'positions', positions, ['none', 'sinusoidal']);

@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "attnlab/dropout.hpp"
+#include "attnlab/mask.hpp"
+#include "attnlab/positional.hpp"
 #include "attnlab/softmax.hpp"
 #include "checks.hpp"
 #include "kernels/kernels.hpp"
@@ -32,8 +34,18 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
     detail::require_finite(kFunction, "bias", *options.bias);
   }
   if (options.scale) detail::require_finite(kFunction, "scale", *options.scale);
+  if (options.alibi_slope) detail::require_finite(kFunction, "alibi_slope", *options.alibi_slope);
   detail::require_probability(kFunction, "dropout", options.dropout);
   if (options.dropout > 0.0f && !options.rng) detail::fail(kFunction, "dropout > 0 needs an rng");
+}
+
+void require_finite_scores(const char* function, const Matrix& scores, Eigen::Index row0, Eigen::Index col0) {
+  if (scores.allFinite()) return;
+  for (Eigen::Index r = 0; r < scores.rows(); ++r)
+    for (Eigen::Index c = 0; c < scores.cols(); ++c)
+      if (!std::isfinite(scores(r, c)))
+        fail(function, "the score at (", row0 + r, ", ", col0 + c, ") overflows float32 (Q·Kᵀ is too large: ",
+             "scale Q or K down)");
 }
 
 }  // namespace detail
@@ -41,6 +53,12 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
 namespace {
 
 std::string dims(const Matrix& m) { return "[" + shape_of(m) + "]"; }
+
+std::string format_number(float x) {
+  std::string text;
+  detail::append(text, x);
+  return text;
+}
 
 }  // namespace
 
@@ -62,36 +80,45 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
   // 2. Scale (and add a positional bias such as ALiBi).
   r.scaled_scores = r.scores * scale;
   tracer.record("scaled_scores", "Scale",
-                options.scale ? "Scores multiplied by the chosen scale " + std::to_string(scale) + "."
+                options.scale ? "Scores multiplied by the chosen scale " + format_number(scale) + "."
                               : "Scores divided by √d_k = √" + std::to_string(d_k) +
                                     " so their spread does not grow with d_k.",
                 {{"scores", r.scores}, {"scaled_scores", r.scaled_scores}});
-  if (options.bias) {
-    r.scaled_scores += *options.bias;
+  if (options.bias || options.alibi_slope) {
+    Matrix bias = options.bias ? *options.bias : Matrix::Zero(q.rows(), k.rows());
+    if (options.alibi_slope) bias += alibi_bias(static_cast<int>(q.rows()), static_cast<int>(k.rows()), *options.alibi_slope);
+    r.scaled_scores += bias;
     tracer.record("bias", "Add positional bias",
-                  "A fixed bias per (query, key) pair is added to the scaled scores.",
-                  {{"bias", *options.bias}, {"scaled_scores", r.scaled_scores}});
+                  options.alibi_slope ? "ALiBi: −slope × distance is added, so far-away keys score lower."
+                                      : "A fixed bias per (query, key) pair is added to the scaled scores.",
+                  {{"bias", bias}, {"scaled_scores", r.scaled_scores}});
   }
+  detail::require_finite_scores("scaled_dot_product_attention", r.scaled_scores, 0, 0);
 
   // 3. Mask: blocked scores become −∞, so exp gives exactly 0.
   r.masked_scores = r.scaled_scores;
-  if (options.mask) {
-    r.masked_scores = (options.mask->array() == 0.0f)
-                          .select(-std::numeric_limits<float>::infinity(), r.scaled_scores);
+  if (options.mask || options.causal) {
+    Matrix mask = options.causal ? causal_mask(static_cast<int>(q.rows()), static_cast<int>(k.rows())) : *options.mask;
+    if (options.causal && options.mask) mask = combine_masks(mask, *options.mask);
+    r.masked_scores = (mask.array() == 0.0f).select(-std::numeric_limits<float>::infinity(), r.scaled_scores);
     tracer.record("masked_scores", "Mask",
                   "Where the mask is 0 the score becomes −∞, so that key gets weight exactly 0.",
-                  {{"mask", *options.mask}, {"masked_scores", r.masked_scores}});
+                  {{"mask", mask}, {"masked_scores", r.masked_scores}});
   }
 
   // 4. Softmax row by row (a fully blocked row gives zeros, not NaN).
-  r.weights = r.masked_scores;
-  kernels::softmax_rows(r.weights);
   if (tracer.enabled()) {
-    const SoftmaxBreakdown parts = softmax_breakdown(r.masked_scores);
+    // Traced: the three passes are kept, and these very numbers give the weights (what the learner
+    // sees is what was computed). Untraced: the kernel's fused softmax.
+    SoftmaxBreakdown parts = softmax_breakdown(r.masked_scores);
     tracer.record("softmax_exp", "Softmax: exp and row sums",
                   "Each score minus its row's maximum (for stability), exponentiated; each row's sum divides "
                   "it next. Blocked (−∞) entries give exp = 0.",
                   {{"row_max", parts.row_max}, {"exp", parts.exp}, {"row_sum", parts.row_sum}});
+    r.weights = std::move(parts.weights);
+  } else {
+    r.weights = r.masked_scores;
+    kernels::softmax_rows(r.weights);
   }
   tracer.record("weights", "Softmax",
                 "Each row: exp(score − row max), divided by the row's sum, so each row sums to 1.",
@@ -99,7 +126,7 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
   if (options.dropout > 0.0f) {
     r.weights = dropout(r.weights, options.dropout, *options.rng);
     tracer.record("dropout", "Dropout on the weights",
-                  "Training only: each weight is zeroed with probability " + std::to_string(options.dropout) +
+                  "Training only: each weight is zeroed with probability " + format_number(options.dropout) +
                       ", survivors scaled by 1/(1−p).",
                   {{"weights", r.weights}});
   }

@@ -60,5 +60,8 @@ namespace attnlab::detail {
 // dropout with an rng), for `function` (attention.cpp, flash_attention.cpp).
 void check_attention_arguments(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
                                const AttentionOptions& options);
+// Scaled scores must be finite before masking: ±Inf there means Q·Kᵀ overflowed, and would become
+// NaN in the softmax. (row0, col0): where this block sits in the full score matrix, for the message.
+void require_finite_scores(const char* function, const Matrix& scores, Eigen::Index row0, Eigen::Index col0);
 
 }  // namespace attnlab::detail

@@ -26,6 +26,8 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols())));
   constexpr float kBlocked = -std::numeric_limits<float>::infinity();
 
+  const Eigen::Index offset = n_k - n_q;  // query i sits at sequence position i + offset (causal, ALiBi)
+
   Matrix out = Matrix::Zero(n_q, v.cols());
   for (Eigen::Index q0 = 0; q0 < n_q; q0 += kQueryBlock) {
     const Eigen::Index bq = std::min(kQueryBlock, n_q - q0);
@@ -33,11 +35,25 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
         rescale(static_cast<std::size_t>(bq));
     auto out_block = out.middleRows(q0, bq);
     for (Eigen::Index k0 = 0; k0 < n_k; k0 += kKeyBlock) {
+      // Causal: a key block wholly after this block's last query is never seen, nor are later ones.
+      if (options.causal && k0 > q0 + bq - 1 + offset) break;
       const Eigen::Index bk = std::min(kKeyBlock, n_k - k0);
-      // 1. Scaled (biased, masked) scores of this block.
+      // 1. Scaled (biased, masked) scores of this block; causal and ALiBi from positions, no n×n matrix.
       Matrix s = kernels::matmul_transposed(q.middleRows(q0, bq), k.middleRows(k0, bk)) * scale;
       if (options.bias) s += options.bias->block(q0, k0, bq, bk);
+      if (options.alibi_slope) {
+        for (Eigen::Index r = 0; r < bq; ++r)
+          for (Eigen::Index c = 0; c < bk; ++c) {
+            const Eigen::Index distance = std::abs(q0 + r + offset - (k0 + c));
+            if (distance) s(r, c) -= *options.alibi_slope * static_cast<float>(distance);
+          }
+      }
+      detail::require_finite_scores("attention_output", s, q0, k0);
       if (options.mask) s = (options.mask->block(q0, k0, bq, bk).array() == 0.0f).select(kBlocked, s);
+      if (options.causal) {
+        for (Eigen::Index r = 0; r < bq; ++r)
+          for (Eigen::Index c = std::max<Eigen::Index>(0, q0 + r + offset + 1 - k0); c < bk; ++c) s(r, c) = kBlocked;
+      }
       const Matrix scaled = tracer.enabled() ? s : Matrix();
       // 2. Online softmax: new running max, exp(s − max), earlier output rescaled.
       kernels::online_softmax_step(s, row_max.data(), row_sum.data(), rescale.data());

@@ -1,7 +1,6 @@
 #include "attnlab/multi_head_attention.hpp"
 
 #include "attnlab/attention.hpp"
-#include "attnlab/mask.hpp"
 #include "attnlab/positional.hpp"
 #include "checks.hpp"
 
@@ -80,10 +79,6 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
   const auto n_q = query.rows(), n_k = key.rows();
   if (masking.mask) detail::require_mask(fn, "mask", *masking.mask, n_q, n_k);
 
-  Matrix mask;
-  if (masking.causal) mask = causal_mask(static_cast<int>(n_q), static_cast<int>(n_k));
-  if (masking.mask) mask = masking.causal ? combine_masks(mask, *masking.mask) : *masking.mask;
-  const bool has_mask = mask.size() > 0;
 
   const bool self = &query == &key && &key == &value;
   if (self)
@@ -128,11 +123,11 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
                          "Each column pair of Q_h and K_h is rotated by an angle proportional to its position.",
                          {{"Q_h", q_h}, {"K_h", k_h}});
     }
-    Matrix bias;
-    if (!slopes.empty()) bias = alibi_bias(static_cast<int>(n_q), static_cast<int>(n_k), slopes[h]);
-    const AttentionOptions attention{.mask = has_mask ? &mask : nullptr,
+    const AttentionOptions attention{.mask = masking.mask,
+                                     .causal = masking.causal,
                                      .scale = std::nullopt,
-                                     .bias = slopes.empty() ? nullptr : &bias,
+                                     .bias = nullptr,
+                                     .alibi_slope = slopes.empty() ? std::nullopt : std::optional<float>(slopes[h]),
                                      .dropout = dropping ? config_.dropout : 0.0f,
                                      .rng = dropping ? &dropout_rng_ : nullptr};
     if (!masking.need_weights && !dropping) {
@@ -167,6 +162,9 @@ void MultiHeadAttention::load(const MultiHeadAttentionWeights& w) {
   const int d = config_.d_model;
   detail::require_shape(fn, "in_proj_weight", w.in_proj_weight, 3 * d, d);
   detail::require_shape(fn, "out_proj_weight", w.out_proj_weight, d, d);
+  // Checked whole, so a bad entry is reported where the caller put it (not as a row of W_k or W_v).
+  detail::require_finite(fn, "in_proj_weight", w.in_proj_weight);
+  detail::require_finite(fn, "in_proj_bias", w.in_proj_bias);
   const Eigen::Index bias_size = config_.bias ? 3 * d : 0;
   if (w.in_proj_bias.size() != bias_size)
     detail::fail(fn, "in_proj_bias has ", w.in_proj_bias.size(), " entries but must have ", bias_size,

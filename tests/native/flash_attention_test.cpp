@@ -40,6 +40,35 @@ TEST(AttentionOutput, EqualsTheFullComputationAcrossBlockBoundaries) {
   }
 }
 
+TEST(AttentionOutput, CausalAndAlibiAsRulesEqualTheirMatrices) {
+  // The causal flag and the ALiBi slope build no n×n matrix in attention_output; they must act
+  // exactly like causal_mask() and alibi_bias() do in the full computation.
+  std::uint64_t seed = 40;
+  for (auto [n_q, n_k] : {std::pair{70, 70}, {3, 200}, {150, 90}}) {
+    SCOPED_TRACE(std::to_string(n_q) + "×" + std::to_string(n_k));
+    const Matrix q = randn(n_q, 8, seed++), k = randn(n_k, 8, seed++), v = randn(n_k, 8, seed++);
+    const Matrix causal = causal_mask(n_q, n_k);
+    const Matrix bias = alibi_bias(n_q, n_k, 0.125f);
+    const Matrix expected = scaled_dot_product_attention(q, k, v, {.mask = &causal, .bias = &bias}).output;
+    const AttentionOptions rules{.causal = true, .alibi_slope = 0.125f};
+    EXPECT_TRUE(MatricesNear(attention_output(q, k, v, rules), expected, 1e-5f, 1e-4f));
+    EXPECT_TRUE(MatricesNear(scaled_dot_product_attention(q, k, v, rules).output, expected, 1e-6f, 1e-5f));
+  }
+}
+
+TEST(AttentionOutput, ScoresThatOverflowAreAnErrorNotNaN) {
+  Matrix q = Matrix::Constant(2, 4, 1e20f), k = Matrix::Constant(3, 4, 1e20f);
+  const Matrix v = Matrix::Ones(3, 4);
+  EXPECT_THROW(attention_output(q, k, v), Error);
+  EXPECT_THROW(scaled_dot_product_attention(q, k, v), Error);
+  try {
+    scaled_dot_product_attention(q, k, v);
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "scaled_dot_product_attention: the score at (0, 0) overflows float32 (Q·Kᵀ is too large: scale Q or K down)");
+  }
+}
+
 TEST(AttentionOutput, MatchesTheFormulaInDoublePrecision) {
   const Matrix q = randn(70, 8, 3), k = randn(150, 8, 4), v = randn(150, 8, 5);
   const auto [weights, output] = testing::reference_attention(q.cast<double>(), k.cast<double>(), v.cast<double>(),

@@ -6,10 +6,12 @@ import { AttnLabError } from './errors.js';
 
 const camel = (name) => name.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 const METHOD_NAMES = { load: 'loadWeights' };
+// Core functions the package calls under another name.
+const FUNCTION_NAMES = { attention_output: 'scaledDotProductAttention', hashed_embedding: 'embedTokens' };
 
 export function toJsNames(message) {
   return message.replace(/^([A-Za-z_]+)(?:::([a-z_]+))?/, (_, owner, method) => {
-    if (!method) return camel(owner);
+    if (!method) return FUNCTION_NAMES[owner] ?? camel(owner);
     return `${owner}.${METHOD_NAMES[method] ?? camel(method)}`;
   });
 }

@@ -12,8 +12,14 @@ class Rng;
 
 struct AttentionOptions {
   const Matrix* mask = nullptr;  // [n_q×n_k], 1 = may attend, 0 = blocked (score → −∞)
+  // Causal, aligned to the last key: query i sits at position i + n_k − n_q and may attend keys at
+  // positions ≤ its own (torch.tril for n_q = n_k). Combined with `mask` when both are given. Kept
+  // as a rule rather than a matrix, so attention_output never builds an n×n mask.
+  bool causal = false;
   std::optional<float> scale;    // default 1/√d_k; 1 means "no scaling"; any finite value
-  const Matrix* bias = nullptr;  // [n_q×n_k] added to the scaled scores (ALiBi); finite
+  const Matrix* bias = nullptr;  // [n_q×n_k] added to the scaled scores; finite
+  // ALiBi: −slope·|i' − j| added to the scaled scores (i' = i + n_k − n_q), as alibi_bias() builds it.
+  std::optional<float> alibi_slope;
   float dropout = 0.0f;          // probability of zeroing a weight (training only), needs rng
   Rng* rng = nullptr;            // the seeded stream dropout draws from
 };
@@ -27,8 +33,9 @@ struct AttentionResult {
 };
 
 // Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] → AttentionResult. n_q ≠ n_k (cross-attention) and d_v ≠ d_k
-// are fine. A query row whose keys are all blocked gets weights 0 and output 0, never NaN.
-// Traced steps: scores, scaled_scores, (bias), (masked_scores), weights, (dropout), output.
+// are fine. A query row whose keys are all blocked gets weights 0 and output 0, never NaN; scores
+// that overflow float32 (Q·Kᵀ too large) are an Error, not a NaN.
+// Traced steps: scores, scaled_scores, (bias), (masked_scores), softmax_exp, weights, (dropout), output.
 AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, const Matrix& v,
                                              const AttentionOptions& options = {},
                                              const Tracer& tracer = {});
