@@ -50,12 +50,20 @@ export interface AttentionResult {
   /** n_q×d_v */
   output: Matrix;
   /** n_q×n_k softmax weights; rows sum to 1 (or are all 0 when every key is blocked). Absent with weights: false. */
-  weights: Matrix;
+  weights?: Matrix;
   /** n_q×n_k raw QKᵀ (absent with weights: false) */
-  scores: Matrix;
+  scores?: Matrix;
   /** scores × scale (absent with weights: false) */
-  scaledScores: Matrix;
+  scaledScores?: Matrix;
   /** scaled scores with blocked entries at −Infinity (absent with weights: false) */
+  maskedScores?: Matrix;
+}
+
+/** What scaledDotProductAttention returns when the weights were asked for (the default). */
+export interface FullAttentionResult extends AttentionResult {
+  weights: Matrix;
+  scores: Matrix;
+  scaledScores: Matrix;
   maskedScores: Matrix;
 }
 
@@ -95,8 +103,14 @@ export interface MultiHeadAttentionResult {
   /** n_q×dModel */
   output: Matrix;
   /** One n_q×n_k matrix per head (absent with weights: false). */
-  weights: Matrix[];
+  weights?: Matrix[];
   /** Mean of the heads' weights, PyTorch's default return (absent with weights: false). */
+  averageWeights?: Matrix;
+}
+
+/** What forward returns when the weights were asked for (the default). */
+export interface FullMultiHeadAttentionResult extends MultiHeadAttentionResult {
+  weights: Matrix[];
   averageWeights: Matrix;
 }
 
@@ -105,7 +119,9 @@ export declare class MultiHeadAttention {
   parameterCount(): number;
   loadWeights(weights: MultiHeadAttentionWeights): this;
   weights(): { inProjWeight: Matrix; inProjBias?: Float32Array; outProjWeight: Matrix; outProjBias?: Float32Array };
-  forward(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MaskOptions): MultiHeadAttentionResult;
+  forward(query: MatrixInput, key: MatrixInput | undefined, value: MatrixInput | undefined,
+          options: MaskOptions & { weights: false }): MultiHeadAttentionResult;
+  forward(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MaskOptions): FullMultiHeadAttentionResult;
   trace(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MaskOptions): Step[];
   /** Training mode turns seeded dropout on; modules start in evaluation mode. */
   train(on?: boolean): this;
@@ -167,7 +183,8 @@ export interface Lab {
   /** rows×cols standard normals from the seeded generator (the same numbers natively and in wasm). */
   randn(rows: number, cols: number, seed: number): Matrix;
   softmax(m: MatrixInput): Matrix;
-  scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
+  scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options: AttentionOptions & { weights: false }): AttentionResult;
+  scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): FullAttentionResult;
   /** The same computation as named steps (scores … output, with the softmax's exp and row sums). */
   traceAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): Step[];
   /** One row per token; a word's row depends only on the word and the seed ('sinusoidal' adds positions). */

@@ -17,7 +17,13 @@ const TYPES = {
 // Serves `root` (on `port`, or any free port); resolves to { url, close() }.
 export function serve(root, port = 0) {
   const server = createServer((request, response) => {
-    const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname));
+    let path;
+    try {
+      path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname));
+    } catch {
+      response.writeHead(400).end('bad request');  // e.g. "/%" — malformed escapes must not crash the server
+      return;
+    }
     let file = join(root, path);
     try {
       if (statSync(file).isDirectory()) file = join(file, 'index.html');
@@ -27,7 +33,7 @@ export function serve(root, port = 0) {
       return;
     }
     response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    createReadStream(file).pipe(response);
+    createReadStream(file).on('error', () => response.destroy()).pipe(response);
   });
   return new Promise((resolve) => {
     server.listen(port, '127.0.0.1', () => {

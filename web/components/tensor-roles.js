@@ -5,7 +5,7 @@
 // only the scores have keys along their columns.
 
 // n_q × n_k matrices: queries down, keys across.
-const ATTENTION_SHAPED = /^(scores|scaled_scores|masked_scores|mask|weights)$/;
+const ATTENTION_SHAPED = /^(scores|scaled_scores|masked_scores|mask|weights|exp)$/;
 // Rows are key (or value) tokens.
 const KEY_ROWS = /^(K|V|K_h|V_h)$/;
 // Parameter matrices in PyTorch layout [out × in]: no token axis.

@@ -11,11 +11,11 @@ lessonPage({
   intro: [
     'An encoder layer wraps attention and a position-wise feed-forward network (Linear d_model→d_ff, GELU, Linear ' +
       'd_ff→d_model), each with a residual connection and a normalisation. This one is the tutorials’ example: d_model 64, ' +
-      '4 heads, d_ff 256. Stack 12 of them for BERT-base, 24 for BERT-large, 96 for GPT-3.',
+      '4 heads, d_ff 256. BERT-base stacks 12 such layers and BERT-large 24 (GPT-3’s 96 layers are the causal, decoder-only variant).',
     'Post-norm (PyTorch’s default) normalises after each residual add; pre-norm normalises the input of each sub-layer ' +
       'instead. Step through every intermediate below.',
   ],
-  formula: String.raw`h = \operatorname{Norm}(x + \operatorname{MHA}(x)),\qquad y = \operatorname{Norm}\big(h + W_2\,\operatorname{GELU}(W_1 h + b_1) + b_2\big)`,
+  formula: String.raw`\begin{aligned}\text{post-norm: }\; & h = \operatorname{Norm}(x + \operatorname{MHA}(x)), & y &= \operatorname{Norm}(h + \operatorname{FFN}(h))\\ \text{pre-norm: }\; & h = x + \operatorname{MHA}(\operatorname{Norm}(x)), & y &= h + \operatorname{FFN}(\operatorname{Norm}(h))\end{aligned}`,
   pytorch: 'layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=256,\n                                   activation="gelu", batch_first=True)\ny = layer(x)',
   call: "const layer = new lab.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256 });\nconst steps = layer.trace(x);",
   schema: {
@@ -39,6 +39,9 @@ lessonPage({
       chips, el('h2', { text: 'Parameters' }), counts, el('h2', { text: 'Every step' }), stepper);
     let layer = null;
     let key = '';
+    const small = new lab.MultiHeadAttention({ dModel: 32, numHeads: 4, bias: false });
+    const tutorialCount = small.parameterCount();  // the tutorials' MHA(d_model 32, 4 heads, no bias)
+    small.dispose();
     return () => {
       const next = `${state.norm}|${state.order}|${state.seed}`;
       if (next !== key) {
@@ -50,15 +53,12 @@ lessonPage({
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, CONFIG.dModel, { seed: state.seed, positions: 'sinusoidal' });
       const parts = layer.parameterCounts();
-      const small = new lab.MultiHeadAttention({ dModel: 32, numHeads: 4, bias: false });
-      const tutorial = small.parameterCount();
-      small.dispose();
       const rows = [
         ['Multi-head attention (4·64² + 4·64)', parts.selfAttn],
         ['Feed-forward (64·256 + 256 + 256·64 + 64)', parts.feedForward],
         [state.norm === 'rmsnorm' ? 'Two RMSNorms (2·64)' : 'Two LayerNorms (2·2·64)', parts.norms],
         ['Encoder layer in total', parts.total],
-        ['The tutorials’ MHA(d_model 32, 4 heads, no bias)', tutorial],
+        ['The tutorials’ MHA(d_model 32, 4 heads, no bias)', tutorialCount],
       ];
       counts.replaceChildren(el('table', { class: 'data' },
         el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'part' }), el('th', { scope: 'col', text: 'parameters' }))),

@@ -37,8 +37,8 @@ lessonPage({
       const { weights, scores } = lab.scaledDotProductAttention(x, x, x);
       const row = 2;
       const rowWeights = Array.from(weights.data.slice(row * n, (row + 1) * n));
-      let best = 0;
-      rowWeights.forEach((w, j) => { if (w > rowWeights[best]) best = j; });
+      const largest = Math.max(...rowWeights);
+      const best = rowWeights.indexOf(largest);
 
       const tokenChoice = select(tokens.map((t, j) => [j, `${j}: ${t}`]), 0, () => {});
       const scoreInput = el('input', { type: 'number', step: '0.01', 'aria-label': 'score[1][2]' });
@@ -51,12 +51,15 @@ lessonPage({
       root.replaceChildren(
         exercise('1. Which token gets the most weight?', `X is the embedding of “${SENTENCE}”, and Q = K = V = X. ` +
           `In row ${row} (the query “${tokens[row]}”), which key gets the most weight?`, field('Your answer', tokenChoice), () => ({
-          correct: Number(tokenChoice.value) === best,
+          // A repeated word ("the") is the same key twice: either copy is right.
+          correct: rowWeights[Number(tokenChoice.value)] === largest,
           message: `Row ${row} puts ${formatNumber(rowWeights[best])} on “${tokens[best]}”.`,
           shown: [panel('The weights', map(weights, { highlight: { rows: [row] } }))],
         })),
-        exercise('2. What is score[1][2]?', 'The raw score is q_1 · k_2, before scaling. Type it to two decimals.',
-          field('score[1][2]', scoreInput), () => {
+        exercise('2. What is score[1][2]?', 'The raw score is q_1 · k_2, before scaling: here Q = K = X, so it is row 1 ' +
+          'of X dotted with row 2 of X (shown below). Type it to two decimals.',
+          el('span', {}, field('score[1][2]', scoreInput),
+            panel('X (= Q = K)', heatmap({ rowLabels: tokens, matrix: x, palette: 'RdBu', showValues: true, colTitle: 'Dimension' }))), () => {
             const truth = scores.data[1 * n + 2];
             return { correct: Math.abs(Number(scoreInput.value) - truth) < 0.01 && scoreInput.value !== '',
               message: `score[1][2] = ${formatNumber(truth, 4)}.`, shown: [panel('Raw scores QKᵀ', map(scores, { palette: 'RdBu' }))] };

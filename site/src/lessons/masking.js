@@ -19,7 +19,7 @@ lessonPage({
   pytorch: 'mask = torch.tril(torch.ones(n, n))\nscores = scores.masked_fill(mask == 0, float("-inf"))',
   call: 'const mask = lab.causalMask(n);            // or lab.keyPaddingMask(n, n, valid)\nconst { weights } = mha.forward(x, x, x, { mask });',
   schema: {
-    sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat <pad> <pad>' },
+    sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat pad pad' },
     mask: { type: 'enum', values: Object.keys(MASKS), default: 'causal' },
     valid: { type: 'int', min: 1, max: 32, default: 6 },
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
@@ -45,6 +45,7 @@ lessonPage({
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
       const validLength = Math.min(state.valid, n);
+      valid.disabled = state.mask !== 'padding';
       const mask = state.mask === 'causal' ? lab.causalMask(n)
         : state.mask === 'padding' ? lab.keyPaddingMask(n, n, validLength) : lab.matrix(n, n, new Float32Array(n * n).fill(1));
       const { weights } = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed }).forward(x, x, x, { mask });
@@ -60,7 +61,8 @@ lessonPage({
         check.textContent = above === 0 ? 'Every weight above the diagonal is exactly 0.0: no word sees the future.'
           : `${above} weights above the diagonal are not 0.`;
       } else if (state.mask === 'padding') {
-        check.textContent = `Keys ${validLength}…${n - 1} are padding: their columns are exactly 0.0 in every row.`;
+        check.textContent = validLength >= n ? `All ${n} keys are real tokens: nothing is padding.`
+          : `Keys ${validLength}…${n - 1} (${tokens.slice(validLength).join(', ')}) are padding: their columns are exactly 0.0 in every row.`;
       } else {
         check.textContent = 'No mask: every word may attend to every word, the future included.';
       }

@@ -61,7 +61,10 @@ lessonPage({
         headMaps = Array.from({ length: state.heads }, (_, h) => heatmap({ caption: `Head ${h}`, rowTitle: 'Query', colTitle: 'Key' }));
         heads.replaceChildren(...headMaps.map((m) => panel(null, m)));
       }
-      headMaps.forEach((m, h) => Object.assign(m, { rowLabels: tokens, colLabels: tokens, matrix: weights[h] }));
+      // One colour scale for all heads, so the same colour means the same weight side by side.
+      let largest = 0;
+      for (const w of weights) for (const x of w.data) largest = Math.max(largest, x);
+      headMaps.forEach((m, h) => Object.assign(m, { rowLabels: tokens, colLabels: tokens, matrix: weights[h], domain: [0, largest] }));
       Object.assign(average, { rowLabels: tokens, colLabels: tokens, matrix: averageWeights });
     };
   },

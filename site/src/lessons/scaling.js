@@ -43,21 +43,24 @@ lessonPage({
       'aria-valuetext': `d_k ${state.dk}`, on: { input: (e) => ctx.set({ dk: DKS[Number(e.target.value)] }) } });
     const custom = el('input', { type: 'range', min: 1, max: 100, value: state.custom,
       on: { input: (e) => ctx.set({ custom: Number(e.target.value), scale: 'custom' }) } });
+    const scaleChoice = select(Object.entries(SCALES), state.scale, (scale) => ctx.set({ scale }));
     root.append(
       el('div', { class: 'controls' },
         field('d_k', slider, 'key/query width'),
-        field('Scale', select(Object.entries(SCALES), state.scale, (scale) => ctx.set({ scale }))),
+        field('Scale', scaleChoice),
         field('Custom divisor', custom, 'scores ÷ this, when Scale is custom')),
       readout,
       el('div', { class: 'grid' }, panel('This d_k', weightsMap), panel('Largest weight against d_k', chart)),
       el('h2', { text: 'The tutorials’ table' }), table);
     return () => {
       slider.setAttribute('aria-valuetext', `d_k ${state.dk}`);
-      const scaleFor = (dK) => (state.scale === 'none' ? 1 : state.scale === 'custom' ? 1 / state.custom : undefined);
-      const now = experiment(lab, state.dk, state.seed, scaleFor(state.dk));
+      scaleChoice.value = state.scale;  // dragging the custom divisor switches the choice to custom
+      // undefined: the package's default 1/√d_k.
+      const chosenScale = state.scale === 'none' ? 1 : state.scale === 'custom' ? 1 / state.custom : undefined;
+      const now = experiment(lab, state.dk, state.seed, chosenScale);
       weightsMap.matrix = now.weights;
       const used = state.scale === 'sqrt' ? `1/√${state.dk}` : state.scale === 'none' ? '1' : `1/${state.custom}`;
-      readout.textContent = `d_k = ${state.dk}, scale ${used}: largest |score| ${formatNumber(now.maxScore)}, ` +
+      readout.textContent = `d_k = ${state.dk}, scale ${used}: largest |scaled score| ${formatNumber(now.maxScore)}, ` +
         `largest weight ${formatNumber(now.maxWeight)}.`;
       const rows = DKS.map((dK) => ({ dK, raw: experiment(lab, dK, state.seed, 1), scaled: experiment(lab, dK, state.seed) }));
       table.replaceChildren(el('table', { class: 'data' },

@@ -35,6 +35,7 @@ lessonPage({
     let edits = {};
     let inputsKey = '';
     let mha = null;
+    let initial = null;  // the seeded weights, kept so that "Undo my edits" can restore them
     const stepper = document.createElement('attn-stepper');
     const chips = tokenChips([]);
     const editor = el('div');
@@ -95,10 +96,10 @@ lessonPage({
         edits = {};
         mha?.dispose();
         mha = new lab.MultiHeadAttention({ dModel: D_MODEL, numHeads: 1, bias: false, seed: state.seed });
+        initial = mha.weights();
       }
       tokenChips(tokens, chips);
       const x = edits.X ?? lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
-      const initial = mha.weights();
       const w = ['W_q', 'W_k', 'W_v'].map((name, i) => edits[name] ?? sliceRows(initial.inProjWeight, i * D_MODEL, D_MODEL));
       mha.loadWeights({ inProjWeight: lab.matrix(3 * D_MODEL, D_MODEL, [...w[0].data, ...w[1].data, ...w[2].data]),
         outProjWeight: initial.outProjWeight });

@@ -37,6 +37,9 @@ async function main(): Promise<void> {
   const perHead: Matrix[] = result.weights;
   const steps: Step[] = mha.train(false).trace(x, x, x);
   console.log(perHead.length, result.averageWeights.rows, steps.map((s) => `${s.id}: ${s.explanation}`));
+  const lean = mha.forward(x, x, x, { weights: false });
+  const leanCore = lab.scaledDotProductAttention(q, k, v, { weights: false });
+  console.log(lean.output.rows, lean.weights === undefined, leanCore.output.cols);
   mha.dispose();
 
   const layer = new lab.TransformerEncoderLayer({
