@@ -25,9 +25,9 @@ TEST(AttentionOutput, MatchesPyTorch) {
 }
 
 TEST(AttentionOutput, EqualsTheFullComputationAcrossBlockBoundaries) {
-  // Shapes that cut through the 64-query and 128-key blocks, with and without masks and biases.
+  // Shapes that cut through the 128-query and 256-key blocks, with and without masks and biases.
   std::uint64_t seed = 1;
-  for (auto [n_q, n_k] : {std::pair{1, 1}, {5, 7}, {64, 128}, {65, 129}, {130, 300}, {200, 40}}) {
+  for (auto [n_q, n_k] : {std::pair{1, 1}, {5, 7}, {128, 256}, {129, 257}, {260, 600}, {300, 40}}) {
     SCOPED_TRACE(std::to_string(n_q) + "×" + std::to_string(n_k));
     const Matrix q = randn(n_q, 16, seed++) * 2.0f, k = randn(n_k, 16, seed++) * 2.0f, v = randn(n_k, 12, seed++);
     EXPECT_TRUE(MatricesNear(attention_output(q, k, v), scaled_dot_product_attention(q, k, v).output, 1e-5f, 1e-4f));
@@ -78,12 +78,12 @@ TEST(AttentionOutput, MatchesTheFormulaInDoublePrecision) {
 
 TEST(AttentionOutput, TracesEveryBlockAndChecksItsArguments) {
   Trace trace;
-  attention_output(randn(70, 4, 1), randn(130, 4, 2), randn(130, 4, 3), {}, Tracer(trace));
+  attention_output(randn(130, 4, 1), randn(260, 4, 2), randn(260, 4, 3), {}, Tracer(trace));
   std::vector<std::string> ids;
   for (const TraceStep& s : trace.steps()) ids.push_back(s.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"block0.0", "block0.1", "block1.0", "block1.1", "output"}));
-  EXPECT_EQ(trace.tensor("block1.1", "exp").rows(), 6);   // queries 64…69
-  EXPECT_EQ(trace.tensor("block1.1", "exp").cols(), 2);   // keys 128…129
+  EXPECT_EQ(trace.tensor("block1.1", "exp").rows(), 2);   // queries 128…129
+  EXPECT_EQ(trace.tensor("block1.1", "exp").cols(), 4);   // keys 256…259
   EXPECT_THROW(attention_output(randn(2, 4, 1), randn(3, 5, 2), randn(3, 4, 3)), Error);
   Rng rng(1);
   EXPECT_THROW(attention_output(randn(2, 4, 1), randn(3, 4, 2), randn(3, 4, 3), {.dropout = 0.5f, .rng = &rng}), Error);
