@@ -182,6 +182,9 @@ MultiHeadAttentionHandle* MultiHeadAttentionHandle::create(const val& config) {
                                          .dropout = option<float>(config, "dropout", 0.0f),
                                          .positions = positions_from_js(config),
                                          .seed = seed_from_js(option<double>(config, "seed", 0.0))});
+  } catch (const std::bad_alloc&) {
+    set_last_error(kOutOfMemory);
+    return nullptr;
   } catch (const std::exception& e) {
     set_last_error(e.what());
     return nullptr;
@@ -259,6 +262,9 @@ TransformerEncoderLayerHandle* TransformerEncoderLayerHandle::create(const val& 
     else if (norm == "rmsnorm") c.norm = NormKind::rms_norm;
     else throw Error("TransformerEncoderLayer: norm must be 'layernorm' or 'rmsnorm', got '" + norm + "'");
     return new TransformerEncoderLayerHandle(c);
+  } catch (const std::bad_alloc&) {
+    set_last_error(kOutOfMemory);
+    return nullptr;
   } catch (const std::exception& e) {
     set_last_error(e.what());
     return nullptr;

@@ -30,12 +30,14 @@ MaskOptions mask_options_from_js(const val& options, Matrix& storage);
 void set_last_error(std::string message);
 std::string take_last_error();
 
+inline constexpr const char* kOutOfMemory = "out of memory: the inputs are too large for the wasm heap";
+
 template <typename Body>
 val guarded(Body&& body) {
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    set_last_error("out of memory: the inputs are too large for the wasm heap");
+    set_last_error(kOutOfMemory);
   } catch (const std::exception& e) {
     set_last_error(e.what());
   }

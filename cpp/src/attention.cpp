@@ -52,7 +52,6 @@ void require_finite_scores(const char* function, const Matrix& scores, Eigen::In
 
 namespace {
 
-std::string dims(const Matrix& m) { return "[" + shape_of(m) + "]"; }
 
 std::string format_number(float x) {
   std::string text;
@@ -73,8 +72,8 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
   // 1. Raw scores: how well each query matches each key.
   r.scores = kernels::matmul_transposed(q, k);
   tracer.record("scores", "Scores QKᵀ",
-                "Each query row is dotted with every key row: " + dims(q) + "·" + dims(k) + "ᵀ → " +
-                    dims(r.scores) + ".",
+                "Each query row is dotted with every key row: " + detail::bracketed_shape(q) + "·" + detail::bracketed_shape(k) + "ᵀ → " +
+                    detail::bracketed_shape(r.scores) + ".",
                 {{"Q", q}, {"K", k}, {"scores", r.scores}});
 
   // 2. Scale (and add a positional bias such as ALiBi).
@@ -134,8 +133,8 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
   // 5. Weighted sum of the values.
   r.output = kernels::matmul(r.weights, v);
   tracer.record("output", "Weighted sum of values",
-                "Each output row mixes the value rows by that query's weights: " + dims(r.weights) + "·" +
-                    dims(v) + " → " + dims(r.output) + ".",
+                "Each output row mixes the value rows by that query's weights: " + detail::bracketed_shape(r.weights) + "·" +
+                    detail::bracketed_shape(v) + " → " + detail::bracketed_shape(r.output) + ".",
                 {{"weights", r.weights}, {"V", v}, {"output", r.output}});
   return r;
 }

@@ -36,6 +36,9 @@ template <typename... Parts>
   throw Error(message);
 }
 
+// "[5×8]": how trace explanations write a shape.
+inline std::string bracketed_shape(const Matrix& m) { return "[" + shape_of(m) + "]"; }
+
 void require_positive(std::string_view function, std::string_view argument, long long value);
 void require_non_empty(std::string_view function, std::string_view argument, const Matrix& m);
 void require_finite(std::string_view function, std::string_view argument, const Matrix& m);

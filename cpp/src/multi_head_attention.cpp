@@ -22,7 +22,6 @@ const MultiHeadAttentionConfig& checked(const MultiHeadAttentionConfig& c) {
   return c;
 }
 
-std::string dims(const Matrix& m) { return "[" + shape_of(m) + "]"; }
 
 }  // namespace
 
@@ -95,9 +94,9 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
 
   // 1. Projections.
   const Matrix q = q_proj_.forward(query), k = k_proj_.forward(key), v = v_proj_.forward(value);
-  tracer.record("q", "Queries Q", "Q = X·W_qᵀ + b_q: " + dims(query) + " → " + dims(q) + ".", {{"Q", q}});
-  tracer.record("k", "Keys K", "K = X·W_kᵀ + b_k: " + dims(key) + " → " + dims(k) + ".", {{"K", k}});
-  tracer.record("v", "Values V", "V = X·W_vᵀ + b_v: " + dims(value) + " → " + dims(v) + ".", {{"V", v}});
+  tracer.record("q", "Queries Q", "Q = X·W_qᵀ + b_q: " + detail::bracketed_shape(query) + " → " + detail::bracketed_shape(q) + ".", {{"Q", q}});
+  tracer.record("k", "Keys K", "K = X·W_kᵀ + b_k: " + detail::bracketed_shape(key) + " → " + detail::bracketed_shape(k) + ".", {{"K", k}});
+  tracer.record("v", "Values V", "V = X·W_vᵀ + b_v: " + detail::bracketed_shape(value) + " → " + detail::bracketed_shape(v) + ".", {{"V", v}});
 
   // 2. Per head: slice, optionally rotate (RoPE) or bias (ALiBi), attend.
   const std::vector<Matrix> q_heads = split_heads(q, config_.num_heads);
@@ -143,11 +142,11 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
   const Matrix concat = combine_heads(head_outputs);
   tracer.record("concat", "Concatenate heads",
                 "The heads' outputs side by side: " + std::to_string(config_.num_heads) + " × [" +
-                    std::to_string(n_q) + "×" + std::to_string(d_k()) + "] → " + dims(concat) + ".",
+                    std::to_string(n_q) + "×" + std::to_string(d_k()) + "] → " + detail::bracketed_shape(concat) + ".",
                 {{"concat", concat}});
   result.output = out_proj_.forward(concat);
   tracer.record("output", "Output projection W_o",
-                "output = concat·W_oᵀ + b_o mixes information across heads: " + dims(result.output) + ".",
+                "output = concat·W_oᵀ + b_o mixes information across heads: " + detail::bracketed_shape(result.output) + ".",
                 {{"W_o", out_proj_.weight()}, {"output", result.output}});
 
   if (result.head_weights.empty()) return result;

@@ -44,7 +44,6 @@ void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* resca
 namespace simd128 {
 Matrix matmul(MatrixView a, MatrixView b);
 Matrix matmul_transposed(MatrixView a, MatrixView b);
-void softmax_rows(Matrix& x);
 void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale);
 }  // namespace simd128
 #endif

@@ -7,7 +7,8 @@
 // pointer (their results are not stored) and column tails are zero-padded, so the inner loop has no
 // branches.
 //
-// Softmax: vectorised max, exp (Cephes-style polynomial, ~1 ulp) with sum, and scale.
+// Softmax: the online-softmax step (vectorised max, exp by a Cephes-style polynomial of ~1 ulp, and
+// the row sums); a plain softmax is that step from an empty state, then a division (dispatch.cpp).
 #if defined(__wasm_simd128__)
 
 #include <wasm_simd128.h>
@@ -169,38 +170,6 @@ Matrix matmul_transposed(MatrixView a, MatrixView b) {
   std::vector<float> packed = packed_buffer(k, n);
   pack_panels(b.data(), k, n, static_cast<int>(b.outerStride()), true, packed.data());
   return gemm_packed(a, packed, n);
-}
-
-void softmax_rows(Matrix& x) {
-  // x [rows×cols]: 1) row max, 2) e = exp(x − max) and Σe, 3) x = e / Σe.
-  const int cols = static_cast<int>(x.cols());
-  const int body = cols / 4 * 4;
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    float* row = x.data() + r * cols;
-    v128_t vmax = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
-    for (int c = 0; c < body; c += 4) vmax = wasm_f32x4_max(vmax, wasm_v128_load(row + c));
-    float max = horizontal_max(vmax);
-    for (int c = body; c < cols; ++c) max = std::max(max, row[c]);
-    if (max == -std::numeric_limits<float>::infinity()) {  // every key blocked: zeros, not NaN
-      std::fill(row, row + cols, 0.0f);
-      continue;
-    }
-    const v128_t vm = wasm_f32x4_splat(max);
-    v128_t vsum = wasm_f32x4_splat(0.0f);
-    for (int c = 0; c < body; c += 4) {
-      const v128_t e = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(row + c), vm));
-      wasm_v128_store(row + c, e);
-      vsum = wasm_f32x4_add(vsum, e);
-    }
-    float sum = horizontal_sum(vsum);
-    for (int c = body; c < cols; ++c) {
-      row[c] = std::exp(row[c] - max);
-      sum += row[c];
-    }
-    const v128_t inv = wasm_f32x4_splat(1.0f / sum);
-    for (int c = 0; c < body; c += 4) wasm_v128_store(row + c, wasm_f32x4_mul(wasm_v128_load(row + c), inv));
-    for (int c = body; c < cols; ++c) row[c] /= sum;
-  }
 }
 
 void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale) {
