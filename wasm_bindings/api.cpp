@@ -175,20 +175,14 @@ val tokenize(const std::string& text) {
 // ---- MultiHeadAttention ----
 
 MultiHeadAttentionHandle* MultiHeadAttentionHandle::create(const val& config) {
-  try {
+  return catching<MultiHeadAttentionHandle*>([&] {
     return new MultiHeadAttentionHandle({.d_model = option<int>(config, "dModel", 0),
                                          .num_heads = option<int>(config, "numHeads", 1),
                                          .bias = option<bool>(config, "bias", true),
                                          .dropout = option<float>(config, "dropout", 0.0f),
                                          .positions = positions_from_js(config),
                                          .seed = seed_from_js(option<double>(config, "seed", 0.0))});
-  } catch (const std::bad_alloc&) {
-    set_last_error(kOutOfMemory);
-    return nullptr;
-  } catch (const std::exception& e) {
-    set_last_error(e.what());
-    return nullptr;
-  }
+  }, nullptr);
 }
 
 double MultiHeadAttentionHandle::parameter_count() const { return static_cast<double>(attention_.parameter_count()); }
@@ -242,7 +236,7 @@ val MultiHeadAttentionHandle::trace(const val& query, const val& key, const val&
 // ---- TransformerEncoderLayer ----
 
 TransformerEncoderLayerHandle* TransformerEncoderLayerHandle::create(const val& config) {
-  try {
+  return catching<TransformerEncoderLayerHandle*>([&] {
     const std::string activation = option<std::string>(config, "activation", "gelu");
     const std::string norm = option<std::string>(config, "norm", "layernorm");
     TransformerEncoderLayerConfig c{.d_model = option<int>(config, "dModel", 0),
@@ -262,13 +256,7 @@ TransformerEncoderLayerHandle* TransformerEncoderLayerHandle::create(const val& 
     else if (norm == "rmsnorm") c.norm = NormKind::rms_norm;
     else throw Error("TransformerEncoderLayer: norm must be 'layernorm' or 'rmsnorm', got '" + norm + "'");
     return new TransformerEncoderLayerHandle(c);
-  } catch (const std::bad_alloc&) {
-    set_last_error(kOutOfMemory);
-    return nullptr;
-  } catch (const std::exception& e) {
-    set_last_error(e.what());
-    return nullptr;
-  }
+  }, nullptr);
 }
 
 double TransformerEncoderLayerHandle::parameter_count() const { return static_cast<double>(layer_.parameter_count()); }

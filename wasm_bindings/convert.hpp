@@ -5,7 +5,9 @@
 
 #include <emscripten/val.h>
 
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attnlab/matrix.hpp"
@@ -32,8 +34,9 @@ std::string take_last_error();
 
 inline constexpr const char* kOutOfMemory = "out of memory: the inputs are too large for the wasm heap";
 
-template <typename Body>
-val guarded(Body&& body) {
+// Runs body(); on any C++ exception records its message and returns `on_error` instead.
+template <typename Result, typename Body>
+Result catching(Body&& body, Result on_error) {
   try {
     return body();
   } catch (const std::bad_alloc&) {
@@ -41,7 +44,13 @@ val guarded(Body&& body) {
   } catch (const std::exception& e) {
     set_last_error(e.what());
   }
-  return val::undefined();
+  return on_error;
+}
+
+// For functions returning a JS value: undefined on error.
+template <typename Body>
+val guarded(Body&& body) {
+  return catching<val>(std::forward<Body>(body), val::undefined());
 }
 
 }  // namespace attnlab::wasm
