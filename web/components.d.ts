@@ -68,6 +68,8 @@ export interface AttnHeatmapElement extends RenderedElement, Exportable {
   caption: string;
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnHeatmapElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'cell-focus', listener: (this: AttnHeatmapElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The pointer moved onto another cell (same detail as cell-focus). */
+  addEventListener(type: 'cell-hover', listener: (this: AttnHeatmapElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 

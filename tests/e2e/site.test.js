@@ -125,6 +125,14 @@ describe('the site', () => {
     assert.notEqual(scoresAfter, scoresBefore);
     const qShown = await page.evaluate(() => document.querySelector('attn-stepper').steps.find((s) => s.id === 'q').tensors.Q.data[0]);
     assert.equal(qShown, 5);
+    // On the scores step, pointing at a score cell explains it as a sum of products.
+    const scoresIndex = await page.evaluate(() => document.querySelector('attn-stepper').steps.findIndex((s) => s.id === 'scores'));
+    while (await status() < scoresIndex) await next.click();
+    await page.locator('attn-stepper attn-heatmap').last().locator('svg').first().hover();
+    await page.waitForFunction(() => document.querySelector('.explain')?.textContent.startsWith('score['));
+    assert.match(await page.textContent('.explain'), /^score\[\d+\]\[\d+\] = q_\d+·k_\d+ .* = −?\d+\.\d{4}$/);
+    await page.locator('attn-stepper').getByRole('button', { name: /prev/i }).click();
+    while (await status() > 2) await page.locator('attn-stepper').getByRole('button', { name: /prev/i }).click();
     // Keyboard: focus the stepper's Next button and use the arrow keys.
     await next.focus();
     await page.keyboard.press('ArrowRight');

@@ -73,6 +73,7 @@ export class AttnHeatmap extends RenderedElement {
   #valueFont = -1;
   #active = { row: 0, col: 0 };
   #activeCell = null;
+  #hovered = null; // the cell under the pointer, so cell-hover fires once per cell
 
   constructor() {
     super();
@@ -335,9 +336,16 @@ export class AttnHeatmap extends RenderedElement {
     this.#placeRing(this.#parts.hoverRing, cell.row, cell.col);
     this.#parts.hoverRing.setAttribute('display', 'inline');
     this.#showTooltip(cell.row, cell.col, event);
+    // Like cell-focus, for a page that explains whatever cell the pointer is over.
+    if (cell.row !== this.#hovered?.row || cell.col !== this.#hovered?.col) {
+      this.#hovered = cell;
+      const value = this.#matrix.data[cell.row * this.#matrix.cols + cell.col];
+      this.dispatchEvent(new CustomEvent('cell-hover', { detail: { ...cell, value }, bubbles: true, composed: true }));
+    }
   }
 
   #onPointerLeave() {
+    this.#hovered = null;
     this.#parts?.hoverRing.setAttribute('display', 'none');
     if (this.shadowRoot.activeElement === this.#svg) this.#showTooltip(this.#active.row, this.#active.col);
     else this.#tooltip.hide();

@@ -56,8 +56,8 @@ lessonPage({
       ctx.remember({ step: e.detail.index });
       showEditor();
     });
-    // A focused score cell, explained as the sum of products it is.
-    stepper.addEventListener('cell-focus', (e) => {
+    // A focused or hovered score cell, explained as the sum of products it is.
+    const explainCell = (e) => {
       const step = steps[stepper.index];
       const origin = e.composedPath()[0];  // the heatmap that was focused: only the scores are explained
       if (step?.id !== 'scores' || !e.detail || !String(origin?.caption ?? '').startsWith('scores')) return;
@@ -67,13 +67,15 @@ lessonPage({
       const terms = q.map((x, t) => `${formatNumber(x)}×${formatNumber(k[t])}`).join(' + ');
       dot.hidden = false;
       dot.textContent = `score[${row}][${col}] = q_${row}·k_${col} (“${tokens[row]}” asks, “${tokens[col]}” answers) = ${terms} = ${formatNumber(value, 4)}`;
-    });
+    };
+    stepper.addEventListener('cell-focus', explainCell);
+    stepper.addEventListener('cell-hover', explainCell);
 
     function showEditor() {
       const step = steps[stepper.index];
       editor.replaceChildren();
       dot.hidden = step?.id !== 'scores';
-      if (step?.id === 'scores' && dot.textContent === '') dot.textContent = 'Focus a cell of the scores (Tab, then the arrow keys) to see its sum of products.';
+      if (step?.id === 'scores' && dot.textContent === '') dot.textContent = 'Point at a cell of the scores, or focus it (Tab, then the arrow keys), to see its sum of products.';
       const names = step && EDITABLE[step.id];
       if (!names) return;
       for (const name of names) {
