@@ -39,6 +39,13 @@ export function sliceRows(m, start, count) {
   return { rows: count, cols: m.cols, data: m.data.slice(start * m.cols, (start + count) * m.cols) };
 }
 
+// The lessons' seed box: a whole number in 0 … 999,999 (anything else is clamped or read as 0).
+export function seedField(value, onChange) {
+  const clamp = (raw) => Math.max(0, Math.min(999999, Math.trunc(Number(raw)) || 0));
+  return field('Seed', el('input', { type: 'number', min: 0, max: 999999, value,
+    on: { change: (e) => onChange(clamp(e.target.value)) } }));
+}
+
 export const MAX_TOKENS = 32;
 
 // Tokens of the learner's sentence, at most MAX_TOKENS; an empty sentence falls back to `fallback`.

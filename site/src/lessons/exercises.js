@@ -59,7 +59,7 @@ lessonPage({
         exercise('2. What is score[1][2]?', 'The raw score is q_1 · k_2, before scaling: here Q = K = X, so it is row 1 ' +
           'of X dotted with row 2 of X (shown below). Type it to two decimals.',
           el('span', {}, field('score[1][2]', scoreInput),
-            panel('X (= Q = K)', heatmap({ rowLabels: tokens, matrix: x, palette: 'RdBu', showValues: true, colTitle: 'Dimension' }))), () => {
+            panel('X (= Q = K)', heatmap({ rowLabels: tokens, matrix: x, palette: 'RdBu', showValues: true, rowTitle: 'Token', colTitle: 'Dimension' }))), () => {
             const truth = scores.data[1 * n + 2];
             return { correct: Math.abs(Number(scoreInput.value) - truth) < 0.01 && scoreInput.value !== '',
               message: `score[1][2] = ${formatNumber(truth, 4)}.`, shown: [panel('Raw scores QKᵀ', map(scores, { palette: 'RdBu' }))] };

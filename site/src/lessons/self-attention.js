@@ -1,8 +1,8 @@
 // Lesson 4: self-attention on the learner's own sentence, with token labels on the heatmap.
-import { el, field, formatNumber } from '../dom.js';
+import { el, formatNumber } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
+import { heatmap, panel, seedField, sentenceInput, tokenChips, tokensOf } from '../views.js';
 
 const D_MODEL = 16;
 
@@ -31,8 +31,7 @@ lessonPage({
     root.append(
       el('div', { class: 'controls' },
         sentenceInput('Your sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })),
-        field('Seed', el('input', { type: 'number', min: 0, max: 999999, value: state.seed,
-          on: { change: (e) => ctx.set({ seed: Math.max(0, Math.min(999999, Math.trunc(Number(e.target.value)) || 0)) }) } }))),
+        seedField(state.seed, (seed) => ctx.set({ seed }))),
       chips, note, el('div', { class: 'grid' }, panel('Who attends to whom', map), panel('Most attended word per row', whoTable)));
     return () => {
       const { tokens, truncated, empty } = tokensOf(lab, state.sentence, 'the cat sat on the mat');

@@ -4,7 +4,7 @@
 import { el, field, formatNumber, select } from '../dom.js';
 import { matrixEditor, withEntry } from '../matrix-editor.js';
 import { lessonPage } from '../page.js';
-import { panel, rowOf, sentenceInput, sliceRows, tokenChips, tokensOf } from '../views.js';
+import { panel, rowOf, seedField, sentenceInput, sliceRows, tokenChips, tokensOf } from '../views.js';
 
 const D_MODEL = 8;
 const MAX_TOKENS = 10;
@@ -46,8 +46,7 @@ lessonPage({
     const sentence = sentenceInput('Sentence (up to 10 tokens)', state.sentence, (value) => ctx.set({ sentence: value }));
     root.append(
       el('div', { class: 'controls' }, sentence,
-        field('Seed', el('input', { type: 'number', min: 0, max: 999999, value: state.seed,
-          on: { change: (e) => ctx.set({ seed: Math.max(0, Math.min(999999, Math.trunc(Number(e.target.value)) || 0)) }) } })),
+        seedField(state.seed, (seed) => ctx.set({ seed })),
         field('Mask', select([['none', 'none'], ['causal', 'causal (torch.tril)']], state.mask, (mask) => ctx.set({ mask }))),
         el('button', { type: 'button', text: 'Undo my edits', on: { click: () => { edits = {}; ctx.set({}); } } })),
       chips, stepper, dot, editor);
