@@ -21,20 +21,31 @@ std::string take_last_error() {
   return message;
 }
 
+namespace {
+// Copies a JS array of numbers (typed or plain) straight into `out` (one copy, no staging vector).
+void copy_into(const val& data, float* out, std::size_t size) {
+  val(emscripten::typed_memory_view(size, out)).call<void>("set", data);
+}
+}  // namespace
+
 Matrix matrix_from_js(const val& m, const char* argument) {
   const int rows = m["rows"].as<int>(), cols = m["cols"].as<int>();
-  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(m["data"]);
-  if (rows < 0 || cols < 0 || data.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
-    throw Error(std::string(argument) + ": data has " + std::to_string(data.size()) + " values but rows×cols = " +
+  const val data = m["data"];
+  const auto length = data["length"].as<std::size_t>();
+  if (rows < 0 || cols < 0 || length != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
+    throw Error(std::string(argument) + ": data has " + std::to_string(length) + " values but rows×cols = " +
                 std::to_string(rows) + "×" + std::to_string(cols));
-  return Eigen::Map<const Matrix>(data.data(), rows, cols);
+  Matrix out(rows, cols);
+  copy_into(data, out.data(), length);
+  return out;
 }
 
 Vector vector_from_js(const val& v, const char* argument) {
-  (void)argument;
+  (void)argument;  // the JS layer has checked types and lengths and names the argument itself
   if (v.isUndefined() || v.isNull()) return {};
-  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
-  return Eigen::Map<const Vector>(data.data(), static_cast<Eigen::Index>(data.size()));
+  Vector out(static_cast<Eigen::Index>(v["length"].as<std::size_t>()));
+  copy_into(v, out.data(), static_cast<std::size_t>(out.size()));
+  return out;
 }
 
 val matrix_to_js(const Matrix& m) {
