@@ -40,7 +40,7 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
 }
 
 void require_finite_scores(const char* function, const Matrix& scores, Eigen::Index row0, Eigen::Index col0) {
-  if (scores.allFinite()) return;
+  if (all_finite(scores.data(), scores.size())) return;
   for (Eigen::Index r = 0; r < scores.rows(); ++r)
     for (Eigen::Index c = 0; c < scores.cols(); ++c)
       if (!std::isfinite(scores(r, c)))

@@ -39,6 +39,7 @@ template <typename... Parts>
 // "[5×8]": how trace explanations write a shape.
 inline std::string bracketed_shape(const Matrix& m) { return "[" + shape_of(m) + "]"; }
 
+bool all_finite(const float* values, Eigen::Index count);  // no NaN, no ±Inf
 void require_positive(std::string_view function, std::string_view argument, long long value);
 void require_non_empty(std::string_view function, std::string_view argument, const Matrix& m);
 void require_finite(std::string_view function, std::string_view argument, const Matrix& m);

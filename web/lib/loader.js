@@ -49,5 +49,11 @@ export async function loadModule(options) {
   else if (isNode) moduleArgs.wasmBinary = await readFromDisk(variant.wasmUrl());
   else moduleArgs.locateFile = () => variant.wasmUrl().href;
   const { default: createModule } = await variant.factory();
-  return { raw: await createModule(moduleArgs), simd };
+  try {
+    return { raw: await createModule(moduleArgs), simd };
+  } catch (error) {
+    // Both builds use WebAssembly exception handling; an engine without it cannot compile them.
+    throw new AttnLabError(`init: the WebAssembly module could not be loaded (${error?.message ?? error}). attnlab needs ` +
+      'WebAssembly exception handling: Chrome/Edge 95+, Firefox 100+, Safari 15.2+, Node 18+.');
+  }
 }
