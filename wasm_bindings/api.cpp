@@ -208,27 +208,24 @@ val MultiHeadAttentionHandle::weights() const {
   });
 }
 
+// Self-attention when key is undefined (so a trace shows one input X), else query/key/value.
+MultiHeadAttentionOutput MultiHeadAttentionHandle::run(const val& query, const val& key, const val& value,
+                                                       const val& options, const Tracer& tracer) {
+  Matrix mask;
+  const MaskOptions masking = mask_options_from_js(options, mask);
+  const Matrix q = matrix_from_js(query, "query");
+  if (key.isUndefined()) return attention_.forward(q, masking, tracer);
+  return attention_.forward(q, matrix_from_js(key, "key"), matrix_from_js(value, "value"), masking, tracer);
+}
+
 val MultiHeadAttentionHandle::forward(const val& query, const val& key, const val& value, const val& options) {
-  return guarded([&] {
-    Matrix mask;
-    const MaskOptions masking = mask_options_from_js(options, mask);
-    const Matrix q = matrix_from_js(query, "query");
-    if (key.isUndefined()) return multi_head_output_to_js(attention_.forward(q, masking), options);
-    return multi_head_output_to_js(
-        attention_.forward(q, matrix_from_js(key, "key"), matrix_from_js(value, "value"), masking), options);
-  });
+  return guarded([&] { return multi_head_output_to_js(run(query, key, value, options, Tracer()), options); });
 }
 
 val MultiHeadAttentionHandle::trace(const val& query, const val& key, const val& value, const val& options) {
   return guarded([&] {
-    Matrix mask;
-    const MaskOptions masking = mask_options_from_js(options, mask);
-    const Matrix q = matrix_from_js(query, "query");
     Trace trace;
-    if (key.isUndefined())
-      attention_.forward(q, masking, Tracer(trace));
-    else
-      attention_.forward(q, matrix_from_js(key, "key"), matrix_from_js(value, "value"), masking, Tracer(trace));
+    run(query, key, value, options, Tracer(trace));
     return trace_to_js(trace);
   });
 }

@@ -51,6 +51,8 @@ class MultiHeadAttentionHandle {
 
  private:
   explicit MultiHeadAttentionHandle(const MultiHeadAttentionConfig& config) : attention_(config) {}
+  MultiHeadAttentionOutput run(const val& query, const val& key, const val& value, const val& options,
+                               const Tracer& tracer);
   MultiHeadAttention attention_;
 };
 

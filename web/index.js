@@ -38,7 +38,8 @@ class Lab {
     checkSize(fn, 'rows', rows);
     checkSize(fn, 'cols', cols);
     if (data === undefined) return { rows, cols, data: new Float32Array(rows * cols) };
-    const values = Float32Array.from(toFloat32(fn, 'data', data));
+    const converted = toFloat32(fn, 'data', data);
+    const values = converted === data ? Float32Array.from(data) : converted;  // always a copy, made once
     if (values.length !== rows * cols) fail(fn, `data has ${values.length} values but the matrix is ${rows}×${cols} (${rows * cols} values)`);
     return { rows, cols, data: values };
   }

@@ -1,6 +1,8 @@
 #include "attnlab/softmax.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "checks.hpp"
 #include "kernels/kernels.hpp"
@@ -29,15 +31,14 @@ Matrix softmax(const Matrix& logits) {
 SoftmaxBreakdown softmax_breakdown(const Matrix& logits) {
   // logits [rows×cols] → row_max, row_sum [rows×1]; exp, weights [rows×cols]
   check_logits("softmax_breakdown", logits);
-  SoftmaxBreakdown b{logits.rowwise().maxCoeff(), Matrix(logits.rows(), logits.cols()), Matrix(logits.rows(), 1),
-                     Matrix(logits.rows(), logits.cols())};
-  for (Eigen::Index r = 0; r < logits.rows(); ++r) {
-    const bool blocked = b.row_max(r, 0) == -INFINITY;
-    for (Eigen::Index c = 0; c < logits.cols(); ++c)
-      b.exp(r, c) = blocked ? 0.0f : std::exp(logits(r, c) - b.row_max(r, 0));
-    b.row_sum(r, 0) = b.exp.row(r).sum();
-    b.weights.row(r) = blocked ? Eigen::RowVectorXf::Zero(logits.cols()) : Eigen::RowVectorXf(b.exp.row(r) / b.row_sum(r, 0));
-  }
+  SoftmaxBreakdown b{Matrix(logits.rows(), 1), logits, Matrix(logits.rows(), 1), Matrix()};
+  std::vector<float> rescale(static_cast<std::size_t>(logits.rows()));
+  std::fill(b.row_max.data(), b.row_max.data() + b.row_max.size(), -INFINITY);
+  b.row_sum.setZero();
+  // The reference step (scalar exp): the same passes the learner reads, in the plainest form.
+  kernels::reference::online_softmax_step(b.exp, b.row_max.data(), b.row_sum.data(), rescale.data());
+  b.weights = b.exp;
+  kernels::divide_rows(b.weights, b.row_sum.data());
   return b;
 }
 

@@ -30,6 +30,14 @@ void softmax_rows(Matrix& x);
 // none). −∞ entries (blocked keys) give exactly 0; a row blocked so far keeps max −∞ and sum 0.
 void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale);
 
+// A whole-row softmax built from an online-softmax step: the step from an empty state (max −∞, sum 0)
+// leaves exp(x − max) and the row sums, then each row is divided by its sum (a fully blocked row,
+// sum 0, stays 0).
+using OnlineSoftmaxStep = void (*)(Matrix& s, float* row_max, float* row_sum, float* rescale);
+void softmax_rows_with(OnlineSoftmaxStep step, Matrix& x);
+// x [rows×cols]: each row with a positive sum divided by it.
+void divide_rows(Matrix& x, const float* row_sum);
+
 // Which implementation this build dispatches to: "eigen", "wasm-scalar" or "wasm-simd128".
 const char* variant();
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kernels.hpp"
 
@@ -26,23 +27,7 @@ Matrix matmul_transposed(MatrixView a, MatrixView b) {
   return matmul(a, bt);
 }
 
-void softmax_rows(Matrix& x) {
-  // x [rows×cols]. Per row: 1) max, 2) exp(x − max) and the sum, 3) divide.
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    auto row = x.row(r);
-    const float max = row.maxCoeff();
-    if (max == -std::numeric_limits<float>::infinity()) {  // every key blocked
-      row.setZero();
-      continue;
-    }
-    float sum = 0.0f;
-    for (Eigen::Index c = 0; c < row.size(); ++c) {
-      row[c] = std::exp(row[c] - max);  // exp(−∞) = 0 for blocked keys
-      sum += row[c];
-    }
-    row /= sum;  // sum ≥ 1: the max entry contributes exp(0)
-  }
-}
+void softmax_rows(Matrix& x) { softmax_rows_with(&online_softmax_step, x); }
 
 void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale) {
   // s [rows×cols]; row_max, row_sum, rescale [rows]
@@ -66,3 +51,20 @@ void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* resca
 }
 
 }  // namespace attnlab::kernels::reference
+
+namespace attnlab::kernels {
+
+void divide_rows(Matrix& x, const float* row_sum) {
+  for (Eigen::Index r = 0; r < x.rows(); ++r)
+    if (row_sum[r] > 0.0f) x.row(r) *= 1.0f / row_sum[r];
+}
+
+void softmax_rows_with(OnlineSoftmaxStep step, Matrix& x) {
+  // x [rows×cols]
+  const auto rows = static_cast<std::size_t>(x.rows());
+  std::vector<float> max(rows, -std::numeric_limits<float>::infinity()), sum(rows, 0.0f), rescale(rows);
+  step(x, max.data(), sum.data(), rescale.data());
+  divide_rows(x, sum.data());
+}
+
+}  // namespace attnlab::kernels
