@@ -17,7 +17,8 @@ using emscripten::val;
 std::string version();
 std::string kernel_variant();
 std::string take_last_error_message();
-val memory_stats();  // { heapSize, inUse }: the wasm heap and the bytes malloc has handed out
+val memory_stats();  // { heapSize, inUse, budget }: the wasm heap, the bytes malloc has handed out, the budget
+val set_memory_budget(double bytes);  // true; undefined unless bytes is a whole number in 1 … 2 GiB
 
 val softmax(const val& logits);
 // options: { mask?: Matrix, causal?: boolean, scale?: number }

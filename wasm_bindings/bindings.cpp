@@ -11,6 +11,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("kernelVariant", &kernel_variant);
   function("takeLastError", &take_last_error_message);
   function("memoryStats", &memory_stats);
+  function("setMemoryBudget", &set_memory_budget);
 
   function("softmax", &softmax);
   function("scaledDotProductAttention", &scaled_dot_product_attention);

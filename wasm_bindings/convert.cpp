@@ -3,6 +3,7 @@
 #include <emscripten/wire.h>
 
 #include "attnlab/error.hpp"
+#include "checks.hpp"
 
 namespace attnlab::wasm {
 
@@ -35,6 +36,8 @@ Matrix matrix_from_js(const val& m, const char* argument) {
   if (rows < 0 || cols < 0 || length != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
     throw Error(std::string(argument) + ": data has " + std::to_string(length) + " values but rows×cols = " +
                 std::to_string(rows) + "×" + std::to_string(cols));
+  // The copy into the heap counts against the budget too (a JS array can be larger than the heap allows).
+  detail::require_within_budget(argument, 1, rows, cols, "a copy of the input");
   Matrix out(rows, cols);
   copy_into(data, out.data(), length);
   return out;

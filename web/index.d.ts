@@ -29,6 +29,9 @@ export interface InitOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Where to fetch the .wasm from (browsers): given the file name, return its URL. */
   locateFile?: (file: string, scriptDirectory: string) => string;
+  /** Bytes one call may use for what it creates (default 512 MiB, at most 2 GiB). A call that would
+   *  need more is refused with an AttnLabError before it allocates anything. */
+  memoryBudget?: number;
 }
 
 export interface MaskOptions {
@@ -197,7 +200,10 @@ export interface Lab {
   alibiSlopes(numHeads: number): Float32Array;
   alibiBias(rows: number, cols: number, slope: number): Matrix;
   tokenize(text: string): string[];
-  memory(): { heapSize: number; inUse: number };
+  /** The wasm heap's size, the bytes in use, and the memory budget (all in bytes). */
+  memory(): { heapSize: number; inUse: number; budget: number };
+  /** Changes the memory budget (see InitOptions.memoryBudget). */
+  setMemoryBudget(bytes: number): this;
   MultiHeadAttention: typeof MultiHeadAttention;
   TransformerEncoderLayer: typeof TransformerEncoderLayer;
 }

@@ -3,7 +3,7 @@
 //   const { output, weights } = lab.scaledDotProductAttention(q, k, v, { causal: true });
 import { AttnLabError } from './lib/errors.js';
 import {
-  checkMatrix, checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, fail, maskOptions, toFloat32,
+  checkMatrix, checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, maskOptions, toFloat32,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
 import { loadModule } from './lib/loader.js';
@@ -11,15 +11,30 @@ import { moduleClasses } from './lib/modules.js';
 
 export { AttnLabError };
 
-// init(options?) → Lab. options: { simd?: 'auto' | true | false, wasmBinary?, locateFile? }
+// init(options?) → Lab. options: { simd?: 'auto' | true | false, wasmBinary?, locateFile?, memoryBudget? }
 export async function init(options = {}) {
-  const { raw, simd } = await loadModule(checkOptions('init', options));
-  return new Lab(raw, simd);
+  const opts = checkOptions('init', options);
+  const budget = checkMemoryBudget('init', opts.memoryBudget);
+  const { raw, simd } = await loadModule(opts);
+  const lab = new Lab(raw, simd);
+  lab.setMemoryBudget(budget);
+  return lab;
+}
+
+const DEFAULT_MEMORY_BUDGET = 512 * 2 ** 20;
+const MAX_MEMORY_BUDGET = 2 ** 31;  // a wasm32 heap grows to 2 GiB at most
+
+function checkMemoryBudget(fn, bytes = DEFAULT_MEMORY_BUDGET) {
+  if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 1 || bytes > MAX_MEMORY_BUDGET) {
+    fail(fn, `memoryBudget must be a whole number of bytes in 1 … ${MAX_MEMORY_BUDGET} (2 GiB), got ${describe(bytes)}`);
+  }
+  return bytes;
 }
 
 class Lab {
   #raw;
   #call;
+  #budget = DEFAULT_MEMORY_BUDGET;
 
   constructor(raw, simd) {
     this.#raw = raw;
@@ -37,6 +52,10 @@ class Lab {
     const fn = 'matrix';
     checkSize(fn, 'rows', rows);
     checkSize(fn, 'cols', cols);
+    const bytes = rows * cols * 4;
+    if (bytes > this.#budget) {
+      fail(fn, `a ${rows}×${cols} matrix needs ${bytes} bytes, over the memory budget of ${this.#budget} bytes (init({ memoryBudget }) sets it)`);
+    }
     if (data === undefined) return { rows, cols, data: new Float32Array(rows * cols) };
     const converted = toFloat32(fn, 'data', data);
     const values = converted === data ? Float32Array.from(data) : converted;  // always a copy, made once
@@ -148,8 +167,17 @@ class Lab {
     return this.#call('tokenize', () => this.#raw.tokenize(text));
   }
 
-  // Wasm heap: its size and the bytes in use by live allocations (for leak checks).
+  // Wasm heap: its size, the bytes in use by live allocations (for leak checks), and the budget.
   memory() {
     return this.#raw.memoryStats();
+  }
+
+  // A call whose working memory would exceed `bytes` is refused with an AttnLabError before it
+  // allocates (seq 100,000 with weights asks for ~150 GiB). Default 512 MiB; at most 2 GiB.
+  setMemoryBudget(bytes) {
+    const checked = checkMemoryBudget('setMemoryBudget', bytes);
+    this.#call('setMemoryBudget', () => this.#raw.setMemoryBudget(checked));
+    this.#budget = checked;
+    return this;
   }
 }

@@ -39,6 +39,17 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
   if (options.dropout > 0.0f && !options.rng) detail::fail(kFunction, "dropout > 0 needs an rng");
 }
 
+void require_attention_budget(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
+                              const AttentionOptions& options, const Tracer& tracer) {
+  // scores, scaled, masked and weights, plus the mask and the bias when built; a trace keeps copies
+  // of each step's tensors (about ten n_q×n_k matrices more).
+  const int score_matrices = 4 + (options.mask || options.causal ? 1 : 0) +
+                             (options.bias || options.alibi_slope ? 1 : 0) + (tracer.enabled() ? 10 : 0);
+  require_within_budget(function, score_matrices, static_cast<double>(q.rows()), static_cast<double>(k.rows()),
+                        "the n_q×n_k scores, weights and the steps between");
+  require_within_budget(function, 1, static_cast<double>(q.rows()), static_cast<double>(v.cols()), "the output");
+}
+
 void require_finite_scores(const char* function, const Matrix& scores, Eigen::Index row0, Eigen::Index col0) {
   if (all_finite(scores.data(), scores.size())) return;
   for (Eigen::Index r = 0; r < scores.rows(); ++r)
@@ -65,6 +76,7 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
                                              const AttentionOptions& options, const Tracer& tracer) {
   // Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] → output [n_q×d_v], weights [n_q×n_k]
   detail::check_attention_arguments("scaled_dot_product_attention", q, k, v, options);
+  detail::require_attention_budget("scaled_dot_product_attention", q, k, v, options, tracer);
   const auto d_k = q.cols();
   const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(d_k)));
   AttentionResult r;

@@ -53,10 +53,15 @@ void require_size(std::string_view function, std::string_view argument, const Ve
 void require_mask(std::string_view function, std::string_view argument, const Matrix& mask,
                   Eigen::Index n_q, Eigen::Index n_k);
 void require_probability(std::string_view function, std::string_view argument, float p);
+// Refuses (Error) a call whose working memory — `matrices` float matrices of rows×cols, described by
+// `what` ("scores and weights") — would exceed memory_budget(); call it before allocating (limits.hpp).
+void require_within_budget(std::string_view function, double matrices, double rows, double cols,
+                           std::string_view what);
 }  // namespace attnlab::detail
 
 namespace attnlab {
 struct AttentionOptions;
+class Tracer;
 }
 
 namespace attnlab::detail {
@@ -64,6 +69,10 @@ namespace attnlab::detail {
 // dropout with an rng), for `function` (attention.cpp, flash_attention.cpp).
 void check_attention_arguments(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
                                const AttentionOptions& options);
+// Refuses (Error) an attention call whose n_q×n_k matrices (or output) would exceed the memory
+// budget, before computing anything (limits.hpp).
+void require_attention_budget(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
+                              const AttentionOptions& options, const Tracer& tracer);
 // Scaled scores must be finite before masking: ±Inf there means Q·Kᵀ overflowed, and would become
 // NaN in the softmax. (row0, col0): where this block sits in the full score matrix, for the message.
 void require_finite_scores(const char* function, const Matrix& scores, Eigen::Index row0, Eigen::Index col0);

@@ -43,6 +43,7 @@ Matrix LearnedPositionalEmbedding::forward(int seq_len) const {
 Matrix hashed_embedding(const std::vector<std::string>& tokens, int d_model, std::uint64_t seed) {
   if (tokens.empty()) detail::fail("hashed_embedding", "tokens is empty");
   detail::require_positive("hashed_embedding", "d_model", d_model);
+  detail::require_within_budget("hashed_embedding", 1, static_cast<double>(tokens.size()), d_model, "the embeddings");
   Matrix out(static_cast<Eigen::Index>(tokens.size()), d_model);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a, 64-bit

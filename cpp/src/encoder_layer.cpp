@@ -13,6 +13,7 @@ constexpr std::uint64_t kDropoutStream = 57;
 MultiHeadAttentionConfig attention_config(const TransformerEncoderLayerConfig& c) {
   detail::require_positive("TransformerEncoderLayer", "d_ff", c.d_ff);
   detail::require_probability("TransformerEncoderLayer", "dropout", c.dropout);
+  detail::require_within_budget("TransformerEncoderLayer", 4, c.d_model, c.d_ff, "linear1 and linear2");
   return {.d_model = c.d_model, .num_heads = c.num_heads, .bias = c.bias, .dropout = c.dropout,
           .positions = c.positions, .seed = c.seed};
 }
@@ -58,6 +59,8 @@ Matrix TransformerEncoderLayer::forward(const Matrix& x, const MaskOptions& mask
   if (x.rows() == 0 || x.cols() != config_.d_model)
     detail::fail("TransformerEncoderLayer::forward", "x is ", shape_of(x), " but the layer takes n×d_model = n×",
                  config_.d_model, " (n ≥ 1)");
+  detail::require_within_budget("TransformerEncoderLayer::forward", 2, static_cast<double>(x.rows()), config_.d_ff,
+                                "the feed-forward's hidden activations");
   const float p = training_ ? config_.dropout : 0.0f;
   const auto drop = [&](const Matrix& m) { return p > 0.0f ? dropout(m, p, dropout_rng_) : m; };
   tracer.record("input", "Input X", "The layer's input: " + shape_of(x) + " (tokens × d_model).", {{"X", x}});

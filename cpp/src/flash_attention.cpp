@@ -24,6 +24,12 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   // Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] → [n_q×d_v]
   detail::check_attention_arguments("attention_output", q, k, v, options);
   if (options.dropout > 0.0f) detail::fail("attention_output", "dropout is not supported here (training uses scaled_dot_product_attention)");
+  detail::require_within_budget("attention_output", 1, static_cast<double>(q.rows()), static_cast<double>(v.cols()),
+                                "the output");
+  // Untraced, the blocks are reused (O(n·d) memory); a trace keeps every block's scores and exps.
+  if (tracer.enabled())
+    detail::require_within_budget("attention_output", 2, static_cast<double>(q.rows()), static_cast<double>(k.rows()),
+                                  "the traced blocks' scores and exps");
   const Eigen::Index n_q = q.rows(), n_k = k.rows();
   const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols())));
   constexpr float kBlocked = -std::numeric_limits<float>::infinity();

@@ -19,6 +19,8 @@ const MultiHeadAttentionConfig& checked(const MultiHeadAttentionConfig& c) {
   if (c.positions == PositionalScheme::rotary && (c.d_model / c.num_heads) % 2 != 0)
     detail::fail("MultiHeadAttention", "rotary positions need an even d_k, but d_k = ", c.d_model / c.num_heads);
   detail::require_probability("MultiHeadAttention", "dropout", c.dropout);
+  // The four projections, and a copy of them while new weights load.
+  detail::require_within_budget("MultiHeadAttention", 8, c.d_model, c.d_model, "W_q, W_k, W_v, W_o");
   return c;
 }
 
@@ -105,6 +107,13 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
   const std::vector<float> slopes =
       config_.positions == PositionalScheme::alibi ? alibi_slopes(config_.num_heads) : std::vector<float>{};
   const bool dropping = training_ && config_.dropout > 0.0f;
+  if (masking.need_weights || dropping || tracer.enabled()) {
+    // Every head's weights and their average are kept; one head's working set (6) is live at a time;
+    // a trace keeps about ten more per head.
+    const double kept = (tracer.enabled() ? 11.0 : 1.0) * config_.num_heads + 1.0 + 6.0;
+    detail::require_within_budget(fn, kept, static_cast<double>(n_q), static_cast<double>(n_k),
+                                  "each head's n_q×n_k weights, their average and one head's scores");
+  }
 
   MultiHeadAttentionOutput result;
   std::vector<Matrix> head_outputs;

@@ -12,6 +12,7 @@ Matrix sinusoidal_encoding(int seq_len, int d_model, double base) {
   detail::require_positive("sinusoidal_encoding", "d_model", d_model);
   if (!(base > 1.0) || !std::isfinite(base))
     detail::fail("sinusoidal_encoding", "base must be finite and > 1, got ", base);
+  detail::require_within_budget("sinusoidal_encoding", 1, seq_len, d_model, "the encoding");
   Matrix pe(seq_len, d_model);
   for (int p = 0; p < seq_len; ++p)
     for (int i = 0; 2 * i < d_model; ++i) {
@@ -69,6 +70,7 @@ Matrix alibi_bias(int n_q, int n_k, float slope) {
   detail::require_positive("alibi_bias", "n_q", n_q);
   detail::require_positive("alibi_bias", "n_k", n_k);
   detail::require_finite("alibi_bias", "slope", slope);
+  detail::require_within_budget("alibi_bias", 1, n_q, n_k, "the bias");
   const int offset = n_k - n_q;
   Matrix bias(n_q, n_k);
   for (int i = 0; i < n_q; ++i)

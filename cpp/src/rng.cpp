@@ -79,6 +79,7 @@ Matrix filled(std::string_view function, int rows, int cols, float a, float b, c
   detail::require_positive(function, "cols", cols);
   detail::require_finite(function, a_name, a);
   detail::require_finite(function, b_name, b);
+  detail::require_within_budget(function, 1, rows, cols, "the matrix");
   Matrix m(rows, cols);
   for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = draw();
   return m;
@@ -94,6 +95,7 @@ Matrix Rng::normal_matrix(int rows, int cols, float mean, float stddev) {
 }
 
 Matrix randn(int rows, int cols, std::uint64_t seed) {
+  detail::require_within_budget("randn", 1, rows, cols, "the matrix");
   Rng rng(seed);
   return rng.normal_matrix(rows, cols);
 }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "attnlab/attnlab.hpp"
+#include "expect_error.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {
@@ -12,17 +13,6 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// Runs `call`, expecting attnlab::Error whose message is exactly `message`.
-template <typename Call>
-void expect_error(Call&& call, const std::string& message) {
-  try {
-    call();
-    ADD_FAILURE() << "no error; expected: " << message;
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), message);
-  }
-}
 
 TEST(Errors, ErrorIsAnInvalidArgument) {
   static_assert(std::is_base_of_v<std::invalid_argument, Error>);

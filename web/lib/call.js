@@ -20,7 +20,8 @@ export function makeCaller(raw) {
   return (fn, body) => {
     const result = body();
     if (result !== undefined && result !== null) return result;
-    const message = toJsNames(raw.takeLastError());
+    let message = toJsNames(raw.takeLastError());
+    if (message.includes('but the memory budget is')) message += ' (init({ memoryBudget }) or lab.setMemoryBudget() sets it)';
     const owner = fn.split('.')[0];
     throw new AttnLabError(message.startsWith(owner) ? message : `${fn}: ${message}`);
   };

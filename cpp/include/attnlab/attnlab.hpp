@@ -8,6 +8,7 @@
 #include "attnlab/encoder_layer.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/feed_forward.hpp"
+#include "attnlab/limits.hpp"
 #include "attnlab/linear.hpp"
 #include "attnlab/mask.hpp"
 #include "attnlab/matrix.hpp"

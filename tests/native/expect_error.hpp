@@ -1,0 +1,22 @@
+// expect_error(call, message): `call` must throw attnlab::Error whose message is exactly `message`.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attnlab/error.hpp"
+
+namespace attnlab {
+
+template <typename Call>
+void expect_error(Call&& call, const std::string& message) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected: " << message;
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+}  // namespace attnlab

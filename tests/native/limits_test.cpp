@@ -1,0 +1,93 @@
+// The memory budget: calls whose working memory would exceed it are refused with an Error before
+// allocating. Byte counts below are worked by hand: n_q·n_k·4 bytes per float matrix.
+#include <gtest/gtest.h>
+
+#include "attnlab/attnlab.hpp"
+#include "expect_error.hpp"
+
+namespace attnlab {
+namespace {
+
+// Each test may change the budget; restore the default afterwards.
+class Limits : public ::testing::Test {
+ protected:
+  void TearDown() override { set_memory_budget(kDefaultMemoryBudget); }
+};
+
+TEST_F(Limits, DefaultIs512MiB) { EXPECT_EQ(memory_budget(), 536870912u); }
+
+TEST_F(Limits, WeightsForSeq100000AreRefusedBeforeAllocating) {
+  // 4 matrices × 100000² × 4 bytes = 1.6e11 bytes = 149.01 GiB.
+  const Matrix q = Matrix::Ones(100000, 1);
+  expect_error([&] { scaled_dot_product_attention(q, q, q); },
+               "scaled_dot_product_attention: needs about 149 GiB (the n_q×n_k scores, weights and the steps "
+               "between: 4 × 100000×100000 floats) but the memory budget is 512 MiB");
+  // With a causal mask a fifth matrix: 2.0e11 bytes = 186.3 GiB.
+  expect_error([&] { scaled_dot_product_attention(q, q, q, {.causal = true}); },
+               "scaled_dot_product_attention: needs about 186.3 GiB (the n_q×n_k scores, weights and the steps "
+               "between: 5 × 100000×100000 floats) but the memory budget is 512 MiB");
+}
+
+TEST_F(Limits, OutputOnlyAttentionNeedsNoSquareMatrix) {
+  // seq 4096 with weights: 4 × 4096² × 4 bytes = 256 MiB; under a 64 MiB budget only the online path fits.
+  set_memory_budget(std::size_t{64} << 20);
+  const Matrix q = randn(4096, 8, 1);
+  EXPECT_THROW(scaled_dot_product_attention(q, q, q), Error);
+  const Matrix out = attention_output(q, q, q);
+  EXPECT_EQ(out.rows(), 4096);
+  EXPECT_TRUE(out.allFinite());
+}
+
+TEST_F(Limits, BoundaryIsInclusive) {
+  set_memory_budget(std::size_t{1} << 20);  // 1 MiB = 512 × 512 × 4 bytes exactly
+  EXPECT_EQ(causal_mask(512).rows(), 512);
+  expect_error([] { causal_mask(513); },
+               "causal_mask: needs about 1.004 MiB (the mask: 1 × 513×513 floats) but the memory budget is 1 MiB");
+}
+
+TEST_F(Limits, SizesWhoseProductOverflowsInt32AreRefused) {
+  // 65536² overflows a 32-bit index (wasm's Eigen::Index): refused before the product is formed.
+  expect_error([] { causal_mask(65536, 65536); },
+               "causal_mask: needs about 16 GiB (the mask: 1 × 65536×65536 floats) but the memory budget is 512 MiB");
+  EXPECT_THROW(randn(2147483647, 2147483647, 0), Error);
+  EXPECT_THROW(sinusoidal_encoding(100000, 100000), Error);
+  EXPECT_THROW(alibi_bias(100000, 100000, 0.5f), Error);
+  EXPECT_THROW(key_padding_mask(100000, 100000, 3), Error);
+}
+
+TEST_F(Limits, LayersTooLargeForTheBudgetAreRefused) {
+  // 8 × 16384² × 4 bytes = 8 GiB for the projections (and their copies while loading).
+  expect_error([] { MultiHeadAttention({.d_model = 16384, .num_heads = 8}); },
+               "MultiHeadAttention: needs about 8 GiB (W_q, W_k, W_v, W_o: 8 × 16384×16384 floats) but the memory "
+               "budget is 512 MiB");
+  EXPECT_THROW(TransformerEncoderLayer({.d_model = 64, .num_heads = 4, .d_ff = 1 << 30}), Error);
+}
+
+TEST_F(Limits, MultiHeadWeightsCountEveryHead) {
+  // 8 heads at seq 2048: (8 + 1 + 6) × 2048² × 4 bytes = 240 MiB — over a 128 MiB budget with weights,
+  // fine without them.
+  set_memory_budget(std::size_t{128} << 20);
+  MultiHeadAttention mha({.d_model = 16, .num_heads = 8});
+  const Matrix x = randn(2048, 16, 3);
+  expect_error([&] { mha.forward(x); },
+               "MultiHeadAttention::forward: needs about 240 MiB (each head's n_q×n_k weights, their average and one "
+               "head's scores: 15 × 2048×2048 floats) but the memory budget is 128 MiB");
+  const MultiHeadAttentionOutput out = mha.forward(x, {.need_weights = false});
+  EXPECT_EQ(out.output.rows(), 2048);
+  EXPECT_TRUE(out.head_weights.empty());
+}
+
+TEST_F(Limits, ARefusedCallLeavesTheLibraryUsable) {
+  const Matrix q = Matrix::Ones(100000, 1);
+  EXPECT_THROW(scaled_dot_product_attention(q, q, q), Error);
+  const Matrix small = Matrix::Ones(2, 2);
+  EXPECT_FLOAT_EQ(scaled_dot_product_attention(small, small, small).weights(0, 0), 0.5f);
+}
+
+TEST_F(Limits, ZeroBudgetIsAnError) {
+  expect_error([] { set_memory_budget(0); }, "set_memory_budget: bytes must be positive, got 0");
+  EXPECT_EQ(memory_budget(), kDefaultMemoryBudget);
+}
+
+}  // namespace
+}  // namespace attnlab
