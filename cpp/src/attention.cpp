@@ -37,6 +37,13 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
   if (options.alibi_slope) detail::require_finite(kFunction, "alibi_slope", *options.alibi_slope);
   detail::require_probability(kFunction, "dropout", options.dropout);
   if (options.dropout > 0.0f && !options.rng) detail::fail(kFunction, "dropout > 0 needs an rng");
+  // The output mixes value rows with weights summing to 1 (1/(1−p) after dropout), but the online path
+  // sums them first with unnormalised weights of up to 1 each: |V| · n_k / (1 − p) must stay inside
+  // float32 for either to be exact.
+  const double v_max = v.cwiseAbs().maxCoeff();
+  if (v_max * static_cast<double>(v.rows()) / (1.0 - options.dropout) > std::numeric_limits<float>::max())
+    detail::fail(kFunction, "V's largest entry ", v_max, " × n_k = ", v.rows(),
+                 options.dropout > 0.0f ? " / (1 − dropout)" : "", " overflows float32 when the values are summed (scale V down)");
 }
 
 void require_attention_budget(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,

@@ -87,6 +87,14 @@ void require_mask(std::string_view function, std::string_view argument, const Ma
     }
 }
 
+void require_finite_result(std::string_view function, const Matrix& result, std::string_view cause) {
+  if (all_finite(result.data(), result.size())) return;
+  for (Eigen::Index r = 0; r < result.rows(); ++r)
+    for (Eigen::Index c = 0; c < result.cols(); ++c)
+      if (!std::isfinite(result(r, c)))
+        fail(function, "the result overflows float32 at (", r, ", ", c, "): ", cause);
+}
+
 void require_probability(std::string_view function, std::string_view argument, float p) {
   if (!(p >= 0.0f && p < 1.0f)) fail(function, argument, " must be in [0, 1), got ", p);
 }

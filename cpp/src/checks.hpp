@@ -53,6 +53,9 @@ void require_size(std::string_view function, std::string_view argument, const Ve
 void require_mask(std::string_view function, std::string_view argument, const Matrix& mask,
                   Eigen::Index n_q, Eigen::Index n_k);
 void require_probability(std::string_view function, std::string_view argument, float p);
+// A result computed from finite inputs can still overflow float32 (huge weights, sums near 3.4e38);
+// it is then an Error naming where and `cause`, never a NaN or Inf handed back.
+void require_finite_result(std::string_view function, const Matrix& result, std::string_view cause);
 // Refuses (Error) a call whose working memory — `matrices` float matrices of rows×cols, described by
 // `what` ("scores and weights") — would exceed memory_budget(); call it before allocating (limits.hpp).
 void require_within_budget(std::string_view function, double matrices, double rows, double cols,

@@ -73,11 +73,13 @@ Matrix TransformerEncoderLayer::forward(const Matrix& x, const MaskOptions& mask
                   {{"normed", normed}});
     const Matrix attended = drop(self_attn_.forward(normed, masking, tracer.child("attn")).output);
     h += attended;
+    detail::require_finite_result("TransformerEncoderLayer::forward", h, "the residual sum is too large");
     tracer.record("residual1", "Add (residual)", "x + attention(norm1(x)): the input is carried around the sub-layer.",
                   {{"attention", attended}, {"sum", h}});
   } else {
     const Matrix attended = drop(self_attn_.forward(h, masking, tracer.child("attn")).output);
     h += attended;
+    detail::require_finite_result("TransformerEncoderLayer::forward", h, "the residual sum is too large");
     tracer.record("residual1", "Add (residual)", "x + attention(x): the input is carried around the sub-layer.",
                   {{"attention", attended}, {"sum", h}});
     h = apply(norm1_, h);
@@ -93,10 +95,12 @@ Matrix TransformerEncoderLayer::forward(const Matrix& x, const MaskOptions& mask
                   {{"normed", normed}});
     const Matrix fed = drop(feed_forward_.forward(normed, ffn_tracer, p, ffn_rng));
     h += fed;
+    detail::require_finite_result("TransformerEncoderLayer::forward", h, "the residual sum is too large");
     tracer.record("residual2", "Add (residual)", "h + FFN(norm2(h)).", {{"ffn", fed}, {"sum", h}});
   } else {
     const Matrix fed = drop(feed_forward_.forward(h, ffn_tracer, p, ffn_rng));
     h += fed;
+    detail::require_finite_result("TransformerEncoderLayer::forward", h, "the residual sum is too large");
     tracer.record("residual2", "Add (residual)", "h + FFN(h).", {{"ffn", fed}, {"sum", h}});
     h = apply(norm2_, h);
     tracer.record("norm2", "Norm", "Post-norm: each token of the sum is normalised.", {{"normed", h}});

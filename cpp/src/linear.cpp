@@ -25,6 +25,7 @@ Matrix Linear::forward(const Matrix& x) const {
   detail::require_finite("Linear::forward", "x", x);
   Matrix y = kernels::matmul_transposed(x, weights_.weight);
   if (has_bias()) y.rowwise() += weights_.bias.transpose();
+  detail::require_finite_result("Linear::forward", y, "x·Wᵀ + b is too large");
   return y;
 }
 

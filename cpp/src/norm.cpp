@@ -19,6 +19,7 @@ void check_input(std::string_view fn, const Matrix& x, Eigen::Index d) {
 
 LayerNorm::LayerNorm(int d, float eps) : eps_(eps) {
   detail::require_positive("LayerNorm", "d", d);
+  detail::require_within_budget("LayerNorm", 2, 1, d, "weight and bias");
   check_eps("LayerNorm", eps);
   weight_ = Vector::Ones(d);
   bias_ = Vector::Zero(d);
@@ -36,6 +37,7 @@ Matrix LayerNorm::forward(const Matrix& x) const {
     y.row(r) = (((row.array() - mean) * inv_std).cast<float>() * weight_.transpose().array() +
                 bias_.transpose().array());
   }
+  detail::require_finite_result("LayerNorm::forward", y, "weight or bias too large");
   return y;
 }
 
@@ -50,6 +52,7 @@ void LayerNorm::load(const Vector& weight, const Vector& bias) {
 
 RMSNorm::RMSNorm(int d, float eps) : eps_(eps) {
   detail::require_positive("RMSNorm", "d", d);
+  detail::require_within_budget("RMSNorm", 1, 1, d, "weight");
   check_eps("RMSNorm", eps);
   weight_ = Vector::Ones(d);
 }
@@ -63,6 +66,7 @@ Matrix RMSNorm::forward(const Matrix& x) const {
     const double inv_rms = 1.0 / std::sqrt(row.array().square().mean() + eps_);
     y.row(r) = (row.array() * inv_rms).cast<float>() * weight_.transpose().array();
   }
+  detail::require_finite_result("RMSNorm::forward", y, "weight too large");
   return y;
 }
 

@@ -1,7 +1,9 @@
 #include "attnlab/positional.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "checks.hpp"
 
@@ -38,8 +40,13 @@ Matrix apply_rotary(const Matrix& x, int position_offset, double base) {
       const double angle = static_cast<double>(r + position_offset) * std::pow(base, -2.0 * i / d);
       const double c = std::cos(angle), s = std::sin(angle);
       const double a = x(r, 2 * i), b = x(r, 2 * i + 1);
-      out(r, 2 * i) = static_cast<float>(a * c - b * s);
-      out(r, 2 * i + 1) = static_cast<float>(a * s + b * c);
+      const double first = a * c - b * s, second = a * s + b * c;
+      // A pair's length is kept, but one coordinate can grow by up to √2: near FLT_MAX that overflows.
+      if (std::max(std::abs(first), std::abs(second)) > std::numeric_limits<float>::max())
+        detail::fail("apply_rotary", "rotating x's row ", r, ", columns ", 2 * i, "–", 2 * i + 1,
+                     " overflows float32 (entries near 3.4e38 are too large)");
+      out(r, 2 * i) = static_cast<float>(first);
+      out(r, 2 * i + 1) = static_cast<float>(second);
     }
   return out;
 }
@@ -56,8 +63,10 @@ std::vector<double> power_of_two_slopes(int n) {
 
 std::vector<float> alibi_slopes(int num_heads) {
   detail::require_positive("alibi_slopes", "num_heads", num_heads);
+  // Working doubles for up to 3·num_heads slopes: 6 floats' worth per head.
+  detail::require_within_budget("alibi_slopes", 6, 1, num_heads, "the slopes");
   int closest = 1;
-  while (closest * 2 <= num_heads) closest *= 2;
+  while (closest <= num_heads / 2) closest *= 2;  // (closest * 2 <= num_heads could overflow)
   std::vector<double> slopes = power_of_two_slopes(closest);
   // Not a power of two: take every other slope of the next power of two for the remaining heads.
   const std::vector<double> extra = power_of_two_slopes(2 * closest);
@@ -72,6 +81,10 @@ Matrix alibi_bias(int n_q, int n_k, float slope) {
   detail::require_finite("alibi_bias", "slope", slope);
   detail::require_within_budget("alibi_bias", 1, n_q, n_k, "the bias");
   const int offset = n_k - n_q;
+  // Query positions run offset … n_q − 1 + offset, keys 0 … n_k − 1: the farthest pair is at a corner.
+  const double farthest = std::max(n_q - 1 + offset, n_k - 1 - offset);
+  if (std::abs(static_cast<double>(slope)) * farthest > std::numeric_limits<float>::max())
+    detail::fail("alibi_bias", "slope ", slope, " × distance ", farthest, " overflows float32");
   Matrix bias(n_q, n_k);
   for (int i = 0; i < n_q; ++i)
     for (int j = 0; j < n_k; ++j) {

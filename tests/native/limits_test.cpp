@@ -53,6 +53,38 @@ TEST_F(Limits, SizesWhoseProductOverflowsInt32AreRefused) {
   EXPECT_THROW(sinusoidal_encoding(100000, 100000), Error);
   EXPECT_THROW(alibi_bias(100000, 100000, 0.5f), Error);
   EXPECT_THROW(key_padding_mask(100000, 100000, 3), Error);
+  // Found by fuzz_attention: the next power of two above 2^30 heads overflowed an int.
+  EXPECT_THROW(alibi_slopes(2147483647), Error);
+}
+
+TEST_F(Limits, ResultsThatWouldOverflowFloat32AreRefused) {
+  // Found by fuzz_attention: a finite slope times a distance can exceed FLT_MAX ≈ 3.4e38.
+  expect_error([] { alibi_bias(3, 3, 2e38f); }, "alibi_bias: slope 2e+38 × distance 2 overflows float32");
+  EXPECT_EQ(alibi_bias(3, 3, 1e38f)(0, 2), -2e38f);
+  // Summing two value rows of 2e38 (before or after normalising) would pass FLT_MAX.
+  expect_error([] { scaled_dot_product_attention(Matrix::Ones(1, 1), Matrix::Ones(2, 1), Matrix::Constant(2, 1, 2e38f)); },
+               "scaled_dot_product_attention: V's largest entry 2e+38 × n_k = 2 overflows float32 when the values are "
+               "summed (scale V down)");
+  EXPECT_EQ(attention_output(Matrix::Ones(1, 1), Matrix::Ones(2, 1), Matrix::Constant(2, 1, 1e38f))(0, 0), 1e38f);
+  // Found by fuzz_layers: finite weights of 3e38 times a normalised entry of about ±1 (x = [−1, 1]
+  // normalises to [−1, 1]) plus a bias of 3e38 gives 6e38 — over FLT_MAX.
+  LayerNorm norm(2);
+  norm.load(Vector::Constant(2, 3e38f), Vector::Constant(2, 3e38f));
+  Matrix pair(1, 2);
+  pair << -1, 1;
+  expect_error([&] { norm.forward(pair); },
+               "LayerNorm::forward: the result overflows float32 at (0, 1): weight or bias too large");
+  Rng rng(0);
+  Linear linear(2, 1, false, rng);
+  linear.load({Matrix::Constant(1, 2, 3e38f), Vector()});
+  expect_error([&] { linear.forward(Matrix::Ones(1, 2)); },
+               "Linear::forward: the result overflows float32 at (0, 0): x·Wᵀ + b is too large");
+  // Rotating (3e38, 3e38) by 45° would give a coordinate of 3e38·√2 ≈ 4.2e38 > FLT_MAX. Row 1 of a
+  // 2-column x turns by exactly 1 radian: cos 1 − sin 1 < 0, cos 1 + sin 1 ≈ 1.38 — over.
+  Matrix x(2, 2);
+  x << 1, 1, 3e38f, 3e38f;
+  expect_error([&] { apply_rotary(x); },
+               "apply_rotary: rotating x's row 1, columns 0–1 overflows float32 (entries near 3.4e38 are too large)");
 }
 
 TEST_F(Limits, LayersTooLargeForTheBudgetAreRefused) {
