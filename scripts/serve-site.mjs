@@ -1,8 +1,13 @@
-// Serves site/dist on 127.0.0.1 (port from $PORT, default 8080) and prints the URL.
+// Serves site/dist on 127.0.0.1 (port from $PORT, default 8080; 0 picks a free one) and prints the
+// URL. Every response carries the site's Content-Security-Policy (site/csp.js) as a header, which
+// can also forbid framing — something the pages' own <meta> policy cannot do.
 import { fileURLToPath } from 'node:url';
 
+import { headerPolicy } from '../site/csp.js';
 import { serve } from '../tests/e2e/static-server.js';
 
 const root = fileURLToPath(new URL('../site/dist', import.meta.url));
-const server = await serve(root, Number(process.env.PORT ?? 8080));
+const server = await serve(root, Number(process.env.PORT ?? 8080), {
+  headers: { 'content-security-policy': headerPolicy() },
+});
 console.log(`attnlab site: ${server.url}/  (Ctrl+C to stop)`);

@@ -1,15 +1,36 @@
 // Builds the static site: the home page and one page per lesson. `attnlab` resolves to the package
 // in ../web (exactly what a tutorial author imports), its .wasm files are emitted as assets, and
-// KaTeX's CSS and fonts are bundled, so the output needs no network and no server code.
+// KaTeX's CSS and fonts are bundled, so the output needs no network and no server code. Every page
+// carries the Content-Security-Policy from ./csp.js as a <meta> (the reasons for each source are there).
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
+import { metaPolicy } from './csp.js';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const lessons = readdirSync(here('./lessons')).filter((f) => f.endsWith('.html'));
 
+// Puts the policy right after <meta charset>, ahead of every script and stylesheet it governs (a
+// <meta> policy covers only what comes after it). Build only: the dev server injects inline styles.
+const contentSecurityPolicy = {
+  name: 'attnlab-content-security-policy',
+  apply: 'build',
+  transformIndexHtml: {
+    order: 'post',
+    handler(html, { filename }) {
+      const charset = /<meta charset="utf-8"\s*\/?>/i;
+      if (!charset.test(html)) throw new Error(`${filename}: no <meta charset="utf-8"> to put the CSP after`);
+      const attribute = metaPolicy().replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+      return html.replace(charset, (meta) => `${meta}<!-- CSP: see site/csp.js (scripts/serve-site.mjs also sends it as a header) -->` +
+        `<meta http-equiv="Content-Security-Policy" content="${attribute}">`);
+    },
+  },
+};
+
 export default {
   root: here('.'),
   base: './',
+  plugins: [contentSecurityPolicy],
   resolve: {
     alias: [
       { find: /^attnlab$/, replacement: here('../web/index.js') },
@@ -21,6 +42,7 @@ export default {
     emptyOutDir: true,
     target: 'es2022',
     chunkSizeWarningLimit: 1024,
+    assetsInlineLimit: 0,  // fonts stay files: font-src 'self', no data: URLs (csp.js)
     rollupOptions: {
       input: Object.fromEntries([['index', here('./index.html')], ...lessons.map((f) => [f.replace('.html', ''), here(`./lessons/${f}`)])]),
     },

@@ -34,5 +34,12 @@ export function formatNumber(x, decimals = 2) {
   return (Object.is(x, -0) ? 0 : x).toFixed(decimals).replace('-', '−');
 }
 
+// Learner text quoted inside one of the page's own sentences: isolated (FSI … PDI) and without its
+// embedding and override controls, so a right-to-left override (U+202E) in a word cannot reverse
+// the rest of the sentence, numbers included ("0.0 in every row." showed as ".wor yreve ni 0.0").
+export function isolated(text) {
+  return `\u2068${String(text).replace(/[\u202A-\u202E\u2066-\u2069]/g, '')}\u2069`;
+}
+
 // "5×8" for a Matrix.
 export const shape = (m) => `${m.rows}×${m.cols}`;

@@ -22,8 +22,9 @@ export function lineChart(series, { xLabel, yLabel, log2X = false, yDomain, titl
   const [y0, y1] = yDomain ?? [Math.min(0, ...ys), Math.max(...ys)];
   const sx = (x) => M.left + ((log2X ? Math.log2(x) : x) - x0) / (x1 - x0 || 1) * (W - M.left - M.right);
   const sy = (y) => H - M.bottom - (y - y0) / (y1 - y0 || 1) * (H - M.top - M.bottom);
-  const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H + legendHeight}`, role: 'img', 'aria-label': title, class: 'line-chart',
-    style: 'width:100%;height:auto;max-width:40rem;font:12px system-ui,sans-serif' });
+  // Sized and lettered by .line-chart in styles.css: a style attribute would be inline style, which
+  // the site's Content-Security-Policy refuses (site/csp.js).
+  const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H + legendHeight}`, role: 'img', 'aria-label': title, class: 'line-chart' });
   svg.append(svgEl('line', { x1: M.left, x2: W - M.right, y1: H - M.bottom, y2: H - M.bottom, stroke: '#555' }),
     svgEl('line', { x1: M.left, x2: M.left, y1: M.top, y2: H - M.bottom, stroke: '#555' }));
   const xTicks = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))];

@@ -13,8 +13,10 @@ export function readState(schema, search = window.location.search) {
     state[key] = rule.default;
     if (raw === null) continue;
     if (rule.type === 'int') {
+      // Digits only; a whole number too large for a double (1e400 written out) reads as ±Infinity
+      // and is clamped like any other out-of-range value.
       const value = Number(raw);
-      if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) {
+      if (!/^-?\d+$/.test(raw.trim())) {
         messages.push(`“${key}” in the link is not a whole number; using ${rule.default}.`);
       } else if (value < rule.min || value > rule.max) {
         state[key] = Math.min(rule.max, Math.max(rule.min, value));
@@ -27,7 +29,9 @@ export function readState(schema, search = window.location.search) {
       else messages.push(`“${key}” in the link must be one of ${rule.values.join(', ')}; using ${rule.default}.`);
     } else if (rule.type === 'text') {
       if (raw.length > rule.maxLength) {
-        state[key] = raw.slice(0, rule.maxLength);
+        // Cut between characters, never inside an emoji's surrogate pair.
+        const end = /[\uD800-\uDBFF]/.test(raw[rule.maxLength - 1]) ? rule.maxLength - 1 : rule.maxLength;
+        state[key] = raw.slice(0, end);
         messages.push(`“${key}” in the link was longer than ${rule.maxLength} characters and was cut.`);
       } else {
         state[key] = raw;

@@ -49,8 +49,10 @@ export function seedField(value, onChange) {
 export const MAX_TOKENS = 32;
 
 // Tokens of the learner's sentence, at most MAX_TOKENS; an empty sentence falls back to `fallback`.
+// A lone surrogate (pasted half of an emoji) becomes U+FFFD first: the wasm glue's UTF-8 encoder
+// would otherwise merge it with the next character ("\uD800 a" came back as the token "𐀠a").
 export function tokensOf(lab, sentence, fallback) {
-  const tokens = lab.tokenize(sentence);
+  const tokens = lab.tokenize(sentence.toWellFormed());
   const usable = tokens.length ? tokens : lab.tokenize(fallback);
   return { tokens: usable.slice(0, MAX_TOKENS), truncated: usable.length > MAX_TOKENS, empty: tokens.length === 0 };
 }

@@ -14,14 +14,15 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-// Serves `root` (on `port`, or any free port); resolves to { url, close() }.
-export function serve(root, port = 0) {
+// Serves `root` (on `port`, or any free port), adding `headers` to every response; resolves to
+// { url, close() }.
+export function serve(root, port = 0, { headers = {} } = {}) {
   const server = createServer((request, response) => {
     let path;
     try {
       path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname));
     } catch {
-      response.writeHead(400).end('bad request');  // e.g. "/%" — malformed escapes must not crash the server
+      response.writeHead(400, headers).end('bad request');  // e.g. "/%" — malformed escapes must not crash the server
       return;
     }
     let file = join(root, path);
@@ -29,10 +30,10 @@ export function serve(root, port = 0) {
       if (statSync(file).isDirectory()) file = join(file, 'index.html');
       statSync(file);
     } catch {
-      response.writeHead(404).end('not found');
+      response.writeHead(404, headers).end('not found');
       return;
     }
-    response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    response.writeHead(200, { ...headers, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
     createReadStream(file).on('error', () => response.destroy()).pipe(response);
   });
   return new Promise((resolve) => {

@@ -1,5 +1,5 @@
 // Lesson 7: no mask, a causal mask and a padding mask on the same input, the mask beside the weights.
-import { el, field, select } from '../dom.js';
+import { el, field, isolated, select } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
@@ -62,7 +62,7 @@ lessonPage({
           : `${above} weights above the diagonal are not 0.`;
       } else if (state.mask === 'padding') {
         check.textContent = validLength >= n ? `All ${n} keys are real tokens: nothing is padding.`
-          : `Keys ${validLength}…${n - 1} (${tokens.slice(validLength).join(', ')}) are padding: their columns are exactly 0.0 in every row.`;
+          : `Keys ${validLength}…${n - 1} (${tokens.slice(validLength).map(isolated).join(', ')}) are padding: their columns are exactly 0.0 in every row.`;
       } else {
         check.textContent = 'No mask: every word may attend to every word, the future included.';
       }

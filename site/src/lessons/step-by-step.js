@@ -1,7 +1,7 @@
 // Lesson 2: softmax(QKᵀ/√d_k)V one step at a time, on real numbers the learner can edit. The steps
 // are the core's trace: the projections from MultiHeadAttention.trace (one head, no bias), then the
 // attention itself from traceAttention on Q, K, V — so an edited Q flows through the real computation.
-import { el, field, formatNumber, select } from '../dom.js';
+import { el, field, formatNumber, isolated, select } from '../dom.js';
 import { matrixEditor, withEntry } from '../matrix-editor.js';
 import { lessonPage } from '../page.js';
 import { panel, rowOf, seedField, sentenceInput, sliceRows, tokenChips, tokensOf } from '../views.js';
@@ -65,7 +65,7 @@ lessonPage({
       const k = rowOf(step.tensors.K, col);
       const terms = q.map((x, t) => `${formatNumber(x)}×${formatNumber(k[t])}`).join(' + ');
       dot.hidden = false;
-      dot.textContent = `score[${row}][${col}] = q_${row}·k_${col} (“${tokens[row]}” asks, “${tokens[col]}” answers) = ${terms} = ${formatNumber(value, 4)}`;
+      dot.textContent = `score[${row}][${col}] = q_${row}·k_${col} (“${isolated(tokens[row])}” asks, “${isolated(tokens[col])}” answers) = ${terms} = ${formatNumber(value, 4)}`;
     };
     stepper.addEventListener('cell-focus', explainCell);
     stepper.addEventListener('cell-hover', explainCell);

@@ -1,0 +1,50 @@
+// The site's Content-Security-Policy, kept in this one place: site/vite.config.js writes it into
+// every built page as a <meta http-equiv>, and scripts/serve-site.mjs sends it as a header together
+// with the directives a <meta> cannot carry. tests/e2e/csp.test.js checks that both are in force.
+//
+// Everything comes from the site's own origin; no inline script, no eval. The exceptions, and why:
+// - script-src 'wasm-unsafe-eval': compiling attnlab's .wasm (WebAssembly.instantiateStreaming) is
+//   the one thing a CSP counts as eval; the glue is built with -sDYNAMIC_EXECUTION=0, so it needs no
+//   JS eval, and 'wasm-unsafe-eval' does not allow any.
+// - style-src hashes: the components (web/components/styles.js) style their shadow roots with a
+//   <style> element per component, which CSP treats as inline style. The three hashes below allow
+//   exactly those three texts and nothing else (no 'unsafe-inline'). When the components move to
+//   constructable stylesheets (root.adoptedStyleSheets, which CSP does not restrict) these go. If a
+//   component's CSS changes, csp.test.js fails and Chromium's message names the new hash.
+// - img-src data:: the pages' empty favicon (<link rel="icon" href="data:,">).
+// - img-src blob:: the components' "PNG" export draws the SVG through an object URL.
+// Fonts are KaTeX's, emitted as files (vite.config.js sets assetsInlineLimit 0, so none becomes a
+// data: URL). require-trusted-types-for 'script' makes the browser refuse HTML strings in DOM sinks
+// (innerHTML and friends): the site builds its DOM with nodes and textContent only (src/dom.js).
+const COMPONENT_STYLE_HASHES = [
+  "'sha256-erJhoIDZ7d31Oz0ho+ZqLo5Rl3vn+6C/aiH62AuN9mM='", // <attn-heatmap>: BASE_CSS + heatmap CSS + TOOLTIP_CSS
+  "'sha256-0KjewNYpNik42KgpOp6Z1oT7A5AEQuGkPQ5YA8eDd6I='", // <pe-plot>: BASE_CSS + pe-plot CSS
+  "'sha256-NImhCyFAhtoJzDQjCmgXleu5Ea5T/vbr3K2dsf/IIpA='", // <attn-stepper>: BASE_CSS + stepper CSS
+];
+
+export const POLICY = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'", "'wasm-unsafe-eval'"],
+  'style-src': ["'self'", ...COMPONENT_STYLE_HASHES],
+  'img-src': ["'self'", 'data:', 'blob:'],
+  'font-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'object-src': ["'none'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+  'require-trusted-types-for': ["'script'"],
+  'trusted-types': ["'none'"],
+};
+
+// Only an HTTP header can forbid framing (a <meta> policy ignores frame-ancestors, with a warning).
+export const HEADER_ONLY = {
+  'frame-ancestors': ["'none'"],
+};
+
+const serialize = (policy) => Object.entries(policy).map(([name, sources]) => [name, ...sources].join(' ')).join('; ');
+
+// The policy as the content of <meta http-equiv="Content-Security-Policy">.
+export const metaPolicy = () => serialize(POLICY);
+
+// The policy as the value of the Content-Security-Policy response header.
+export const headerPolicy = () => serialize({ ...POLICY, ...HEADER_ONLY });
