@@ -6,26 +6,17 @@
 // - script-src 'wasm-unsafe-eval': compiling attnlab's .wasm (WebAssembly.instantiateStreaming) is
 //   the one thing a CSP counts as eval; the glue is built with -sDYNAMIC_EXECUTION=0, so it needs no
 //   JS eval, and 'wasm-unsafe-eval' does not allow any.
-// - style-src hashes: the components (web/components/styles.js) style their shadow roots with a
-//   <style> element per component, which CSP treats as inline style. The three hashes below allow
-//   exactly those three texts and nothing else (no 'unsafe-inline'). When the components move to
-//   constructable stylesheets (root.adoptedStyleSheets, which CSP does not restrict) these go. If a
-//   component's CSS changes, csp.test.js fails and Chromium's message names the new hash.
+// - (no style-src exception: the components style their shadow roots with constructed stylesheets,
+//   root.adoptedStyleSheets in web/components/styles.js, which are not inline styles.)
 // - img-src data:: the pages' empty favicon (<link rel="icon" href="data:,">).
 // - img-src blob:: the components' "PNG" export draws the SVG through an object URL.
 // Fonts are KaTeX's, emitted as files (vite.config.js sets assetsInlineLimit 0, so none becomes a
 // data: URL). require-trusted-types-for 'script' makes the browser refuse HTML strings in DOM sinks
 // (innerHTML and friends): the site builds its DOM with nodes and textContent only (src/dom.js).
-const COMPONENT_STYLE_HASHES = [
-  "'sha256-erJhoIDZ7d31Oz0ho+ZqLo5Rl3vn+6C/aiH62AuN9mM='", // <attn-heatmap>: BASE_CSS + heatmap CSS + TOOLTIP_CSS
-  "'sha256-0KjewNYpNik42KgpOp6Z1oT7A5AEQuGkPQ5YA8eDd6I='", // <pe-plot>: BASE_CSS + pe-plot CSS
-  "'sha256-NImhCyFAhtoJzDQjCmgXleu5Ea5T/vbr3K2dsf/IIpA='", // <attn-stepper>: BASE_CSS + stepper CSS
-];
-
 export const POLICY = {
   'default-src': ["'self'"],
   'script-src': ["'self'", "'wasm-unsafe-eval'"],
-  'style-src': ["'self'", ...COMPONENT_STYLE_HASHES],
+  'style-src': ["'self'"],
   'img-src': ["'self'", 'data:', 'blob:'],
   'font-src': ["'self'"],
   'connect-src': ["'self'"],

@@ -1,7 +1,7 @@
 // The shadow DOM that <attn-heatmap> and <pe-plot> share: a <figure> with its caption, a body for
 // the picture, and the SVG / PNG export buttons.
 import { exportTools } from './export.js';
-import { styleElement } from './styles.js';
+import { adoptStyles } from './styles.js';
 
 // → { figure, caption, body }; `kind` names the picture in the buttons' labels ("heatmap", "plot").
 export function figureShell(element, css, kind, bodyClass) {
@@ -11,6 +11,7 @@ export function figureShell(element, css, kind, bodyClass) {
   const body = document.createElement('div');
   body.className = bodyClass;
   figure.append(caption, body, exportTools(element, kind));
-  root.append(styleElement(css), figure);
+  adoptStyles(root, css);
+  root.append(figure);
   return { figure, caption, body };
 }

@@ -3,7 +3,7 @@
 // a cell of the step's result outlines the operands it came from (the row of Q and the row of K
 // behind a score), so a lesson can point at "q_i · k_j".
 import { RenderedElement } from './base.js';
-import { styleElement } from './styles.js';
+import { adoptStyles } from './styles.js';
 import { operandHighlight, tensorView } from './tensor-roles.js';
 
 const CSS = `
@@ -62,7 +62,8 @@ export class AttnStepper extends RenderedElement {
     this.#tensors = document.createElement('div');
     this.#tensors.className = 'tensors';
     group.append(nav, this.#status, this.#title, this.#explanation, this.#tensors);
-    root.append(styleElement(CSS), group);
+    adoptStyles(root, CSS);
+    root.append(group);
 
     this.#tensors.addEventListener('cell-focus', (event) => this.#outlineOperands(event));
     this.addEventListener('keydown', (event) => this.#onKey(event));

@@ -25,9 +25,23 @@ button:disabled { color: #6e7781; border-color: #d0d7de; cursor: default; }
 :host([no-export]) .tools { display: none; }
 `;
 
-// A <style> for a shadow root: BASE_CSS plus the component's own rules.
-export function styleElement(css) {
+// Styles a shadow root with BASE_CSS plus the component's own rules, as a constructed stylesheet
+// shared by every instance. Constructed sheets are not inline styles, so pages under a strict
+// Content-Security-Policy (style-src 'self', no 'unsafe-inline', no hashes) style the components.
+// Engines without adoptedStyleSheets (Safari < 16.4) get a <style> element instead.
+const sheets = new Map();
+
+export function adoptStyles(root, css) {
+  if ('adoptedStyleSheets' in root && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+    if (!sheets.has(css)) {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(BASE_CSS + css);
+      sheets.set(css, sheet);
+    }
+    root.adoptedStyleSheets = [sheets.get(css)];
+    return;
+  }
   const style = document.createElement('style');
   style.textContent = BASE_CSS + css;
-  return style;
+  root.append(style);
 }
