@@ -194,6 +194,25 @@ describe('web components in Chromium', () => {
     assert.deepEqual(dialogs, []);
   });
 
+  test('attn-heatmap: a 10,000-character label is cut with an ellipsis between whole characters', async () => {
+    const shown = await inShadow(page, 'signed', async (root, element) => {
+      const long = '😀'.repeat(5000) + 'x'.repeat(5000);
+      element.rowLabels = [long, 'b', 'c'];
+      element.colLabels = ['a', 'b', 'c'];
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      const grid = root.querySelector('svg[role=grid]');
+      return [...grid.querySelectorAll('g[aria-hidden] > text')].map((t) => t.textContent);
+    });
+    const cut = shown.find((t) => t.startsWith('😀'));
+    assert.ok(cut, `the long label is shown (${shown.join(' | ')})`);
+    assert.ok(cut.endsWith('…') && cut.length < 100, `cut short with an ellipsis: ${cut.length} UTF-16 units`);
+    assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(cut), 'no emoji cut in half');
+    await inShadow(page, 'signed', async (root, element) => {
+      element.rowLabels = undefined;
+      element.colLabels = undefined;
+    });
+  });
+
   test('attn-heatmap: in a narrow container the SVG shrinks and printed values hide, then return', async () => {
     const read = () => page.evaluate(async () => {
       const heatmap = document.getElementById('narrow');
