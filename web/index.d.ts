@@ -7,15 +7,22 @@ export interface Matrix {
   data: Float32Array;
 }
 
-/** What a Matrix argument may be: data may also be a plain number array. */
+/** Numbers as the package takes them: a Float32Array (used as is), another typed array of numbers or a
+ *  plain number array (converted to float32). Not BigInt arrays, DataViews or other array-likes; a typed
+ *  array whose ArrayBuffer was transferred (detached) is refused with an AttnLabError. */
+export type NumberArray =
+  | Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array
+  | Int32Array | Uint32Array | readonly number[];
+
+/** What a Matrix argument may be: data may also be another typed array or a plain number array. */
 export interface MatrixInput {
   rows: number;
   cols: number;
-  data: Float32Array | ArrayLike<number>;
+  data: NumberArray;
 }
 
-/** A weight vector (bias, norm weight): a Float32Array or a plain number array. */
-export type VectorInput = Float32Array | ArrayLike<number>;
+/** A weight vector (bias, norm weight). */
+export type VectorInput = NumberArray;
 
 /** Thrown for every bad argument; the message names the function, the argument and the shapes. */
 export class AttnLabError extends Error {
@@ -141,6 +148,8 @@ export interface TransformerEncoderLayerOptions {
   seed?: number;
   dropout?: number;
   normEps?: number;
+  /** Biases of the attention and feed-forward projections. Unlike PyTorch's bias=False, the LayerNorms
+   *  keep theirs (norm1.bias and norm2.bias are still loaded). */
   bias?: boolean;
   positions?: PositionalScheme;
 }

@@ -3,7 +3,8 @@
 //   const { output, weights } = lab.scaledDotProductAttention(q, k, v, { causal: true });
 import { AttnLabError } from './lib/errors.js';
 import {
-  checkMatrix, checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, maskOptions, toFloat32,
+  checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, maskOptions, toFloat32,
+  wellFormed,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
 import { loadModule } from './lib/loader.js';
@@ -14,7 +15,7 @@ export { AttnLabError };
 // init(options?) → Lab. options: { simd?: 'auto' | true | false, wasmBinary?, locateFile?, memoryBudget? }
 export async function init(options = {}) {
   const opts = checkOptions('init', options);
-  const budget = checkMemoryBudget('init', opts.memoryBudget);
+  const budget = checkMemoryBudget('init', opts.memoryBudget === undefined ? DEFAULT_MEMORY_BUDGET : opts.memoryBudget);
   const { raw, simd } = await loadModule(opts);
   const lab = new Lab(raw, simd);
   lab.setMemoryBudget(budget);
@@ -24,7 +25,7 @@ export async function init(options = {}) {
 const DEFAULT_MEMORY_BUDGET = 512 * 2 ** 20;
 const MAX_MEMORY_BUDGET = 2 ** 31;  // a wasm32 heap grows to 2 GiB at most
 
-function checkMemoryBudget(fn, bytes = DEFAULT_MEMORY_BUDGET) {
+function checkMemoryBudget(fn, bytes) {
   if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 1 || bytes > MAX_MEMORY_BUDGET) {
     fail(fn, `memoryBudget must be a whole number of bytes in 1 … ${MAX_MEMORY_BUDGET} (2 GiB), got ${describe(bytes)}`);
   }
@@ -58,7 +59,7 @@ class Lab {
     }
     if (data === undefined) return { rows, cols, data: new Float32Array(rows * cols) };
     const converted = toFloat32(fn, 'data', data);
-    const values = converted === data ? Float32Array.from(data) : converted;  // always a copy, made once
+    const values = converted === data ? data.slice() : converted;  // always a copy, made once
     if (values.length !== rows * cols) fail(fn, `data has ${values.length} values but the matrix is ${rows}×${cols} (${rows * cols} values)`);
     return { rows, cols, data: values };
   }
@@ -93,21 +94,29 @@ class Lab {
   #attentionArgs(fn, q, k, v, options) {
     const opts = maskOptions(fn, options);
     const scale = checkOptions(fn, options).scale;
-    if (scale !== undefined) opts.scale = checkNumber(fn, 'scale', scale);
-    return [checkMatrix(fn, 'q', q), checkMatrix(fn, 'k', k), checkMatrix(fn, 'v', v), opts];
+    if (scale !== undefined) opts.scale = checkFloat32(fn, 'scale', scale);
+    const qm = checkMatrix(fn, 'q', q);  // the same object passed twice is checked (and converted) once
+    const km = k === q ? qm : checkMatrix(fn, 'k', k);
+    return [qm, km, v === k ? km : v === q ? qm : checkMatrix(fn, 'v', v), opts];
   }
 
   // One row per token; a word's row depends only on the word and the seed (a stand-in for a trained
   // embedding table: editing one word leaves the others' vectors unchanged). positions: 'sinusoidal'
   // adds each row's sinusoidal position encoding.
-  embedTokens(tokens, dModel, { seed = 0, positions = 'none' } = {}) {
+  embedTokens(tokens, dModel, options) {
     const fn = 'embedTokens';
-    if (!Array.isArray(tokens) || tokens.some((t) => typeof t !== 'string')) fail(fn, 'tokens must be an array of strings');
+    if (!Array.isArray(tokens)) fail(fn, `tokens must be an array of strings, got ${describe(tokens)}`);
     if (tokens.length === 0) fail(fn, 'tokens is empty (a sentence needs at least one token)');
+    const words = new Array(tokens.length);
+    for (let i = 0; i < tokens.length; i++) {  // every index: holes of a sparse array too
+      if (typeof tokens[i] !== 'string') fail(fn, `tokens must be an array of strings, but tokens[${i}] is ${describe(tokens[i])}`);
+      words[i] = wellFormed(tokens[i]);
+    }
     checkSize(fn, 'dModel', dModel);
+    const { seed = 0, positions = 'none' } = checkOptions(fn, options);
     checkSeed(fn, seed);
     checkOneOf(fn, 'positions', positions, ['none', 'sinusoidal']);
-    return this.#call(fn, () => this.#raw.embedTokens(tokens, dModel, seed, positions === 'sinusoidal'));
+    return this.#call(fn, () => this.#raw.embedTokens(words, dModel, seed, positions === 'sinusoidal'));
   }
 
   // 1 = may attend, 0 = blocked. causalMask(n) is torch.tril(torch.ones(n, n)); causalMask(n_q, n_k)
@@ -132,11 +141,12 @@ class Lab {
   }
 
   // kind 'sinusoidal' (the formula) or 'learned' (a seeded N(0, 1) table, as nn.Embedding starts).
-  positionalEncoding(seqLen, dModel, kind = 'sinusoidal', { seed = 0 } = {}) {
+  positionalEncoding(seqLen, dModel, kind = 'sinusoidal', options) {
     const fn = 'positionalEncoding';
     checkSize(fn, 'seqLen', seqLen);
     checkSize(fn, 'dModel', dModel);
     checkOneOf(fn, 'kind', kind, ['sinusoidal', 'learned']);
+    const { seed = 0 } = checkOptions(fn, options);
     checkSeed(fn, seed);
     return this.#call(fn, () => this.#raw.positionalEncoding(seqLen, dModel, kind, seed));
   }
@@ -157,14 +167,14 @@ class Lab {
     const fn = 'alibiBias';
     checkSize(fn, 'rows', rows);
     checkSize(fn, 'cols', cols);
-    checkNumber(fn, 'slope', slope);
+    checkFloat32(fn, 'slope', slope);
     return this.#call(fn, () => this.#raw.alibiBias(rows, cols, slope));
   }
 
   // Word-level tokens: lower-case words (apostrophes inside words kept), punctuation on its own.
   tokenize(text) {
-    if (typeof text !== 'string') fail('tokenize', `text must be a string, got ${typeof text}`);
-    return this.#call('tokenize', () => this.#raw.tokenize(text));
+    if (typeof text !== 'string') fail('tokenize', `text must be a string, got ${describe(text)}`);
+    return this.#call('tokenize', () => this.#raw.tokenize(wellFormed(text)));
   }
 
   // Wasm heap: its size, the bytes in use by live allocations (for leak checks), and the budget.

@@ -111,6 +111,38 @@ for (const variant of VARIANTS) {
       throwsAttnLab(() => layer.trace(ones(2, 8)), 'TransformerEncoderLayer.trace: called on a disposed object');
     });
 
+    test('inputs the fuzz test found (fuzz.test.js)', async () => {
+      const l = await lab(variant.simd);
+      const detached = (Type) => {
+        const array = new Type(4);
+        structuredClone(array.buffer, { transfer: [array.buffer] });
+        return array;
+      };
+      throwsAttnLab(() => l.matrix(2, 2, detached(Float32Array)),
+        'matrix: data is a Float32Array whose ArrayBuffer has been detached (transferred, e.g. to a worker), so it has no values to read');
+      throwsAttnLab(() => l.softmax({ rows: 2, cols: 2, data: detached(Float64Array) }),
+        'softmax: m.data is a Float64Array whose ArrayBuffer has been detached (transferred, e.g. to a worker), so it has no values to read');
+      throwsAttnLab(() => l.softmax({ rows: 1, cols: 1, data: new DataView(new ArrayBuffer(4)) }),
+        'softmax: m.data must be a Float32Array or an array of numbers, got a DataView of 4 bytes');
+      throwsAttnLab(() => l.softmax({ rows: 1, cols: 2, data: new BigInt64Array(2) }),
+        'softmax: m.data is a BigInt64Array: it holds BigInts, not numbers');
+      throwsAttnLab(() => new l.MultiHeadAttention(null), 'MultiHeadAttention: options must be an object, got null');
+      throwsAttnLab(() => new l.TransformerEncoderLayer(null), 'TransformerEncoderLayer: options must be an object, got null');
+      throwsAttnLab(() => new l.TransformerEncoderLayer({ dModel: 4, numHeads: 1, normEps: 1e-50 }),
+        "TransformerEncoderLayer: normEps = 1e-50 is below float32's smallest positive value (1.4e-45)");
+      throwsAttnLab(() => l.embedTokens([, 'cat'], 2), 'embedTokens: tokens must be an array of strings, but tokens[0] is undefined');
+      throwsAttnLab(() => l.embedTokens(['cat'], 2, null), 'embedTokens: options must be an object, got null');
+      throwsAttnLab(() => l.positionalEncoding(2, 2, 'learned', null), 'positionalEncoding: options must be an object, got null');
+      throwsAttnLab(() => l.alibiBias(2, 2, 1e300), "alibiBias: slope must be within float32's range (±3.4028235e38), got 1e+300");
+      throwsAttnLab(() => l.setMemoryBudget(), /^setMemoryBudget: memoryBudget must be a whole number of bytes .* got undefined$/);
+      const mha = new l.MultiHeadAttention({ dModel: 2, numHeads: 1 });
+      const k = { rows: 1, cols: 2, data: [Infinity, 0] };
+      throwsAttnLab(() => mha.trace(ones(1, 2), k, k), 'MultiHeadAttention.trace: key (1×2) contains +Inf at (0, 0)');
+      mha.dispose();
+      // A lone surrogate reaches the core as U+FFFD, not paired with the next character ('a\u{10062}').
+      assert.deepEqual(l.tokenize('a\ud800b c'), ['a\ufffdb', 'c']);
+    });
+
     test('the module keeps working after many errors', async () => {
       const l = await lab(variant.simd);
       const before = l.memory().inUse;

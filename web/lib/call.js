@@ -22,7 +22,16 @@ export function makeCaller(raw) {
     if (result !== undefined && result !== null) return result;
     let message = toJsNames(raw.takeLastError());
     if (message.includes('but the memory budget is')) message += ' (init({ memoryBudget }) or lab.setMemoryBudget() sets it)';
-    const owner = fn.split('.')[0];
-    throw new AttnLabError(message.startsWith(owner) ? message : `${fn}: ${message}`);
+    throw new AttnLabError(named(fn, message));
   };
+}
+
+// The message as the caller's function names it. The core names the method that ran, and a trace
+// runs forward: "MultiHeadAttention.forward: …" from trace() reads "MultiHeadAttention.trace: …".
+function named(fn, message) {
+  if (message.startsWith(`${fn}:`) || message.startsWith(`${fn} `)) return message;
+  const owner = fn.split('.')[0];
+  const method = new RegExp(`^${owner}\\.[A-Za-z]+(?=[: ])`);
+  if (fn !== owner && method.test(message)) return message.replace(method, fn);
+  return `${fn}: ${message}`;
 }

@@ -7,9 +7,10 @@ export function fail(fn, message) {
 }
 
 export function checkSize(fn, name, value, { min = 1 } = {}) {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 0x7fffffff) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
     fail(fn, `${name} must be an integer ≥ ${min}, got ${describe(value)}`);
   }
+  if (value > 0x7fffffff) fail(fn, `${name} must be at most 2147483647 (2^31 − 1), got ${value}`);
   return value;
 }
 
@@ -25,9 +26,22 @@ export function checkNumber(fn, name, value) {
   return value;
 }
 
+// A number the core takes as a float: finite after rounding to float32 (1e300 would become Infinity).
+export function checkFloat32(fn, name, value) {
+  checkNumber(fn, name, value);
+  if (!Number.isFinite(Math.fround(value))) fail(fn, `${name} must be within float32's range (±3.4028235e38), got ${value}`);
+  return value;
+}
+
 export function checkBoolean(fn, name, value) {
   if (typeof value !== 'boolean') fail(fn, `${name} must be a boolean, got ${describe(value)}`);
   return value;
+}
+
+// Lone UTF-16 surrogates become U+FFFD, as TextEncoder makes them: the wasm side's UTF-8 encoder
+// would pair a lone high surrogate with whatever follows it ('a\uD800b' became 'a\u{10062}').
+export function wellFormed(text) {
+  return text.replace(/\p{Cs}/gu, '\uFFFD');
 }
 
 export function checkOneOf(fn, name, value, allowed) {
@@ -37,22 +51,55 @@ export function checkOneOf(fn, name, value, allowed) {
   return value;
 }
 
-// A Matrix is { rows, cols, data } with data a Float32Array (or plain number array) of rows·cols values.
+// A Matrix is { rows, cols, data } with data rows·cols numbers (see toFloat32).
+// Each property is read once, so a getter cannot hand the core other values than the ones checked.
 export function checkMatrix(fn, name, m) {
   if (m === null || typeof m !== 'object') fail(fn, `${name} must be a Matrix { rows, cols, data }, got ${describe(m)}`);
-  checkSize(fn, `${name}.rows`, m.rows);
-  checkSize(fn, `${name}.cols`, m.cols);
-  const data = toFloat32(fn, `${name}.data`, m.data);
-  if (data.length !== m.rows * m.cols) {
-    fail(fn, `${name}.data has ${data.length} values but ${name} is ${m.rows}×${m.cols} (${m.rows * m.cols} values)`);
+  const { rows, cols, data: values } = m;
+  checkSize(fn, `${name}.rows`, rows);
+  checkSize(fn, `${name}.cols`, cols);
+  const data = toFloat32(fn, `${name}.data`, values);
+  if (data.length !== rows * cols) {
+    fail(fn, `${name}.data has ${data.length} values but ${name} is ${rows}×${cols} (${rows * cols} values)`);
   }
-  return { rows: m.rows, cols: m.cols, data };
+  return { rows, cols, data };
 }
 
-// Weight vectors may be Float32Array or plain number arrays.
+// The brand check behind %TypedArray%.prototype[Symbol.toStringTag]: 'Float32Array', 'Int8Array', …
+// for a typed array (from any realm), undefined for anything else (a DataView, or an object whose
+// prototype is Float32Array.prototype but which has no typed array inside).
+const typedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Int8Array.prototype), Symbol.toStringTag).get;
+const typedArrayValues = Object.getPrototypeOf(Int8Array.prototype).values;
+
+// A typed array whose ArrayBuffer was transferred (postMessage, structuredClone with transfer) reads
+// as empty and throws a TypeError when iterated; so does one whose resizable buffer shrank below it.
+function checkReadable(fn, name, view, kind) {
+  try {
+    typedArrayValues.call(view);
+  } catch {
+    let detached;
+    try {
+      new Uint8Array(view.buffer);  // throws only for a detached buffer
+      detached = false;
+    } catch {
+      detached = true;
+    }
+    fail(fn, detached
+      ? `${name} is ${article(kind)} whose ArrayBuffer has been detached (transferred, e.g. to a worker), so it has no values to read`
+      : `${name} is ${article(kind)} that lies outside its ArrayBuffer (the resizable buffer was shrunk)`);
+  }
+}
+
+// Weight vectors may be Float32Array, another typed array of numbers, or a plain number array.
 export function toFloat32(fn, name, data) {
-  if (data instanceof Float32Array) return data;
-  if (Array.isArray(data) || ArrayBuffer.isView(data)) {
+  const kind = typedArrayName.call(data);
+  if (kind !== undefined) {
+    checkReadable(fn, name, data, kind);
+    if (kind === 'Float32Array') return data;
+    if (kind.startsWith('Big')) fail(fn, `${name} is ${article(kind)}: it holds BigInts, not numbers`);
+    return new Float32Array(data);
+  }
+  if (Array.isArray(data)) {
     for (let i = 0; i < data.length; i++) {
       if (typeof data[i] !== 'number') fail(fn, `${name}[${i}] is not a number (${describe(data[i])})`);
     }
@@ -87,9 +134,15 @@ export function maskOptions(fn, options) {
 export function describe(value) {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
-  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'string') return value.length > 40 ? `'${value.slice(0, 40)}…' (${value.length} characters)` : `'${value}'`;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return `an array of ${value.length}`;
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of ${value.length}`;
-  return `a ${value.constructor?.name ?? typeof value}`;
+  const kind = typedArrayName.call(value);
+  if (kind !== undefined) return `${article(kind)} of ${value.length}`;
+  if (value instanceof DataView) return `a DataView of ${value.byteLength} bytes`;
+  const constructor = value.constructor;
+  if (typeof constructor === 'function' && constructor.name) return article(constructor.name);
+  return typeof value === 'function' ? 'a function' : 'an object';
 }
+
+const article = (noun) => `${/^[AEIOU]/i.test(noun) ? 'an' : 'a'} ${noun}`;

@@ -2,7 +2,8 @@
 // C++ object in the wasm heap; dispose() frees it at once, and a FinalizationRegistry frees it if the
 // JS object is garbage-collected first.
 import {
-  checkBoolean, checkMatrix, checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, checkVector, fail, maskOptions,
+  checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, checkVector, describe, fail,
+  maskOptions,
 } from './checks.js';
 
 const finalizer = new FinalizationRegistry((handle) => handle.delete());
@@ -42,27 +43,39 @@ class WasmModule {
   }
 }
 
+// A bias (or other optional vector) that is undefined or null is absent.
+function optionalVector(fn, name, value) {
+  return value === undefined || value === null ? undefined : checkVector(fn, name, value);
+}
+
 function attentionWeights(fn, w, prefix = '') {
-  if (w === null || typeof w !== 'object') fail(fn, `${prefix || 'weights'} must be an object, got ${typeof w}`);
-  const optional = (name) => (w[name] === undefined || w[name] === null ? undefined : checkVector(fn, prefix + name, w[name]));
+  if (w === null || typeof w !== 'object') fail(fn, `${prefix ? prefix.slice(0, -1) : 'weights'} must be an object, got ${describe(w)}`);
   return {
     inProjWeight: checkMatrix(fn, `${prefix}inProjWeight`, w.inProjWeight),
-    inProjBias: optional('inProjBias'),
+    inProjBias: optionalVector(fn, `${prefix}inProjBias`, w.inProjBias),
     outProjWeight: checkMatrix(fn, `${prefix}outProjWeight`, w.outProjWeight),
-    outProjBias: optional('outProjBias'),
+    outProjBias: optionalVector(fn, `${prefix}outProjBias`, w.outProjBias),
   };
+}
+
+// A float the core must keep positive: a tiny value that float32 rounds to 0 would be refused as 0.
+function checkPositiveFloat32(fn, name, value) {
+  checkFloat32(fn, name, value);
+  if (value > 0 && Math.fround(value) === 0) fail(fn, `${name} = ${value} is below float32's smallest positive value (1.4e-45)`);
+  return value;
 }
 
 export function moduleClasses(raw, call) {
   class MultiHeadAttention extends WasmModule {
-    constructor({ dModel, numHeads, bias = true, seed = 0, dropout = 0, positions = 'none' } = {}) {
+    constructor(options) {
       const fn = 'MultiHeadAttention';
+      const { dModel, numHeads, bias = true, seed = 0, dropout = 0, positions = 'none' } = checkOptions(fn, options);
       const config = {
         dModel: checkSize(fn, 'dModel', dModel),
         numHeads: checkSize(fn, 'numHeads', numHeads),
         bias: checkBoolean(fn, 'bias', bias),
         seed: checkSeed(fn, seed),
-        dropout: checkNumber(fn, 'dropout', dropout),
+        dropout: checkFloat32(fn, 'dropout', dropout),
         positions: checkOneOf(fn, 'positions', positions, ['none', 'rotary', 'alibi']),
       };
       super(fn, call(fn, () => raw.MultiHeadAttentionHandle.create(config)), call);
@@ -91,21 +104,25 @@ export function moduleClasses(raw, call) {
       return this.call(fn, () => this.handle('trace').trace(q, k, v, opts));
     }
 
-    // Self-attention passes key and value as undefined so the trace shows one input X.
+    // Self-attention passes key and value as undefined so the trace shows one input X. An argument
+    // that is the same object as an earlier one is checked (and converted) once.
     #inputs(fn, query, key, value, options) {
       const opts = maskOptions(fn, options);
       const q = checkMatrix(fn, 'query', query);
       if (key === query && value === query) return [q, undefined, undefined, opts];
-      return [q, checkMatrix(fn, 'key', key), checkMatrix(fn, 'value', value), opts];
+      const k = key === query ? q : checkMatrix(fn, 'key', key);
+      const v = value === key ? k : value === query ? q : checkMatrix(fn, 'value', value);
+      return [q, k, v, opts];
     }
   }
 
   class TransformerEncoderLayer extends WasmModule {
-    constructor({
-      dModel, numHeads, dFF = 2048, normFirst = false, norm = 'layernorm', activation = 'gelu', seed = 0,
-      dropout = 0.1, normEps = 1e-5, bias = true, positions = 'none',
-    } = {}) {
+    constructor(options) {
       const fn = 'TransformerEncoderLayer';
+      const {
+        dModel, numHeads, dFF = 2048, normFirst = false, norm = 'layernorm', activation = 'gelu', seed = 0,
+        dropout = 0.1, normEps = 1e-5, bias = true, positions = 'none',
+      } = checkOptions(fn, options);
       const config = {
         dModel: checkSize(fn, 'dModel', dModel),
         numHeads: checkSize(fn, 'numHeads', numHeads),
@@ -114,8 +131,8 @@ export function moduleClasses(raw, call) {
         norm: checkOneOf(fn, 'norm', norm, ['layernorm', 'rmsnorm']),
         activation: checkOneOf(fn, 'activation', activation, ['gelu', 'gelu_tanh', 'relu']),
         seed: checkSeed(fn, seed),
-        dropout: checkNumber(fn, 'dropout', dropout),
-        normEps: checkNumber(fn, 'normEps', normEps),
+        dropout: checkFloat32(fn, 'dropout', dropout),
+        normEps: checkPositiveFloat32(fn, 'normEps', normEps),
         bias: checkBoolean(fn, 'bias', bias),
         positions: checkOneOf(fn, 'positions', positions, ['none', 'rotary', 'alibi']),
       };
@@ -129,21 +146,23 @@ export function moduleClasses(raw, call) {
 
     loadWeights(weights) {
       const fn = 'TransformerEncoderLayer.loadWeights';
-      const w = checkOptions(fn, weights);
+      if (weights === null || typeof weights !== 'object') fail(fn, `weights must be an object, got ${describe(weights)}`);
       const part = (name) => {
-        if (w[name] === null || typeof w[name] !== 'object') fail(fn, `${name} is missing`);
-        return w[name];
+        const value = weights[name];
+        if (value === undefined || value === null) fail(fn, `${name} is missing`);
+        if (typeof value !== 'object') fail(fn, `${name} must be an object, got ${describe(value)}`);
+        return value;
       };
-      const linear = (name) => ({
-        weight: checkMatrix(fn, `${name}.weight`, part(name).weight),
-        bias: part(name).bias === undefined ? undefined : checkVector(fn, `${name}.bias`, part(name).bias),
-      });
-      const norm = (name) => ({
-        weight: checkVector(fn, `${name}.weight`, part(name).weight),
-        bias: part(name).bias === undefined ? undefined : checkVector(fn, `${name}.bias`, part(name).bias),
-      });
+      const linear = (name) => {
+        const { weight, bias } = part(name);
+        return { weight: checkMatrix(fn, `${name}.weight`, weight), bias: optionalVector(fn, `${name}.bias`, bias) };
+      };
+      const norm = (name) => {
+        const { weight, bias } = part(name);
+        return { weight: checkVector(fn, `${name}.weight`, weight), bias: optionalVector(fn, `${name}.bias`, bias) };
+      };
       const converted = {
-        selfAttn: attentionWeights(fn, part('selfAttn'), 'selfAttn.'),
+        selfAttn: attentionWeights(fn, weights.selfAttn ?? fail(fn, 'selfAttn is missing'), 'selfAttn.'),
         linear1: linear('linear1'),
         linear2: linear('linear2'),
         norm1: norm('norm1'),
