@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the builds and tests need on a fresh Debian machine, skipping what is present:
-# the C++ toolchain and libraries, Emscripten (Debian's 3.1.6), Chromium for the browser tests,
+# the C++ toolchain and libraries, clang with libFuzzer, Emscripten (Debian's 3.1.6), Chromium for the browser tests,
 # and the repository's npm dev tools (npm ci, from the committed lock file). Node ≥ 18 and npm are
 # expected on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake make g++ libeigen3-dev googletest libbenchmark-dev nlohmann-json3-dev emscripten chromium)
+# clang + libclang-rt-14-dev: libFuzzer and its sanitizer runtimes for the fuzz targets.
+packages=(cmake make g++ clang libclang-rt-14-dev libeigen3-dev googletest libbenchmark-dev nlohmann-json3-dev
+          emscripten chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

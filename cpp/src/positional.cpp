@@ -37,7 +37,7 @@ Matrix apply_rotary(const Matrix& x, int position_offset, double base) {
   Matrix out(x.rows(), d);
   for (Eigen::Index r = 0; r < x.rows(); ++r)
     for (Eigen::Index i = 0; 2 * i < d; ++i) {
-      const double angle = static_cast<double>(r + position_offset) * std::pow(base, -2.0 * i / d);
+      const double angle = (static_cast<double>(r) + position_offset) * std::pow(base, -2.0 * i / d);
       const double c = std::cos(angle), s = std::sin(angle);
       const double a = x(r, 2 * i), b = x(r, 2 * i + 1);
       const double first = a * c - b * s, second = a * s + b * c;

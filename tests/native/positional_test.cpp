@@ -84,5 +84,16 @@ TEST(LearnedPositionalEmbedding, ReturnsTheFirstRowsOfItsTable) {
   EXPECT_EQ(positions.parameter_count(), 128);
 }
 
+TEST(Rotary, PositionsPastInt32MaxDoNotWrap) {
+  // Found by the JS fuzz: in wasm32 (32-bit Eigen::Index) row + offset wrapped to −2^31. Row 1 at
+  // offset 2^31 − 1 is position 2^31; (1, 0) rotated by 2^31 radians (θ_0 = 1) is (cos 2^31, sin 2^31).
+  Matrix x(2, 2);
+  x << 1, 0, 1, 0;
+  const Matrix y = apply_rotary(x, 2147483647);
+  EXPECT_NEAR(y(1, 0), std::cos(2147483648.0), 1e-6);
+  EXPECT_NEAR(y(1, 1), std::sin(2147483648.0), 1e-6);
+  EXPECT_LT(y(1, 1), -0.97f);  // the wrapped position −2^31 gives +0.971
+}
+
 }  // namespace
 }  // namespace attnlab
