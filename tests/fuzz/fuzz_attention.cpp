@@ -190,13 +190,6 @@ void fuzz_positions(FuzzInput& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab::fuzz;
-  use_small_budget();
-  FuzzInput in(data, size);
-  switch (in.choice(4)) {
-    case 0: fuzz_attention(in); break;
-    case 1: fuzz_softmax(in); break;
-    case 2: fuzz_masks(in); break;
-    default: fuzz_positions(in); break;
-  }
-  return 0;
+  static const FuzzCase cases[] = {fuzz_attention, fuzz_softmax, fuzz_masks, fuzz_positions};
+  return run_one_case(data, size, cases);
 }

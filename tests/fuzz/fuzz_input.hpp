@@ -66,4 +66,14 @@ inline void use_small_budget() {
   (void)once;
 }
 
+// The body of every LLVMFuzzerTestOneInput: the first byte picks one of `cases`, which reads the rest.
+using FuzzCase = void (*)(FuzzInput&);
+template <std::size_t N>
+int run_one_case(const std::uint8_t* data, std::size_t size, const FuzzCase (&cases)[N]) {
+  use_small_budget();
+  FuzzInput in(data, size);
+  cases[in.choice(static_cast<int>(N))](in);
+  return 0;
+}
+
 }  // namespace attnlab::fuzz

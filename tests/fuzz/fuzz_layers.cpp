@@ -127,12 +127,6 @@ void fuzz_norms(FuzzInput& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab::fuzz;
-  use_small_budget();
-  FuzzInput in(data, size);
-  switch (in.choice(3)) {
-    case 0: fuzz_multi_head(in); break;
-    case 1: fuzz_encoder(in); break;
-    default: fuzz_norms(in); break;
-  }
-  return 0;
+  static const FuzzCase cases[] = {fuzz_multi_head, fuzz_encoder, fuzz_norms};
+  return run_one_case(data, size, cases);
 }

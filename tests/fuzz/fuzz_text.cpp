@@ -58,12 +58,6 @@ void fuzz_embeddings(FuzzInput& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab::fuzz;
-  use_small_budget();
-  FuzzInput in(data, size);
-  switch (in.choice(3)) {
-    case 0: fuzz_tokenizer(in); break;
-    case 1: fuzz_vocabulary(in); break;
-    default: fuzz_embeddings(in); break;
-  }
-  return 0;
+  static const FuzzCase cases[] = {fuzz_tokenizer, fuzz_vocabulary, fuzz_embeddings};
+  return run_one_case(data, size, cases);
 }
