@@ -15,14 +15,26 @@ const repo = new URL('../../', import.meta.url).pathname;
 const web = join(repo, 'web');
 const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-// The page script shared by the plain page and the Vite app: causal attention on seeded inputs.
+// The page script shared by the plain page and the Vite app: causal attention on seeded inputs, then
+// seq 100,000 with the weights requested (refused by the memory budget; the tab must not crash), then
+// the small call again.
 const PAGE_SCRIPT = (specifier) => `
-import { init } from '${specifier}';
+import { init, AttnLabError } from '${specifier}';
 try {
   const lab = await init();
   const q = lab.randn(4, 8, 1), k = lab.randn(4, 8, 2), v = lab.randn(4, 8, 3);
   const { weights } = lab.scaledDotProductAttention(q, k, v, { causal: true });
-  document.body.dataset.result = JSON.stringify({ simd: lab.simd, rows: weights.rows, weights: Array.from(weights.data) });
+  const long = lab.randn(100000, 1, 4);
+  let refused = 'not refused';
+  try {
+    lab.scaledDotProductAttention(long, long, long, { causal: true });
+  } catch (error) {
+    refused = (error instanceof AttnLabError ? '' : 'not an AttnLabError: ') + error.message;
+  }
+  const again = lab.scaledDotProductAttention(q, k, v, { causal: true }).weights;
+  document.body.dataset.result = JSON.stringify({
+    simd: lab.simd, rows: weights.rows, weights: Array.from(weights.data), refused, again: Array.from(again.data),
+  });
 } catch (error) {
   console.error(String(error));
 }
@@ -34,6 +46,9 @@ function checkResult({ result, errors }) {
   assert.ok(result, 'the page reported a result');
   assert.equal(result.rows, 4);
   assert.equal(result.simd, true, 'Chromium has WebAssembly SIMD');
+  // 5 matrices × 100,000² floats × 4 bytes = 2e11 bytes = 186.3 GiB, over the default 512 MiB.
+  assert.match(result.refused, /^scaledDotProductAttention: needs about 186\.3 GiB .* but the memory budget is 512 MiB/);
+  assert.deepEqual(result.again, result.weights, 'the module still works after the refusal');
   for (let i = 0; i < 4; i++) {
     const row = result.weights.slice(i * 4, i * 4 + 4);
     assert.ok(Math.abs(row.reduce((s, x) => s + x, 0) - 1) < 1e-5);
