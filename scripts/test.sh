@@ -24,8 +24,8 @@ cmake --build build/asan -j"$jobs" --target attnlab_tests
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
 
-echo "== libFuzzer, 20 s per target =="
-scripts/fuzz.sh 20
+echo "== libFuzzer: the committed corpus and 30,000 seeded inputs per target =="
+scripts/fuzz.sh
 
 echo "== wasm (SIMD and scalar), GoogleTest in Node =="
 scripts/build-wasm.sh --test
