@@ -17,5 +17,6 @@
 #include "attnlab/positional.hpp"
 #include "attnlab/rng.hpp"
 #include "attnlab/softmax.hpp"
+#include "attnlab/tasks.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "attnlab/trace.hpp"
