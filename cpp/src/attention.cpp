@@ -48,9 +48,9 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
 
 void require_attention_budget(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
                               const AttentionOptions& options, const Tracer& tracer) {
-  // scores, scaled, masked and weights, plus the mask and the bias when built; a trace keeps copies
-  // of each step's tensors (about ten n_q×n_k matrices more).
-  const int score_matrices = 4 + (options.mask || options.causal ? 1 : 0) +
+  // scores, scaled, masked and weights, plus the mask and the bias when built and the weights before
+  // dropout when kept; a trace keeps copies of each step's tensors (about ten n_q×n_k matrices more).
+  const int score_matrices = 4 + (options.mask || options.causal ? 1 : 0) + (options.dropout > 0.0f ? 1 : 0) +
                              (options.bias || options.alibi_slope ? 1 : 0) + (tracer.enabled() ? 10 : 0);
   require_within_budget(function, score_matrices, static_cast<double>(q.rows()), static_cast<double>(k.rows()),
                         "the n_q×n_k scores, weights and the steps between");
@@ -142,7 +142,8 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
                 "Each row: exp(score − row max), divided by the row's sum, so each row sums to 1.",
                 {{"masked_scores", r.masked_scores}, {"weights", r.weights}});
   if (options.dropout > 0.0f) {
-    r.weights = dropout(r.weights, options.dropout, *options.rng);
+    r.weights_before_dropout = std::move(r.weights);
+    r.weights = dropout(r.weights_before_dropout, options.dropout, *options.rng);
     tracer.record("dropout", "Dropout on the weights",
                   "Training only: each weight is zeroed with probability " + format_number(options.dropout) +
                       ", survivors scaled by 1/(1−p).",

@@ -54,34 +54,41 @@ void TransformerEncoderLayer::train(bool on) {
   self_attn_.train(on);
 }
 
-Matrix TransformerEncoderLayer::forward(const Matrix& x, const MaskOptions& masking, const Tracer& tracer) {
+Matrix TransformerEncoderLayer::forward(const Matrix& x, const MaskOptions& masking, const Tracer& tracer,
+                                       TransformerEncoderLayerCache* cache) {
   // x [n×d_model] → [n×d_model]
+  constexpr const char* fn = "TransformerEncoderLayer::forward";
   if (x.rows() == 0 || x.cols() != config_.d_model)
-    detail::fail("TransformerEncoderLayer::forward", "x is ", shape_of(x), " but the layer takes n×d_model = n×",
-                 config_.d_model, " (n ≥ 1)");
-  detail::require_within_budget("TransformerEncoderLayer::forward", 2, static_cast<double>(x.rows()), config_.d_ff,
-                                "the feed-forward's hidden activations");
+    detail::fail(fn, "x is ", shape_of(x), " but the layer takes n×d_model = n×", config_.d_model, " (n ≥ 1)");
+  detail::require_within_budget(fn, 2, static_cast<double>(x.rows()), config_.d_ff, "the feed-forward's hidden activations");
   const float p = training_ ? config_.dropout : 0.0f;
-  const auto drop = [&](const Matrix& m) { return p > 0.0f ? dropout(m, p, dropout_rng_) : m; };
+  TransformerEncoderLayerCache scratch;  // filled and dropped when no cache is wanted
+  TransformerEncoderLayerCache& c = cache ? *cache : scratch;
+  MultiHeadAttentionCache* attention_cache = cache ? &cache->attention : nullptr;
+  FeedForwardCache ffn_scratch;
+  const auto drop = [&](const Matrix& m, Matrix& pattern) { return p > 0.0f ? dropout(m, p, dropout_rng_, pattern) : m; };
   tracer.record("input", "Input X", "The layer's input: " + shape_of(x) + " (tokens × d_model).", {{"X", x}});
+  if (cache) c.x = x;
 
-  Matrix h = x;
+  Matrix h;
   // 1. Attention sub-layer with its residual connection.
   if (config_.norm_first) {
-    const Matrix normed = apply(norm1_, h);
+    c.attention_input = apply(norm1_, x);
     tracer.record("norm1", "Norm before attention", "Pre-norm: each token is normalised before attention.",
-                  {{"normed", normed}});
-    const Matrix attended = drop(self_attn_.forward(normed, masking, tracer.child("attn")).output);
-    h += attended;
-    detail::require_finite_result("TransformerEncoderLayer::forward", h, "the residual sum is too large");
+                  {{"normed", c.attention_input}});
+    const Matrix attended =
+        drop(self_attn_.forward(c.attention_input, masking, tracer.child("attn"), attention_cache).output, c.attention_dropout);
+    h = x + attended;
+    detail::require_finite_result(fn, h, "the residual sum is too large");
     tracer.record("residual1", "Add (residual)", "x + attention(norm1(x)): the input is carried around the sub-layer.",
                   {{"attention", attended}, {"sum", h}});
   } else {
-    const Matrix attended = drop(self_attn_.forward(h, masking, tracer.child("attn")).output);
-    h += attended;
-    detail::require_finite_result("TransformerEncoderLayer::forward", h, "the residual sum is too large");
+    const Matrix attended = drop(self_attn_.forward(x, masking, tracer.child("attn"), attention_cache).output, c.attention_dropout);
+    h = x + attended;
+    detail::require_finite_result(fn, h, "the residual sum is too large");
     tracer.record("residual1", "Add (residual)", "x + attention(x): the input is carried around the sub-layer.",
                   {{"attention", attended}, {"sum", h}});
+    if (cache) c.residual1 = h;
     h = apply(norm1_, h);
     tracer.record("norm1", "Norm", "Post-norm: each token of the sum is normalised.", {{"normed", h}});
   }
@@ -89,25 +96,78 @@ Matrix TransformerEncoderLayer::forward(const Matrix& x, const MaskOptions& mask
   // 2. Feed-forward sub-layer with its residual connection.
   const Tracer ffn_tracer = tracer.child("ffn");
   Rng* ffn_rng = p > 0.0f ? &dropout_rng_ : nullptr;
+  FeedForwardCache& ffn_cache = cache ? cache->feed_forward : ffn_scratch;
+  const auto feed = [&](const Matrix& in) {
+    return cache ? feed_forward_.forward(in, ffn_cache, ffn_tracer, p, ffn_rng) : feed_forward_.forward(in, ffn_tracer, p, ffn_rng);
+  };
   if (config_.norm_first) {
-    const Matrix normed = apply(norm2_, h);
+    if (cache) c.residual1 = h;
+    c.ffn_input = apply(norm2_, h);
     tracer.record("norm2", "Norm before FFN", "Pre-norm: each token is normalised before the feed-forward network.",
-                  {{"normed", normed}});
-    const Matrix fed = drop(feed_forward_.forward(normed, ffn_tracer, p, ffn_rng));
+                  {{"normed", c.ffn_input}});
+    const Matrix fed = drop(feed(c.ffn_input), c.ffn_dropout);
     h += fed;
-    detail::require_finite_result("TransformerEncoderLayer::forward", h, "the residual sum is too large");
+    detail::require_finite_result(fn, h, "the residual sum is too large");
     tracer.record("residual2", "Add (residual)", "h + FFN(norm2(h)).", {{"ffn", fed}, {"sum", h}});
   } else {
-    const Matrix fed = drop(feed_forward_.forward(h, ffn_tracer, p, ffn_rng));
+    if (cache) c.ffn_input = h;
+    const Matrix fed = drop(feed(h), c.ffn_dropout);
     h += fed;
-    detail::require_finite_result("TransformerEncoderLayer::forward", h, "the residual sum is too large");
+    detail::require_finite_result(fn, h, "the residual sum is too large");
     tracer.record("residual2", "Add (residual)", "h + FFN(h).", {{"ffn", fed}, {"sum", h}});
+    if (cache) c.residual2 = h;
     h = apply(norm2_, h);
     tracer.record("norm2", "Norm", "Post-norm: each token of the sum is normalised.", {{"normed", h}});
   }
   tracer.record("output", "Layer output", "Same shape as the input, " + shape_of(h) + ": layers can be stacked.",
                 {{"output", h}});
   return h;
+}
+
+Matrix TransformerEncoderLayer::backward_norm(Norm& norm, const Matrix& x, const Matrix& d_y) {
+  return std::visit([&](auto& n) { return n.backward(x, d_y); }, norm);
+}
+
+Matrix TransformerEncoderLayer::backward(const TransformerEncoderLayerCache& c, const Matrix& d_output) {
+  // d_output [n×d_model] → ∂L/∂x [n×d_model]
+  constexpr const char* fn = "TransformerEncoderLayer::backward";
+  if (c.x.rows() == 0 || c.ffn_input.rows() != c.x.rows())
+    detail::fail(fn, "the cache was not filled by this layer's forward(…, cache)");
+  detail::require_shape(fn, "d_output", d_output, c.x.rows(), config_.d_model);
+  // Dropout after a sub-layer: ∂L/∂(sub-layer output) = ∂L/∂(dropped) ⊙ pattern.
+  const auto undrop = [](const Matrix& d, const Matrix& pattern) { return pattern.size() ? Matrix(d.cwiseProduct(pattern)) : d; };
+  if (config_.norm_first) {
+    // out = h + drop(ffn(norm2(h))),  h = x + drop(attn(norm1(x)))
+    Matrix d_h = d_output;
+    d_h += backward_norm(norm2_, c.residual1, feed_forward_.backward(c.feed_forward, undrop(d_output, c.ffn_dropout)));
+    Matrix d_x = d_h;
+    d_x += backward_norm(norm1_, c.x, self_attn_.backward(c.attention, undrop(d_h, c.attention_dropout)).d_query);
+    return d_x;
+  }
+  // out = norm2(r2), r2 = h + drop(ffn(h)), h = norm1(r1), r1 = x + drop(attn(x))
+  const Matrix d_r2 = backward_norm(norm2_, c.residual2, d_output);
+  Matrix d_h = d_r2;
+  d_h += feed_forward_.backward(c.feed_forward, undrop(d_r2, c.ffn_dropout));
+  const Matrix d_r1 = backward_norm(norm1_, c.residual1, d_h);
+  Matrix d_x = d_r1;
+  d_x += self_attn_.backward(c.attention, undrop(d_r1, c.attention_dropout)).d_query;
+  return d_x;
+}
+
+void TransformerEncoderLayer::zero_grad() {
+  self_attn_.zero_grad();
+  feed_forward_.zero_grad();
+  for (Norm* norm : {&norm1_, &norm2_}) std::visit([](auto& n) { n.zero_grad(); }, *norm);
+}
+
+std::vector<ParameterRef> TransformerEncoderLayer::parameters(std::string_view prefix) {
+  std::vector<ParameterRef> all = self_attn_.parameters(parameter_name(prefix, "self_attn"));
+  for (ParameterRef& ref : feed_forward_.parameters(prefix)) all.push_back(std::move(ref));
+  const std::pair<const char*, Norm*> norms[] = {{"norm1", &norm1_}, {"norm2", &norm2_}};
+  for (const auto& [name, norm] : norms)
+    for (ParameterRef& ref : std::visit([&](auto& n) { return n.parameters(parameter_name(prefix, name)); }, *norm))
+      all.push_back(std::move(ref));
+  return all;
 }
 
 void TransformerEncoderLayer::load(const TransformerEncoderLayerWeights& w) {

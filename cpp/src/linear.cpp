@@ -1,10 +1,12 @@
 #include "attnlab/linear.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "attnlab/rng.hpp"
 #include "checks.hpp"
+#include "gradients.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnlab {
@@ -41,6 +43,54 @@ void Linear::load(const LinearWeights& weights, std::string_view owner) {
     detail::require_finite(owner, "bias", weights.bias);
   }
   weights_ = weights;
+}
+
+Linear::Gradients Linear::gradients(const Matrix& x, const Matrix& d_y, std::string_view fn) const {
+  // x [n×in], d_y [n×out] → d_x [n×in], d_weight [out×in], d_bias [out]
+  if (x.cols() != weights_.weight.cols() || x.rows() == 0)
+    detail::fail(fn, "x is ", shape_of(x), " but the layer takes n×", in_features(), " (n ≥ 1)");
+  if (d_y.rows() != x.rows() || d_y.cols() != weights_.weight.rows())
+    detail::fail(fn, "d_y is ", shape_of(d_y), " but must be n×out = ", x.rows(), "×", out_features(),
+                 " (x is ", shape_of(x), ")");
+  detail::require_finite(fn, "x", x);
+  detail::require_finite(fn, "d_y", d_y);
+  detail::require_within_budget(fn, 2, static_cast<double>(x.rows()), std::max(in_features(), out_features()),
+                                "d_x and d_yᵀ");
+  Gradients g;
+  // y = x·Wᵀ + b  ⇒  ∂L/∂x = d_y·W
+  g.d_x = kernels::matmul(d_y, weights_.weight);
+  detail::require_finite_result(fn, g.d_x, "d_y·W is too large");
+  // y = x·Wᵀ + b  ⇒  ∂L/∂W = d_yᵀ·x (each output row's gradient times the input it multiplied)
+  g.d_weight = kernels::matmul(d_y.transpose(), x);
+  detail::require_finite_sum(fn, "the weight's gradient d_yᵀ·x", grads_.weight, g.d_weight);
+  if (has_bias()) {
+    // y = x·Wᵀ + b  ⇒  ∂L/∂b = Σ_rows d_y (b is added to every row)
+    g.d_bias = d_y.colwise().sum().transpose();
+    detail::require_finite_sum(fn, "the bias's gradient Σ d_y", grads_.bias, g.d_bias);
+  }
+  return g;
+}
+
+void Linear::accumulate(const Gradients& g) {
+  detail::accumulate(grads_.weight, g.d_weight);
+  if (has_bias()) detail::accumulate(grads_.bias, g.d_bias);
+}
+
+Matrix Linear::backward(const Matrix& x, const Matrix& d_y) {
+  Gradients g = gradients(x, d_y, "Linear::backward");
+  accumulate(g);
+  return std::move(g.d_x);
+}
+
+void Linear::zero_grad() {
+  grads_.weight.setZero();
+  grads_.bias.setZero();
+}
+
+std::vector<ParameterRef> Linear::parameters(std::string_view prefix) {
+  std::vector<ParameterRef> refs{make_parameter(parameter_name(prefix, "weight"), weights_.weight, grads_.weight)};
+  if (has_bias()) refs.push_back(make_parameter(parameter_name(prefix, "bias"), weights_.bias, grads_.bias));
+  return refs;
 }
 
 std::int64_t Linear::parameter_count() const {

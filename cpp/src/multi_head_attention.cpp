@@ -1,6 +1,7 @@
 #include "attnlab/multi_head_attention.hpp"
 
 #include "attnlab/attention.hpp"
+#include "attnlab/backward.hpp"
 #include "attnlab/positional.hpp"
 #include "checks.hpp"
 
@@ -61,12 +62,13 @@ MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionConfig& config)
       dropout_rng_(config.seed, kDropoutStream) {}
 
 MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& x, const MaskOptions& masking,
-                                                     const Tracer& tracer) {
-  return forward(x, x, x, masking, tracer);
+                                                     const Tracer& tracer, MultiHeadAttentionCache* cache) {
+  return forward(x, x, x, masking, tracer, cache);
 }
 
 MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const Matrix& key, const Matrix& value,
-                                                     const MaskOptions& masking, const Tracer& tracer) {
+                                                     const MaskOptions& masking, const Tracer& tracer,
+                                                     MultiHeadAttentionCache* cache) {
   // query [n_q×d_model], key/value [n_k×d_model] → output [n_q×d_model], weights h × [n_q×n_k]
   constexpr const char* fn = "MultiHeadAttention::forward";
   const int d = config_.d_model;
@@ -107,12 +109,26 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
   const std::vector<float> slopes =
       config_.positions == PositionalScheme::alibi ? alibi_slopes(config_.num_heads) : std::vector<float>{};
   const bool dropping = training_ && config_.dropout > 0.0f;
-  if (masking.need_weights || dropping || tracer.enabled()) {
+  if (masking.need_weights || dropping || tracer.enabled() || cache) {
     // Every head's weights and their average are kept; one head's working set (6) is live at a time;
     // a trace keeps about ten more per head.
     const double kept = (tracer.enabled() ? 11.0 : 1.0) * config_.num_heads + 1.0 + 6.0;
     detail::require_within_budget(fn, kept, static_cast<double>(n_q), static_cast<double>(n_k),
                                   "each head's n_q×n_k weights, their average and one head's scores");
+  }
+
+  const int rotary_offset = static_cast<int>(n_k - n_q < 0 ? 0 : n_k - n_q);
+  if (cache) {
+    *cache = MultiHeadAttentionCache{};
+    cache->self = self;
+    cache->query = query;
+    if (!self) {
+      cache->key = key;
+      cache->value = value;
+    }
+    if (masking.mask) cache->mask = *masking.mask;
+    cache->causal = masking.causal;
+    cache->rotary_offset = rotary_offset;
   }
 
   MultiHeadAttentionOutput result;
@@ -125,7 +141,7 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
                        {{"Q_h", q_heads[h]}, {"K_h", k_heads[h]}, {"V_h", v_heads[h]}});
     Matrix q_h = q_heads[h], k_h = k_heads[h];
     if (config_.positions == PositionalScheme::rotary) {
-      q_h = apply_rotary(q_h, static_cast<int>(n_k - n_q < 0 ? 0 : n_k - n_q));
+      q_h = apply_rotary(q_h, rotary_offset);
       k_h = apply_rotary(k_h);
       head_tracer.record("rotary", "Rotate by position (RoPE)",
                          "Each column pair of Q_h and K_h is rotated by an angle proportional to its position.",
@@ -138,17 +154,23 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
                                      .alibi_slope = slopes.empty() ? std::nullopt : std::optional<float>(slopes[h]),
                                      .dropout = dropping ? config_.dropout : 0.0f,
                                      .rng = dropping ? &dropout_rng_ : nullptr};
-    if (!masking.need_weights && !dropping) {
+    if (!masking.need_weights && !dropping && !cache) {
       head_outputs.push_back(attention_output(q_h, k_h, v_heads[h], attention, head_tracer));
       continue;
     }
     AttentionResult head = scaled_dot_product_attention(q_h, k_h, v_heads[h], attention, head_tracer);
-    head_outputs.push_back(std::move(head.output));
-    result.head_weights.push_back(std::move(head.weights));
+    head_outputs.push_back(head.output);
+    if (masking.need_weights || dropping) result.head_weights.push_back(head.weights);
+    if (cache) {
+      cache->q_heads.push_back(std::move(q_h));
+      cache->k_heads.push_back(std::move(k_h));
+      cache->v_heads.push_back(v_heads[h]);
+      cache->heads.push_back(std::move(head));
+    }
   }
 
   // 3. Concatenate the heads and project.
-  const Matrix concat = combine_heads(head_outputs);
+  Matrix concat = combine_heads(head_outputs);
   tracer.record("concat", "Concatenate heads",
                 "The heads' outputs side by side: " + std::to_string(config_.num_heads) + " × [" +
                     std::to_string(n_q) + "×" + std::to_string(d_k()) + "] → " + detail::bracketed_shape(concat) + ".",
@@ -158,11 +180,72 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
                 "output = concat·W_oᵀ + b_o mixes information across heads: " + detail::bracketed_shape(result.output) + ".",
                 {{"W_o", out_proj_.weight()}, {"output", result.output}});
 
+  if (cache) cache->concat = std::move(concat);
   if (result.head_weights.empty()) return result;
   result.average_weights = Matrix::Zero(n_q, n_k);
   for (const Matrix& w : result.head_weights) result.average_weights += w;
   result.average_weights /= static_cast<float>(config_.num_heads);
   return result;
+}
+
+MultiHeadAttentionInputGradients MultiHeadAttention::backward(const MultiHeadAttentionCache& c, const Matrix& d_output) {
+  // d_output [n_q×d_model] → d_query [n_q×d_model] (and d_key, d_value [n_k×d_model] for cross-attention)
+  constexpr const char* fn = "MultiHeadAttention::backward";
+  if (c.heads.size() != static_cast<std::size_t>(config_.num_heads) || c.concat.rows() == 0)
+    detail::fail(fn, "the cache was not filled by this layer's forward(…, cache)");
+  detail::require_shape(fn, "d_output", d_output, c.concat.rows(), config_.d_model);
+  const std::vector<float> slopes =
+      config_.positions == PositionalScheme::alibi ? alibi_slopes(config_.num_heads) : std::vector<float>{};
+
+  // 3. output = concat·W_oᵀ + b_o
+  const std::vector<Matrix> d_heads = split_heads(out_proj_.backward(c.concat, d_output), config_.num_heads);
+  // 2. Per head: head_h = softmax(Q_h·K_hᵀ/√d_k, masked)·V_h, with Q_h, K_h rotated first under RoPE.
+  std::vector<Matrix> d_q(d_heads.size()), d_k(d_heads.size()), d_v(d_heads.size());
+  for (std::size_t h = 0; h < d_heads.size(); ++h) {
+    const AttentionResult& head = c.heads[h];
+    const AttentionOptions attention{.mask = c.mask.size() > 0 ? &c.mask : nullptr,
+                                     .causal = c.causal,
+                                     .scale = std::nullopt,
+                                     .bias = nullptr,
+                                     .alibi_slope = slopes.empty() ? std::nullopt : std::optional<float>(slopes[h]),
+                                     .dropout = head.weights_before_dropout.size() > 0 ? config_.dropout : 0.0f,
+                                     .rng = nullptr};
+    AttentionGradients g =
+        scaled_dot_product_attention_backward(c.q_heads[h], c.k_heads[h], c.v_heads[h], head, d_heads[h], attention);
+    if (config_.positions == PositionalScheme::rotary) {
+      g.d_q = apply_rotary_backward(g.d_q, c.rotary_offset);
+      g.d_k = apply_rotary_backward(g.d_k);
+    }
+    d_q[h] = std::move(g.d_q);
+    d_k[h] = std::move(g.d_k);
+    d_v[h] = std::move(g.d_v);
+  }
+  // 1. Q = query·W_qᵀ + b_q, K = key·W_kᵀ + b_k, V = value·W_vᵀ + b_v
+  const Matrix& key = c.self ? c.query : c.key;
+  const Matrix& value = c.self ? c.query : c.value;
+  MultiHeadAttentionInputGradients out{q_proj_.backward(c.query, combine_heads(d_q)),
+                                       k_proj_.backward(key, combine_heads(d_k)),
+                                       v_proj_.backward(value, combine_heads(d_v))};
+  if (c.self) {
+    out.d_query += out.d_key + out.d_value;  // X feeds all three projections
+    out.d_key = Matrix();
+    out.d_value = Matrix();
+  }
+  return out;
+}
+
+void MultiHeadAttention::zero_grad() {
+  for (Linear* projection : {&q_proj_, &k_proj_, &v_proj_, &out_proj_}) projection->zero_grad();
+}
+
+std::vector<ParameterRef> MultiHeadAttention::parameters(std::string_view prefix) {
+  std::vector<ParameterRef> all;
+  const std::pair<const char*, Linear*> projections[] = {
+      {"q_proj", &q_proj_}, {"k_proj", &k_proj_}, {"v_proj", &v_proj_}, {"out_proj", &out_proj_}};
+  for (const auto& [name, projection] : projections) {
+    for (ParameterRef& ref : projection->parameters(parameter_name(prefix, name))) all.push_back(std::move(ref));
+  }
+  return all;
 }
 
 void MultiHeadAttention::load(const MultiHeadAttentionWeights& w) {

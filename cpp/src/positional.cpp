@@ -25,30 +25,42 @@ Matrix sinusoidal_encoding(int seq_len, int d_model, double base) {
   return pe;
 }
 
-Matrix apply_rotary(const Matrix& x, int position_offset, double base) {
+namespace {
+// Rotates each column pair of row r by direction·(r + offset)·θ_i (direction +1 forward, −1 backward).
+Matrix rotate_pairs(const char* function, const Matrix& x, int position_offset, double base, double direction) {
   // x [n×d] → [n×d]; pair (2i, 2i+1) of row r rotated by (r + offset)·base^(−2i/d).
-  detail::require_non_empty("apply_rotary", "x", x);
+  detail::require_non_empty(function, "x", x);
   if (x.cols() % 2 != 0)
-    detail::fail("apply_rotary", "x is ", shape_of(x), " but RoPE rotates column pairs, so d must be even");
-  if (position_offset < 0) detail::fail("apply_rotary", "position_offset must be ≥ 0, got ", position_offset);
-  if (!(base > 1.0) || !std::isfinite(base)) detail::fail("apply_rotary", "base must be finite and > 1, got ", base);
-  detail::require_finite("apply_rotary", "x", x);
+    detail::fail(function, "x is ", shape_of(x), " but RoPE rotates column pairs, so d must be even");
+  if (position_offset < 0) detail::fail(function, "position_offset must be ≥ 0, got ", position_offset);
+  if (!(base > 1.0) || !std::isfinite(base)) detail::fail(function, "base must be finite and > 1, got ", base);
+  detail::require_finite(function, "x", x);
   const auto d = x.cols();
   Matrix out(x.rows(), d);
   for (Eigen::Index r = 0; r < x.rows(); ++r)
     for (Eigen::Index i = 0; 2 * i < d; ++i) {
-      const double angle = (static_cast<double>(r) + position_offset) * std::pow(base, -2.0 * i / d);
+      const double angle = direction * (static_cast<double>(r) + position_offset) * std::pow(base, -2.0 * i / d);
       const double c = std::cos(angle), s = std::sin(angle);
       const double a = x(r, 2 * i), b = x(r, 2 * i + 1);
       const double first = a * c - b * s, second = a * s + b * c;
       // A pair's length is kept, but one coordinate can grow by up to √2: near FLT_MAX that overflows.
       if (std::max(std::abs(first), std::abs(second)) > std::numeric_limits<float>::max())
-        detail::fail("apply_rotary", "rotating x's row ", r, ", columns ", 2 * i, "–", 2 * i + 1,
+        detail::fail(function, "rotating x's row ", r, ", columns ", 2 * i, "–", 2 * i + 1,
                      " overflows float32 (entries near 3.4e38 are too large)");
       out(r, 2 * i) = static_cast<float>(first);
       out(r, 2 * i + 1) = static_cast<float>(second);
     }
   return out;
+}
+}  // namespace
+
+Matrix apply_rotary(const Matrix& x, int position_offset, double base) {
+  return rotate_pairs("apply_rotary", x, position_offset, base, 1.0);
+}
+
+Matrix apply_rotary_backward(const Matrix& d_y, int position_offset, double base) {
+  // y = R(θ)·x per pair ⇒ ∂L/∂x = R(θ)ᵀ·∂L/∂y = R(−θ)·∂L/∂y
+  return rotate_pairs("apply_rotary_backward", d_y, position_offset, base, -1.0);
 }
 
 namespace {

@@ -29,6 +29,10 @@ struct AttentionResult {
   Matrix scaled_scores;  // [n_q×n_k] scores·scale (+ bias)
   Matrix masked_scores;  // [n_q×n_k] scaled scores with blocked entries set to −∞
   Matrix weights;        // [n_q×n_k] softmax rows (after dropout, if any): what multiplies V
+  // [n_q×n_k] the softmax rows before dropout, kept only when dropout > 0 (empty otherwise, when they
+  // are `weights`): the backward pass differentiates the softmax at these, and reads which entries
+  // dropout zeroed from `weights` (backward.hpp).
+  Matrix weights_before_dropout;
   Matrix output;         // [n_q×d_v] weights·V
 };
 

@@ -1,8 +1,10 @@
 // attnlab: the attention mechanism of transformers, with every intermediate inspectable.
 #pragma once
 
+#include "attnlab/activation.hpp"
 #include "attnlab/attention.hpp"
 #include "attnlab/attention_layer.hpp"
+#include "attnlab/backward.hpp"
 #include "attnlab/dropout.hpp"
 #include "attnlab/embedding.hpp"
 #include "attnlab/encoder_layer.hpp"
@@ -10,10 +12,13 @@
 #include "attnlab/feed_forward.hpp"
 #include "attnlab/limits.hpp"
 #include "attnlab/linear.hpp"
+#include "attnlab/loss.hpp"
 #include "attnlab/mask.hpp"
 #include "attnlab/matrix.hpp"
 #include "attnlab/multi_head_attention.hpp"
 #include "attnlab/norm.hpp"
+#include "attnlab/optimizer.hpp"
+#include "attnlab/parameter.hpp"
 #include "attnlab/positional.hpp"
 #include "attnlab/rng.hpp"
 #include "attnlab/softmax.hpp"

@@ -11,5 +11,8 @@ class Rng;
 
 // x [rows×cols] → same shape. p in [0, 1); p = 0 returns x unchanged and draws nothing.
 Matrix dropout(const Matrix& x, float p, Rng& rng);
+// The same (same draws, same result), also writing the pattern into `scale`: 0 where dropped,
+// 1/(1−p) where kept — what the backward pass multiplies the gradient by. p = 0 leaves scale empty.
+Matrix dropout(const Matrix& x, float p, Rng& rng, Matrix& scale);
 
 }  // namespace attnlab

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnlab/matrix.hpp"
+#include "attnlab/parameter.hpp"
 
 namespace attnlab {
 
@@ -25,8 +27,22 @@ class Embedding {
   const Matrix& table() const { return table_; }
   std::int64_t parameter_count() const { return table_.size(); }
 
+  // ids [n] (forward's input), d_out [n×d_model] = ∂L/∂forward(ids): adds row i of d_out to row ids[i]
+  // of table_grad (an id used twice gets both rows), as nn.Embedding's backward does. Ids have no
+  // gradient, so nothing is returned.
+  void backward(const std::vector<int>& ids, const Matrix& d_out);
+  // [num_embeddings×d_model], empty before the first backward() or parameters() call.
+  const Matrix& table_grad() const { return table_grad_; }
+  void zero_grad() { table_grad_.setZero(); }
+  std::vector<ParameterRef> parameters(std::string_view prefix = "");  // "<prefix>.weight", as in PyTorch
+
  private:
+  friend class LearnedPositionalEmbedding;
+  // Adds d_out's rows to the rows `ids` of table_grad, after checking every sum (all or nothing).
+  void add_rows(std::string_view function, const std::vector<int>& ids, const Matrix& d_out);
+
   Matrix table_;
+  Matrix table_grad_;  // empty until the first backward() or parameters()
 };
 
 // A learned position table: forward(seq_len) returns rows 0..seq_len−1 ([seq_len×d_model]).
@@ -40,6 +56,12 @@ class LearnedPositionalEmbedding {
   int max_len() const { return table_.num_embeddings(); }
   const Matrix& table() const { return table_.table(); }
   std::int64_t parameter_count() const { return table_.parameter_count(); }
+
+  // d_out [seq_len×d_model] = ∂L/∂forward(seq_len): added to rows 0..seq_len−1 of table_grad.
+  void backward(const Matrix& d_out);
+  const Matrix& table_grad() const { return table_.table_grad(); }  // [max_len×d_model]
+  void zero_grad() { table_.zero_grad(); }
+  std::vector<ParameterRef> parameters(std::string_view prefix = "") { return table_.parameters(prefix); }
 
  private:
   Embedding table_;

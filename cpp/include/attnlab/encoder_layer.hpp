@@ -42,13 +42,33 @@ struct TransformerEncoderLayerWeights {
   Vector norm2_weight, norm2_bias;
 };
 
+// What TransformerEncoderLayer::backward needs from a forward pass (filled by forward(…, cache)).
+struct TransformerEncoderLayerCache {
+  Matrix x;                            // [n×d_model] the input
+  Matrix attention_input;              // what the attention read: norm1(x) (pre-norm) or x (post-norm)
+  MultiHeadAttentionCache attention;
+  Matrix attention_dropout;            // dropout's pattern after attention (empty without dropout)
+  Matrix residual1;                    // x + attention (post-norm: norm1's input)
+  Matrix ffn_input;                    // norm2(residual1) (pre-norm) or norm1(residual1) (post-norm)
+  FeedForwardCache feed_forward;
+  Matrix ffn_dropout;                  // dropout's pattern after the FFN (empty without dropout)
+  Matrix residual2;                    // post-norm: norm2's input
+};
+
 class TransformerEncoderLayer {
  public:
   explicit TransformerEncoderLayer(const TransformerEncoderLayerConfig& config);
 
   // x [n×d_model] → [n×d_model]. Traced: input, attn.* (the attention's own steps), residual1,
   // norm1, ffn.*, residual2, norm2, output — in the order they are computed for the chosen layout.
-  Matrix forward(const Matrix& x, const MaskOptions& masking = {}, const Tracer& tracer = {});
+  Matrix forward(const Matrix& x, const MaskOptions& masking = {}, const Tracer& tracer = {},
+                 TransformerEncoderLayerCache* cache = nullptr);
+  // d_output = ∂L/∂forward(x) [n×d_model] of the pass that filled `cache` → ∂L/∂x [n×d_model]; adds
+  // every parameter's gradient to the layer's (accumulated until zero_grad, as in PyTorch).
+  Matrix backward(const TransformerEncoderLayerCache& cache, const Matrix& d_output);
+  void zero_grad();
+  // PyTorch's names: "<prefix>.self_attn.q_proj.weight" …, "linear1.weight", "norm1.weight", …
+  std::vector<ParameterRef> parameters(std::string_view prefix = "");
 
   void load(const TransformerEncoderLayerWeights& weights);
   void train(bool on = true);
@@ -65,6 +85,7 @@ class TransformerEncoderLayer {
   using Norm = std::variant<LayerNorm, RMSNorm>;
   static Norm make_norm(const TransformerEncoderLayerConfig& config);
   static Matrix apply(const Norm& norm, const Matrix& x);
+  static Matrix backward_norm(Norm& norm, const Matrix& x, const Matrix& d_y);
   static void load_norm(Norm& norm, const Vector& weight, const Vector& bias, std::string_view name);
 
   TransformerEncoderLayerConfig config_;

@@ -3,23 +3,26 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
+#include "attnlab/activation.hpp"
 #include "attnlab/linear.hpp"
 #include "attnlab/matrix.hpp"
+#include "attnlab/parameter.hpp"
 #include "attnlab/trace.hpp"
 
 namespace attnlab {
 
 class Rng;
 
-enum class Activation {
-  gelu,       // x·Φ(x) = ½x(1 + erf(x/√2)), exact (PyTorch's default GELU)
-  gelu_tanh,  // ½x(1 + tanh(√(2/π)(x + 0.044715x³))), GELU(approximate='tanh')
-  relu,
+// What FeedForward::backward needs from its forward pass (filled by forward(x, cache, ...)).
+struct FeedForwardCache {
+  Matrix x;              // [n×d_model] the input
+  Matrix hidden;         // [n×d_ff] linear1's output, before the activation
+  Matrix activated;      // [n×d_ff] after the activation and dropout: linear2's input
+  Matrix dropout_scale;  // [n×d_ff] 0 (dropped) or 1/(1−p) (kept) per entry; empty without dropout
 };
-
-// Elementwise activation of any matrix.
-Matrix activate(const Matrix& x, Activation activation);
 
 class FeedForward {
  public:
@@ -28,6 +31,17 @@ class FeedForward {
   // x [n×d_model] → [n×d_model]. `dropout`/`rng`: dropout after the activation (training only).
   // Traced steps: linear1, activation, (dropout), linear2.
   Matrix forward(const Matrix& x, const Tracer& tracer = {}, float dropout = 0.0f, Rng* rng = nullptr) const;
+  // The same pass (same result, same draws from rng, same trace), keeping in `cache` what backward
+  // needs, the dropout pattern included. `cache` is overwritten only when the pass succeeds.
+  Matrix forward(const Matrix& x, FeedForwardCache& cache, const Tracer& tracer = {}, float dropout = 0.0f,
+                 Rng* rng = nullptr) const;
+  // d_out [n×d_model] = ∂L/∂output of the forward pass that filled `cache` → ∂L/∂x [n×d_model];
+  // adds to linear1's and linear2's gradients (both or, if the call throws, neither).
+  Matrix backward(const FeedForwardCache& cache, const Matrix& d_out);
+  void zero_grad();
+  // "<prefix>.linear1.weight", ".linear1.bias", ".linear2.weight", ".linear2.bias" (as in
+  // nn.TransformerEncoderLayer's state_dict when the prefix is empty).
+  std::vector<ParameterRef> parameters(std::string_view prefix = "");
 
   Linear& linear1() { return linear1_; }
   Linear& linear2() { return linear2_; }
@@ -37,6 +51,8 @@ class FeedForward {
   std::int64_t parameter_count() const { return linear1_.parameter_count() + linear2_.parameter_count(); }
 
  private:
+  Matrix run(const Matrix& x, const Tracer& tracer, float dropout, Rng* rng, FeedForwardCache* cache) const;
+
   Linear linear1_, linear2_;
   Activation activation_;
 };

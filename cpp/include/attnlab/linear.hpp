@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "attnlab/matrix.hpp"
+#include "attnlab/parameter.hpp"
 
 namespace attnlab {
 
@@ -33,8 +35,30 @@ class Linear {
   const LinearWeights& weights() const { return weights_; }
   std::int64_t parameter_count() const;
 
+  // x [n×in] (forward's input), d_y [n×out] = ∂L/∂y → ∂L/∂x [n×in] = d_y·W. Adds d_yᵀ·x [out×in] to
+  // grads().weight and the column sums of d_y [out] to grads().bias (accumulated until zero_grad).
+  Matrix backward(const Matrix& x, const Matrix& d_y);
+  // ∂L/∂weight and ∂L/∂bias summed over every backward since zero_grad; empty before the first
+  // backward() or parameters() call (PyTorch's `.grad is None`).
+  const LinearWeights& grads() const { return grads_; }
+  void zero_grad();
+  // "<prefix>.weight" and, with a bias, "<prefix>.bias" (allocates the grads if still empty).
+  std::vector<ParameterRef> parameters(std::string_view prefix = "");
+
  private:
+  friend class FeedForward;
+  // One backward call's gradients, checked (finite, also once accumulated) but not yet added, so a
+  // caller chaining several layers (FeedForward::backward) can add all or nothing.
+  struct Gradients {
+    Matrix d_x;       // [n×in]
+    Matrix d_weight;  // [out×in]
+    Vector d_bias;    // [out], empty without bias
+  };
+  Gradients gradients(const Matrix& x, const Matrix& d_y, std::string_view function) const;
+  void accumulate(const Gradients& g);
+
   LinearWeights weights_;
+  LinearWeights grads_;  // empty until the first backward() or parameters()
 };
 
 }  // namespace attnlab

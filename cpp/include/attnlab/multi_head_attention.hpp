@@ -5,9 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
+#include "attnlab/attention.hpp"
 #include "attnlab/linear.hpp"
+#include "attnlab/parameter.hpp"
 #include "attnlab/matrix.hpp"
 #include "attnlab/rng.hpp"
 #include "attnlab/trace.hpp"
@@ -49,6 +52,24 @@ struct MultiHeadAttentionOutput {
   Matrix average_weights;            // [n_q×n_k], mean over heads, PyTorch's default return (or empty)
 };
 
+// What MultiHeadAttention::backward needs from a forward pass (filled by forward(…, cache)).
+struct MultiHeadAttentionCache {
+  Matrix query, key, value;            // the inputs ([n_q×d_model], [n_k×d_model] ×2)
+  bool self = false;                   // query, key and value were one matrix X
+  Matrix mask;                         // a copy of masking.mask (empty when none)
+  bool causal = false;
+  int rotary_offset = 0;               // RoPE position of the first query
+  std::vector<Matrix> q_heads, k_heads, v_heads;  // per head, as attended (after RoPE)
+  std::vector<AttentionResult> heads;  // per head: scores … weights (before and after dropout), output
+  Matrix concat;                       // [n_q×d_model], the heads' outputs side by side
+};
+
+// ∂L/∂query, ∂L/∂key, ∂L/∂value. For self-attention d_query is ∂L/∂X (the three paths summed) and
+// d_key, d_value are empty.
+struct MultiHeadAttentionInputGradients {
+  Matrix d_query, d_key, d_value;
+};
+
 // [n×d_model] → num_heads × [n×d_k]; head h takes columns h·d_k … (h+1)·d_k − 1.
 std::vector<Matrix> split_heads(const Matrix& x, int num_heads);
 // num_heads × [n×d_k] → [n×(num_heads·d_k)]: the inverse of split_heads.
@@ -60,10 +81,19 @@ class MultiHeadAttention {
 
   // Self-attention: query = key = value = x [n×d_model].
   MultiHeadAttentionOutput forward(const Matrix& x, const MaskOptions& masking = {},
-                                   const Tracer& tracer = {});
-  // query [n_q×d_model], key and value [n_k×d_model] → output [n_q×d_model].
+                                   const Tracer& tracer = {}, MultiHeadAttentionCache* cache = nullptr);
+  // query [n_q×d_model], key and value [n_k×d_model] → output [n_q×d_model]. With a cache, every head
+  // runs the full softmax (not the online one) and keeps what backward needs; the result is the same.
   MultiHeadAttentionOutput forward(const Matrix& query, const Matrix& key, const Matrix& value,
-                                   const MaskOptions& masking = {}, const Tracer& tracer = {});
+                                   const MaskOptions& masking = {}, const Tracer& tracer = {},
+                                   MultiHeadAttentionCache* cache = nullptr);
+
+  // d_output = ∂L/∂output [n_q×d_model] of the forward pass that filled `cache` → the inputs'
+  // gradients; adds the projections' gradients to theirs (accumulated until zero_grad, as in PyTorch).
+  MultiHeadAttentionInputGradients backward(const MultiHeadAttentionCache& cache, const Matrix& d_output);
+  void zero_grad();
+  // "<prefix>.q_proj.weight", "<prefix>.q_proj.bias", … k_proj, v_proj, out_proj.
+  std::vector<ParameterRef> parameters(std::string_view prefix = "");
 
   void load(const MultiHeadAttentionWeights& weights);  // PyTorch's fused layout
   void load_separate(const LinearWeights& q, const LinearWeights& k, const LinearWeights& v,

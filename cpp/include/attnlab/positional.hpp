@@ -17,6 +17,9 @@ Matrix sinusoidal_encoding(int seq_len, int d_model, double base = 10000.0);
 // angle (r + position_offset)·θ_i with θ_i = base^(−2i/d). x [n×d], d even → [n×d]. Applied to Q and K,
 // it makes q·k depend on positions only through their difference.
 Matrix apply_rotary(const Matrix& x, int position_offset = 0, double base = 10000.0);
+// Its backward: a rotation's transpose is the rotation by the opposite angle, so ∂L/∂x is d_y [n×d]
+// rotated back by −(r + position_offset)·θ_i.
+Matrix apply_rotary_backward(const Matrix& d_y, int position_offset = 0, double base = 10000.0);
 
 // ALiBi slopes for num_heads heads (Press et al.): the geometric sequence 2^(−8/n), 2^(−16/n), … for
 // n a power of two, interleaved from the next power of two otherwise, as in the reference code.
