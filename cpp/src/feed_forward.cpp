@@ -16,22 +16,6 @@ const char* name_of(Activation a) {
   }
   return "?";
 }
-
-// dropout(x, p, rng) that also returns its pattern: the same draws in the same order (one uniform per
-// entry, row-major) and the same values, so a pass with a cache equals one without, bit for bit.
-// x [rows×cols] → x with entries dropped; `scale` [rows×cols] gets 0 or 1/(1−p) per entry.
-Matrix dropout_keeping_pattern(const Matrix& x, float p, Rng& rng, Matrix& scale) {
-  detail::require_probability("dropout", "p", p);
-  const float keep_scale = 1.0f / (1.0f - p);
-  scale.resize(x.rows(), x.cols());
-  Matrix y(x.rows(), x.cols());
-  for (Eigen::Index i = 0; i < x.size(); ++i) {
-    const bool dropped = rng.uniform() < p;
-    scale.data()[i] = dropped ? 0.0f : keep_scale;
-    y.data()[i] = dropped ? 0.0f : x.data()[i] * keep_scale;
-  }
-  return y;
-}
 }  // namespace
 
 FeedForward::FeedForward(int d_model, int d_ff, Activation activation, bool bias, Rng& rng)
@@ -60,8 +44,8 @@ Matrix FeedForward::run(const Matrix& x, const Tracer& tracer, float dropout_p, 
                 {{"activated", activated}});
   Matrix dropout_scale;
   if (dropout_p > 0.0f && rng) {
-    activated = cache ? dropout_keeping_pattern(activated, dropout_p, *rng, dropout_scale)
-                      : dropout(activated, dropout_p, *rng);
+    // With a cache, dropout also keeps its pattern (the same draws and values) for backward.
+    activated = cache ? dropout(activated, dropout_p, *rng, dropout_scale) : dropout(activated, dropout_p, *rng);
     tracer.record("dropout", "Dropout", "Training only: hidden features dropped at random.", {{"activated", activated}});
   }
   Matrix out = linear2_.forward(activated);

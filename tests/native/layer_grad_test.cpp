@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 
 #include "attnlab/embedding.hpp"
 #include "attnlab/feed_forward.hpp"
 #include "attnlab/linear.hpp"
 #include "attnlab/norm.hpp"
 #include "attnlab/rng.hpp"
+#include "finite_difference.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {
@@ -18,46 +18,13 @@ namespace {
 
 using testing::MatricesNear;
 using testing::MatrixD;
-
-// ---------------------------------------------------------------------------------------------------
-// Central differences
-
-// ∂f/∂θ_i ≈ (f(θ + h·e_i) − f(θ − h·e_i)) / 2h for every entry; with h = 1e-6 and f of order 1, both
-// the truncation error (h²·f‴) and the rounding error (1e-16/h) stay below 1e-9.
-MatrixD numerical_gradient(const std::function<double(const MatrixD&)>& f, MatrixD theta, double h = 1e-6) {
-  MatrixD gradient(theta.rows(), theta.cols());
-  for (Eigen::Index i = 0; i < theta.size(); ++i) {
-    const double saved = theta.data()[i];
-    theta.data()[i] = saved + h;
-    const double up = f(theta);
-    theta.data()[i] = saved - h;
-    const double down = f(theta);
-    theta.data()[i] = saved;
-    gradient.data()[i] = (up - down) / (2 * h);
-  }
-  return gradient;
-}
-
-// |actual − numerical| ≤ rtol·(|numerical| + 1% of the largest |numerical|), entry by entry: relative,
-// with a floor so entries near 0 (float rounding of cancelling sums) are judged on the matrix's scale.
-::testing::AssertionResult GradientNear(const Matrix& actual, const MatrixD& numerical, double rtol = 1e-3) {
-  if (actual.rows() != numerical.rows() || actual.cols() != numerical.cols())
-    return ::testing::AssertionFailure() << "shape " << shape_of(actual) << " vs numerical " << numerical.rows()
-                                         << "×" << numerical.cols();
-  const double floor = 0.01 * numerical.cwiseAbs().maxCoeff();
-  for (Eigen::Index r = 0; r < actual.rows(); ++r)
-    for (Eigen::Index c = 0; c < actual.cols(); ++c) {
-      const double a = actual(r, c), e = numerical(r, c);
-      if (!(std::fabs(a - e) <= rtol * (std::fabs(e) + floor) + 1e-12))
-        return ::testing::AssertionFailure() << "at (" << r << ", " << c << "): " << a << " vs numerical " << e;
-    }
-  return ::testing::AssertionSuccess();
-}
+using testing::fd::GradientNear;
+using testing::fd::numerical_gradient;
 
 MatrixD D(const Matrix& m) { return m.cast<double>(); }
 MatrixD D(const Vector& v) { return v.transpose().cast<double>(); }  // a parameter [d] as 1×d
 Matrix row(const Vector& v) { return v.transpose(); }
-double loss(const MatrixD& y, const Matrix& d_y) { return y.cwiseProduct(D(d_y)).sum(); }
+double loss(const MatrixD& y, const Matrix& d_y) { return testing::fd::dot(y, D(d_y)); }  // L = Σ y ⊙ d_y
 
 // ---------------------------------------------------------------------------------------------------
 // The forward passes again, in double, from the formulas

@@ -14,6 +14,7 @@
 #include "attnlab/linear.hpp"
 #include "attnlab/loss.hpp"
 #include "attnlab/mask.hpp"
+#include "attnlab/models.hpp"
 #include "attnlab/matrix.hpp"
 #include "attnlab/multi_head_attention.hpp"
 #include "attnlab/norm.hpp"
@@ -25,3 +26,4 @@
 #include "attnlab/tasks.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "attnlab/trace.hpp"
+#include "attnlab/training.hpp"

@@ -1,0 +1,195 @@
+#include "attnlab/models.hpp"
+
+#include "attnlab/loss.hpp"
+#include "attnlab/tasks.hpp"
+#include "checks.hpp"
+
+namespace attnlab {
+
+namespace {
+
+constexpr std::uint64_t kLayerSeedStride = 1000003;  // each encoder layer draws its own weights
+
+void check_tokens(const char* function, const std::vector<int>& tokens, int vocab_size, int max_len) {
+  if (tokens.empty()) detail::fail(function, "tokens is empty");
+  if (max_len > 0 && static_cast<int>(tokens.size()) > max_len)
+    detail::fail(function, "tokens has ", tokens.size(), " ids but the model takes at most max_len = ", max_len);
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] < 0 || tokens[i] >= vocab_size)
+      detail::fail(function, "tokens[", i, "] = ", tokens[i], " is outside the vocabulary 0 … ", vocab_size - 1);
+}
+
+// Loss, accuracy and ∂loss/∂logits of logits [n×C] against targets (kIgnoreTarget = no loss).
+CrossEntropyResult score(const Matrix& logits, const std::vector<int>& targets, ModelOutput& out) {
+  CrossEntropyResult ce = cross_entropy(logits, targets, kIgnoreTarget);
+  out.loss = ce.loss;
+  for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+    const int target = targets[static_cast<std::size_t>(r)];
+    if (target == kIgnoreTarget) continue;
+    Eigen::Index best = 0;
+    logits.row(r).maxCoeff(&best);
+    ++out.scored;
+    if (best == target) ++out.correct;
+  }
+  return ce;
+}
+
+void append(std::vector<ParameterRef>& all, std::vector<ParameterRef> more) {
+  for (ParameterRef& ref : more) all.push_back(std::move(ref));
+}
+
+}  // namespace
+
+// ---- AttentionClassifier ----
+
+AttentionClassifier::AttentionClassifier(const AttentionClassifierConfig& c)
+    : config_(c),
+      init_rng_(c.seed),
+      embedding_(c.vocab_size, c.d_model, init_rng_),
+      attention_({.d_model = c.d_model, .num_heads = c.num_heads, .seed = c.seed + 1}),
+      norm_(c.d_model),
+      classifier_(c.d_model, c.num_classes, true, init_rng_) {
+  detail::require_positive("AttentionClassifier", "num_classes", c.num_classes);
+}
+
+ModelOutput AttentionClassifier::forward(const std::vector<int>& tokens, int target) {
+  return run(tokens, target, 0.0f, false);
+}
+
+ModelOutput AttentionClassifier::accumulate_gradients(const std::vector<int>& tokens, int target, float scale) {
+  return run(tokens, target, scale, true);
+}
+
+ModelOutput AttentionClassifier::run(const std::vector<int>& tokens, int target, float scale, bool backward) {
+  // tokens [n] → logits [1×C]
+  constexpr const char* fn = "AttentionClassifier";
+  check_tokens(fn, tokens, config_.vocab_size, 0);
+  if (target >= config_.num_classes || (backward && target < 0))
+    detail::fail(fn, "target ", target, " is not a class 0 … ", config_.num_classes - 1);
+  ModelOutput out;
+  MultiHeadAttentionCache cache;
+  // emb = embedding(tokens); attended = attention(emb, emb, emb)
+  const Matrix emb = embedding_.forward(tokens);
+  MultiHeadAttentionOutput attended = attention_.forward(emb, {}, {}, &cache);
+  out.attention.push_back(std::move(attended.head_weights));
+  // x = norm(emb + attended); pooled = mean over tokens; logits = classifier(pooled)
+  const Matrix sum = emb + attended.output;
+  const Matrix x = norm_.forward(sum);
+  const Matrix pooled = mean_pool(x);
+  out.logits = classifier_.forward(pooled);
+  if (target < 0) return out;
+  const CrossEntropyResult ce = score(out.logits, {target}, out);
+  if (!backward) return out;
+
+  const Matrix d_pooled = classifier_.backward(pooled, ce.d_logits * scale);
+  const Matrix d_sum = norm_.backward(sum, mean_pool_backward(static_cast<int>(tokens.size()), d_pooled));
+  // emb feeds both the residual and the attention.
+  const Matrix d_emb = d_sum + attention_.backward(cache, d_sum).d_query;
+  embedding_.backward(tokens, d_emb);
+  return out;
+}
+
+std::vector<ParameterRef> AttentionClassifier::parameters() {
+  std::vector<ParameterRef> all = embedding_.parameters("embedding");
+  append(all, attention_.parameters("attention"));
+  append(all, norm_.parameters("norm"));
+  append(all, classifier_.parameters("classifier"));
+  return all;
+}
+
+void AttentionClassifier::zero_grad() {
+  embedding_.zero_grad();
+  attention_.zero_grad();
+  norm_.zero_grad();
+  classifier_.zero_grad();
+}
+
+std::int64_t AttentionClassifier::parameter_count() const {
+  return embedding_.parameter_count() + attention_.parameter_count() + norm_.parameter_count() +
+         classifier_.parameter_count();
+}
+
+// ---- CausalTransformer ----
+
+CausalTransformer::CausalTransformer(const CausalTransformerConfig& c)
+    : config_(c),
+      init_rng_(c.seed),
+      embedding_(c.vocab_size, c.d_model, init_rng_),
+      positions_(c.max_len, c.d_model, init_rng_),
+      norm_(c.d_model),
+      head_(c.d_model, c.vocab_size, true, init_rng_) {
+  if (c.num_layers < 1 || c.num_layers > 4)
+    detail::fail("CausalTransformer", "num_layers must be in 1 … 4, got ", c.num_layers);
+  for (int i = 0; i < c.num_layers; ++i)
+    layers_.emplace_back(TransformerEncoderLayerConfig{.d_model = c.d_model, .num_heads = c.num_heads, .d_ff = c.d_ff,
+                                                       .dropout = 0.0f, .activation = Activation::gelu,
+                                                       .norm_first = true,
+                                                       .seed = c.seed + kLayerSeedStride * static_cast<std::uint64_t>(i + 1)});
+}
+
+ModelOutput CausalTransformer::forward(const std::vector<int>& tokens, const std::vector<int>& targets) {
+  return run(tokens, targets, 0.0f, false);
+}
+
+ModelOutput CausalTransformer::accumulate_gradients(const std::vector<int>& tokens, const std::vector<int>& targets,
+                                                    float scale) {
+  return run(tokens, targets, scale, true);
+}
+
+ModelOutput CausalTransformer::run(const std::vector<int>& tokens, const std::vector<int>& targets, float scale,
+                                   bool backward) {
+  // tokens [n] → logits [n×vocab]
+  constexpr const char* fn = "CausalTransformer";
+  check_tokens(fn, tokens, config_.vocab_size, config_.max_len);
+  if ((backward || !targets.empty()) && targets.size() != tokens.size())
+    detail::fail(fn, "targets has ", targets.size(), " ids but tokens has ", tokens.size());
+  const int n = static_cast<int>(tokens.size());
+  ModelOutput out;
+  // h = embedding(tokens) + positions(n); h = layer(h) for each layer, causally
+  std::vector<TransformerEncoderLayerCache> caches(layers_.size());
+  Matrix h = embedding_.forward(tokens) + positions_.forward(n);
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    h = layers_[i].forward(h, {.causal = true}, {}, &caches[i]);
+    std::vector<Matrix> heads;
+    for (const AttentionResult& head : caches[i].attention.heads) heads.push_back(head.weights);
+    out.attention.push_back(std::move(heads));
+  }
+  // logits = head(norm(h))
+  const Matrix normed = norm_.forward(h);
+  out.logits = head_.forward(normed);
+  if (targets.empty()) return out;
+  const CrossEntropyResult ce = score(out.logits, targets, out);
+  if (!backward) return out;
+
+  Matrix d_h = norm_.backward(h, head_.backward(normed, ce.d_logits * scale));
+  for (std::size_t i = layers_.size(); i-- > 0;) d_h = layers_[i].backward(caches[i], d_h);
+  embedding_.backward(tokens, d_h);
+  positions_.backward(d_h);
+  return out;
+}
+
+std::vector<ParameterRef> CausalTransformer::parameters() {
+  std::vector<ParameterRef> all = embedding_.parameters("embedding");
+  append(all, positions_.parameters("positions"));
+  for (std::size_t i = 0; i < layers_.size(); ++i) append(all, layers_[i].parameters("layers." + std::to_string(i)));
+  append(all, norm_.parameters("norm"));
+  append(all, head_.parameters("head"));
+  return all;
+}
+
+void CausalTransformer::zero_grad() {
+  embedding_.zero_grad();
+  positions_.zero_grad();
+  for (TransformerEncoderLayer& layer : layers_) layer.zero_grad();
+  norm_.zero_grad();
+  head_.zero_grad();
+}
+
+std::int64_t CausalTransformer::parameter_count() const {
+  std::int64_t count = embedding_.parameter_count() + positions_.parameter_count() + norm_.parameter_count() +
+                       head_.parameter_count();
+  for (const TransformerEncoderLayer& layer : layers_) count += layer.parameter_count();
+  return count;
+}
+
+}  // namespace attnlab

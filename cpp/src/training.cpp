@@ -1,0 +1,71 @@
+#include "attnlab/training.hpp"
+
+#include <cmath>
+
+#include "checks.hpp"
+
+namespace attnlab {
+
+TaskTrainer::TaskTrainer(const Task& task, const TrainerConfig& c) : task_(task) {
+  std::vector<ParameterRef> parameters;
+  if (task.is_sequence()) {
+    sequence_model_ = std::make_unique<CausalTransformer>(CausalTransformerConfig{
+        .vocab_size = task.vocab_size(), .max_len = task.seq_len(), .d_model = c.d_model, .num_heads = c.num_heads,
+        .num_layers = c.num_layers, .d_ff = c.d_ff, .seed = c.seed});
+    parameters = sequence_model_->parameters();
+  } else {
+    classifier_ = std::make_unique<AttentionClassifier>(AttentionClassifierConfig{
+        .vocab_size = task.vocab_size(), .d_model = c.d_model, .num_heads = c.num_heads,
+        .num_classes = task.num_classes(), .seed = c.seed});
+    parameters = classifier_->parameters();
+  }
+  adam_ = std::make_unique<Adam>(std::move(parameters), AdamOptions{.lr = c.lr});
+}
+
+ModelOutput TaskTrainer::run(const TaskExample& e, float scale, bool backward) {
+  if (sequence_model_)
+    return backward ? sequence_model_->accumulate_gradients(e.tokens, e.targets, scale)
+                    : sequence_model_->forward(e.tokens, e.targets);
+  if (e.targets.size() != 1)
+    detail::fail("TaskTrainer", "a classification example has one target, got ", e.targets.size());
+  return backward ? classifier_->accumulate_gradients(e.tokens, e.targets[0], scale)
+                  : classifier_->forward(e.tokens, e.targets[0]);
+}
+
+float TaskTrainer::train_step(const std::vector<TaskExample>& batch) {
+  // loss = mean over the batch of each example's mean cross-entropy
+  if (batch.empty()) detail::fail("TaskTrainer::train_step", "batch is empty");
+  adam_->zero_grad();
+  const float scale = 1.0f / static_cast<float>(batch.size());
+  double loss = 0.0;
+  for (const TaskExample& e : batch) loss += run(e, scale, true).loss;
+  loss /= static_cast<double>(batch.size());
+  if (!std::isfinite(loss)) detail::fail("TaskTrainer::train_step", "the loss is ", loss, ": training stopped");
+  adam_->step();  // refuses (Error, parameters unchanged) if a gradient is not finite
+  ++steps_;
+  return static_cast<float>(loss);
+}
+
+Evaluation TaskTrainer::evaluate(const std::vector<TaskExample>& examples) {
+  if (examples.empty()) detail::fail("TaskTrainer::evaluate", "examples is empty");
+  double loss = 0.0;
+  long correct = 0, scored = 0, whole = 0;
+  for (const TaskExample& e : examples) {
+    const ModelOutput out = run(e, 0.0f, false);
+    loss += out.loss;
+    correct += out.correct;
+    scored += out.scored;
+    whole += out.correct == out.scored ? 1 : 0;
+  }
+  const auto n = static_cast<double>(examples.size());
+  return {static_cast<float>(loss / n), scored ? static_cast<float>(static_cast<double>(correct) / scored) : 0.0f,
+          static_cast<float>(whole / n)};
+}
+
+ModelOutput TaskTrainer::inspect(const TaskExample& example) { return run(example, 0.0f, false); }
+
+std::int64_t TaskTrainer::parameter_count() const {
+  return sequence_model_ ? sequence_model_->parameter_count() : classifier_->parameter_count();
+}
+
+}  // namespace attnlab
