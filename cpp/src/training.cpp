@@ -1,5 +1,6 @@
 #include "attnlab/training.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "checks.hpp"
@@ -63,6 +64,31 @@ Evaluation TaskTrainer::evaluate(const std::vector<TaskExample>& examples) {
 }
 
 ModelOutput TaskTrainer::inspect(const TaskExample& example) { return run(example, 0.0f, false); }
+
+TrainerSnapshot TaskTrainer::snapshot() const {
+  TrainerSnapshot s{{}, adam_->state(), steps_};
+  for (const ParameterRef& p : adam_->parameters()) s.parameters.emplace_back(p.value, p.value + p.size);
+  return s;
+}
+
+void TaskTrainer::restore(const TrainerSnapshot& s) {
+  constexpr const char* fn = "TaskTrainer::restore";
+  const std::vector<ParameterRef>& parameters = adam_->parameters();
+  if (s.parameters.size() != parameters.size())
+    detail::fail(fn, "the snapshot has ", s.parameters.size(), " parameters but the model has ", parameters.size());
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    if (static_cast<Eigen::Index>(s.parameters[i].size()) != parameters[i].size)
+      detail::fail(fn, parameters[i].name, " has ", s.parameters[i].size(), " values in the snapshot but ",
+                   parameters[i].size, " in the model");
+    if (!detail::all_finite(s.parameters[i].data(), parameters[i].size))
+      detail::fail(fn, parameters[i].name, " holds NaN or ±Inf in the snapshot");
+  }
+  if (s.steps < 0) detail::fail(fn, "steps must be ≥ 0, got ", s.steps);
+  adam_->load_state(s.adam);  // checks its own sizes first; throws before anything below changes
+  for (std::size_t i = 0; i < parameters.size(); ++i)
+    std::copy(s.parameters[i].begin(), s.parameters[i].end(), parameters[i].value);
+  steps_ = s.steps;
+}
 
 std::int64_t TaskTrainer::parameter_count() const {
   return sequence_model_ ? sequence_model_->parameter_count() : classifier_->parameter_count();

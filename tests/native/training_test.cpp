@@ -99,6 +99,21 @@ TEST(Training, TheSameSeedTrainsTheSameWay) {
   for (int s = 0; s < 3; ++s) EXPECT_EQ(a.train_step(batch), b.train_step(batch));
 }
 
+TEST(Training, RestoringASnapshotReplaysTrainingExactly) {
+  const Task task(TaskKind::copy);
+  const std::vector<TaskExample> a = task.examples(kBatch, 1), b = task.examples(kBatch, 2);
+  TaskTrainer trainer(task, {.seed = 5});
+  trainer.train_step(a);
+  const TrainerSnapshot saved = trainer.snapshot();
+  const float first = trainer.train_step(b);
+  trainer.train_step(a);
+  trainer.restore(saved);
+  EXPECT_EQ(trainer.steps(), 1);
+  EXPECT_EQ(trainer.train_step(b), first);  // same parameters and Adam moments: the same step
+  TaskTrainer other(Task(TaskKind::sentiment), {});
+  EXPECT_THROW(other.restore(saved), Error);
+}
+
 TEST(Training, BadBatchesAreErrors) {
   const Task task(TaskKind::copy);
   TaskTrainer trainer(task, {});

@@ -28,6 +28,13 @@ struct Evaluation {
   float sequence_accuracy = 0.0f;  // examples with every scored position right
 };
 
+// Everything training changes: the parameters (in parameters() order) and Adam's state.
+struct TrainerSnapshot {
+  std::vector<std::vector<float>> parameters;
+  AdamState adam;
+  int steps = 0;
+};
+
 class TaskTrainer {
  public:
   TaskTrainer(const Task& task, const TrainerConfig& config);
@@ -38,6 +45,10 @@ class TaskTrainer {
   Evaluation evaluate(const std::vector<TaskExample>& examples);
   // The model's view of one example: logits, loss, and every head's attention weights.
   ModelOutput inspect(const TaskExample& example);
+
+  TrainerSnapshot snapshot() const;
+  // Back to a snapshot of a trainer of the same task and sizes (Error otherwise, nothing changed).
+  void restore(const TrainerSnapshot& snapshot);
 
   const Task& task() const { return task_; }
   int steps() const { return steps_; }
