@@ -2,6 +2,7 @@
 #include <emscripten/bind.h>
 
 #include "api.hpp"
+#include "training.hpp"
 
 using namespace emscripten;
 using namespace attnlab::wasm;
@@ -44,4 +45,16 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("forward", &TransformerEncoderLayerHandle::forward)
       .function("trace", &TransformerEncoderLayerHandle::trace)
       .function("setTraining", &TransformerEncoderLayerHandle::set_training);
+
+  class_<TaskModelHandle>("TaskModelHandle")
+      .class_function("create", &TaskModelHandle::create, allow_raw_pointers())
+      .function("info", &TaskModelHandle::info)
+      .function("examples", &TaskModelHandle::examples)
+      .function("split", &TaskModelHandle::split)
+      .function("trainStep", &TaskModelHandle::train_step)
+      .function("evaluate", &TaskModelHandle::evaluate)
+      .function("inspect", &TaskModelHandle::inspect)
+      .function("snapshot", &TaskModelHandle::snapshot)
+      .function("restore", &TaskModelHandle::restore)
+      .function("steps", &TaskModelHandle::steps);
 }

@@ -185,6 +185,60 @@ export declare class TransformerEncoderLayer {
   dispose(): void;
 }
 
+export type TaskName = 'copy' | 'reverse' | 'sort' | 'coreference' | 'sentiment';
+
+export interface TaskModelOptions {
+  task: TaskName;
+  /** Symbols to copy / reverse / sort (2 … 16; 0 = 6). Ignored by the classification tasks. */
+  length?: number;
+  dModel?: number;
+  numHeads?: number;
+  /** Encoder layers of the causal transformer (sequence tasks; 1 … 4). */
+  layers?: number;
+  dFF?: number;
+  /** Adam's learning rate (default 1e-3, the tutorials'). */
+  lr?: number;
+  seed?: number;
+}
+
+/** One example: seqLen token ids, and seqLen next-token targets (-100 = no loss) or one class id. */
+export interface TaskExample {
+  tokens: number[] | Int32Array;
+  targets: number[] | Int32Array;
+}
+
+export interface TaskModelSnapshot {
+  task: TaskName;
+  parameters: Float32Array[];
+  expAvg: Float32Array[];
+  expAvgSq: Float32Array[];
+  adamStep: number;
+  steps: number;
+}
+
+/** A small transformer trained on a toy task in the wasm heap: a causal transformer for copy, reverse
+ *  and sort (next-token prediction), the tutorials' AttentionClassifier for coreference and sentiment. */
+export declare class TaskModel {
+  constructor(options: TaskModelOptions);
+  readonly info: Readonly<{ task: TaskName; seqLen: number; vocabulary: string[]; classNames: string[]; sequence: boolean; parameterCount: number }>;
+  /** Adam steps taken so far. */
+  readonly steps: number;
+  parameterCount(): number;
+  examples(count: number, seed?: number): TaskExample[];
+  /** Training and held-out examples; no held-out input is among the training ones. */
+  split(trainCount: number, testCount: number, seed?: number): { train: TaskExample[]; test: TaskExample[] };
+  /** One Adam step on the batch's mean cross-entropy; returns that loss. */
+  trainStep(batch: TaskExample[]): number;
+  /** accuracy: scored positions (or sentences) right; sequenceAccuracy: examples entirely right. */
+  evaluate(examples: TaskExample[]): { loss: number; accuracy: number; sequenceAccuracy: number };
+  /** Every head's n×n weights, layer by layer, with the example's logits and loss. */
+  attentionWeights(example: TaskExample): { layers: Matrix[][]; logits: Matrix; loss: number };
+  snapshot(): TaskModelSnapshot;
+  restore(snapshot: TaskModelSnapshot): this;
+  decode(ids: number[] | Int32Array): string;
+  dispose(): void;
+}
+
 export interface Lab {
   /** True when the SIMD build was loaded. */
   readonly simd: boolean;
@@ -215,6 +269,7 @@ export interface Lab {
   setMemoryBudget(bytes: number): this;
   MultiHeadAttention: typeof MultiHeadAttention;
   TransformerEncoderLayer: typeof TransformerEncoderLayer;
+  TaskModel: typeof TaskModel;
 }
 
 export function init(options?: InitOptions): Promise<Lab>;

@@ -9,6 +9,7 @@ import {
 import { makeCaller } from './lib/call.js';
 import { loadModule } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
+import { taskModelClass } from './lib/task-model.js';
 
 export { AttnLabError };
 
@@ -44,6 +45,7 @@ class Lab {
     this.version = raw.version();
     this.kernels = raw.kernelVariant();
     const { MultiHeadAttention, TransformerEncoderLayer } = moduleClasses(raw, this.#call);
+    this.TaskModel = taskModelClass(raw, this.#call);
     this.MultiHeadAttention = MultiHeadAttention;
     this.TransformerEncoderLayer = TransformerEncoderLayer;
   }

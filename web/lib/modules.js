@@ -9,7 +9,7 @@ import {
 const finalizer = new FinalizationRegistry((handle) => handle.delete());
 
 // Shared by both modules: a live wasm handle, its disposal and error conversion.
-class WasmModule {
+export class WasmModule {
   #handle;
   #name;
 

@@ -1,5 +1,5 @@
 // Type-checked (tsc --noEmit) against web/index.d.ts: every part of the API as a tutorial uses it.
-import { AttnLabError, init, type Lab, type Matrix, type Step } from 'attnlab';
+import { AttnLabError, init, type Lab, type Matrix, type Step, type TaskExample, type TaskModelSnapshot } from 'attnlab';
 
 async function main(): Promise<void> {
   const lab: Lab = await init({ simd: 'auto' });
@@ -61,6 +61,16 @@ async function main(): Promise<void> {
   } catch (e) {
     if (e instanceof AttnLabError) console.log(e.message);
   }
+
+  // Training a small model on a toy task.
+  const model = new lab.TaskModel({ task: 'copy', dModel: 32, numHeads: 2, lr: 3e-3, seed: 1 });
+  const { train, test }: { train: TaskExample[]; test: TaskExample[] } = model.split(160, 20);
+  const loss: number = model.trainStep(train.slice(0, 16));
+  const { accuracy, sequenceAccuracy } = model.evaluate(test);
+  const heads: Matrix[] = model.attentionWeights(test[0]).layers[0];
+  const saved: TaskModelSnapshot = model.snapshot();
+  model.restore(saved).dispose();
+  console.log(loss, accuracy, sequenceAccuracy, heads.length, model.info.vocabulary[0], model.steps);
 }
 
 void main();

@@ -1,0 +1,154 @@
+// TaskModel: a small transformer trained on a toy task in the wasm heap (attnlab/training.hpp):
+// copy, reverse and sort with a causal transformer, coreference and sentiment with the tutorials'
+// AttentionClassifier, Adam underneath.
+//   const model = new lab.TaskModel({ task: 'copy', seed: 1 });
+//   const { train, test } = model.split(4000, 300);
+//   model.trainStep(train.slice(0, 16));            // → the batch's mean loss
+//   model.evaluate(test);                            // → { loss, accuracy, sequenceAccuracy }
+//   model.attentionWeights(test[0]).layers[0][0];    // head 0 of layer 0, a Matrix
+import { checkNumber, checkOneOf, checkSeed, checkSize, describe, fail } from './checks.js';
+import { WasmModule } from './modules.js';
+
+const TASKS = ['copy', 'reverse', 'sort', 'coreference', 'sentiment'];
+
+export function taskModelClass(raw, call) {
+  return class TaskModel extends WasmModule {
+    #info;
+
+    constructor({ task, length = 0, dModel = 32, numHeads = 2, layers = 1, dFF = 64, lr = 1e-3, seed = 0 } = {}) {
+      const fn = 'TaskModel';
+      const config = {
+        task: checkOneOf(fn, 'task', task, TASKS),
+        length: checkSize(fn, 'length', length, { min: 0 }),
+        dModel: checkSize(fn, 'dModel', dModel),
+        numHeads: checkSize(fn, 'numHeads', numHeads),
+        layers: checkSize(fn, 'layers', layers),
+        dFF: checkSize(fn, 'dFF', dFF),
+        lr: checkNumber(fn, 'lr', lr),
+        seed: checkSeed(fn, seed),
+      };
+      super(fn, call(fn, () => raw.TaskModelHandle.create(config)), call);
+      this.#info = Object.freeze(this.handle('info').info());
+    }
+
+    // { task, seqLen, vocabulary (id → token), classNames, sequence, parameterCount }
+    get info() {
+      return this.#info;
+    }
+
+    get steps() {
+      return this.handle('steps').steps();
+    }
+
+    parameterCount() {
+      return this.#info.parameterCount;
+    }
+
+    // `count` examples drawn from the seed: [{ tokens, targets }].
+    examples(count, seed = 0) {
+      const fn = 'TaskModel.examples';
+      checkSize(fn, 'count', count, { min: 0 });
+      checkSeed(fn, seed);
+      return this.call(fn, () => this.handle('examples').examples(count, seed));
+    }
+
+    // Training and held-out examples, no held-out input ever among the training ones.
+    split(trainCount, testCount, seed = 0) {
+      const fn = 'TaskModel.split';
+      checkSize(fn, 'trainCount', trainCount, { min: 0 });
+      checkSize(fn, 'testCount', testCount, { min: 0 });
+      checkSeed(fn, seed);
+      return this.call(fn, () => this.handle('split').split(trainCount, testCount, seed));
+    }
+
+    // One Adam step on the batch's mean loss; returns that loss. A NaN loss stops with an AttnLabError
+    // and leaves the model as it was.
+    trainStep(batch) {
+      const fn = 'TaskModel.trainStep';
+      const examples = this.#examples(fn, 'batch', batch);
+      return this.call(fn, () => this.handle('trainStep').trainStep(examples));
+    }
+
+    evaluate(examples) {
+      const fn = 'TaskModel.evaluate';
+      const checked = this.#examples(fn, 'examples', examples);
+      return this.call(fn, () => this.handle('evaluate').evaluate(checked));
+    }
+
+    // { layers: Matrix[layer][head] (n×n attention weights), logits, loss } for one example.
+    attentionWeights(example) {
+      const fn = 'TaskModel.attentionWeights';
+      const [checked] = this.#examples(fn, 'example', [example], false);
+      const { attention, logits, loss } = this.call(fn, () => this.handle('inspect').inspect(checked));
+      return { layers: attention, logits, loss };
+    }
+
+    // Everything training changes (parameters, Adam's moments, the step count), as plain data.
+    snapshot() {
+      const fn = 'TaskModel.snapshot';
+      return { task: this.#info.task, ...this.call(fn, () => this.handle('snapshot').snapshot()) };
+    }
+
+    restore(snapshot) {
+      const fn = 'TaskModel.restore';
+      if (snapshot === null || typeof snapshot !== 'object') fail(fn, `snapshot must be an object from snapshot(), got ${describe(snapshot)}`);
+      if (snapshot.task !== this.#info.task) fail(fn, `the snapshot is of task ${describe(snapshot.task)} but this model's task is '${this.#info.task}'`);
+      const lists = (name) => {
+        const list = snapshot[name];
+        if (!Array.isArray(list) || list.some((a) => !(a instanceof Float32Array))) fail(fn, `snapshot.${name} must be an array of Float32Array`);
+        return list;
+      };
+      const checked = {
+        parameters: lists('parameters'), expAvg: lists('expAvg'), expAvgSq: lists('expAvgSq'),
+        adamStep: checkSize(fn, 'snapshot.adamStep', snapshot.adamStep, { min: 0 }),
+        steps: checkSize(fn, 'snapshot.steps', snapshot.steps, { min: 0 }),
+      };
+      this.call(fn, () => this.handle('restore').restore(checked));
+      return this;
+    }
+
+    decode(ids) {
+      const fn = 'TaskModel.decode';
+      return this.#ids(fn, 'ids', ids).map((id) => this.#info.vocabulary[id]).join(' ');
+    }
+
+    // Examples as the core takes them: { tokens, targets } with seqLen token ids in the vocabulary, and
+    // seqLen targets (sequence tasks; -100 = no loss) or one class id.
+    #examples(fn, name, list, nonEmpty = true) {
+      if (!Array.isArray(list)) fail(fn, `${name} must be an array of { tokens, targets }, got ${describe(list)}`);
+      if (nonEmpty && list.length === 0) fail(fn, `${name} is empty`);
+      const { seqLen, sequence, vocabulary, classNames } = this.#info;
+      return list.map((e, i) => {
+        const where = list.length === 1 && !nonEmpty ? name : `${name}[${i}]`;
+        if (e === null || typeof e !== 'object') fail(fn, `${where} must be { tokens, targets }, got ${describe(e)}`);
+        const tokens = this.#ids(fn, `${where}.tokens`, e.tokens);
+        if (tokens.length !== seqLen) fail(fn, `${where}.tokens has ${tokens.length} ids but the ${this.#info.task} task's sequences have ${seqLen}`);
+        const targets = this.#ids(fn, `${where}.targets`, e.targets, sequence);
+        const wanted = sequence ? seqLen : 1;
+        if (targets.length !== wanted) fail(fn, `${where}.targets has ${targets.length} entries but must have ${wanted}`);
+        const limit = sequence ? vocabulary.length : classNames.length;
+        targets.forEach((t, j) => {
+          if (t >= limit || (t < 0 && !(sequence && t === -100))) {
+            fail(fn, `${where}.targets[${j}] = ${t} is not ${sequence ? `a token id 0 … ${limit - 1} or -100` : `a class 0 … ${limit - 1}`}`);
+          }
+        });
+        return { tokens, targets };
+      });
+    }
+
+    // Integer ids (tokens in the vocabulary unless `anyInteger`), from an array or typed array.
+    #ids(fn, name, ids, anyInteger = false) {
+      if (!Array.isArray(ids) && !(ArrayBuffer.isView(ids) && !(ids instanceof DataView))) {
+        fail(fn, `${name} must be an array of integers, got ${describe(ids)}`);
+      }
+      const out = Array.from(ids);
+      out.forEach((id, j) => {
+        if (typeof id !== 'number' || !Number.isInteger(id)) fail(fn, `${name}[${j}] is not an integer (${describe(id)})`);
+        if (!anyInteger && (id < 0 || id >= this.#info.vocabulary.length)) {
+          fail(fn, `${name}[${j}] = ${id} is outside the vocabulary 0 … ${this.#info.vocabulary.length - 1}`);
+        }
+      });
+      return out;
+    }
+  };
+}
