@@ -96,3 +96,25 @@ test('training leaves the heap flat once the model is disposed', async () => {
   model.dispose();
   assert.equal(l.memory().inUse, before);
 });
+
+test('a diverging run stops with an AttnLabError, and no NaN ever comes out', async () => {
+  const l = await lab(true);
+  // lr 1e30: the first steps throw the weights to ~1e30, and a forward pass then overflows float32.
+  const model = new l.TaskModel({ task: 'copy', lr: 1e30, seed: 1 });
+  const batch = model.examples(16, 1);
+  let stopped = null;
+  for (let s = 0; s < 20 && !stopped; s++) {
+    try {
+      const loss = model.trainStep(batch);
+      assert.ok(Number.isFinite(loss), `step ${s} returned ${loss}`);
+    } catch (error) {
+      stopped = error;
+    }
+  }
+  assert.ok(stopped instanceof AttnLabError, `stopped by ${stopped}`);
+  assert.match(stopped.message, /^TaskModel\.trainStep: /);
+  const steps = model.steps;
+  assert.throws(() => model.attentionWeights(batch[0]), AttnLabError);  // the weights are unusable, so: an error
+  assert.equal(model.steps, steps, 'a refused step changed nothing');
+  model.dispose();
+});
