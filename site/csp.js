@@ -13,6 +13,10 @@
 // Fonts are KaTeX's, emitted as files (vite.config.js sets assetsInlineLimit 0, so none becomes a
 // data: URL). require-trusted-types-for 'script' makes the browser refuse HTML strings in DOM sinks
 // (innerHTML and friends): the site builds its DOM with nodes and textContent only (src/dom.js).
+// - trusted-types attnlab-worker: the one policy the site may create. Under require-trusted-types-for
+//   the Worker constructor takes only a TrustedScriptURL; src/worker-url.js makes one, and only for
+//   the bundled training worker's own same-origin URL ("Watch it learn"). No HTML or script policy
+//   exists, so every other sink still refuses strings; no other policy name (and no 'default') is allowed.
 export const POLICY = {
   'default-src': ["'self'"],
   'script-src': ["'self'", "'wasm-unsafe-eval'"],
@@ -24,7 +28,7 @@ export const POLICY = {
   'base-uri': ["'none'"],
   'form-action': ["'none'"],
   'require-trusted-types-for': ["'script'"],
-  'trusted-types': ["'none'"],
+  'trusted-types': ['attnlab-worker'],
 };
 
 // Only an HTTP header can forbid framing (a <meta> policy ignores frame-ancestors, with a warning).

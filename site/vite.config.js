@@ -37,6 +37,9 @@ export default {
       { find: /^attnlab\/components$/, replacement: here('../web/components/index.js') },
     ],
   },
+  // The training worker (src/train-worker.js) is bundled as an ES module: attnlab loads its wasm glue
+  // with a dynamic import(), which Vite's default 'iife' worker format cannot split into a chunk.
+  worker: { format: 'es' },
   build: {
     outDir: here('./dist'),
     emptyOutDir: true,

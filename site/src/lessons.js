@@ -9,5 +9,6 @@ export const LESSONS = [
   { slug: 'masking', title: 'Masking' },
   { slug: 'positions', title: 'Positional encoding' },
   { slug: 'encoder', title: 'Putting it together: the encoder layer' },
+  { slug: 'watch-it-learn', title: 'Watch it learn' },
   { slug: 'exercises', title: 'Exercises' },
 ];

@@ -13,7 +13,7 @@ const dist = new URL('../../site/dist/', import.meta.url).pathname;
 const shots = new URL('../../test-output/screenshots/', import.meta.url).pathname;
 const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url).pathname;
 const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', 'multi-head', 'cross-attention',
-  'masking', 'positions', 'encoder', 'exercises'];
+  'masking', 'positions', 'encoder', 'watch-it-learn', 'exercises'];
 
 // Opens a page and waits until the lesson has computed; collects console errors and dialogs.
 async function open(browser, url, { width = 1200, height = 900 } = {}) {

@@ -1,0 +1,286 @@
+// Lesson 10: watch a small transformer learn a toy task. Training runs in a module Web Worker
+// (../train-worker.js, started through the site's one Trusted Types policy: ../worker-url.js) so the page keeps answering; the page draws the loss curve, the held-out
+// accuracy and every head's attention on one held-out example as the worker reports them.
+import { AttnLabError } from 'attnlab';
+
+import { el, field, formatNumber, select } from '../dom.js';
+import { lineChart } from '../line-chart.js';
+import { lessonPage } from '../page.js';
+import { TASK_SETTINGS, TASKS, exampleToWatch } from '../training-tasks.js';
+import { heatmap, panel, seedField } from '../views.js';
+import { trainWorkerUrl } from '../worker-url.js';
+
+const TARGET = 0.95;
+const LOSS_BUCKET = 10;  // the curve shows the mean training loss of each 10 steps
+const MILESTONES = [0.5, 0.75, 0.9];
+
+const LOOK_FOR = {
+  copy: 'The model reads six digits, then <sep>, and must write them again. From <sep> on, each row (a query position) ' +
+    'should put its weight on the digit it is about to copy, six positions earlier: a diagonal six cells left of the main ' +
+    'one. Usually one head learns it; the other may look somewhere else.',
+  reverse: 'Now the digits come back in reverse order, so the output after <sep> looks at the last digit, the next at the ' +
+    'one before it, and so on: an anti-diagonal running from the top right down to the left.',
+  sort: 'Sorting has no fixed diagonal: each output has to find the smallest digit not yet written, wherever it is. Watch ' +
+    'the weights move from a blur to a few sharp cells per row. It takes several hundred steps.',
+  coreference: 'Is “it” the animal or the street? Only the adjective at the end decides (tired → the animal, wide → the ' +
+    'street). Look at the row and column of “it” and of the adjective: training builds the link between “it” and the noun it refers to.',
+  sentiment: 'Positive or negative? The adjective carries the answer, and “not” flips it. Watch the weight gather on the ' +
+    'adjective and on “not” (the example shown is a negated one).',
+};
+
+function lossCurve(losses, accuracies) {
+  // Means of LOSS_BUCKET steps keep the chart at a few dozen points however long training runs.
+  const buckets = new Map();
+  for (const [step, loss] of losses) {
+    const end = step === 0 ? 0 : Math.ceil(step / LOSS_BUCKET) * LOSS_BUCKET;
+    const b = buckets.get(end) ?? [0, 0];
+    buckets.set(end, [b[0] + loss, b[1] + 1]);
+  }
+  const lossPoints = [...buckets].map(([step, [sum, n]]) => [step, sum / n]);
+  const accuracyPoints = accuracies.map(([step, accuracy]) => [step, accuracy]);
+  const top = Math.max(1, ...lossPoints.map((p) => p[1]));
+  return lineChart([
+    { name: 'training loss (mean of 10 steps)', points: lossPoints },
+    { name: 'held-out accuracy', points: accuracyPoints },
+  ], { xLabel: 'step', yLabel: 'loss / accuracy', yDomain: [0, Math.ceil(top * 2) / 2],
+    title: 'Training loss and held-out accuracy against the step' });
+}
+
+const percent = (x) => `${(100 * x).toFixed(1)}%`;
+const finite = (layers) => layers.every((heads) => heads.every((m) => m.data.every(Number.isFinite)));
+
+lessonPage({
+  slug: 'watch-it-learn',
+  intro: [
+    'Until now every weight was random: the attention patterns you saw were accidents of the seed. Here a small ' +
+      'transformer (d_model 32, 2 heads, 1 layer) is trained on a toy task, and you watch what its heads learn to look at.',
+    'Each step takes a batch of 16 examples, computes the cross-entropy between the model’s predictions and the right ' +
+      'answers, backpropagates it through attention, and lets Adam nudge every weight. Every 10 steps the model is scored ' +
+      'on 200 held-out examples it never trains on; training stops by itself at 95% held-out accuracy.',
+  ],
+  formula: String.raw`\begin{aligned}\mathcal{L} &= -\frac{1}{N}\sum_{i=1}^{N} \log \operatorname{softmax}(z_i)_{y_i} \\ \theta &\leftarrow \theta - \eta\,\frac{\hat m}{\sqrt{\hat v} + \epsilon}, \qquad \hat m, \hat v = \text{bias-corrected running means of } \nabla_\theta\mathcal{L} \text{ and } (\nabla_\theta\mathcal{L})^2\end{aligned}`,
+  pytorch: 'loss_fn = nn.CrossEntropyLoss()            # ignores targets of -100\n' +
+    'optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n' +
+    'for tokens, targets in loader:               # batches of 16\n' +
+    '    logits = model(tokens)\n' +
+    '    loss = loss_fn(logits.view(-1, logits.size(-1)), targets.view(-1))\n' +
+    '    optimizer.zero_grad()\n' +
+    '    loss.backward()\n' +
+    '    optimizer.step()',
+  call: "const model = new lab.TaskModel({ task: 'copy', dModel: 32, numHeads: 2, lr: 3e-3, seed: 3 });\n" +
+    'const { train, test } = model.split(4000, 200, 3);\n' +
+    'for (let i = 0; model.evaluate(test).accuracy < 0.95; i += 16) {\n' +
+    '  model.trainStep(train.slice(i, i + 16));   // forward, backward, Adam\n' +
+    '}\n' +
+    'model.attentionWeights(test[0]).layers[0];   // one n×n matrix per head',
+  schema: {
+    task: { type: 'enum', values: TASKS, default: 'copy' },
+    seed: { type: 'int', min: 0, max: 999999, default: 3 },
+    speed: { type: 'enum', values: ['watch', 'full'], default: 'watch' },
+  },
+  setup(ctx) {
+    const { lab, state, root } = ctx;
+    let worker = null;
+    let phase = 'idle';  // idle | training | stopped | done | error
+    let run = null;      // { info, tokens, losses, accuracies, attention, step, announced }
+    let drawQueued = false;
+    let runId = 0;       // the worker's messages carry the id of the run they belong to
+
+    const button = (text, onClick) => el('button', { type: 'button', text, on: { click: onClick } });
+    const trainButton = button('Train', () => train());
+    const stopButton = button('Stop', () => stop());
+    const resumeButton = button('Resume', () => resume());
+    const resetButton = button('Reset', () => reset());
+    const readout = el('p', { class: 'readout', id: 'accuracy' });
+    const live = el('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+    const chart = el('div', { class: 'chart' });
+    const lookFor = el('p', { class: 'explain' });
+    const maps = el('div', { class: 'grid' });
+    let heads = [];
+
+    root.append(
+      el('div', { class: 'controls' },
+        field('Task', select(TASKS.map((t) => [t, TASK_SETTINGS[t].label]), state.task, (task) => ctx.set({ task }))),
+        seedField(state.seed, (seed) => ctx.set({ seed })),
+        field('Speed', select([['watch', 'watchable (50 steps/s)'], ['full', 'full speed']], state.speed, (speed) => {
+          ctx.remember({ speed });
+          worker?.postMessage({ type: 'speed', speed });
+        }))),
+      el('div', { class: 'controls', role: 'group', 'aria-label': 'Training' }, trainButton, stopButton, resumeButton, resetButton),
+      readout, live,
+      el('h2', { text: 'Loss and accuracy' }), chart,
+      el('h2', { text: 'What the heads look at' }), lookFor, maps);
+
+    // The untrained model, computed here from the same seed as the worker's: the page shows it at once.
+    function fresh() {
+      const settings = TASK_SETTINGS[state.task];
+      const model = new lab.TaskModel({ task: state.task, dModel: 32, numHeads: 2, layers: 1, lr: settings.lr, seed: state.seed });
+      try {
+        const { train: trainSet, test } = model.split(settings.trainCount, settings.testCount, state.seed);
+        const watched = exampleToWatch(model.info, test);
+        const { accuracy } = model.evaluate(test);
+        const { loss } = model.evaluate(trainSet.slice(0, 200));
+        return { info: model.info, tokens: Array.from(watched.tokens, (id) => model.info.vocabulary[id]),
+          losses: [[0, loss]], accuracies: [[0, accuracy]], attention: model.attentionWeights(watched).layers, step: 0,
+          announced: new Set() };
+      } finally {
+        model.dispose();
+      }
+    }
+
+    function setPhase(next) {
+      phase = next;
+      trainButton.disabled = phase === 'training';
+      stopButton.disabled = phase !== 'training';
+      resumeButton.disabled = phase !== 'stopped';
+      resetButton.disabled = phase === 'idle';
+      readout.dataset.state = phase;
+    }
+
+    // Keyboard users keep their place: when the pressed button becomes disabled, focus moves to the next useful one.
+    function handOff(from, to) {
+      if (document.activeElement === from && from.disabled) to.focus();
+    }
+
+    function announce(text) {
+      live.textContent = text;
+    }
+
+    function draw() {
+      drawQueued = false;
+      if (!run) return;
+      const layers = run.attention;
+      const count = layers.reduce((n, l) => n + l.length, 0);
+      if (heads.length !== count) {
+        heads = layers.flatMap((l, li) => l.map((_, h) => heatmap({
+          caption: layers.length > 1 ? `Layer ${li + 1}, head ${h}` : `Head ${h}`, rowTitle: 'Query', colTitle: 'Key', domain: [0, 1] })));
+        maps.replaceChildren(...heads.map((h) => panel(null, h)));
+      }
+      let i = 0;
+      for (const l of layers) {
+        for (const m of l) {
+          const node = heads[i++];
+          if (node.rowLabels !== run.tokens) {
+            node.rowLabels = run.tokens;
+            node.colLabels = run.tokens;
+          }
+          node.matrix = m;
+        }
+      }
+      chart.replaceChildren(lossCurve(run.losses, run.accuracies));
+      const [accStep, accuracy] = run.accuracies.at(-1);
+      readout.dataset.accuracy = String(accuracy);
+      readout.dataset.step = String(run.step);
+      const what = { idle: 'untrained', training: 'training…', stopped: 'stopped', done: `reached ${percent(TARGET)}`, error: 'stopped by an error' }[phase];
+      readout.textContent = `Step ${run.step} · held-out accuracy ${percent(accuracy)} (at step ${accStep}) · ` +
+        `training loss ${formatNumber(run.losses.at(-1)[1], 3)} · ${what}`;
+    }
+
+    const queueDraw = () => {
+      if (drawQueued) return;
+      drawQueued = true;
+      requestAnimationFrame(draw);
+    };
+
+    function showError(message) {
+      worker?.postMessage({ type: 'stop' });
+      setPhase('error');
+      ctx.report(new AttnLabError(message));
+      announce('Training stopped by an error.');
+      queueDraw();
+    }
+
+    function onMessage({ data: message }) {
+      if (!run || message.id !== runId) return;
+      if (message.type === 'error') {
+        showError(message.message);
+      } else if (message.type === 'progress' && phase === 'training') {
+        if (!finite(message.attention) || !message.losses.every(([, loss]) => Number.isFinite(loss))) {
+          showError(`Training stopped at step ${message.step}: the model produced a value that is not a finite number.`);
+          return;
+        }
+        run.step = message.step;
+        run.losses.push(...message.losses);
+        run.attention = message.attention;
+        if (message.accuracy) {
+          const [step, accuracy] = message.accuracy;
+          run.accuracies.push([step, accuracy]);
+          for (const m of MILESTONES) {
+            if (accuracy >= m && !run.announced.has(m)) {
+              run.announced.add(m);
+              announce(`Held-out accuracy passed ${percent(m)} at step ${step}.`);
+            }
+          }
+        }
+        if (message.done) {
+          setPhase('done');
+          announce(`Reached ${percent(run.accuracies.at(-1)[1])} held-out accuracy after ${message.step} steps.`);
+          handOff(stopButton, resetButton);
+        }
+        queueDraw();
+      }
+    }
+
+    function ensureWorker() {
+      if (worker) return worker;
+      worker = new Worker(trainWorkerUrl(), { type: 'module' });
+      worker.addEventListener('message', onMessage);
+      worker.addEventListener('error', (e) => {
+        e.preventDefault();
+        showError(`The training worker failed${e.message ? `: ${e.message}` : ' to start'}.`);
+      });
+      return worker;
+    }
+
+    function train() {
+      ctx.clearError();
+      run = fresh();
+      setPhase('training');
+      ensureWorker().postMessage({ type: 'train', id: ++runId, task: state.task, seed: state.seed, speed: state.speed });
+      announce(`Training on ${TASK_SETTINGS[state.task].label} started.`);
+      handOff(trainButton, stopButton);
+      queueDraw();
+    }
+
+    function stop() {
+      if (phase !== 'training') return;
+      worker.postMessage({ type: 'stop' });
+      setPhase('stopped');
+      announce(`Stopped at step ${run.step}.`);
+      handOff(stopButton, resumeButton);
+      queueDraw();
+    }
+
+    function resume() {
+      if (phase !== 'stopped') return;
+      setPhase('training');
+      worker.postMessage({ type: 'resume', speed: state.speed });
+      announce('Training resumed.');
+      handOff(resumeButton, stopButton);
+      queueDraw();
+    }
+
+    // Back to the untrained model of this task and seed (the worker's run, if any, is abandoned).
+    function reset() {
+      worker?.postMessage({ type: 'stop' });
+      runId++;
+      ctx.clearError();
+      run = fresh();
+      setPhase('idle');
+      announce('Reset to the untrained model.');
+      handOff(resetButton, trainButton);
+      queueDraw();
+    }
+
+    let key = '';
+    return () => {
+      lookFor.textContent = LOOK_FOR[state.task];
+      const next = `${state.task}|${state.seed}`;
+      if (next === key) return;
+      key = next;
+      reset();
+      announce('');
+      draw();  // at once: the page is ready with its heatmaps painted
+    };
+  },
+});

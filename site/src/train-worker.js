@@ -1,0 +1,106 @@
+// The "Watch it learn" lesson's trainer, off the page's thread: a module Web Worker that loads attnlab,
+// builds a TaskModel and trains it in short chunks, posting progress after every chunk (well over 10
+// times a second) so the page can redraw while it stays free to handle clicks and scrolling.
+//
+// Page → worker: { type: 'train', task, seed, speed, id } (a fresh model), { type: 'stop' },
+//                { type: 'resume', speed }.
+// Worker → page: { type: 'progress', step, losses: [[step, loss], …] since the last message,
+//                  accuracy?: [step, accuracy, loss] when just evaluated, attention: Matrix[][], running, done }
+//                { type: 'error', message, step }; each with the run's id.
+import { AttnLabError, init } from 'attnlab';
+
+import { TASK_SETTINGS, exampleToWatch } from './training-tasks.js';
+
+const BATCH = 16;
+const CHUNK = 2;              // Adam steps between two looks at the message queue (and two progress messages)
+const EVALUATE_EVERY = 10;    // steps between two held-out evaluations (200 examples)
+const WATCH_STEPS_PER_SECOND = 50;  // "watch" speed: slow enough to see the curve and the heads move
+const TARGET = 0.95;
+
+let labPromise = null;
+let model = null;
+let data = null;       // { train, test, watched }
+let running = false;
+let speed = 'watch';
+let pending = [];      // [step, loss] not yet posted
+let timer = 0;
+let runId = 0;      // echoed in every message, so the page can drop a previous run's late ones
+
+const post = (message) => self.postMessage({ ...message, id: runId });
+
+function attention() {
+  // Matrices cross as structured clones (their Float32Array copies).
+  return model.attentionWeights(data.watched).layers;
+}
+
+function fail(error) {
+  running = false;
+  clearTimeout(timer);
+  post({ type: 'error', message: error instanceof AttnLabError ? error.message : `Training failed: ${error?.message ?? error}`,
+    step: model?.steps ?? 0 });
+}
+
+async function start({ task, seed, id }) {
+  running = false;
+  runId = id;
+  clearTimeout(timer);
+  const lab = await (labPromise ??= init());
+  model?.dispose();
+  const settings = TASK_SETTINGS[task];
+  model = new lab.TaskModel({ task, dModel: 32, numHeads: 2, layers: 1, lr: settings.lr, seed });
+  const { train, test } = model.split(settings.trainCount, settings.testCount, seed);
+  data = { train, test, watched: exampleToWatch(model.info, test) };
+  pending = [];
+  running = true;
+  schedule();
+}
+
+function schedule() {
+  // "watch": one chunk per CHUNK/WATCH_STEPS_PER_SECOND seconds; "full": as fast as the worker goes,
+  // still yielding to the message queue between chunks so Stop is heard at once.
+  timer = setTimeout(chunk, speed === 'full' ? 0 : (1000 * CHUNK) / WATCH_STEPS_PER_SECOND);
+}
+
+function chunk() {
+  if (!running) return;
+  try {
+    const { train, test } = data;
+    let evaluated = null;
+    for (let i = 0; i < CHUNK; i++) {
+      // Batches walk through the training set in order, wrapping around (an epoch ≈ 250 steps).
+      const start = (model.steps * BATCH) % (train.length - BATCH + 1);
+      const loss = model.trainStep(train.slice(start, start + BATCH));
+      if (!Number.isFinite(loss)) throw new AttnLabError(`TaskModel.trainStep: the loss became ${loss} at step ${model.steps}; training stopped`);
+      pending.push([model.steps, loss]);
+      if (model.steps % EVALUATE_EVERY === 0) {
+        const result = model.evaluate(test);
+        evaluated = [model.steps, result.accuracy, result.loss];
+        if (result.accuracy >= TARGET) break;
+      }
+    }
+    const done = evaluated !== null && evaluated[1] >= TARGET;
+    if (done) running = false;
+    post({ type: 'progress', step: model.steps, losses: pending, accuracy: evaluated, attention: attention(), running, done });
+    pending = [];
+    if (running) schedule();
+  } catch (error) {
+    fail(error);
+  }
+}
+
+self.addEventListener('message', ({ data: message }) => {
+  if (message?.type === 'train') {
+    speed = message.speed;
+    start(message).catch(fail);
+  } else if (message?.type === 'stop') {
+    running = false;
+    clearTimeout(timer);
+    post({ type: 'stopped', step: model?.steps ?? 0 });
+  } else if (message?.type === 'resume' && model && !running) {
+    speed = message.speed;
+    running = true;
+    schedule();
+  } else if (message?.type === 'speed') {
+    speed = message.speed;
+  }
+});
