@@ -110,6 +110,7 @@ describe('lesson: watch it learn', () => {
     await page.waitForFunction(() => Number(document.querySelector('[data-accuracy]').dataset.step) >= 20);
     // Focus moved to Stop when Train became disabled: Enter stops.
     await page.keyboard.press('Enter');
+    await settle(page);  // the readout is redrawn on the next frame
     const stopped = await readout(page);
     assert.equal(stopped.state, 'stopped');
     await page.waitForTimeout(300);
