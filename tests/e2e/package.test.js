@@ -80,7 +80,7 @@ describe('the packed npm package', () => {
     assert.deepEqual(listing, [
       'LICENSE', 'README.md', 'components.d.ts', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm', 'dist/attnlab-simd.mjs',
       'dist/attnlab-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js',
-      'lib/loader.js', 'lib/modules.js', 'package.json',
+      'lib/loader.js', 'lib/modules.js', 'lib/task-model.js', 'package.json',
     ]);
   });
 
