@@ -4,6 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# The training benchmark runs the same model in PyTorch (Debian's python3-torch, bench only).
+if ! dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install ok installed"; then
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-torch
+fi
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DATTNLAB_BUILD_BENCH=ON >/dev/null
 cmake --build build/native -j"$(nproc)" --target attnlab_bench_attention attnlab_bench_training
 scripts/build-wasm.sh >/dev/null
