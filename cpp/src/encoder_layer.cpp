@@ -181,10 +181,11 @@ void TransformerEncoderLayer::load(const TransformerEncoderLayerWeights& w) {
   ffn.linear2().load(w.linear2, "TransformerEncoderLayer::load (linear2)");
   load_norm(norm1, w.norm1_weight, w.norm1_bias, "norm1");
   load_norm(norm2, w.norm2_weight, w.norm2_bias, "norm2");
-  self_attn_ = std::move(attn);
-  feed_forward_ = std::move(ffn);
-  norm1_ = std::move(norm1);
-  norm2_ = std::move(norm2);
+  // Copied in, not moved, so ParameterRefs taken before the load stay valid (see MultiHeadAttention).
+  self_attn_ = attn;
+  feed_forward_ = ffn;
+  norm1_ = norm1;
+  norm2_ = norm2;
 }
 
 std::int64_t TransformerEncoderLayer::norm_parameter_count() const {

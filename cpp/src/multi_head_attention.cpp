@@ -277,10 +277,12 @@ void MultiHeadAttention::load_separate(const LinearWeights& q, const LinearWeigh
   k_new.load(k, "MultiHeadAttention::load (W_k)");
   v_new.load(v, "MultiHeadAttention::load (W_v)");
   out_new.load(out, "MultiHeadAttention::load (out_proj)");
-  q_proj_ = std::move(q_new);
-  k_proj_ = std::move(k_new);
-  v_proj_ = std::move(v_new);
-  out_proj_ = std::move(out_new);
+  // Copied in, not moved: the same-sized buffers are kept, so ParameterRefs (an optimizer's view of
+  // the layer) stay valid across a load.
+  q_proj_ = q_new;
+  k_proj_ = k_new;
+  v_proj_ = v_new;
+  out_proj_ = out_new;
 }
 
 MultiHeadAttentionWeights MultiHeadAttention::weights() const {

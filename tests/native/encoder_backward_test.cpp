@@ -68,6 +68,18 @@ void expect_gradients_match_pytorch(const std::string& name) {
 TEST(EncoderBackward, PostNormMatchesPyTorchAutograd) { expect_gradients_match_pytorch("grad_encoder_post"); }
 TEST(EncoderBackward, CausalPreNormMatchesPyTorchAutograd) { expect_gradients_match_pytorch("grad_encoder_pre_causal"); }
 
+TEST(EncoderBackward, ParameterViewsStayValidAcrossALoad) {
+  // An optimizer built before a load must step the loaded weights (a moved-in layer would have left
+  // its views pointing at freed buffers).
+  const testing::Fixture f("grad_encoder_post");
+  TransformerEncoderLayer layer({.d_model = 16, .num_heads = 2, .d_ff = 32, .dropout = 0.0f, .activation = Activation::gelu});
+  const std::vector<ParameterRef> refs = layer.parameters();
+  layer.load(f.encoder_weights());
+  EXPECT_EQ(refs.front().name, "self_attn.q_proj.weight");
+  EXPECT_EQ(refs.front().value, layer.self_attn().q_proj().weight().data());
+  EXPECT_EQ(refs.front().value[0], f.matrix("self_attn_in_proj_weight")(0, 0));
+}
+
 TEST(EncoderBackward, DropoutIsReplayedInBackward) {
   // With dropout, a second backward of the same cache gives the same gradients (the patterns are kept,
   // not drawn again), and ∂L/∂x is 0 only where the structure says so.
