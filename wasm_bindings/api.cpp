@@ -13,12 +13,6 @@ namespace attnlab::wasm {
 
 namespace {
 
-std::uint64_t seed_from_js(double seed) {
-  if (!(seed >= 0.0 && seed <= 9007199254740991.0) || std::floor(seed) != seed)
-    throw Error("seed must be an integer in 0 … 2^53 − 1, got " + std::to_string(seed));
-  return static_cast<std::uint64_t>(seed);
-}
-
 template <typename T>
 T option(const val& object, const char* name, T fallback) {
   if (object.isUndefined() || object.isNull()) return fallback;

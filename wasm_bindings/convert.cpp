@@ -2,6 +2,8 @@
 
 #include <emscripten/wire.h>
 
+#include <cmath>
+
 #include "attnlab/error.hpp"
 #include "checks.hpp"
 
@@ -41,6 +43,12 @@ Matrix matrix_from_js(const val& m, const char* argument) {
   Matrix out(rows, cols);
   copy_into(data, out.data(), length);
   return out;
+}
+
+std::uint64_t seed_from_js(double seed) {
+  if (!(seed >= 0.0 && seed <= 9007199254740991.0) || std::floor(seed) != seed)
+    throw Error("seed must be an integer in 0 … 2^53 − 1, got " + std::to_string(seed));
+  return static_cast<std::uint64_t>(seed);
 }
 
 Vector vector_from_js(const val& v, const char* argument) {

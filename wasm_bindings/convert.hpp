@@ -5,6 +5,7 @@
 
 #include <emscripten/val.h>
 
+#include <cstdint>
 #include <new>
 #include <string>
 #include <utility>
@@ -21,6 +22,8 @@ using emscripten::val;
 // The JS layer has already checked types and sizes; these re-check what memory safety depends on.
 Matrix matrix_from_js(const val& m, const char* argument);
 Vector vector_from_js(const val& v, const char* argument);  // undefined/null → empty (no bias)
+// A JS number as a seed: an integer in 0 … 2^53 − 1 (the integers a double holds exactly), else Error.
+std::uint64_t seed_from_js(double seed);
 val matrix_to_js(const Matrix& m);
 val trace_to_js(const Trace& trace);
 // { mask?: Matrix, causal?: boolean } → MaskOptions; `storage` keeps the mask alive.

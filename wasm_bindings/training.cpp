@@ -1,6 +1,5 @@
 #include "training.hpp"
 
-#include <cmath>
 #include <string>
 
 #include "attnlab/error.hpp"
@@ -83,15 +82,12 @@ TaskModelHandle* TaskModelHandle::create(const val& config) {
       return v.isUndefined() ? fallback : v.as<double>();
     };
     const Task task(task_kind(config["task"].as<std::string>()), static_cast<int>(get("length", 0)));
-    const double seed = get("seed", 0);
-    if (!(seed >= 0 && seed <= 9007199254740991.0) || std::floor(seed) != seed)
-      throw Error("TaskModel: seed must be an integer in 0 … 2^53 − 1");
     return new TaskModelHandle(task, {.d_model = static_cast<int>(get("dModel", 32)),
                                       .num_heads = static_cast<int>(get("numHeads", 2)),
                                       .num_layers = static_cast<int>(get("layers", 1)),
                                       .d_ff = static_cast<int>(get("dFF", 64)),
                                       .lr = get("lr", 1e-3),
-                                      .seed = static_cast<std::uint64_t>(seed)});
+                                      .seed = seed_from_js(get("seed", 0))});
   }, nullptr);
 }
 
@@ -110,12 +106,12 @@ val TaskModelHandle::info() const {
 }
 
 val TaskModelHandle::examples(int count, double seed) const {
-  return guarded([&] { return examples_to_js(trainer_.task().examples(count, static_cast<std::uint64_t>(seed))); });
+  return guarded([&] { return examples_to_js(trainer_.task().examples(count, seed_from_js(seed))); });
 }
 
 val TaskModelHandle::split(int train_count, int test_count, double seed) const {
   return guarded([&] {
-    const Task::Split s = trainer_.task().split(train_count, test_count, static_cast<std::uint64_t>(seed));
+    const Task::Split s = trainer_.task().split(train_count, test_count, seed_from_js(seed));
     val out = val::object();
     out.set("train", examples_to_js(s.train));
     out.set("test", examples_to_js(s.test));

@@ -150,6 +150,7 @@ ModelOutput CausalTransformer::run(const std::vector<int>& tokens, const std::ve
   Matrix h = embedding_.forward(tokens) + positions_.forward(n);
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     h = layers_[i].forward(h, {.causal = true}, {}, &caches[i]);
+    if (backward) continue;  // a training step has no use for copies of the weights
     std::vector<Matrix> heads;
     for (const AttentionResult& head : caches[i].attention.heads) heads.push_back(head.weights);
     out.attention.push_back(std::move(heads));

@@ -145,29 +145,30 @@ TEST(AttentionBackward, ForwardKeepsTheWeightsBeforeDropoutOnlyWithDropout) {
 }
 
 // (b) PyTorch autograd on softmax(QKᵀ·scale (+ bias), masked)·V, evaluated in float64.
-TEST(AttentionBackward, MatchesPyTorchAutograd) {
-  const testing::Fixture f("grad_sdpa");  // cross-attention 3×4 / 5×4 / 5×6, padding mask, 1/√d_k
-  const Matrix q = f.matrix("q"), k = f.matrix("k"), v = f.matrix("v"), mask = f.matrix("mask");
-  const AttentionOptions options{.mask = &mask};
+// Forward and backward on the fixture's q, k, v with `options`, against PyTorch's output and gradients.
+AttentionGradients expect_matches_fixture(const testing::Fixture& f, const AttentionOptions& options) {
+  const Matrix q = f.matrix("q"), k = f.matrix("k"), v = f.matrix("v");
   const AttentionResult forward = scaled_dot_product_attention(q, k, v, options);
-  ASSERT_TRUE(MatricesNear(forward.output, f.matrix("output")));
+  EXPECT_TRUE(MatricesNear(forward.output, f.matrix("output")));
   const AttentionGradients g = scaled_dot_product_attention_backward(q, k, v, forward, f.matrix("d_output"), options);
   EXPECT_TRUE(MatricesNear(g.d_q, f.matrix("d_q")));
   EXPECT_TRUE(MatricesNear(g.d_k, f.matrix("d_k")));
   EXPECT_TRUE(MatricesNear(g.d_v, f.matrix("d_v")));
+  return g;
+}
+
+TEST(AttentionBackward, MatchesPyTorchAutograd) {
+  const testing::Fixture f("grad_sdpa");  // cross-attention 3×4 / 5×4 / 5×6, padding mask, 1/√d_k
+  const Matrix mask = f.matrix("mask");
+  expect_matches_fixture(f, {.mask = &mask});
 }
 
 TEST(AttentionBackward, CausalWithBiasMatchesPyTorchAutograd) {
   const testing::Fixture f("grad_sdpa_causal_bias");  // 5×4, causal, scale 0.3, additive bias
-  const Matrix q = f.matrix("q"), k = f.matrix("k"), v = f.matrix("v"), bias = f.matrix("bias");
+  const Matrix bias = f.matrix("bias");
   ASSERT_EQ(f.matrix("mask"), causal_mask(5));  // the rule, not the stored mask, is what runs here
-  const AttentionOptions options{.causal = true, .scale = static_cast<float>(f.number("scale")), .bias = &bias};
-  const AttentionResult forward = scaled_dot_product_attention(q, k, v, options);
-  ASSERT_TRUE(MatricesNear(forward.output, f.matrix("output")));
-  const AttentionGradients g = scaled_dot_product_attention_backward(q, k, v, forward, f.matrix("d_output"), options);
-  EXPECT_TRUE(MatricesNear(g.d_q, f.matrix("d_q")));
-  EXPECT_TRUE(MatricesNear(g.d_k, f.matrix("d_k")));
-  EXPECT_TRUE(MatricesNear(g.d_v, f.matrix("d_v")));
+  const AttentionGradients g =
+      expect_matches_fixture(f, {.causal = true, .scale = static_cast<float>(f.number("scale")), .bias = &bias});
   EXPECT_TRUE(MatricesNear(g.d_bias, f.matrix("d_bias")));
 }
 

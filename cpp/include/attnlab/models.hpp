@@ -29,7 +29,7 @@ struct ModelOutput {
   Matrix logits;                                   // [1×classes] or [n×vocab]
   float loss = 0.0f;                               // mean cross-entropy over the scored positions
   int correct = 0, scored = 0;                     // argmax == target, over positions with a target
-  std::vector<std::vector<Matrix>> attention;      // [layer][head] → [n×n]
+  std::vector<std::vector<Matrix>> attention;      // [layer][head] → [n×n] (forward only, not training)
 };
 
 struct AttentionClassifierConfig {
