@@ -57,13 +57,24 @@ void require_attention_budget(const char* function, const Matrix& q, const Matri
   require_within_budget(function, 1, static_cast<double>(q.rows()), static_cast<double>(v.cols()), "the output");
 }
 
-void require_finite_scores(const char* function, const Matrix& scores, Eigen::Index row0, Eigen::Index col0) {
+void require_finite_scores(const char* function, const Eigen::Ref<const Matrix>& scores, Eigen::Index row0,
+                           Eigen::Index col0) {
   if (all_finite(scores.data(), scores.size())) return;
   for (Eigen::Index r = 0; r < scores.rows(); ++r)
     for (Eigen::Index c = 0; c < scores.cols(); ++c)
       if (!std::isfinite(scores(r, c)))
         fail(function, "the score at (", row0 + r, ", ", col0 + c, ") overflows float32 (Q·Kᵀ is too large: ",
              "scale Q or K down)");
+}
+
+bool scaled_scores_fit_float(const Matrix& q, const Matrix& k, float scale) {
+  // Q [n_q×d_k], K [n_k×d_k]
+  // The sums are formed before scaling (the GEMM applies scale at the end), so both must fit.
+  const double bound = std::max(1.0, std::abs(static_cast<double>(scale))) *
+                       std::sqrt(q.cast<double>().rowwise().squaredNorm().maxCoeff()) *
+                       std::sqrt(k.cast<double>().rowwise().squaredNorm().maxCoeff());
+  // A quarter of the range leaves room for float32's rounding in the sums and the scaling.
+  return bound < std::numeric_limits<float>::max() / 4.0;
 }
 
 }  // namespace detail

@@ -36,6 +36,12 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
 
   const Eigen::Index offset = n_k - n_q;  // query i sits at sequence position i + offset (causal, ALiBi)
 
+  // K and V are laid out for the GEMM once, not once per query block. The scores of one block live in
+  // one reused buffer, and the block's P·V is added straight into the output rows.
+  const kernels::PackedMatrix k_t = kernels::pack(k, true), v_packed = kernels::pack(v, false);
+  std::vector<float> score_buffer(static_cast<std::size_t>(std::min(kQueryBlock, n_q) * std::min(kKeyBlock, n_k)));
+  const bool scores_may_overflow = options.bias || options.alibi_slope || !detail::scaled_scores_fit_float(q, k, scale);
+
   Matrix out = Matrix::Zero(n_q, v.cols());
   for (Eigen::Index q0 = 0; q0 < n_q; q0 += kQueryBlock) {
     const Eigen::Index bq = std::min(kQueryBlock, n_q - q0);
@@ -47,7 +53,8 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
       if (options.causal && k0 > q0 + bq - 1 + offset) break;
       const Eigen::Index bk = std::min(kKeyBlock, n_k - k0);
       // 1. Scaled (biased, masked) scores of this block; causal and ALiBi from positions, no n×n matrix.
-      Matrix s = kernels::matmul_transposed(q.middleRows(q0, bq), k.middleRows(k0, bk)) * scale;
+      Eigen::Map<Matrix> s(score_buffer.data(), bq, bk);
+      kernels::gemm(q.middleRows(q0, bq), k_t, 0, k0, bk, scale, false, s.data(), bk);
       if (options.bias) s += options.bias->block(q0, k0, bq, bk);
       if (options.alibi_slope) {
         for (Eigen::Index r = 0; r < bq; ++r)
@@ -56,18 +63,18 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
             if (distance) s(r, c) -= *options.alibi_slope * static_cast<float>(distance);
           }
       }
-      detail::require_finite_scores("attention_output", s, q0, k0);
+      if (scores_may_overflow) detail::require_finite_scores("attention_output", s, q0, k0);
       if (options.mask) s = (options.mask->block(q0, k0, bq, bk).array() == 0.0f).select(kBlocked, s);
       if (options.causal) {
         for (Eigen::Index r = 0; r < bq; ++r)
           for (Eigen::Index c = std::max<Eigen::Index>(0, q0 + r + offset + 1 - k0); c < bk; ++c) s(r, c) = kBlocked;
       }
-      const Matrix scaled = tracer.enabled() ? s : Matrix();
+      const Matrix scaled = tracer.enabled() ? Matrix(s) : Matrix();
       // 2. Online softmax: new running max, exp(s − max), earlier output rescaled.
       kernels::online_softmax_step(s, row_max.data(), row_sum.data(), rescale.data());
       for (Eigen::Index r = 0; r < bq; ++r) out_block.row(r) *= rescale[static_cast<std::size_t>(r)];
       // 3. This block's values, weighted by the unnormalised probabilities.
-      out_block += kernels::matmul(s, v.middleRows(k0, bk));
+      kernels::gemm(s, v_packed, k0, 0, v.cols(), 1.0f, true, out_block.data(), v.cols());
       if (tracer.enabled()) {
         const Matrix maxes = Eigen::Map<const Matrix>(row_max.data(), bq, 1);
         const Matrix sums = Eigen::Map<const Matrix>(row_sum.data(), bq, 1);
@@ -76,7 +83,7 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
                           std::to_string(k0) + "…" + std::to_string(k0 + bk - 1),
                       "Scores of this block only; the running max and sum per query row absorb it, and the partial "
                       "output is rescaled by exp(old max − new max).",
-                      {{"scaled_scores", scaled}, {"exp", s}, {"running_max", maxes}, {"running_sum", sums}});
+                      {{"scaled_scores", scaled}, {"exp", Matrix(s)}, {"running_max", maxes}, {"running_sum", sums}});
       }
     }
     // 4. Normalise by the total Σexp (0 for a row whose keys were all blocked: output 0, not NaN).

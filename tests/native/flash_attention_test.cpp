@@ -6,6 +6,7 @@
 #include "attnlab/mask.hpp"
 #include "attnlab/positional.hpp"
 #include "attnlab/rng.hpp"
+#include "checks.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {
@@ -67,6 +68,29 @@ TEST(AttentionOutput, ScoresThatOverflowAreAnErrorNotNaN) {
     EXPECT_EQ(std::string(e.what()),
               "scaled_dot_product_attention: the score at (0, 0) overflows float32 (Q·Kᵀ is too large: scale Q or K down)");
   }
+}
+
+// Without a bias, the per-block overflow check is skipped when ‖q‖·‖k‖·scale cannot overflow: the
+// bound must be exact enough to admit large-but-safe inputs and to refuse ones that could overflow.
+TEST(AttentionOutput, TheOverflowBoundAdmitsOnlyScoresThatFit) {
+  const Matrix big = Matrix::Constant(2, 4, 1e18f);  // ‖row‖ = 2e18, so ‖q‖·‖k‖ = 4e36 < FLT_MAX / 4
+  EXPECT_TRUE(detail::scaled_scores_fit_float(big, big, 0.5f));
+  // Every score is 4e36 · ½: equal, so the output is the mean of V's rows.
+  Matrix v(2, 4);
+  v << 1, 2, 3, 4, 5, 6, 7, 8;
+  const Matrix out = attention_output(big, big, v);
+  EXPECT_NEAR(out(0, 0), 3.0f, 1e-6f);
+  EXPECT_NEAR(out(1, 3), 6.0f, 1e-6f);
+  // ‖q‖·‖k‖ = 1.5e19 · 2e19 = 3e38 is over FLT_MAX / 4, so the blocks are checked; the actual scores,
+  // 1.5e38 (before the ½), fit, and the result is exact.
+  Matrix lopsided = Matrix::Zero(1, 4);
+  lopsided(0, 0) = 1.5e19f;
+  const Matrix keys = Matrix::Constant(2, 4, 1e19f);
+  EXPECT_FALSE(detail::scaled_scores_fit_float(lopsided, keys, 0.5f));
+  EXPECT_NEAR(attention_output(lopsided, keys, v)(0, 1), 4.0f, 1e-6f);
+  // A scale above 1 counts too: 4e36 · 10 is still fine, 4e36 · 1e3 is not.
+  EXPECT_TRUE(detail::scaled_scores_fit_float(big, big, 10.0f));
+  EXPECT_FALSE(detail::scaled_scores_fit_float(big, big, 1e3f));
 }
 
 TEST(AttentionOutput, MatchesTheFormulaInDoublePrecision) {

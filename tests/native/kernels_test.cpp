@@ -39,6 +39,33 @@ TEST(Kernels, MatmulsAgreeWithTheReferenceOnEveryTailShape) {
       }
 }
 
+// Attention packs K and V once and multiplies blocks of them: a slice of rows (keys k0…) of a packed V,
+// a slice of columns (keys n0…) of a packed Kᵀ, scaled, and added onto what C already holds.
+TEST(Kernels, GemmOnBlocksOfAPackedMatrixScalesAndAccumulates) {
+  const Matrix keys = randn(41, 19, 11), a = randn(6, 19, 12), p = randn(6, 23, 13), start = randn(6, 17, 14);
+  const kernels::PackedMatrix k_t = kernels::pack(keys, true);  // op(B) = Kᵀ [19×41]
+  ASSERT_EQ(k_t.depth, 19);
+  ASSERT_EQ(k_t.cols, 41);
+  const Eigen::Index n0 = 16, nc = 17;  // keys 16…32: a multiple of every panel width used (8, 16)
+  Matrix c = start;
+  kernels::gemm(a, k_t, 0, n0, nc, 0.5f, true, c.data(), c.cols());
+  for (Eigen::Index i = 0; i < c.rows(); ++i)
+    for (Eigen::Index j = 0; j < nc; ++j) {
+      double dot = 0.0;
+      for (Eigen::Index t = 0; t < a.cols(); ++t) dot += static_cast<double>(a(i, t)) * keys(n0 + j, t);
+      ASSERT_NEAR(c(i, j), start(i, j) + 0.5 * dot, 1e-5) << i << "," << j;
+    }
+  const kernels::PackedMatrix v = kernels::pack(keys, false);  // op(B) = K itself [41×19]
+  Matrix out(6, 19);
+  kernels::gemm(p, v, 5, 0, 19, 1.0f, false, out.data(), out.cols());  // rows 5…27 of K
+  for (Eigen::Index i = 0; i < out.rows(); ++i)
+    for (Eigen::Index j = 0; j < out.cols(); ++j) {
+      double dot = 0.0;
+      for (Eigen::Index t = 0; t < p.cols(); ++t) dot += static_cast<double>(p(i, t)) * keys(5 + t, j);
+      ASSERT_NEAR(out(i, j), dot, 1e-5) << i << "," << j;
+    }
+}
+
 TEST(Kernels, MatmulHandExample) {
   Matrix a(2, 3), b(3, 2), expected(2, 2);
   a << 1, 2, 3, 4, 5, 6;

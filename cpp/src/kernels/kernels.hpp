@@ -3,8 +3,12 @@
 //   native        Eigen's GEMM (SSE/AVX-vectorised) + the reference softmax
 //   wasm scalar   Eigen's GEMM (Eigen 3.4 does not vectorise on wasm32) + the reference softmax
 //   wasm SIMD     register-blocked wasm_simd128 GEMM and softmax (simd128.cpp)
-// The plain loops in reference.cpp are what every fast variant is tested against.
+// A product is pack (op(B) laid out for the GEMM) then gemm; attention packs K and V once per call
+// and multiplies blocks of them. The plain loops in reference.cpp are what every fast variant is
+// tested against.
 #pragma once
+
+#include <vector>
 
 #include "attnlab/matrix.hpp"
 
@@ -12,9 +16,33 @@ namespace attnlab::kernels {
 
 // A read-only view of a matrix or of a block of rows of one (no copy).
 using MatrixView = Eigen::Ref<const Matrix>;
+// A writable matrix or block of one (a reused buffer mapped to the current block's size).
+using MatrixSpan = Eigen::Ref<Matrix>;
 
 // C[m×n] = A[m×k] · B[k×n]
 Matrix matmul(MatrixView a, MatrixView b);
+
+// op(B) [depth×cols] laid out once for this build's GEMM, so a product that reuses B (every query
+// block of attention reuses K and V) does not rearrange it again. Panel j holds columns j·width …
+// j·width + width − 1 as `depth` rows of `width` floats, zero-padded past `cols`. A single panel
+// (width ≥ cols) is plain row-major op(B): what the Eigen builds use.
+struct PackedMatrix {
+  std::vector<float> data;
+  Eigen::Index depth = 0, cols = 0, width = 1;
+
+  // Where row `row`, column `col` of op(B) lives; the panels after it follow every depth·width floats.
+  const float* at(Eigen::Index row, Eigen::Index col) const {
+    return data.data() + (col / width) * depth * width + row * width + col % width;
+  }
+};
+
+// op(B) = B [k×n] (transposed = false) or Bᵀ for B [n×k] (transposed = true), packed.
+PackedMatrix pack(MatrixView b, bool transposed);
+
+// C[m×nc] = alpha · A[m×kc] · op(B)[k0 … k0+kc−1, n0 … n0+nc−1], plus C's old value if accumulate.
+// kc = A's column count; c has row stride ldc. n0 is a multiple of b.width unless b is one panel.
+void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+          bool accumulate, float* c, Eigen::Index ldc);
 
 // C[m×n] = A[m×k] · B[n×k]ᵀ  (Q·Kᵀ, and x·Wᵀ for PyTorch-layout weights)
 Matrix matmul_transposed(MatrixView a, MatrixView b);
@@ -28,12 +56,12 @@ void softmax_rows(Matrix& x);
 // Afterwards s holds exp(s − new max), row_max and row_sum are updated, and rescale[r] =
 // exp(old max − new max) is what the row's earlier output must be multiplied by (0 if there was
 // none). −∞ entries (blocked keys) give exactly 0; a row blocked so far keeps max −∞ and sum 0.
-void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale);
+void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale);
 
 // A whole-row softmax built from an online-softmax step: the step from an empty state (max −∞, sum 0)
 // leaves exp(x − max) and the row sums, then each row is divided by its sum (a fully blocked row,
 // sum 0, stays 0).
-using OnlineSoftmaxStep = void (*)(Matrix& s, float* row_max, float* row_sum, float* rescale);
+using OnlineSoftmaxStep = void (*)(MatrixSpan s, float* row_max, float* row_sum, float* rescale);
 void softmax_rows_with(OnlineSoftmaxStep step, Matrix& x);
 // x [rows×cols]: each row with a positive sum divided by it.
 void divide_rows(Matrix& x, const float* row_sum);
@@ -45,14 +73,15 @@ namespace reference {
 Matrix matmul(MatrixView a, MatrixView b);
 Matrix matmul_transposed(MatrixView a, MatrixView b);
 void softmax_rows(Matrix& x);
-void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale);
+void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale);
 }  // namespace reference
 
 #if defined(__wasm_simd128__)
 namespace simd128 {
-Matrix matmul(MatrixView a, MatrixView b);
-Matrix matmul_transposed(MatrixView a, MatrixView b);
-void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale);
+PackedMatrix pack(MatrixView b, bool transposed);
+void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+          bool accumulate, float* c, Eigen::Index ldc);
+void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale);
 }  // namespace simd128
 #endif
 

@@ -29,7 +29,7 @@ Matrix matmul_transposed(MatrixView a, MatrixView b) {
 
 void softmax_rows(Matrix& x) { softmax_rows_with(&online_softmax_step, x); }
 
-void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale) {
+void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale) {
   // s [rows×cols]; row_max, row_sum, rescale [rows]
   for (Eigen::Index r = 0; r < s.rows(); ++r) {
     auto row = s.row(r);

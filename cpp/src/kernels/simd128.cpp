@@ -24,122 +24,92 @@ namespace attnlab::kernels::simd128 {
 
 namespace {
 
-constexpr int kMr = 4;  // rows of C per micro-kernel call
-constexpr int kNr = 8;  // columns of C per packed panel
-
-// op(B) has n columns of length k. Panel q (columns 8q … 8q+7) occupies packed[8q·k … 8q·k + 8k).
-// transposed = false: B is [k×n] and column c of op(B) is column c of B.
-// transposed = true:  B is [n×k] and column c of op(B) is row c of B.
-// ldb: B's row stride (its column count when B is a whole matrix).
-void pack_panels(const float* b, int k, int n, int ldb, bool transposed, float* packed) {
-  for (int j0 = 0; j0 < n; j0 += kNr) {
-    const int width = std::min(kNr, n - j0);
-    float* panel = packed + static_cast<std::size_t>(j0) * k;
-    for (int p = 0; p < k; ++p) {
-      float* dst = panel + static_cast<std::size_t>(p) * kNr;
-      for (int jj = 0; jj < width; ++jj)
-        dst[jj] = transposed ? b[static_cast<std::size_t>(j0 + jj) * ldb + p] : b[static_cast<std::size_t>(p) * ldb + j0 + jj];
-      for (int jj = width; jj < kNr; ++jj) dst[jj] = 0.0f;
-    }
-  }
-}
+constexpr int kNr = 8;  // columns of C per packed panel: two v128 accumulators per row
 
 inline v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
 
-// C[rows×width] = A[rows×k] · panel[k×8], rows ≤ 4, width ≤ 8. a: row stride lda; c: row stride ldc.
-void micro_kernel_4x8(const float* a, int lda, int rows, const float* panel, int k, float* c, int ldc,
-                      int width) {
-  const float* a0 = a;
-  const float* a1 = rows > 1 ? a0 + lda : a0;
-  const float* a2 = rows > 2 ? a1 + lda : a1;
-  const float* a3 = rows > 3 ? a2 + lda : a2;
-  v128_t c00 = wasm_f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00;
-  v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  int p = 0;
-  // Four steps of k at a time: load 4 consecutive values of each A row and splat each lane.
-  for (; p + 4 <= k; p += 4) {
-    const v128_t va0 = wasm_v128_load(a0 + p), va1 = wasm_v128_load(a1 + p);
-    const v128_t va2 = wasm_v128_load(a2 + p), va3 = wasm_v128_load(a3 + p);
-#define ATTNLAB_STEP(lane)                                                                  \
-  {                                                                                         \
-    const v128_t b0 = wasm_v128_load(panel + (p + lane) * kNr);                             \
-    const v128_t b1 = wasm_v128_load(panel + (p + lane) * kNr + 4);                         \
-    const v128_t s0 = wasm_i32x4_shuffle(va0, va0, lane, lane, lane, lane);                 \
-    const v128_t s1 = wasm_i32x4_shuffle(va1, va1, lane, lane, lane, lane);                 \
-    const v128_t s2 = wasm_i32x4_shuffle(va2, va2, lane, lane, lane, lane);                 \
-    const v128_t s3 = wasm_i32x4_shuffle(va3, va3, lane, lane, lane, lane);                 \
-    c00 = madd(c00, s0, b0), c01 = madd(c01, s0, b1), c10 = madd(c10, s1, b0);             \
-    c11 = madd(c11, s1, b1), c20 = madd(c20, s2, b0), c21 = madd(c21, s2, b1);             \
-    c30 = madd(c30, s3, b0), c31 = madd(c31, s3, b1);                                       \
-  }
-    ATTNLAB_STEP(0)
-    ATTNLAB_STEP(1)
-    ATTNLAB_STEP(2)
-    ATTNLAB_STEP(3)
-#undef ATTNLAB_STEP
-  }
-  for (; p < k; ++p) {
+// C[Mr×width] = alpha · A[Mr×kc] · panel[kc×8] (+ C), width ≤ 8. a: row stride lda; c: row stride ldc.
+// Each step of k broadcasts one value of each A row straight from memory (v128.load32_splat: a load,
+// not a shuffle, so the multiply and add units are left to the products) against two vectors of the
+// panel; the 2·Mr accumulators stay in registers for the whole of k.
+template <int Mr>
+void micro_kernel(const float* a, Eigen::Index lda, const float* panel, Eigen::Index kc, float alpha, bool accumulate,
+                  float* c, Eigen::Index ldc, int width) {
+  v128_t acc[Mr][2];
+  for (int r = 0; r < Mr; ++r) acc[r][0] = acc[r][1] = wasm_f32x4_splat(0.0f);
+  for (Eigen::Index p = 0; p < kc; ++p) {
     const v128_t b0 = wasm_v128_load(panel + p * kNr), b1 = wasm_v128_load(panel + p * kNr + 4);
-    const v128_t s0 = wasm_f32x4_splat(a0[p]), s1 = wasm_f32x4_splat(a1[p]);
-    const v128_t s2 = wasm_f32x4_splat(a2[p]), s3 = wasm_f32x4_splat(a3[p]);
-    c00 = madd(c00, s0, b0), c01 = madd(c01, s0, b1), c10 = madd(c10, s1, b0), c11 = madd(c11, s1, b1);
-    c20 = madd(c20, s2, b0), c21 = madd(c21, s2, b1), c30 = madd(c30, s3, b0), c31 = madd(c31, s3, b1);
+    for (int r = 0; r < Mr; ++r) {
+      const v128_t s = wasm_v128_load32_splat(a + r * lda + p);
+      acc[r][0] = madd(acc[r][0], s, b0);
+      acc[r][1] = madd(acc[r][1], s, b1);
+    }
   }
-  const v128_t results[kMr][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
-  for (int r = 0; r < rows; ++r) {
-    float* out = c + static_cast<std::size_t>(r) * ldc;
+  const v128_t valpha = wasm_f32x4_splat(alpha);
+  for (int r = 0; r < Mr; ++r) {
+    float* out = c + r * ldc;
+    v128_t lo = wasm_f32x4_mul(acc[r][0], valpha), hi = wasm_f32x4_mul(acc[r][1], valpha);
     if (width == kNr) {
-      wasm_v128_store(out, results[r][0]);
-      wasm_v128_store(out + 4, results[r][1]);
+      if (accumulate) lo = wasm_f32x4_add(lo, wasm_v128_load(out)), hi = wasm_f32x4_add(hi, wasm_v128_load(out + 4));
+      wasm_v128_store(out, lo);
+      wasm_v128_store(out + 4, hi);
     } else {
       alignas(16) float lanes[kNr];
-      wasm_v128_store(lanes, results[r][0]);
-      wasm_v128_store(lanes + 4, results[r][1]);
-      std::copy(lanes, lanes + width, out);
+      wasm_v128_store(lanes, lo);
+      wasm_v128_store(lanes + 4, hi);
+      for (int j = 0; j < width; ++j) out[j] = accumulate ? out[j] + lanes[j] : lanes[j];
     }
   }
 }
 
-// C [m×n] = A [m×k] · op(B), op(B) given as packed panels.
-Matrix gemm_packed(MatrixView a, const std::vector<float>& packed, int n) {
-  const int m = static_cast<int>(a.rows()), k = static_cast<int>(a.cols());
-  const int lda = static_cast<int>(a.outerStride());
-  Matrix c(m, n);
-  for (int i0 = 0; i0 < m; i0 += kMr) {
-    const int rows = std::min(kMr, m - i0);
-    for (int j0 = 0; j0 < n; j0 += kNr)
-      micro_kernel_4x8(a.data() + static_cast<std::size_t>(i0) * lda, lda, rows,
-                       packed.data() + static_cast<std::size_t>(j0) * k, k,
-                       c.data() + static_cast<std::size_t>(i0) * n + j0, n, std::min(kNr, n - j0));
-  }
-  return c;
-}
-
-std::vector<float> packed_buffer(int k, int n) {
-  return std::vector<float>(static_cast<std::size_t>(k) * static_cast<std::size_t>((n + kNr - 1) / kNr * kNr));
-}
+// Rows of C in blocks of kMr with the full-height kernel, then one call for the 1–3 rows left.
+constexpr int kMr = 4;
+using MicroKernel = void (*)(const float*, Eigen::Index, const float*, Eigen::Index, float, bool, float*, Eigen::Index,
+                             int);
+constexpr MicroKernel kTailKernels[kMr] = {nullptr, &micro_kernel<1>, &micro_kernel<2>, &micro_kernel<3>};
 
 // exp(x) for 4 lanes, x ≤ 0 (softmax subtracts the row max). Cephes expf: x = n·ln2 + r with
 // |r| ≤ ln2/2, a degree-6 polynomial for e^r, and 2^n built in the exponent bits. Lanes below
 // ln(FLT_MIN) (including −∞, a blocked key) give exactly 0.
-v128_t exp_f32x4(v128_t x) {
-  const v128_t min_x = wasm_f32x4_splat(-87.33654475f);
-  const v128_t underflow = wasm_f32x4_lt(x, min_x);
-  x = wasm_f32x4_max(x, min_x);
-  const v128_t n = wasm_f32x4_floor(wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)),
-                                                   wasm_f32x4_splat(0.5f)));
+// n = round(x·log2 e) without a float→int conversion (costly in wasm): adding 1.5·2²³ + 127 leaves
+// n + 127 in the low mantissa bits, so shifting them into the exponent field gives 2^n directly.
+struct ExpConstants {
+  v128_t min_x, log2e, magic, ln2_hi, ln2_lo, p0, p1, p2, p3, p4, p5, one;
+};
+
+v128_t exp_f32x4(v128_t x, const ExpConstants& k) {
+  const v128_t underflow = wasm_f32x4_lt(x, k.min_x);
+  x = wasm_f32x4_pmax(x, k.min_x);
+  const v128_t shifted = wasm_f32x4_add(wasm_f32x4_mul(x, k.log2e), k.magic);
+  const v128_t two_to_n = wasm_i32x4_shl(shifted, 23);
+  const v128_t n = wasm_f32x4_sub(shifted, k.magic);
   // r = x − n·ln2, with ln2 split in two so the product is exact.
-  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(0.693359375f)));
-  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(-2.12194440e-4f)));
-  v128_t y = wasm_f32x4_splat(1.9875691500e-4f);
-  y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(1.3981999507e-3f));
-  y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(8.3334519073e-3f));
-  y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(4.1665795894e-2f));
-  y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(1.6666665459e-1f));
-  y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(5.0000001201e-1f));
-  y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(y, wasm_f32x4_mul(r, r)), r), wasm_f32x4_splat(1.0f));
-  const v128_t two_to_n = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, k.ln2_hi));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, k.ln2_lo));
+  v128_t y = madd(k.p1, k.p0, r);
+  y = madd(k.p2, y, r);
+  y = madd(k.p3, y, r);
+  y = madd(k.p4, y, r);
+  y = madd(k.p5, y, r);
+  y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(y, wasm_f32x4_mul(r, r)), r), k.one);
   return wasm_v128_andnot(wasm_f32x4_mul(y, two_to_n), underflow);
+}
+
+}  // namespace
+
+// The constants above, read from memory once per softmax rather than written as v128.const: V8
+// rebuilds a v128.const at every use inside a loop (several instructions each), which made the exp
+// loop three times slower. Not const and not internal, so the compiler cannot fold them back in.
+float exp_constant_values[12] = {-87.33654475f,   1.44269504088896341f, 12583039.0f,     0.693359375f,
+                                 -2.12194440e-4f, 1.9875691500e-4f,     1.3981999507e-3f, 8.3334519073e-3f,
+                                 4.1665795894e-2f, 1.6666665459e-1f,    5.0000001201e-1f, 1.0f};
+
+namespace {
+
+ExpConstants load_exp_constants() {
+  const float* v = exp_constant_values;
+  const auto at = [v](int i) { return wasm_v128_load32_splat(v + i); };
+  return {at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8), at(9), at(10), at(11)};
 }
 
 float horizontal_max(v128_t v) {
@@ -156,31 +126,55 @@ float horizontal_sum(v128_t v) {
 
 }  // namespace
 
-Matrix matmul(MatrixView a, MatrixView b) {
-  // A [m×k] · B [k×n] → [m×n]
-  const int k = static_cast<int>(b.rows()), n = static_cast<int>(b.cols());
-  std::vector<float> packed = packed_buffer(k, n);
-  pack_panels(b.data(), k, n, static_cast<int>(b.outerStride()), false, packed.data());
-  return gemm_packed(a, packed, n);
+PackedMatrix pack(MatrixView b, bool transposed) {
+  // op(B) [depth×cols] into panels of 8 columns (B [depth×cols], or [cols×depth] when transposed).
+  PackedMatrix packed;
+  packed.depth = transposed ? b.cols() : b.rows();
+  packed.cols = transposed ? b.rows() : b.cols();
+  packed.width = kNr;
+  const Eigen::Index panels = (packed.cols + kNr - 1) / kNr;
+  packed.data.assign(static_cast<std::size_t>(panels * packed.depth * kNr), 0.0f);
+  for (Eigen::Index j0 = 0; j0 < packed.cols; j0 += kNr) {
+    const Eigen::Index width = std::min<Eigen::Index>(kNr, packed.cols - j0);
+    float* panel = packed.data.data() + j0 * packed.depth;
+    for (Eigen::Index p = 0; p < packed.depth; ++p)
+      for (Eigen::Index jj = 0; jj < width; ++jj) panel[p * kNr + jj] = transposed ? b(j0 + jj, p) : b(p, j0 + jj);
+  }
+  return packed;
 }
 
-Matrix matmul_transposed(MatrixView a, MatrixView b) {
-  // A [m×k] · B [n×k]ᵀ → [m×n]
-  const int n = static_cast<int>(b.rows()), k = static_cast<int>(b.cols());
-  std::vector<float> packed = packed_buffer(k, n);
-  pack_panels(b.data(), k, n, static_cast<int>(b.outerStride()), true, packed.data());
-  return gemm_packed(a, packed, n);
+void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+          bool accumulate, float* c, Eigen::Index ldc) {
+  // C [m×nc] (+)= alpha · A [m×kc] · op(B)[k0…, n0…]
+  const Eigen::Index m = a.rows(), kc = a.cols(), lda = a.outerStride();
+  const Eigen::Index full_rows = m / kMr * kMr;
+  for (Eigen::Index j0 = 0; j0 < nc; j0 += kNr) {
+    const float* panel = b.at(k0, n0 + j0);
+    const int width = static_cast<int>(std::min<Eigen::Index>(kNr, nc - j0));
+    for (Eigen::Index i0 = 0; i0 < full_rows; i0 += kMr)
+      micro_kernel<kMr>(a.data() + i0 * lda, lda, panel, kc, alpha, accumulate, c + i0 * ldc + j0, ldc, width);
+    if (full_rows < m)
+      kTailKernels[m - full_rows](a.data() + full_rows * lda, lda, panel, kc, alpha, accumulate,
+                                   c + full_rows * ldc + j0, ldc, width);
+  }
 }
 
-void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* rescale) {
+void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale) {
   // s [rows×cols]; row_max, row_sum, rescale [rows] — as reference::online_softmax_step, 4 lanes at a time.
   const int cols = static_cast<int>(s.cols());
   const int body = cols / 4 * 4;
+  const ExpConstants exp_constants = load_exp_constants();
   for (Eigen::Index r = 0; r < s.rows(); ++r) {
-    float* row = s.data() + r * cols;
-    v128_t vmax = wasm_f32x4_splat(row_max[r]);
-    for (int c = 0; c < body; c += 4) vmax = wasm_f32x4_max(vmax, wasm_v128_load(row + c));
-    float new_max = horizontal_max(vmax);
+    float* row = s.data() + r * s.outerStride();
+    // Two running maxima, so each max waits on the one two loads back rather than the last one.
+    v128_t vmax = wasm_f32x4_splat(row_max[r]), vmax2 = vmax;
+    const int pair_end = body / 8 * 8;
+    for (int c = 0; c < pair_end; c += 8) {
+      vmax = wasm_f32x4_pmax(vmax, wasm_v128_load(row + c));
+      vmax2 = wasm_f32x4_pmax(vmax2, wasm_v128_load(row + c + 4));
+    }
+    if (pair_end < body) vmax = wasm_f32x4_pmax(vmax, wasm_v128_load(row + pair_end));
+    float new_max = horizontal_max(wasm_f32x4_pmax(vmax, vmax2));
     for (int c = body; c < cols; ++c) new_max = std::max(new_max, row[c]);
     if (new_max == -std::numeric_limits<float>::infinity()) {
       std::fill(row, row + cols, 0.0f);
@@ -191,7 +185,7 @@ void online_softmax_step(Matrix& s, float* row_max, float* row_sum, float* resca
     const v128_t vm = wasm_f32x4_splat(new_max);
     v128_t vsum = wasm_f32x4_splat(0.0f);
     for (int c = 0; c < body; c += 4) {
-      const v128_t e = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(row + c), vm));
+      const v128_t e = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(row + c), vm), exp_constants);
       wasm_v128_store(row + c, e);
       vsum = wasm_f32x4_add(vsum, e);
     }
