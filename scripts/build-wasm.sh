@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the two wasm variants (SIMD and scalar) of the core, its GoogleTest suite and the Embind
-# module, and copies the modules into web/dist/ for the npm package.
+# Builds the two wasm variants (SIMD and scalar) of the core, its GoogleTest suite and the two Embind
+# modules (attnlab-<variant>, and attnlab-train-<variant> that lab.loadTraining() loads), and copies
+# the modules into web/dist/ for the npm package.
 #   scripts/build-wasm.sh          build only
 #   scripts/build-wasm.sh --test   also run the GoogleTest suite of each variant under Node
 set -euo pipefail
@@ -17,7 +18,9 @@ for variant in simd scalar; do
   emcmake cmake -S . -B "build/wasm-$variant" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_SIMD=$flag \
     -DATTNLAB_BUILD_DEMO=OFF -DEigen3_DIR=/usr/share/eigen3/cmake -DCMAKE_CROSSCOMPILING_EMULATOR=node >/dev/null
   cmake --build "build/wasm-$variant" -j"$jobs"
-  cp "build/wasm-$variant/wasm_bindings/attnlab-$variant.mjs" "build/wasm-$variant/wasm_bindings/attnlab-$variant.wasm" web/dist/
+  for module in "attnlab-$variant" "attnlab-train-$variant"; do
+    cp "build/wasm-$variant/wasm_bindings/$module.mjs" "build/wasm-$variant/wasm_bindings/$module.wasm" web/dist/
+  done
   if [ "${1:-}" = "--test" ]; then
     ctest --test-dir "build/wasm-$variant" --output-on-failure -j"$jobs"
   fi

@@ -1,13 +1,9 @@
 #include "api.hpp"
 
-#include <emscripten/heap.h>
-#include <malloc.h>
-
 #include <cmath>
 
 #include "attnlab/attnlab.hpp"
 #include "convert.hpp"
-#include "kernels/kernels.hpp"
 
 namespace attnlab::wasm {
 
@@ -51,28 +47,6 @@ val multi_head_output_to_js(const MultiHeadAttentionOutput& out, const val& opti
 }
 
 }  // namespace
-
-std::string version() { return "0.1.0"; }
-std::string kernel_variant() { return kernels::variant(); }
-std::string take_last_error_message() { return take_last_error(); }
-
-val memory_stats() {
-  val stats = val::object();
-  stats.set("heapSize", static_cast<double>(emscripten_get_heap_size()));
-  stats.set("inUse", static_cast<double>(mallinfo().uordblks));
-  stats.set("budget", static_cast<double>(memory_budget()));
-  return stats;
-}
-
-val set_memory_budget(double bytes) {
-  return guarded([&] {
-    // 2 GiB: the most a wasm32 heap can grow to here, so a larger budget could never be honoured.
-    if (!(bytes >= 1.0 && bytes <= 2147483648.0) || std::floor(bytes) != bytes)
-      throw Error("memoryBudget must be a whole number of bytes in 1 … 2147483648 (2 GiB), got " + std::to_string(bytes));
-    attnlab::set_memory_budget(static_cast<std::size_t>(bytes));
-    return val(true);
-  });
-}
 
 val softmax(const val& logits) {
   return guarded([&] { return matrix_to_js(attnlab::softmax(matrix_from_js(logits, "softmax: m"))); });

@@ -14,12 +14,6 @@ namespace attnlab::wasm {
 
 using emscripten::val;
 
-std::string version();
-std::string kernel_variant();
-std::string take_last_error_message();
-val memory_stats();  // { heapSize, inUse, budget }: the wasm heap, the bytes malloc has handed out, the budget
-val set_memory_budget(double bytes);  // true; undefined unless bytes is a whole number in 1 … 2 GiB
-
 val softmax(const val& logits);
 // options: { mask?: Matrix, causal?: boolean, scale?: number }
 val scaled_dot_product_attention(const val& q, const val& k, const val& v, const val& options);

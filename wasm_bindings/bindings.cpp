@@ -1,19 +1,14 @@
-// The Embind declarations: names as the JS layer (web/index.js) calls them. Nothing else here.
+// The main module's Embind declarations: names as the JS layer (web/index.js) calls them. Nothing
+// else here. Training (TaskModelHandle) is a separate module, training_bindings.cpp, that the package
+// loads only when asked: leaving it out here lets the linker drop the training code from this .wasm.
 #include <emscripten/bind.h>
 
 #include "api.hpp"
-#include "training.hpp"
 
 using namespace emscripten;
 using namespace attnlab::wasm;
 
 EMSCRIPTEN_BINDINGS(attnlab) {
-  function("version", &version);
-  function("kernelVariant", &kernel_variant);
-  function("takeLastError", &take_last_error_message);
-  function("memoryStats", &memory_stats);
-  function("setMemoryBudget", &set_memory_budget);
-
   function("softmax", &softmax);
   function("scaledDotProductAttention", &scaled_dot_product_attention);
   function("traceAttention", &trace_attention);
@@ -45,16 +40,4 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("forward", &TransformerEncoderLayerHandle::forward)
       .function("trace", &TransformerEncoderLayerHandle::trace)
       .function("setTraining", &TransformerEncoderLayerHandle::set_training);
-
-  class_<TaskModelHandle>("TaskModelHandle")
-      .class_function("create", &TaskModelHandle::create, allow_raw_pointers())
-      .function("info", &TaskModelHandle::info)
-      .function("examples", &TaskModelHandle::examples)
-      .function("split", &TaskModelHandle::split)
-      .function("trainStep", &TaskModelHandle::train_step)
-      .function("evaluate", &TaskModelHandle::evaluate)
-      .function("inspect", &TaskModelHandle::inspect)
-      .function("snapshot", &TaskModelHandle::snapshot)
-      .function("restore", &TaskModelHandle::restore)
-      .function("steps", &TaskModelHandle::steps);
 }

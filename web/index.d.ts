@@ -32,13 +32,27 @@ export class AttnLabError extends Error {
 export interface InitOptions {
   /** 'auto' (default) uses the SIMD build when the engine supports WebAssembly SIMD. */
   simd?: 'auto' | boolean;
-  /** The .wasm bytes of the chosen build, if you load them yourself. */
+  /** The .wasm bytes of the chosen build (attnlab-simd.wasm or attnlab-scalar.wasm), if you load them yourself. */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** Where to fetch the .wasm from (browsers): given the file name, return its URL. */
+  /** The bytes of the chosen build's training module (attnlab-train-simd.wasm or attnlab-train-scalar.wasm),
+   *  used when it loads (see `training` and Lab.loadTraining). */
+  trainingWasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where to fetch each .wasm from (browsers): given the file name, return its URL. Used for the
+   *  training module too, unless `trainingWasmBinary` is given. */
   locateFile?: (file: string, scriptDirectory: string) => string;
   /** Bytes one call may use for what it creates (default 512 MiB, at most 2 GiB). A call that would
    *  need more is refused with an AttnLabError before it allocates anything. */
   memoryBudget?: number;
+  /** true: also load the training module (TaskModel) before resolving, as Lab.loadTraining() does.
+   *  Default false: init() leaves it alone, and pages that never train never download it. */
+  training?: boolean;
+}
+
+/** One wasm heap: its size, the bytes in use by live allocations, and the memory budget (bytes). */
+export interface HeapStats {
+  heapSize: number;
+  inUse: number;
+  budget: number;
 }
 
 export interface MaskOptions {
@@ -217,7 +231,9 @@ export interface TaskModelSnapshot {
 }
 
 /** A small transformer trained on a toy task in the wasm heap: a causal transformer for copy, reverse
- *  and sort (next-token prediction), the tutorials' AttentionClassifier for coreference and sentiment. */
+ *  and sort (next-token prediction), the tutorials' AttentionClassifier for coreference and sentiment.
+ *  It lives in the training module: the constructor throws an AttnLabError until Lab.loadTraining()
+ *  has resolved (or init({ training: true }) was used). */
 export declare class TaskModel {
   constructor(options: TaskModelOptions);
   readonly info: Readonly<{ task: TaskName; seqLen: number; vocabulary: string[]; classNames: string[]; sequence: boolean; parameterCount: number }>;
@@ -263,10 +279,15 @@ export interface Lab {
   alibiSlopes(numHeads: number): Float32Array;
   alibiBias(rows: number, cols: number, slope: number): Matrix;
   tokenize(text: string): string[];
-  /** The wasm heap's size, the bytes in use, and the memory budget (all in bytes). */
-  memory(): { heapSize: number; inUse: number; budget: number };
-  /** Changes the memory budget (see InitOptions.memoryBudget). */
+  /** The main wasm heap's size, the bytes in use, and the memory budget; the training module's own
+   *  heap as `training` once it is loaded. */
+  memory(): HeapStats & { training?: HeapStats };
+  /** Changes the memory budget (see InitOptions.memoryBudget), in the training module too. */
   setMemoryBudget(bytes: number): this;
+  /** Loads the training module (TaskModel): the same build (SIMD or scalar) as the main one, with the
+   *  current memory budget. Resolves to this lab; every call returns the same promise (after a failed
+   *  load, the next call tries again). */
+  loadTraining(): Promise<Lab>;
   MultiHeadAttention: typeof MultiHeadAttention;
   TransformerEncoderLayer: typeof TransformerEncoderLayer;
   TaskModel: typeof TaskModel;

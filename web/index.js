@@ -3,23 +3,28 @@
 //   const { output, weights } = lab.scaledDotProductAttention(q, k, v, { causal: true });
 import { AttnLabError } from './lib/errors.js';
 import {
-  checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, maskOptions, toFloat32,
-  wellFormed,
+  checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, maskOptions,
+  toFloat32, wellFormed,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
-import { loadModule } from './lib/loader.js';
+import { chooseVariant, instantiate } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
 import { taskModelClass } from './lib/task-model.js';
 
 export { AttnLabError };
 
-// init(options?) → Lab. options: { simd?: 'auto' | true | false, wasmBinary?, locateFile?, memoryBudget? }
+// init(options?) → Lab. options: { simd?: 'auto' | true | false, wasmBinary?, trainingWasmBinary?,
+// locateFile?, memoryBudget?, training?: boolean }. Training (TaskModel) is a second module, loaded by
+// lab.loadTraining() or training: true, so that pages which never train do not download it.
 export async function init(options = {}) {
   const opts = checkOptions('init', options);
   const budget = checkMemoryBudget('init', opts.memoryBudget === undefined ? DEFAULT_MEMORY_BUDGET : opts.memoryBudget);
-  const { raw, simd } = await loadModule(opts);
-  const lab = new Lab(raw, simd);
+  const training = opts.training === undefined ? false : checkBoolean('init', 'training', opts.training);
+  const variant = chooseVariant(opts.simd);
+  const raw = await instantiate(`attnlab-${variant}`, opts, 'init');
+  const lab = new Lab(raw, variant, { wasmBinary: opts.trainingWasmBinary, locateFile: opts.locateFile });
   lab.setMemoryBudget(budget);
+  if (training) await lab.loadTraining();
   return lab;
 }
 
@@ -33,21 +38,58 @@ function checkMemoryBudget(fn, bytes) {
   return bytes;
 }
 
+// A module's budget is its own (each wasm instance has its own heap and core): every module gets it.
+function applyBudget(fn, { raw, call }, bytes) {
+  call(fn, () => raw.setMemoryBudget(bytes));
+}
+
 class Lab {
   #raw;
   #call;
   #budget = DEFAULT_MEMORY_BUDGET;
+  #variant;
+  #trainingSource;         // { wasmBinary?, locateFile? }: where the training module comes from
+  #training = null;        // { raw, call } once loaded
+  #trainingLoad = null;    // the promise loadTraining() returns
 
-  constructor(raw, simd) {
+  constructor(raw, variant, trainingSource) {
     this.#raw = raw;
     this.#call = makeCaller(raw);
-    this.simd = simd;
+    this.#variant = variant;
+    this.#trainingSource = trainingSource;
+    this.simd = variant === 'simd';
     this.version = raw.version();
     this.kernels = raw.kernelVariant();
     const { MultiHeadAttention, TransformerEncoderLayer } = moduleClasses(raw, this.#call);
-    this.TaskModel = taskModelClass(raw, this.#call);
+    // One class for the lab's lifetime (instanceof and destructuring keep working); it reaches the
+    // training module only when a model is made.
+    this.TaskModel = taskModelClass((fn) => this.#trainingModule(fn));
     this.MultiHeadAttention = MultiHeadAttention;
     this.TransformerEncoderLayer = TransformerEncoderLayer;
+  }
+
+  // Loads the training module (the same build, SIMD or scalar, as the main one) with the current
+  // memory budget; resolves to this lab. Every call returns the same promise; after a failed load
+  // (a network error, say) the next call tries again.
+  loadTraining() {
+    this.#trainingLoad ??= this.#loadTraining().catch((error) => {
+      this.#trainingLoad = null;
+      throw error;
+    });
+    return this.#trainingLoad;
+  }
+
+  async #loadTraining() {
+    const raw = await instantiate(`attnlab-train-${this.#variant}`, this.#trainingSource, 'loadTraining');
+    const training = { raw, call: makeCaller(raw) };
+    applyBudget('loadTraining', training, this.#budget);  // the budget now, even if it changed while loading
+    this.#training = training;
+    return this;
+  }
+
+  #trainingModule(fn) {
+    if (!this.#training) fail(fn, 'the training module is not loaded; call await lab.loadTraining() first, or init({ training: true })');
+    return this.#training;
   }
 
   // A Matrix owning a copy of `data` (zeros when omitted).
@@ -179,16 +221,21 @@ class Lab {
     return this.#call('tokenize', () => this.#raw.tokenize(wellFormed(text)));
   }
 
-  // Wasm heap: its size, the bytes in use by live allocations (for leak checks), and the budget.
+  // Wasm heap: its size, the bytes in use by live allocations (for leak checks), and the budget; the
+  // training module's heap (a separate one) as `training`, once it is loaded.
   memory() {
-    return this.#raw.memoryStats();
+    const stats = this.#raw.memoryStats();
+    if (this.#training) stats.training = this.#training.raw.memoryStats();
+    return stats;
   }
 
   // A call whose working memory would exceed `bytes` is refused with an AttnLabError before it
-  // allocates (seq 100,000 with weights asks for ~150 GiB). Default 512 MiB; at most 2 GiB.
+  // allocates (seq 100,000 with weights asks for ~150 GiB). Default 512 MiB; at most 2 GiB. It holds
+  // for TaskModel too (the training module, now or when it loads).
   setMemoryBudget(bytes) {
     const checked = checkMemoryBudget('setMemoryBudget', bytes);
-    this.#call('setMemoryBudget', () => this.#raw.setMemoryBudget(checked));
+    applyBudget('setMemoryBudget', { raw: this.#raw, call: this.#call }, checked);
+    if (this.#training) applyBudget('setMemoryBudget', this.#training, checked);
     this.#budget = checked;
     return this;
   }

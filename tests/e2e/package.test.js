@@ -79,7 +79,8 @@ describe('the packed npm package', () => {
     const listing = run('tar', ['-tzf', tarball], repo).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
     assert.deepEqual(listing, [
       'LICENSE', 'README.md', 'components.d.ts', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm', 'dist/attnlab-simd.mjs',
-      'dist/attnlab-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js',
+      'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm', 'dist/attnlab-train-simd.mjs',
+      'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js',
       'lib/loader.js', 'lib/modules.js', 'lib/task-model.js', 'package.json',
     ]);
   });

@@ -17,6 +17,11 @@ export async function lab(simd) {
   return labs.get(simd);
 }
 
+// The same lab with its training module (TaskModel) loaded.
+export async function trainingLab(simd) {
+  return (await lab(simd)).loadTraining();
+}
+
 // tests/fixtures/<name>.json with tensors as Matrix / Float32Array / array of per-head Matrix.
 export function fixture(name) {
   const raw = JSON.parse(readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), 'utf8'));

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { AttnLabError } from '../../web/index.js';
-import { lab, VARIANTS } from './helpers.js';
+import { trainingLab, VARIANTS } from './helpers.js';
 
 const throwsMessage = (fn, message) => assert.throws(fn, (e) => e instanceof AttnLabError && e.message === message);
 
 for (const variant of VARIANTS) {
   test(`copy reaches 95% held-out accuracy in 150 steps of 16 (${variant.name})`, async () => {
-    const l = await lab(variant.simd);
+    const l = await trainingLab(variant.simd);
     const model = new l.TaskModel({ task: 'copy', lr: 3e-3, seed: 3 });
     const { train, test: heldOut } = model.split(150 * 16, 300, 1);
     let loss = Infinity;
@@ -33,7 +33,7 @@ for (const variant of VARIANTS) {
 }
 
 test('the classifier tasks train at the tutorials\' learning rate, and examples decode to sentences', async () => {
-  const l = await lab(true);
+  const l = await trainingLab(true);
   const model = new l.TaskModel({ task: 'coreference', seed: 3 });
   assert.deepEqual(model.info.classNames, ['first noun', 'second noun']);
   const { train, test: heldOut } = model.split(200 * 16, 300, 1);
@@ -44,7 +44,7 @@ test('the classifier tasks train at the tutorials\' learning rate, and examples 
 });
 
 test('snapshot and restore replay training exactly', async () => {
-  const l = await lab(true);
+  const l = await trainingLab(true);
   const model = new l.TaskModel({ task: 'reverse', seed: 5 });
   const [a, b] = [model.examples(16, 1), model.examples(16, 2)];
   model.trainStep(a);
@@ -61,7 +61,7 @@ test('snapshot and restore replay training exactly', async () => {
 });
 
 test('bad batches, ids and settings are AttnLabErrors and leave the model usable', async () => {
-  const l = await lab(true);
+  const l = await trainingLab(true);
   const model = new l.TaskModel({ task: 'copy' });
   const [good] = model.examples(1, 1);
   throwsMessage(() => model.trainStep([]), 'TaskModel.trainStep: batch is empty');
@@ -85,20 +85,20 @@ test('bad batches, ids and settings are AttnLabErrors and leave the model usable
 });
 
 test('training leaves the heap flat once the model is disposed', async () => {
-  const l = await lab(true);
+  const l = await trainingLab(true);
   const warm = new l.TaskModel({ task: 'sort', seed: 1 });
   warm.trainStep(warm.examples(16, 1));
   warm.dispose();
-  const before = l.memory().inUse;
+  const before = l.memory().training.inUse;
   const model = new l.TaskModel({ task: 'sort', seed: 2 });
   for (let s = 0; s < 30; s++) model.trainStep(model.examples(16, s));
   model.snapshot();
   model.dispose();
-  assert.equal(l.memory().inUse, before);
+  assert.equal(l.memory().training.inUse, before);
 });
 
 test('a diverging run stops with an AttnLabError, and no NaN ever comes out', async () => {
-  const l = await lab(true);
+  const l = await trainingLab(true);
   // lr 1e30: the first steps throw the weights to ~1e30, and a forward pass then overflows float32.
   const model = new l.TaskModel({ task: 'copy', lr: 1e30, seed: 1 });
   const batch = model.examples(16, 1);

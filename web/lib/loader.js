@@ -1,6 +1,7 @@
-// Loads the wasm module: the SIMD build when the engine validates SIMD, else the scalar build.
-// In Node the .wasm bytes are read from disk next to this package; in browsers and bundlers they
-// are fetched relative to this file (import.meta.url), or from where `locateFile` says.
+// Loads the wasm modules: the main one at init(), the training one (TaskModel) when asked, each in
+// the SIMD build when the engine validates SIMD, else the scalar build. In Node the .wasm bytes are
+// read from disk next to this package; in browsers and bundlers they are fetched relative to this file
+// (import.meta.url), or from where `locateFile` says.
 import { AttnLabError } from './errors.js';
 
 // wasm-feature-detect's SIMD probe: a one-function module doing i32.const 0, i8x16.splat,
@@ -13,14 +14,24 @@ export function engineHasSimd() {
   return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
 }
 
-const VARIANTS = {
-  simd: {
+// Every build in dist/, by file name. Each import() and new URL(…, import.meta.url) is spelled out
+// literally so that bundlers see it and emit the file; none is fetched until that build is loaded.
+const BUILDS = {
+  'attnlab-simd': {
     factory: () => import('../dist/attnlab-simd.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-simd.wasm', import.meta.url),
   },
-  scalar: {
+  'attnlab-scalar': {
     factory: () => import('../dist/attnlab-scalar.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-scalar.wasm', import.meta.url),
+  },
+  'attnlab-train-simd': {
+    factory: () => import('../dist/attnlab-train-simd.mjs'),
+    wasmUrl: () => new URL('../dist/attnlab-train-simd.wasm', import.meta.url),
+  },
+  'attnlab-train-scalar': {
+    factory: () => import('../dist/attnlab-train-scalar.mjs'),
+    wasmUrl: () => new URL('../dist/attnlab-train-scalar.wasm', import.meta.url),
   },
 };
 
@@ -32,8 +43,8 @@ async function readFromDisk(url) {
   return readFile(url);
 }
 
-export async function loadModule(options) {
-  const wanted = options.simd ?? 'auto';
+// 'simd' or 'scalar', from init's `simd` option and what the engine supports.
+export function chooseVariant(wanted = 'auto') {
   if (wanted !== 'auto' && wanted !== true && wanted !== false) {
     throw new AttnLabError(`init: simd must be 'auto', true or false, got ${String(wanted)}`);
   }
@@ -41,19 +52,24 @@ export async function loadModule(options) {
   if (wanted === true && !hasSimd) {
     throw new AttnLabError('init: simd: true was requested but this engine does not support WebAssembly SIMD');
   }
-  const simd = wanted === 'auto' ? hasSimd : wanted;
-  const variant = VARIANTS[simd ? 'simd' : 'scalar'];
+  return (wanted === 'auto' ? hasSimd : wanted) ? 'simd' : 'scalar';
+}
+
+// Instantiates dist/<name>.wasm with the bytes the caller gave (`wasmBinary`), else from where
+// `locateFile` says, else from disk (Node) or next to this file (browsers). `fn` names the caller in errors.
+export async function instantiate(name, { wasmBinary, locateFile }, fn) {
+  const build = BUILDS[name];
   const moduleArgs = {};
-  if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
-  else if (options.locateFile) moduleArgs.locateFile = options.locateFile;
-  else if (isNode) moduleArgs.wasmBinary = await readFromDisk(variant.wasmUrl());
-  else moduleArgs.locateFile = () => variant.wasmUrl().href;
-  const { default: createModule } = await variant.factory();
+  if (wasmBinary) moduleArgs.wasmBinary = wasmBinary;
+  else if (locateFile) moduleArgs.locateFile = locateFile;
+  else if (isNode) moduleArgs.wasmBinary = await readFromDisk(build.wasmUrl());
+  else moduleArgs.locateFile = () => build.wasmUrl().href;
+  const { default: createModule } = await build.factory();
   try {
-    return { raw: await createModule(moduleArgs), simd };
+    return await createModule(moduleArgs);
   } catch (error) {
-    // Both builds use WebAssembly exception handling; an engine without it cannot compile them.
-    throw new AttnLabError(`init: the WebAssembly module could not be loaded (${error?.message ?? error}). attnlab needs ` +
-      'WebAssembly exception handling: Chrome/Edge 95+, Firefox 100+, Safari 15.2+, Node 18+.');
+    // Every build uses WebAssembly exception handling; an engine without it cannot compile them.
+    throw new AttnLabError(`${fn}: the WebAssembly module ${name}.wasm could not be loaded (${error?.message ?? error}). ` +
+      'attnlab needs WebAssembly exception handling: Chrome/Edge 95+, Firefox 100+, Safari 15.2+, Node 18+.');
   }
 }

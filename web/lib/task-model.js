@@ -1,6 +1,7 @@
 // TaskModel: a small transformer trained on a toy task in the wasm heap (attnlab/training.hpp):
 // copy, reverse and sort with a causal transformer, coreference and sentiment with the tutorials'
-// AttentionClassifier, Adam underneath.
+// AttentionClassifier, Adam underneath. It lives in the training module (attnlab-train-*.wasm):
+//   await lab.loadTraining();
 //   const model = new lab.TaskModel({ task: 'copy', seed: 1 });
 //   const { train, test } = model.split(4000, 300);
 //   model.trainStep(train.slice(0, 16));            // → the batch's mean loss
@@ -11,12 +12,15 @@ import { WasmModule } from './modules.js';
 
 const TASKS = ['copy', 'reverse', 'sort', 'coreference', 'sentiment'];
 
-export function taskModelClass(raw, call) {
+// trainingModule(fn) → { raw, call }: the training module's raw bindings and its error conversion,
+// or an AttnLabError naming `fn` if lab.loadTraining() has not finished.
+export function taskModelClass(trainingModule) {
   return class TaskModel extends WasmModule {
     #info;
 
     constructor({ task, length = 0, dModel = 32, numHeads = 2, layers = 1, dFF = 64, lr = 1e-3, seed = 0 } = {}) {
       const fn = 'TaskModel';
+      const { raw, call } = trainingModule(fn);
       const config = {
         task: checkOneOf(fn, 'task', task, TASKS),
         length: checkSize(fn, 'length', length, { min: 0 }),

@@ -62,7 +62,11 @@ async function main(): Promise<void> {
     if (e instanceof AttnLabError) console.log(e.message);
   }
 
-  // Training a small model on a toy task.
+  // Training a small model on a toy task: the training module loads on demand.
+  const same: Lab = await lab.loadTraining();
+  const trainer = await init({ training: true, trainingWasmBinary: new Uint8Array(0), wasmBinary: new ArrayBuffer(0) });
+  const trainingHeap: number | undefined = lab.memory().training?.inUse;
+  console.log(same === lab, trainer.simd, trainingHeap);
   const model = new lab.TaskModel({ task: 'copy', dModel: 32, numHeads: 2, lr: 3e-3, seed: 1 });
   const { train, test }: { train: TaskExample[]; test: TaskExample[] } = model.split(160, 20);
   const loss: number = model.trainStep(train.slice(0, 16));
