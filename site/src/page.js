@@ -40,7 +40,8 @@ function codeBlock(label, code) {
     el('pre', { tabindex: '0', 'aria-label': `${label} code` }, el('code', { text: code })));
 }
 
-// lesson: { slug, intro: string[], formula, pytorch, call, schema, setup(ctx) }
+// lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, setup(ctx) }
+// training: true loads attnlab's training module (TaskModel) before setup; other lessons never fetch it.
 // setup builds the lesson's interactive part into ctx.root and returns update(), which recomputes and
 // redraws from ctx.state; ctx.set(partial) changes state, writes the URL and calls update().
 export async function lessonPage(lesson) {
@@ -60,6 +61,7 @@ export async function lessonPage(lesson) {
   const { state, messages } = readState(lesson.schema ?? {});
   for (const message of messages) notices.append(el('p', { class: 'notice', text: message }));
   const lab = await getLab();
+  if (lesson.training) await lab.loadTraining();
   const ctx = {
     lab,
     state,

@@ -44,7 +44,7 @@ async function start({ task, seed, id }) {
   running = false;
   runId = id;
   clearTimeout(timer);
-  const lab = await (labPromise ??= init());
+  const lab = await (labPromise ??= init({ training: true }));  // TaskModel lives in the training module
   model?.dispose();
   const settings = TASK_SETTINGS[task];
   model = new lab.TaskModel({ task, dModel: 32, numHeads: 2, layers: 1, lr: settings.lr, seed });

@@ -17,9 +17,12 @@ const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding:
 
 // The page script shared by the plain page and the Vite app: causal attention on seeded inputs, then
 // seq 100,000 with the weights requested (refused by the memory budget; the tab must not crash), then
-// the small call again.
+// the small call again; then the training module, loaded on demand, takes one step. The .wasm files
+// fetched before and after loadTraining() come from the Resource Timing entries.
 const PAGE_SCRIPT = (specifier) => `
 import { init, AttnLabError } from '${specifier}';
+const fetchedWasm = () => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop())
+  .filter((name) => name.endsWith('.wasm'));
 try {
   const lab = await init();
   const q = lab.randn(4, 8, 1), k = lab.randn(4, 8, 2), v = lab.randn(4, 8, 3);
@@ -32,8 +35,13 @@ try {
     refused = (error instanceof AttnLabError ? '' : 'not an AttnLabError: ') + error.message;
   }
   const again = lab.scaledDotProductAttention(q, k, v, { causal: true }).weights;
+  const wasmBeforeTraining = fetchedWasm();
+  await lab.loadTraining();
+  const model = new lab.TaskModel({ task: 'copy', seed: 1 });
+  const loss = model.trainStep(model.examples(4, 1));
   document.body.dataset.result = JSON.stringify({
     simd: lab.simd, rows: weights.rows, weights: Array.from(weights.data), refused, again: Array.from(again.data),
+    wasmBeforeTraining, wasmAfterTraining: fetchedWasm(), loss, vocabulary: model.info.vocabulary.length,
   });
 } catch (error) {
   console.error(String(error));
@@ -54,6 +62,19 @@ function checkResult({ result, errors }) {
     assert.ok(Math.abs(row.reduce((s, x) => s + x, 0) - 1) < 1e-5);
     for (let j = i + 1; j < 4; j++) assert.equal(row[j], 0);
   }
+  // init() fetched the main module alone (Vite adds a hash to each name); loadTraining() the training one.
+  const [before, after] = [result.wasmBeforeTraining, result.wasmAfterTraining];
+  assert.equal(before.length, 1, before.join());
+  assert.match(before[0], /^attnlab-simd[.-]/);
+  assert.equal(after.length, 2, after.join());
+  assert.match(after[1], /^attnlab-train-simd[.-]/);
+  assertUntrainedLoss(result);
+}
+
+// An untrained model predicts close to uniformly over the copy task's 12 tokens: loss ≈ ln 12.
+function assertUntrainedLoss({ loss, vocabulary }) {
+  assert.equal(vocabulary, 12);
+  assert.ok(Math.abs(loss - Math.log(12)) < 0.5, `first loss ${loss}, ln 12 = ${Math.log(12)}`);
 }
 
 describe('the packed npm package', () => {
@@ -93,10 +114,14 @@ describe('the packed npm package', () => {
         const mha = new lab.MultiHeadAttention({ dModel: 32, numHeads: 4, bias: false });
         let message = '';
         try { lab.causalMask(0); } catch (e) { message = e instanceof AttnLabError ? e.message : 'wrong type'; }
-        console.log(JSON.stringify({ simd: lab.simd, params: mha.parameterCount(), message }));
+        await lab.loadTraining();
+        const model = new lab.TaskModel({ task: 'copy', seed: 1 });
+        const loss = model.trainStep(model.examples(4, 1));
+        console.log(JSON.stringify({ simd: lab.simd, params: mha.parameterCount(), message, loss, vocabulary: model.info.vocabulary.length }));
       }`);
     const lines = run('node', ['node-check.js'], project).trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines, [
+    lines.forEach(assertUntrainedLoss);
+    assert.deepEqual(lines.map(({ simd, params, message }) => ({ simd, params, message })), [
       { simd: true, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0' },
       { simd: false, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0' },
     ]);

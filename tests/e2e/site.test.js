@@ -15,17 +15,20 @@ const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.ur
 const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', 'multi-head', 'cross-attention',
   'masking', 'positions', 'encoder', 'watch-it-learn', 'exercises'];
 
-// Opens a page and waits until the lesson has computed; collects console errors and dialogs.
+// Opens a page and waits until the lesson has computed; collects console errors and dialogs, and the
+// names of the .wasm files it requested.
 async function open(browser, url, { width = 1200, height = 900 } = {}) {
   const page = await browser.newPage({ viewport: { width, height } });
   const problems = [];
+  const wasm = [];
+  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
   page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  return { page, problems };
+  return { page, problems, wasm };
 }
 
 // A heatmap's matrix as the page holds it, found by its caption (searching shadow roots too).
@@ -66,7 +69,10 @@ describe('the site', () => {
 
   for (const lesson of LESSONS) {
     test(`lesson ${lesson}: loads, no console error, no serious axe violation, fits a phone`, async () => {
-      const { page, problems } = await open(browser, `${server.url}/lessons/${lesson}.html`);
+      const { page, problems, wasm } = await open(browser, `${server.url}/lessons/${lesson}.html`);
+      // The main module (Chromium has SIMD); the training module only where a lesson trains.
+      assert.deepEqual(wasm.map((name) => name.replace(/-[\w-]{8}\.wasm$/, '.wasm')),
+        lesson === 'watch-it-learn' ? ['attnlab-simd.wasm', 'attnlab-train-simd.wasm'] : ['attnlab-simd.wasm']);
       const defined = await page.evaluate(() => ['attn-heatmap', 'attn-stepper', 'pe-plot'].every((t) => customElements.get(t)));
       assert.ok(defined, 'the components are registered');
       await page.screenshot({ path: `${shots}${lesson}.png`, fullPage: true });

@@ -51,6 +51,7 @@ const finite = (layers) => layers.every((heads) => heads.every((m) => m.data.eve
 
 lessonPage({
   slug: 'watch-it-learn',
+  training: true,  // fresh() below builds the untrained model on the page's thread too
   intro: [
     'Until now every weight was random: the attention patterns you saw were accidents of the seed. Here a small ' +
       'transformer (d_model 32, 2 heads, 1 layer) is trained on a toy task, and you watch what its heads learn to look at.',
@@ -67,7 +68,8 @@ lessonPage({
     '    optimizer.zero_grad()\n' +
     '    loss.backward()\n' +
     '    optimizer.step()',
-  call: "const model = new lab.TaskModel({ task: 'copy', dModel: 32, numHeads: 2, lr: 3e-3, seed: 3 });\n" +
+  call: 'await lab.loadTraining();                 // the training module, loaded on demand\n' +
+    "const model = new lab.TaskModel({ task: 'copy', dModel: 32, numHeads: 2, lr: 3e-3, seed: 3 });\n" +
     'const { train, test } = model.split(4000, 200, 3);\n' +
     'for (let i = 0; model.evaluate(test).accuracy < 0.95; i += 16) {\n' +
     '  model.trainStep(train.slice(i, i + 16));   // forward, backward, Adam\n' +
