@@ -39,10 +39,10 @@ const train = new Function(`return ${TRAIN}`)();
 const native = JSON.parse(execFileSync(new URL('../build/native/bench/attnlab_bench_training', import.meta.url).pathname, { encoding: 'utf8' }));
 
 const results = {};
-for (const simd of [true, false]) results[simd ? 'wasm SIMD (Node)' : 'wasm scalar (Node)'] = train(await init({ simd }));
+for (const simd of [true, false]) results[simd ? 'wasm SIMD (Node)' : 'wasm scalar (Node)'] = train(await init({ simd, training: true }));
 
 // PyTorch on the very same batches (200 steps, for its per-step time).
-const lab = await init();
+const lab = await init({ training: true });
 const model = new lab.TaskModel({ task: 'copy', seed: 3 });
 const { train: batches } = model.split(200 * BATCH, 1, 1);
 const torchInput = JSON.stringify({ vocab: model.info.vocabulary.length, tokens: batches.map((e) => e.tokens), targets: batches.map((e) => e.targets) });
@@ -57,7 +57,7 @@ try {
   await page.goto(`${server.url}/bench/blank.html`);  // any page of the origin: the script imports the package
   results['wasm SIMD (Chromium)'] = await page.evaluate(async (source) => {
     const { init: load } = await import('/web/index.js');
-    return new Function(`return ${source}`)()(await load());
+    return new Function(`return ${source}`)()(await load({ training: true }));
   }, TRAIN);
 } finally {
   await browser.close();
