@@ -3,6 +3,7 @@
 #include <emscripten/wire.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "attnlab/error.hpp"
 #include "checks.hpp"
@@ -60,13 +61,9 @@ Vector vector_from_js(const val& v, const char* argument) {
 }
 
 val matrix_to_js(const Matrix& m) {
-  val out = val::object();
-  out.set("rows", static_cast<int>(m.rows()));
-  out.set("cols", static_cast<int>(m.cols()));
-  // new Float32Array(view) copies out of the heap.
-  out.set("data", val::global("Float32Array")
-                      .new_(val(emscripten::typed_memory_view(static_cast<std::size_t>(m.size()), m.data()))));
-  return out;
+  // One call to heap_io.js's matrixFromHeap, which copies the values out (a Float32Array of its own).
+  static const val from_heap = val::module_property("matrixFromHeap");
+  return from_heap(static_cast<int>(m.rows()), static_cast<int>(m.cols()), reinterpret_cast<std::uintptr_t>(m.data()));
 }
 
 val trace_to_js(const Trace& trace) {

@@ -101,14 +101,16 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
 
   // 1. Raw scores: how well each query matches each key.
   r.scores = kernels::matmul_transposed(q, k);
-  tracer.record("scores", "Scores QKᵀ",
+  if (tracer.enabled())
+    tracer.record("scores", "Scores QKᵀ",
                 "Each query row is dotted with every key row: " + detail::bracketed_shape(q) + "·" + detail::bracketed_shape(k) + "ᵀ → " +
                     detail::bracketed_shape(r.scores) + ".",
                 {{"Q", q}, {"K", k}, {"scores", r.scores}});
 
   // 2. Scale (and add a positional bias such as ALiBi).
   r.scaled_scores = r.scores * scale;
-  tracer.record("scaled_scores", "Scale",
+  if (tracer.enabled())
+    tracer.record("scaled_scores", "Scale",
                 options.scale ? "Scores multiplied by the chosen scale " + format_number(scale) + "."
                               : "Scores divided by √d_k = √" + std::to_string(d_k) +
                                     " so their spread does not grow with d_k.",
@@ -155,7 +157,8 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
   if (options.dropout > 0.0f) {
     r.weights_before_dropout = std::move(r.weights);
     r.weights = dropout(r.weights_before_dropout, options.dropout, *options.rng);
-    tracer.record("dropout", "Dropout on the weights",
+    if (tracer.enabled())
+      tracer.record("dropout", "Dropout on the weights",
                   "Training only: each weight is zeroed with probability " + format_number(options.dropout) +
                       ", survivors scaled by 1/(1−p).",
                   {{"weights", r.weights}});
@@ -163,7 +166,8 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
 
   // 5. Weighted sum of the values.
   r.output = kernels::matmul(r.weights, v);
-  tracer.record("output", "Weighted sum of values",
+  if (tracer.enabled())
+    tracer.record("output", "Weighted sum of values",
                 "Each output row mixes the value rows by that query's weights: " + detail::bracketed_shape(r.weights) + "·" +
                     detail::bracketed_shape(v) + " → " + detail::bracketed_shape(r.output) + ".",
                 {{"weights", r.weights}, {"V", v}, {"output", r.output}});

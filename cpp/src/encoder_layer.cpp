@@ -67,7 +67,8 @@ Matrix TransformerEncoderLayer::forward(const Matrix& x, const MaskOptions& mask
   MultiHeadAttentionCache* attention_cache = cache ? &cache->attention : nullptr;
   FeedForwardCache ffn_scratch;
   const auto drop = [&](const Matrix& m, Matrix& pattern) { return p > 0.0f ? dropout(m, p, dropout_rng_, pattern) : m; };
-  tracer.record("input", "Input X", "The layer's input: " + shape_of(x) + " (tokens × d_model).", {{"X", x}});
+  if (tracer.enabled())
+    tracer.record("input", "Input X", "The layer's input: " + shape_of(x) + " (tokens × d_model).", {{"X", x}});
   if (cache) c.x = x;
 
   Matrix h;
@@ -119,7 +120,8 @@ Matrix TransformerEncoderLayer::forward(const Matrix& x, const MaskOptions& mask
     h = apply(norm2_, h);
     tracer.record("norm2", "Norm", "Post-norm: each token of the sum is normalised.", {{"normed", h}});
   }
-  tracer.record("output", "Layer output", "Same shape as the input, " + shape_of(h) + ": layers can be stacked.",
+  if (tracer.enabled())
+    tracer.record("output", "Layer output", "Same shape as the input, " + shape_of(h) + ": layers can be stacked.",
                 {{"output", h}});
   return h;
 }

@@ -34,12 +34,14 @@ Matrix FeedForward::run(const Matrix& x, const Tracer& tracer, float dropout_p, 
                         FeedForwardCache* cache) const {
   // x [n×d_model] → hidden [n×d_ff] → [n×d_model]
   Matrix hidden = linear1_.forward(x);
-  tracer.record("linear1", "Expand: linear1",
+  if (tracer.enabled())
+    tracer.record("linear1", "Expand: linear1",
                 "Each token is mapped to d_ff = " + std::to_string(hidden.cols()) + " hidden features: [" +
                     shape_of(hidden) + "].",
                 {{"hidden", hidden}});
   Matrix activated = activate(hidden, activation_);
-  tracer.record("activation", name_of(activation_),
+  if (tracer.enabled())
+    tracer.record("activation", name_of(activation_),
                 std::string(name_of(activation_)) + " applied elementwise: the non-linearity of the block.",
                 {{"activated", activated}});
   Matrix dropout_scale;
@@ -49,7 +51,8 @@ Matrix FeedForward::run(const Matrix& x, const Tracer& tracer, float dropout_p, 
     tracer.record("dropout", "Dropout", "Training only: hidden features dropped at random.", {{"activated", activated}});
   }
   Matrix out = linear2_.forward(activated);
-  tracer.record("linear2", "Project back: linear2",
+  if (tracer.enabled())
+    tracer.record("linear2", "Project back: linear2",
                 "Back to d_model = " + std::to_string(out.cols()) + " features per token: [" + shape_of(out) + "].",
                 {{"output", out}});
   if (cache) *cache = {x, std::move(hidden), std::move(activated), std::move(dropout_scale)};

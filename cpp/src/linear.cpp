@@ -17,6 +17,12 @@ Linear::Linear(int in_features, int out_features, bool bias, Rng& rng) {
   const float bound = 1.0f / std::sqrt(static_cast<float>(in_features));
   weights_.weight = rng.uniform_matrix(out_features, in_features, -bound, bound);
   if (bias) weights_.bias = rng.uniform_matrix(out_features, 1, -bound, bound);
+  pack_weight();
+}
+
+void Linear::pack_weight() {
+  if (weight_exposed_) return;
+  packed_weight_t_ = std::make_shared<const kernels::PackedMatrix>(kernels::pack(weights_.weight, true));
 }
 
 Matrix Linear::forward(const Matrix& x) const {
@@ -25,7 +31,9 @@ Matrix Linear::forward(const Matrix& x) const {
     detail::fail("Linear::forward", "x is ", shape_of(x), " but the layer takes n×", in_features(),
                  " (n ≥ 1)");
   detail::require_finite("Linear::forward", "x", x);
-  Matrix y = kernels::matmul_transposed(x, weights_.weight);
+  Matrix y(x.rows(), out_features());
+  if (packed_weight_t_) kernels::gemm(x, *packed_weight_t_, 0, 0, out_features(), 1.0f, false, y.data(), y.cols());
+  else y = kernels::matmul_transposed(x, weights_.weight);
   if (has_bias()) y.rowwise() += weights_.bias.transpose();
   detail::require_finite_result("Linear::forward", y, "x·Wᵀ + b is too large");
   return y;
@@ -43,6 +51,7 @@ void Linear::load(const LinearWeights& weights, std::string_view owner) {
     detail::require_finite(owner, "bias", weights.bias);
   }
   weights_ = weights;
+  pack_weight();
 }
 
 Linear::Gradients Linear::gradients(const Matrix& x, const Matrix& d_y, std::string_view fn) const {
@@ -88,6 +97,8 @@ void Linear::zero_grad() {
 }
 
 std::vector<ParameterRef> Linear::parameters(std::string_view prefix) {
+  weight_exposed_ = true;
+  packed_weight_t_.reset();
   std::vector<ParameterRef> refs{make_parameter(parameter_name(prefix, "weight"), weights_.weight, grads_.weight)};
   if (has_bias()) refs.push_back(make_parameter(parameter_name(prefix, "bias"), weights_.bias, grads_.bias));
   return refs;

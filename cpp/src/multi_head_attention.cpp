@@ -84,11 +84,11 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
 
 
   const bool self = &query == &key && &key == &value;
-  if (self)
+  if (tracer.enabled() && self)
     tracer.record("input", "Input X", "The sequence: " + std::to_string(n_q) + " tokens × d_model " +
                                           std::to_string(d) + ". Queries, keys and values all come from X.",
                   {{"X", query}});
-  else
+  else if (tracer.enabled())
     tracer.record("input", "Inputs", "Queries come from one sequence (" + std::to_string(n_q) +
                                          " tokens), keys and values from another (" + std::to_string(n_k) + ").",
                   {{"query", query}, {"key", key}, {"value", value}});
@@ -98,9 +98,9 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
 
   // 1. Projections.
   const Matrix q = q_proj_.forward(query), k = k_proj_.forward(key), v = v_proj_.forward(value);
-  tracer.record("q", "Queries Q", "Q = X·W_qᵀ + b_q: " + detail::bracketed_shape(query) + " → " + detail::bracketed_shape(q) + ".", {{"Q", q}});
-  tracer.record("k", "Keys K", "K = X·W_kᵀ + b_k: " + detail::bracketed_shape(key) + " → " + detail::bracketed_shape(k) + ".", {{"K", k}});
-  tracer.record("v", "Values V", "V = X·W_vᵀ + b_v: " + detail::bracketed_shape(value) + " → " + detail::bracketed_shape(v) + ".", {{"V", v}});
+  if (tracer.enabled()) tracer.record("q", "Queries Q", "Q = X·W_qᵀ + b_q: " + detail::bracketed_shape(query) + " → " + detail::bracketed_shape(q) + ".", {{"Q", q}});
+  if (tracer.enabled()) tracer.record("k", "Keys K", "K = X·W_kᵀ + b_k: " + detail::bracketed_shape(key) + " → " + detail::bracketed_shape(k) + ".", {{"K", k}});
+  if (tracer.enabled()) tracer.record("v", "Values V", "V = X·W_vᵀ + b_v: " + detail::bracketed_shape(value) + " → " + detail::bracketed_shape(v) + ".", {{"V", v}});
 
   // 2. Per head: slice, optionally rotate (RoPE) or bias (ALiBi), attend.
   const std::vector<Matrix> q_heads = split_heads(q, config_.num_heads);
@@ -134,11 +134,12 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
   MultiHeadAttentionOutput result;
   std::vector<Matrix> head_outputs;
   for (int h = 0; h < config_.num_heads; ++h) {
-    const Tracer head_tracer = tracer.child("head" + std::to_string(h));
-    const auto cols = std::to_string(h * d_k()) + "…" + std::to_string((h + 1) * d_k() - 1);
-    head_tracer.record("split", "Head " + std::to_string(h) + ": slices of Q, K, V",
-                       "Columns " + cols + " of Q, K and V: d_k = d_model / num_heads = " + std::to_string(d_k()) + ".",
-                       {{"Q_h", q_heads[h]}, {"K_h", k_heads[h]}, {"V_h", v_heads[h]}});
+    const Tracer head_tracer = tracer.enabled() ? tracer.child("head" + std::to_string(h)) : Tracer();
+    if (tracer.enabled())
+      head_tracer.record("split", "Head " + std::to_string(h) + ": slices of Q, K, V",
+                         "Columns " + std::to_string(h * d_k()) + "…" + std::to_string((h + 1) * d_k() - 1) +
+                             " of Q, K and V: d_k = d_model / num_heads = " + std::to_string(d_k()) + ".",
+                         {{"Q_h", q_heads[h]}, {"K_h", k_heads[h]}, {"V_h", v_heads[h]}});
     Matrix q_h = q_heads[h], k_h = k_heads[h];
     if (config_.positions == PositionalScheme::rotary) {
       q_h = apply_rotary(q_h, rotary_offset);
@@ -171,12 +172,14 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
 
   // 3. Concatenate the heads and project.
   Matrix concat = combine_heads(head_outputs);
-  tracer.record("concat", "Concatenate heads",
+  if (tracer.enabled())
+    tracer.record("concat", "Concatenate heads",
                 "The heads' outputs side by side: " + std::to_string(config_.num_heads) + " × [" +
                     std::to_string(n_q) + "×" + std::to_string(d_k()) + "] → " + detail::bracketed_shape(concat) + ".",
                 {{"concat", concat}});
   result.output = out_proj_.forward(concat);
-  tracer.record("output", "Output projection W_o",
+  if (tracer.enabled())
+    tracer.record("output", "Output projection W_o",
                 "output = concat·W_oᵀ + b_o mixes information across heads: " + detail::bracketed_shape(result.output) + ".",
                 {{"W_o", out_proj_.weight()}, {"output", result.output}});
 

@@ -31,10 +31,10 @@ Tracer Tracer::child(std::string_view scope) const {
   return nested;
 }
 
-void Tracer::record(std::string_view id, std::string_view title, std::string explanation,
+void Tracer::record(std::string_view id, std::string_view title, std::string_view explanation,
                     std::initializer_list<TensorRef> tensors) const {
   if (!trace_) return;
-  TraceStep step{prefix_ + std::string(id), std::string(title), std::move(explanation), {}};
+  TraceStep step{prefix_ + std::string(id), std::string(title), std::string(explanation), {}};
   step.tensors.reserve(tensors.size());
   for (const TensorRef& t : tensors) step.tensors.push_back({std::string(t.name), t.value});
   trace_->add(std::move(step));

@@ -145,3 +145,33 @@ TEST(HashedEmbedding, EachWordsRowDependsOnlyOnTheWordAndSeed) {
 
 }  // namespace
 }  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+// forward() multiplies by a copy of Wᵀ laid out once for the GEMM: writes through parameters() (an
+// optimizer's path) and load() must both reach it. Expected values by hand: x = [1 2], y = x·Wᵀ + b.
+TEST(Linear, ForwardSeesWeightsChangedByLoadAndThroughParameters) {
+  Rng rng(3);
+  Linear layer(2, 2, true, rng);
+  Matrix w(2, 2), x(1, 2);
+  w << 1, 2, 3, 4;
+  x << 1, 2;
+  Vector b(2);
+  b << 10, 20;
+  layer.load({w, b});
+  Matrix expected(1, 2);
+  expected << 15, 31;  // [1·1 + 2·2 + 10, 1·3 + 2·4 + 20]
+  EXPECT_EQ(layer.forward(x), expected);
+  std::vector<ParameterRef> params = layer.parameters();
+  params[0].value[1] = 5.0f;  // W(0, 1): 2 → 5, as an optimizer step would write it
+  expected << 21, 31;
+  EXPECT_EQ(layer.forward(x), expected);
+  w(1, 0) = -3.0f;
+  layer.load({w, b});  // after parameters(): load still reaches forward()
+  expected << 15, 25;
+  EXPECT_EQ(layer.forward(x), expected);
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +13,9 @@
 namespace attnlab {
 
 class Rng;
+namespace kernels {
+struct PackedMatrix;
+}
 
 struct LinearWeights {
   Matrix weight;  // [out×in]
@@ -56,6 +60,13 @@ class Linear {
   };
   Gradients gradients(const Matrix& x, const Matrix& d_y, std::string_view function) const;
   void accumulate(const Gradients& g);
+
+  // Wᵀ laid out for the GEMM once (at construction and load), so forward() does not rearrange W on
+  // every call. Dropped for good once parameters() hands out writable views: an optimizer then
+  // changes W in place, and forward() packs W per call again.
+  void pack_weight();
+  std::shared_ptr<const kernels::PackedMatrix> packed_weight_t_;
+  bool weight_exposed_ = false;
 
   LinearWeights weights_;
   LinearWeights grads_;  // empty until the first backward() or parameters()

@@ -55,7 +55,8 @@ class Tracer {
   bool enabled() const { return trace_ != nullptr; }
   // A tracer whose ids are prefixed with "<scope>.".
   Tracer child(std::string_view scope) const;
-  void record(std::string_view id, std::string_view title, std::string explanation,
+  // Explanations built from shapes cost string work: call sites build them under `if (enabled())`.
+  void record(std::string_view id, std::string_view title, std::string_view explanation,
               std::initializer_list<TensorRef> tensors) const;
 
  private:

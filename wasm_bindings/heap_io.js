@@ -1,0 +1,9 @@
+// Prepended to each Embind module (--pre-js), so it runs inside the module's scope, where HEAPF32 is
+// the current view of the heap (renewed when memory grows).
+// A matrix leaves the heap through this one JS call from C++ (convert.cpp's matrix_to_js): building
+// { rows, cols, data } with Embind property writes took several boundary crossings per matrix, which
+// dominated small calls (a 16-token multi-head pass returns ten matrices).
+Module['matrixFromHeap'] = (rows, cols, address) => {
+  const start = address >>> 2;
+  return { rows, cols, data: HEAPF32.slice(start, start + rows * cols) };
+};
