@@ -68,48 +68,28 @@ using MicroKernel = void (*)(const float*, Eigen::Index, const float*, Eigen::In
                              int);
 constexpr MicroKernel kTailKernels[kMr] = {nullptr, &micro_kernel<1>, &micro_kernel<2>, &micro_kernel<3>};
 
-// exp(x) for 4 lanes, x ≤ 0 (softmax subtracts the row max). Cephes expf: x = n·ln2 + r with
-// |r| ≤ ln2/2, a degree-6 polynomial for e^r, and 2^n built in the exponent bits. Lanes below
-// ln(FLT_MIN) (including −∞, a blocked key) give exactly 0.
+// exp(x) for 4 lanes, x ≤ 0 (softmax subtracts the row max), as XNNPACK's softmax does it
+// (rr2-p5): x = n·ln2 + t with |t| ≤ ln2/2 (ln2 split in two, so n·ln2 is exact), e^t by a
+// degree-5 minimax polynomial, and 2^n built in the exponent bits. Lanes below ln(FLT_MIN)
+// (including −∞, a blocked key) give exactly 0. The dependency chain is short: V8 schedules each
+// lane group's chain as written, so its length, not the operation count, sets the speed.
 // n = round(x·log2 e) without a float→int conversion (costly in wasm): adding 1.5·2²³ + 127 leaves
 // n + 127 in the low mantissa bits, so shifting them into the exponent field gives 2^n directly.
-struct ExpConstants {
-  v128_t min_x, log2e, magic, ln2_hi, ln2_lo, p0, p1, p2, p3, p4, p5, one;
-};
-
-v128_t exp_f32x4(v128_t x, const ExpConstants& k) {
-  const v128_t underflow = wasm_f32x4_lt(x, k.min_x);
-  x = wasm_f32x4_pmax(x, k.min_x);
-  const v128_t shifted = wasm_f32x4_add(wasm_f32x4_mul(x, k.log2e), k.magic);
-  const v128_t two_to_n = wasm_i32x4_shl(shifted, 23);
-  const v128_t n = wasm_f32x4_sub(shifted, k.magic);
-  // r = x − n·ln2, with ln2 split in two so the product is exact.
-  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, k.ln2_hi));
-  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, k.ln2_lo));
-  v128_t y = madd(k.p1, k.p0, r);
-  y = madd(k.p2, y, r);
-  y = madd(k.p3, y, r);
-  y = madd(k.p4, y, r);
-  y = madd(k.p5, y, r);
-  y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(y, wasm_f32x4_mul(r, r)), r), k.one);
-  return wasm_v128_andnot(wasm_f32x4_mul(y, two_to_n), underflow);
-}
-
-}  // namespace
-
-// The constants above, read from memory once per softmax rather than written as v128.const: V8
-// rebuilds a v128.const at every use inside a loop (several instructions each), which made the exp
-// loop three times slower. Not const and not internal, so the compiler cannot fold them back in.
-float exp_constant_values[12] = {-87.33654475f,   1.44269504088896341f, 12583039.0f,     0.693359375f,
-                                 -2.12194440e-4f, 1.9875691500e-4f,     1.3981999507e-3f, 8.3334519073e-3f,
-                                 4.1665795894e-2f, 1.6666665459e-1f,    5.0000001201e-1f, 1.0f};
-
-namespace {
-
-ExpConstants load_exp_constants() {
-  const float* v = exp_constant_values;
-  const auto at = [v](int i) { return wasm_v128_load32_splat(v + i); };
-  return {at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8), at(9), at(10), at(11)};
+v128_t exp_f32x4(v128_t x) {
+  const v128_t magic = wasm_f32x4_splat(0x1.8000FEp23f);  // 1.5·2²³ + 127
+  v128_t n = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(0x1.715476p+0f)), magic);
+  const v128_t two_to_n = wasm_i32x4_shl(n, 23);
+  n = wasm_f32x4_sub(n, magic);
+  v128_t t = madd(x, n, wasm_f32x4_splat(-0x1.62E400p-1f));
+  t = madd(t, n, wasm_f32x4_splat(-0x1.7F7D1Cp-20f));
+  v128_t p = madd(wasm_f32x4_splat(0x1.573A1Ap-5f), wasm_f32x4_splat(0x1.0F9F9Cp-7f), t);
+  p = madd(wasm_f32x4_splat(0x1.555A80p-3f), p, t);
+  p = madd(wasm_f32x4_splat(0x1.FFFDC6p-2f), p, t);
+  p = madd(wasm_f32x4_splat(0x1.FFFFF6p-1f), p, t);
+  t = wasm_f32x4_mul(t, two_to_n);
+  const v128_t e = madd(two_to_n, t, p);  // 2^n · (1 + t·p(t))
+  // Below the cutoff (and for −∞, where the arithmetic above gives NaN) the result is 0.
+  return wasm_v128_andnot(e, wasm_f32x4_lt(x, wasm_f32x4_splat(-0x1.5D589Ep6f)));
 }
 
 float horizontal_max(v128_t v) {
@@ -163,7 +143,6 @@ void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* re
   // s [rows×cols]; row_max, row_sum, rescale [rows] — as reference::online_softmax_step, 4 lanes at a time.
   const int cols = static_cast<int>(s.cols());
   const int body = cols / 4 * 4;
-  const ExpConstants exp_constants = load_exp_constants();
   for (Eigen::Index r = 0; r < s.rows(); ++r) {
     float* row = s.data() + r * s.outerStride();
     // Two running maxima, so each max waits on the one two loads back rather than the last one.
@@ -185,7 +164,7 @@ void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* re
     const v128_t vm = wasm_f32x4_splat(new_max);
     v128_t vsum = wasm_f32x4_splat(0.0f);
     for (int c = 0; c < body; c += 4) {
-      const v128_t e = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(row + c), vm), exp_constants);
+      const v128_t e = exp_f32x4(wasm_f32x4_sub(wasm_v128_load(row + c), vm));
       wasm_v128_store(row + c, e);
       vsum = wasm_f32x4_add(vsum, e);
     }
