@@ -4,6 +4,7 @@
 #include "attnlab/backward.hpp"
 #include "attnlab/positional.hpp"
 #include "checks.hpp"
+#include "lean_attention.hpp"
 
 namespace attnlab {
 
@@ -159,7 +160,10 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
       head_outputs.push_back(attention_output(q_h, k_h, v_heads[h], attention, head_tracer));
       continue;
     }
-    AttentionResult head = scaled_dot_product_attention(q_h, k_h, v_heads[h], attention, head_tracer);
+    // Only weights and output are kept unless a trace or backward wants the steps between.
+    AttentionResult head = tracer.enabled() || cache
+                               ? scaled_dot_product_attention(q_h, k_h, v_heads[h], attention, head_tracer)
+                               : detail::lean_attention(q_h, k_h, v_heads[h], attention);
     head_outputs.push_back(head.output);
     if (masking.need_weights || dropping) result.head_weights.push_back(head.weights);
     if (cache) {

@@ -1,11 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/mask.hpp"
 #include "attnlab/rng.hpp"
+#include "attnlab/error.hpp"
 #include "fixture.hpp"
+#include "lean_attention.hpp"
 
 namespace attnlab {
 namespace {
@@ -125,6 +128,34 @@ TEST(ScaledDotProductAttention, DropoutZeroesWeightsAndRescalesSurvivors) {
   Rng same_seed(5);
   const AttentionResult again = scaled_dot_product_attention(q, k, v, {.dropout = 0.25f, .rng = &same_seed});
   EXPECT_EQ(again.weights, dropped.weights);
+}
+
+}  // namespace
+}  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+// MultiHeadAttention's weights-only path must give exactly what the full function gives (the same
+// products, scaled where they are stored), for every kind of masking; the intermediates stay empty.
+TEST(LeanAttention, EqualsScaledDotProductAttentionBitForBit) {
+  const Matrix q = randn(5, 8, 21), k = randn(7, 8, 22), v = randn(7, 3, 23);
+  Matrix mask = Matrix::Ones(5, 7);
+  mask(1, 2) = mask(4, 0) = 0.0f;
+  mask.row(3).setZero();  // a fully blocked row: zeros, not NaN
+  const std::vector<AttentionOptions> cases = {
+      {}, {.mask = &mask}, {.causal = true}, {.mask = &mask, .causal = true}, {.scale = 0.3f}, {.alibi_slope = 0.5f}};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    const AttentionResult full = scaled_dot_product_attention(q, k, v, cases[i]);
+    const AttentionResult lean = detail::lean_attention(q, k, v, cases[i]);
+    EXPECT_EQ(lean.weights, full.weights);
+    EXPECT_EQ(lean.output, full.output);
+    if (!cases[i].alibi_slope) {
+      EXPECT_EQ(lean.scores.size(), 0);
+    }
+  }
+  EXPECT_THROW(detail::lean_attention(q, randn(7, 4, 1), v, {}), Error);
 }
 
 }  // namespace
