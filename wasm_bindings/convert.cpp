@@ -26,23 +26,26 @@ std::string take_last_error() {
 }
 
 namespace {
-// Copies a JS array of numbers (typed or plain) straight into `out` (one copy, no staging vector).
-void copy_into(const val& data, float* out, std::size_t size) {
-  val(emscripten::typed_memory_view(size, out)).call<void>("set", data);
+// Copies a JS array of numbers (typed or plain) straight into `out` (one call to heap_io.js's
+// copyToHeap); false, with nothing copied, when it does not hold exactly `size` values.
+bool copy_into(const val& data, float* out, std::size_t size) {
+  static const val copy_to_heap = val::module_property("copyToHeap");
+  return copy_to_heap(data, reinterpret_cast<std::uintptr_t>(out), size).as<bool>();
 }
 }  // namespace
 
 Matrix matrix_from_js(const val& m, const char* argument) {
   const int rows = m["rows"].as<int>(), cols = m["cols"].as<int>();
   const val data = m["data"];
-  const auto length = data["length"].as<std::size_t>();
-  if (rows < 0 || cols < 0 || length != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
-    throw Error(std::string(argument) + ": data has " + std::to_string(length) + " values but rows×cols = " +
-                std::to_string(rows) + "×" + std::to_string(cols));
+  const auto wrong_length = [&] {
+    return Error(std::string(argument) + ": data has " + std::to_string(data["length"].as<std::size_t>()) +
+                 " values but rows×cols = " + std::to_string(rows) + "×" + std::to_string(cols));
+  };
+  if (rows < 0 || cols < 0) throw wrong_length();
   // The copy into the heap counts against the budget too (a JS array can be larger than the heap allows).
   detail::require_within_budget(argument, 1, rows, cols, "a copy of the input");
   Matrix out(rows, cols);
-  copy_into(data, out.data(), length);
+  if (!copy_into(data, out.data(), static_cast<std::size_t>(out.size()))) throw wrong_length();
   return out;
 }
 
@@ -53,10 +56,9 @@ std::uint64_t seed_from_js(double seed) {
 }
 
 Vector vector_from_js(const val& v, const char* argument) {
-  (void)argument;  // the JS layer has checked types and lengths and names the argument itself
   if (v.isUndefined() || v.isNull()) return {};
   Vector out(static_cast<Eigen::Index>(v["length"].as<std::size_t>()));
-  copy_into(v, out.data(), static_cast<std::size_t>(out.size()));
+  if (!copy_into(v, out.data(), static_cast<std::size_t>(out.size()))) throw Error(std::string(argument) + ": changed length while being read");
   return out;
 }
 

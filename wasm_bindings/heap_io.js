@@ -3,6 +3,13 @@
 // A matrix leaves the heap through this one JS call from C++ (convert.cpp's matrix_to_js): building
 // { rows, cols, data } with Embind property writes took several boundary crossings per matrix, which
 // dominated small calls (a 16-token multi-head pass returns ten matrices).
+// And the way in: the values (a typed or plain array) copied into the heap at `address`, when there
+// are exactly `count` of them (false otherwise, and nothing is written).
+Module['copyToHeap'] = (values, address, count) => {
+  if (values.length !== count) return false;
+  HEAPF32.set(values, address >>> 2);
+  return true;
+};
 Module['matrixFromHeap'] = (rows, cols, address) => {
   const start = address >>> 2;
   return { rows, cols, data: HEAPF32.slice(start, start + rows * cols) };

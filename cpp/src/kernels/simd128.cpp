@@ -28,25 +28,31 @@ constexpr int kNr = 8;  // columns of C per packed panel: two v128 accumulators 
 
 inline v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
 
-// C[Mr×width] = alpha · A[Mr×kc] · panel[kc×8] (+ C), width ≤ 8. a: row stride lda; c: row stride ldc.
-// Each step of k broadcasts one value of each A row straight from memory (v128.load32_splat: a load,
-// not a shuffle, so the multiply and add units are left to the products) against two vectors of the
-// panel; the 2·Mr accumulators stay in registers for the whole of k.
-template <int Mr>
-void micro_kernel(const float* a, Eigen::Index lda, const float* panel, Eigen::Index kc, float alpha, bool accumulate,
-                  float* c, Eigen::Index ldc, int width) {
+// C[rows×width] = alpha · A[rows×kc] · panel[kc×8] (+ C), rows ≤ Mr, width ≤ 8. a: row stride lda;
+// c: row stride ldc. Each step of k broadcasts one value of each A row straight from memory
+// (v128.load32_splat: a load, not a shuffle, so the multiply and add units are left to the
+// products) against two vectors of the panel; the 2·Mr accumulators stay in registers for the
+// whole of k.
+// Full blocks (FullHeight) use constant row offsets. The 1–3 rows left at the bottom go through one
+// more instance that reuses the last row's pointer and stores only its rows: slower (its row
+// pointers live in memory) but one instance instead of three keeps the .wasm small.
+template <int Mr, bool FullHeight>
+void micro_kernel(const float* a, Eigen::Index lda, int rows, const float* panel, Eigen::Index kc, float alpha,
+                  bool accumulate, float* c, Eigen::Index ldc, int width) {
+  const float* row[Mr];
+  for (int r = 0; r < Mr; ++r) row[r] = a + (FullHeight ? r : std::min(r, rows - 1)) * lda;
   v128_t acc[Mr][2];
   for (int r = 0; r < Mr; ++r) acc[r][0] = acc[r][1] = wasm_f32x4_splat(0.0f);
   for (Eigen::Index p = 0; p < kc; ++p) {
     const v128_t b0 = wasm_v128_load(panel + p * kNr), b1 = wasm_v128_load(panel + p * kNr + 4);
     for (int r = 0; r < Mr; ++r) {
-      const v128_t s = wasm_v128_load32_splat(a + r * lda + p);
+      const v128_t s = wasm_v128_load32_splat((FullHeight ? a + r * lda : row[r]) + p);
       acc[r][0] = madd(acc[r][0], s, b0);
       acc[r][1] = madd(acc[r][1], s, b1);
     }
   }
   const v128_t valpha = wasm_f32x4_splat(alpha);
-  for (int r = 0; r < Mr; ++r) {
+  for (int r = 0; r < (FullHeight ? Mr : rows); ++r) {
     float* out = c + r * ldc;
     v128_t lo = wasm_f32x4_mul(acc[r][0], valpha), hi = wasm_f32x4_mul(acc[r][1], valpha);
     if (width == kNr) {
@@ -62,11 +68,7 @@ void micro_kernel(const float* a, Eigen::Index lda, const float* panel, Eigen::I
   }
 }
 
-// Rows of C in blocks of kMr with the full-height kernel, then one call for the 1–3 rows left.
-constexpr int kMr = 4;
-using MicroKernel = void (*)(const float*, Eigen::Index, const float*, Eigen::Index, float, bool, float*, Eigen::Index,
-                             int);
-constexpr MicroKernel kTailKernels[kMr] = {nullptr, &micro_kernel<1>, &micro_kernel<2>, &micro_kernel<3>};
+constexpr int kMr = 4;  // rows of C per micro-kernel call: 8 accumulators, leaving V8 registers spare
 
 // exp(x) for 4 lanes, x ≤ 0 (softmax subtracts the row max), as XNNPACK's softmax does it
 // (rr2-p5): x = n·ln2 + t with |t| ≤ ln2/2 (ln2 split in two, so n·ln2 is exact), e^t by a
@@ -132,10 +134,11 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
     const float* panel = b.at(k0, n0 + j0);
     const int width = static_cast<int>(std::min<Eigen::Index>(kNr, nc - j0));
     for (Eigen::Index i0 = 0; i0 < full_rows; i0 += kMr)
-      micro_kernel<kMr>(a.data() + i0 * lda, lda, panel, kc, alpha, accumulate, c + i0 * ldc + j0, ldc, width);
+      micro_kernel<kMr, true>(a.data() + i0 * lda, lda, kMr, panel, kc, alpha, accumulate, c + i0 * ldc + j0, ldc,
+                              width);
     if (full_rows < m)
-      kTailKernels[m - full_rows](a.data() + full_rows * lda, lda, panel, kc, alpha, accumulate,
-                                   c + full_rows * ldc + j0, ldc, width);
+      micro_kernel<kMr, false>(a.data() + full_rows * lda, lda, static_cast<int>(m - full_rows), panel, kc, alpha,
+                               accumulate, c + full_rows * ldc + j0, ldc, width);
   }
 }
 
