@@ -47,8 +47,9 @@ async function compare(label, flops, reference, others) {
 function nativeCore() {
   const binary = new URL('../build/native/bench/attnlab_bench_attention', import.meta.url).pathname;
   const report = JSON.parse(execFileSync(binary, ['--benchmark_format=json'], { encoding: 'utf8' }));
-  const pick = (n, stat) => report.benchmarks.find((b) => b.run_name.startsWith(`attention/${n}/`) && b.aggregate_name === stat).real_time;
-  return Object.fromEntries(CORE_SEQS.map((n) => [n, { median: pick(n, 'median'), mean: pick(n, 'mean'), sd: pick(n, 'stddev') }]));
+  const pick = (n, stat) => report.benchmarks.find((b) => b.run_name.startsWith(`attention_output/${n}/`) && b.aggregate_name === stat).real_time;
+  const byLength = Object.fromEntries(CORE_SEQS.map((n) => [n, { median: pick(n, 'median'), mean: pick(n, 'mean'), sd: pick(n, 'stddev') }]));
+  return { ...byLength, kernels: report.context.kernels };
 }
 
 const HEADER = '| implementation | shape | median ms | min–max ms | GFLOP/s | time ÷ attnlab wasm SIMD | max rel. error |\n|---|---|---|---|---|---|---|';
@@ -67,7 +68,7 @@ for (const n of CORE_SEQS) {
   const base = Number(rows[0].split('|')[3]);
   const nat = native[n];
   medians[`seq ${n}`]['attnlab native'] = nat.median;
-  rows.push(`| attnlab native (Google Benchmark) | seq ${n} | ${nat.median.toFixed(3)} | mean ${nat.mean.toFixed(3)} ± ${nat.sd.toFixed(3)} | ` +
+  rows.push(`| attnlab native (Google Benchmark, ${native.kernels} kernels) | seq ${n} | ${nat.median.toFixed(3)} | mean ${nat.mean.toFixed(3)} ± ${nat.sd.toFixed(3)} | ` +
     `${(coreFlops(n) / (nat.median * 1e6)).toFixed(1)} | ${(nat.median / base).toFixed(2)}× | same seeded inputs |`);
   coreRows.push(...rows);
 }

@@ -1,34 +1,94 @@
-// The dispatched kernels (Eigen natively, wasm_simd128 or Eigen in wasm) against the plain reference
-// loops, over shapes that exercise every register-block tail.
+// The dispatched kernels (AVX-512, AVX2 or Eigen natively; wasm_simd128 or Eigen in wasm) against the
+// plain reference loops, over shapes that exercise every register-block tail. Every test below runs
+// once per kernel set this build and CPU can run (kernels::for_testing::variants()).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
-#include <vector>
 #include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
 
+#include "attnlab/attention.hpp"
+#include "attnlab/error.hpp"
+#include "attnlab/mask.hpp"
 #include "attnlab/rng.hpp"
 #include "fixture.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/x86.hpp"
 
 namespace attnlab {
 namespace {
 
-TEST(Kernels, VariantMatchesTheTarget) {
+TEST(Kernels, VariantMatchesTheTargetAndTheSetting) {
 #if defined(__wasm_simd128__)
   EXPECT_STREQ(kernels::variant(), "wasm-simd128");
 #elif defined(__EMSCRIPTEN__)
   EXPECT_STREQ(kernels::variant(), "wasm-scalar");
 #else
-  EXPECT_STREQ(kernels::variant(), "eigen");
+  // ATTNLAB_KERNELS names a set; one this CPU lacks (or no setting) gives the best it has.
+  const std::vector<std::string> variants = kernels::for_testing::variants();
+  ASSERT_FALSE(variants.empty());
+  EXPECT_EQ(variants.back(), "eigen");  // what every native build can fall back to
+  const char* setting = std::getenv("ATTNLAB_KERNELS");
+  std::string expected = variants.front();
+  for (const std::string& name : variants)
+    if (setting && (name == setting || name == "x86-" + std::string(setting))) expected = name;
+  EXPECT_EQ(kernels::variant(), expected);
 #endif
 }
 
-TEST(Kernels, MatmulsAgreeWithTheReferenceOnEveryTailShape) {
+#if defined(ATTNLAB_X86_KERNELS)
+TEST(Kernels, TheX86SetsFollowTheCpuAndTheSettingIsValidated) {
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  const std::string best = avx512 ? "x86-avx512" : avx2 ? "x86-avx2" : "eigen";
+  EXPECT_EQ(kernels::for_testing::variant_for_setting(nullptr), best);
+  EXPECT_EQ(kernels::for_testing::variant_for_setting(""), best);
+  EXPECT_EQ(kernels::for_testing::variant_for_setting("avx512"), best);
+  EXPECT_EQ(kernels::for_testing::variant_for_setting("avx2"), std::string(avx2 ? "x86-avx2" : "eigen"));
+  EXPECT_STREQ(kernels::for_testing::variant_for_setting("eigen"), "eigen");
+  try {
+    kernels::for_testing::variant_for_setting("AVX512");
+    ADD_FAILURE() << "an unknown setting was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "ATTNLAB_KERNELS is 'AVX512': expected avx512, avx2 or eigen");
+  }
+  EXPECT_THROW(kernels::for_testing::set_variant("x86-sse"), Error);
+}
+#endif
+
+// Runs a test on one kernel set, and puts back the one the process started with afterwards.
+class KernelSets : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { kernels::for_testing::set_variant(GetParam()); }
+  void TearDown() override { kernels::for_testing::set_variant(initial_); }
+
+ private:
+  std::string initial_ = kernels::variant();
+};
+
+std::string TestName(const ::testing::TestParamInfo<std::string>& param) {
+  std::string name = param.param;  // "x86-avx2" → "x86_avx2": test names must be identifiers
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Each, KernelSets, ::testing::ValuesIn(kernels::for_testing::variants()), TestName);
+
+TEST_P(KernelSets, ReportsItsName) { EXPECT_EQ(kernels::variant(), GetParam()); }
+
+TEST_P(KernelSets, MatmulsAgreeWithTheReferenceOnEveryTailShape) {
   std::uint64_t seed = 1;
-  for (int m : {1, 2, 3, 4, 5, 7, 8, 9, 33})
+  // Row blocks of 4 (wasm), 6 (AVX2) and 14 (AVX-512), and panels of 8, 16 and 32 columns, with tails.
+  for (int m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 33})
     for (int k : {1, 3, 4, 5, 8, 17, 64})
-      for (int n : {1, 3, 7, 8, 9, 15, 16, 17, 40}) {
+      for (int n : {1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40}) {
         SCOPED_TRACE(std::to_string(m) + "×" + std::to_string(k) + "×" + std::to_string(n));
         const Matrix a = randn(m, k, seed++), b = randn(k, n, seed++), bt = randn(n, k, seed++);
         // Entries are N(0,1), so a dot product of length k has spread √k: compare relative to that.
@@ -41,12 +101,13 @@ TEST(Kernels, MatmulsAgreeWithTheReferenceOnEveryTailShape) {
 
 // Attention packs K and V once and multiplies blocks of them: a slice of rows (keys k0…) of a packed V,
 // a slice of columns (keys n0…) of a packed Kᵀ, scaled, and added onto what C already holds.
-TEST(Kernels, GemmOnBlocksOfAPackedMatrixScalesAndAccumulates) {
-  const Matrix keys = randn(41, 19, 11), a = randn(6, 19, 12), p = randn(6, 23, 13), start = randn(6, 17, 14);
-  const kernels::PackedMatrix k_t = kernels::pack(keys, true);  // op(B) = Kᵀ [19×41]
+TEST_P(KernelSets, GemmOnBlocksOfAPackedMatrixScalesAndAccumulates) {
+  const Matrix keys = randn(73, 19, 11), a = randn(6, 19, 12), p = randn(6, 23, 13), start = randn(6, 33, 14);
+  const kernels::PackedMatrix k_t = kernels::pack(keys, true);  // op(B) = Kᵀ [19×73]
   ASSERT_EQ(k_t.depth, 19);
-  ASSERT_EQ(k_t.cols, 41);
-  const Eigen::Index n0 = 16, nc = 17;  // keys 16…32: a multiple of every panel width used (8, 16)
+  ASSERT_EQ(k_t.cols, 73);
+  // Keys 32…64: from a multiple of every panel width used (8, 16, 32), over a panel boundary, to a tail.
+  const Eigen::Index n0 = 32, nc = 33;
   Matrix c = start;
   kernels::gemm(a, k_t, 0, n0, nc, 0.5f, true, c.data(), c.cols());
   for (Eigen::Index i = 0; i < c.rows(); ++i)
@@ -55,7 +116,7 @@ TEST(Kernels, GemmOnBlocksOfAPackedMatrixScalesAndAccumulates) {
       for (Eigen::Index t = 0; t < a.cols(); ++t) dot += static_cast<double>(a(i, t)) * keys(n0 + j, t);
       ASSERT_NEAR(c(i, j), start(i, j) + 0.5 * dot, 1e-5) << i << "," << j;
     }
-  const kernels::PackedMatrix v = kernels::pack(keys, false);  // op(B) = K itself [41×19]
+  const kernels::PackedMatrix v = kernels::pack(keys, false);  // op(B) = K itself [73×19]
   Matrix out(6, 19);
   kernels::gemm(p, v, 5, 0, 19, 1.0f, false, out.data(), out.cols());  // rows 5…27 of K
   for (Eigen::Index i = 0; i < out.rows(); ++i)
@@ -66,7 +127,7 @@ TEST(Kernels, GemmOnBlocksOfAPackedMatrixScalesAndAccumulates) {
     }
 }
 
-TEST(Kernels, MatmulHandExample) {
+TEST_P(KernelSets, MatmulHandExample) {
   Matrix a(2, 3), b(3, 2), expected(2, 2);
   a << 1, 2, 3, 4, 5, 6;
   b << 7, 8, 9, 10, 11, 12;
@@ -75,9 +136,9 @@ TEST(Kernels, MatmulHandExample) {
   EXPECT_EQ(kernels::matmul_transposed(a, Matrix(b.transpose())), expected);
 }
 
-TEST(Kernels, SoftmaxAgreesWithTheReferenceIncludingBlockedEntries) {
+TEST_P(KernelSets, SoftmaxAgreesWithTheReferenceIncludingBlockedEntries) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  for (int cols : {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65}) {
+  for (int cols : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65}) {
     SCOPED_TRACE(cols);
     Matrix x = randn(6, cols, 100 + static_cast<std::uint64_t>(cols)) * 8.0f;
     x(0, cols - 1) = -kInf;          // a blocked key (the only key when cols = 1)
@@ -93,9 +154,9 @@ TEST(Kernels, SoftmaxAgreesWithTheReferenceIncludingBlockedEntries) {
   }
 }
 
-TEST(Kernels, OnlineSoftmaxStepAgreesWithTheReference) {
+TEST_P(KernelSets, OnlineSoftmaxStepAgreesWithTheReference) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  for (int cols : {1, 3, 4, 9, 64, 130}) {
+  for (int cols : {1, 3, 4, 9, 16, 17, 40, 64, 130}) {
     SCOPED_TRACE(cols);
     Matrix first = randn(5, cols, 7) * 4.0f, second = randn(5, cols, 8) * 4.0f;
     first.row(1).setConstant(-kInf);  // row 1: blocked in the first block, open in the second
@@ -122,6 +183,33 @@ TEST(Kernels, OnlineSoftmaxStepAgreesWithTheReference) {
     for (int c = 0; c < cols; ++c) expected += std::exp(static_cast<double>(first(r, c)) - max_b[r]) +
                                                 std::exp(static_cast<double>(second(r, c)) - max_b[r]);
     EXPECT_NEAR(sum_a[r], expected, 1e-5 * expected);
+  }
+}
+
+// Output-only attention (the online softmax over key blocks, through pack, gemm and the softmax step)
+// against softmax(Q·Kᵀ·scale)·V evaluated in double precision, on shapes across the 128-query and
+// 256-key blocks, with causal rules and with a mask that blocks whole rows.
+TEST_P(KernelSets, AttentionOutputMatchesTheFormulaInDoublePrecision) {
+  std::uint64_t seed = 300;
+  for (auto [n_q, n_k, d] : {std::tuple{1, 1, 8}, {5, 7, 16}, {129, 300, 64}, {256, 513, 64}, {40, 40, 33}}) {
+    SCOPED_TRACE(std::to_string(n_q) + "×" + std::to_string(n_k) + ", d " + std::to_string(d));
+    const Matrix q = randn(n_q, d, seed++), k = randn(n_k, d, seed++), v = randn(n_k, d, seed++);
+    const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+    const testing::MatrixD qd = q.cast<double>(), kd = k.cast<double>(), vd = v.cast<double>();
+    // Entries of V are N(0,1) and each output row is a weighted mean of them: compare to ~1e-5.
+    EXPECT_TRUE(testing::MatricesNear(attention_output(q, k, v),
+                                      testing::reference_attention(qd, kd, vd, scale).second.cast<float>(), 2e-5f,
+                                      1e-4f));
+    const Matrix causal = causal_mask(n_q, n_k);
+    EXPECT_TRUE(testing::MatricesNear(attention_output(q, k, v, {.causal = true}),
+                                      testing::reference_attention(qd, kd, vd, scale, &causal).second.cast<float>(),
+                                      2e-5f, 1e-4f));
+    Matrix mask = Matrix::Ones(n_q, n_k);
+    mask.row(0).setZero();  // a query that may attend to no key: output 0, not NaN
+    for (int j = 0; j < n_k; j += 3) mask(n_q - 1, j) = 0.0f;
+    EXPECT_TRUE(testing::MatricesNear(attention_output(q, k, v, {.mask = &mask}),
+                                      testing::reference_attention(qd, kd, vd, scale, &mask).second.cast<float>(),
+                                      2e-5f, 1e-4f));
   }
 }
 

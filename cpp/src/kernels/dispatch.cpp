@@ -1,5 +1,11 @@
 // The one place that decides which kernels this build runs (see kernels.hpp).
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "attnlab/error.hpp"
 #include "kernels.hpp"
+#include "x86.hpp"
 
 namespace attnlab::kernels {
 
@@ -32,8 +38,9 @@ const char* variant() { return "wasm-simd128"; }
 
 #else
 
+namespace {
 // Eigen's GEMM packs internally; "packing" here is just op(B) as one row-major panel.
-PackedMatrix pack(MatrixView b, bool transposed) {
+PackedMatrix eigen_pack(MatrixView b, bool transposed) {
   // op(B) [depth×cols]
   PackedMatrix packed;
   packed.depth = transposed ? b.cols() : b.rows();
@@ -46,8 +53,8 @@ PackedMatrix pack(MatrixView b, bool transposed) {
   return packed;
 }
 
-void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
-          bool accumulate, float* c, Eigen::Index ldc) {
+void eigen_gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+                bool accumulate, float* c, Eigen::Index ldc) {
   // C [m×nc] (+)= alpha · A [m×kc] · op(B)[k0…, n0…]
   using Strided = Eigen::OuterStride<>;
   const Eigen::Map<const Matrix, 0, Strided> op_b(b.at(k0, n0), a.cols(), nc, Strided(b.width));
@@ -56,7 +63,91 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
   else if (alpha == 1.0f) out.noalias() = a * op_b;
   else out.noalias() = alpha * (a * op_b);
 }
+}  // namespace
 
+#if defined(ATTNLAB_X86_KERNELS)
+
+// x86-64: the widest kernel set this CPU runs, picked once at the first call (x86.hpp).
+namespace {
+struct KernelSet {
+  const char* name;     // what variant() reports
+  const char* setting;  // its ATTNLAB_KERNELS value
+  bool (*supported)();
+  PackedMatrix (*pack)(MatrixView, bool);
+  void (*gemm)(MatrixView, const PackedMatrix&, Eigen::Index, Eigen::Index, Eigen::Index, float, bool, float*,
+               Eigen::Index);
+  OnlineSoftmaxStep online_softmax_step;
+};
+
+bool always() { return true; }
+
+// Best first: a set the CPU lacks falls through to the next one it has.
+constexpr KernelSet kSets[] = {
+    {"x86-avx512", "avx512", &x86::cpu_has_avx512, &x86::avx512::pack, &x86::avx512::gemm,
+     &x86::avx512::online_softmax_step},
+    {"x86-avx2", "avx2", &x86::cpu_has_avx2, &x86::avx2::pack, &x86::avx2::gemm, &x86::avx2::online_softmax_step},
+    {"eigen", "eigen", &always, &eigen_pack, &eigen_gemm, &reference::online_softmax_step},
+};
+
+// ATTNLAB_KERNELS=avx512|avx2|eigen asks for a set (tests and benchmarks compare them); unset or
+// empty, the best. A set this CPU cannot run gives the best one it can; an unknown name is an error
+// (at every call) rather than a silent choice.
+const KernelSet& set_for(const char* setting) {
+  std::size_t first = 0;
+  if (setting && *setting) {
+    const std::string_view wanted(setting);
+    while (first < std::size(kSets) && kSets[first].setting != wanted) ++first;
+    if (first == std::size(kSets))
+      throw Error("ATTNLAB_KERNELS is '" + std::string(wanted) + "': expected avx512, avx2 or eigen");
+  }
+  while (!kSets[first].supported()) ++first;  // eigen, the last, always is
+  return kSets[first];
+}
+
+const KernelSet*& active() {
+  static const KernelSet* set = &set_for(std::getenv("ATTNLAB_KERNELS"));
+  return set;
+}
+}  // namespace
+
+PackedMatrix pack(MatrixView b, bool transposed) { return active()->pack(b, transposed); }
+void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+          bool accumulate, float* c, Eigen::Index ldc) {
+  active()->gemm(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
+}
+void softmax_rows(Matrix& x) { softmax_rows_with(active()->online_softmax_step, x); }
+void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale) {
+  active()->online_softmax_step(s, row_max, row_sum, rescale);
+}
+const char* variant() { return active()->name; }
+
+namespace for_testing {
+const char* variant_for_setting(const char* setting) { return set_for(setting).name; }
+
+std::vector<std::string> variants() {
+  std::vector<std::string> names;
+  for (const KernelSet& set : kSets)
+    if (set.supported()) names.emplace_back(set.name);
+  return names;
+}
+
+void set_variant(std::string_view name) {
+  for (const KernelSet& set : kSets)
+    if (set.name == name && set.supported()) {
+      active() = &set;
+      return;
+    }
+  throw Error("kernels::for_testing::set_variant: '" + std::string(name) + "' is not a kernel set this CPU runs");
+}
+}  // namespace for_testing
+
+#else
+
+PackedMatrix pack(MatrixView b, bool transposed) { return eigen_pack(b, transposed); }
+void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+          bool accumulate, float* c, Eigen::Index ldc) {
+  eigen_gemm(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
+}
 void softmax_rows(Matrix& x) { reference::softmax_rows(x); }
 void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale) {
   reference::online_softmax_step(s, row_max, row_sum, rescale);
@@ -67,6 +158,19 @@ const char* variant() { return "wasm-scalar"; }
 const char* variant() { return "eigen"; }
 #endif
 
+#endif  // ATTNLAB_X86_KERNELS
+
+#endif
+
+#if !defined(ATTNLAB_X86_KERNELS)
+// Builds with a single kernel set: there is nothing for the tests to switch.
+namespace for_testing {
+std::vector<std::string> variants() { return {variant()}; }
+void set_variant(std::string_view name) {
+  if (name != variant())
+    throw Error("kernels::for_testing::set_variant: '" + std::string(name) + "' is not this build's kernel set");
+}
+}  // namespace for_testing
 #endif
 
 }  // namespace attnlab::kernels

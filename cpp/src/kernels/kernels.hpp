@@ -1,6 +1,8 @@
 // The hot kernels behind one interface: every matrix product and softmax in the core goes through
 // here. One dispatch point (dispatch.cpp) picks the implementation for the target:
-//   native        Eigen's GEMM (SSE/AVX-vectorised) + the reference softmax
+//   native x86-64 register-blocked AVX-512 or AVX2 + FMA GEMM and softmax (x86.cpp), whichever the
+//                 CPU runs, picked at the first call; ATTNLAB_KERNELS=avx512|avx2|eigen asks for one
+//   native other  Eigen's GEMM (SSE/AVX-vectorised) + the reference softmax ("eigen")
 //   wasm scalar   Eigen's GEMM (Eigen 3.4 does not vectorise on wasm32) + the reference softmax
 //   wasm SIMD     register-blocked wasm_simd128 GEMM and softmax (simd128.cpp)
 // A product is pack (op(B) laid out for the GEMM) then gemm; attention packs K and V once per call
@@ -8,6 +10,8 @@
 // tested against.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnlab/matrix.hpp"
@@ -66,8 +70,18 @@ void softmax_rows_with(OnlineSoftmaxStep step, Matrix& x);
 // x [rows×cols]: each row with a positive sum divided by it.
 void divide_rows(Matrix& x, const float* row_sum);
 
-// Which implementation this build dispatches to: "eigen", "wasm-scalar" or "wasm-simd128".
+// Which implementation this build dispatches to: "x86-avx512", "x86-avx2", "eigen", "wasm-scalar" or
+// "wasm-simd128".
 const char* variant();
+
+// For tests, which run every kernel test on each kernel set the CPU supports.
+namespace for_testing {
+// The variant() names this build and CPU can run, best first.
+std::vector<std::string> variants();
+// Makes `name` (one of variants()) the set every later call uses; throws Error otherwise. Matrices
+// packed before the switch (a Linear's packed weight) must not be multiplied after it.
+void set_variant(std::string_view name);
+}  // namespace for_testing
 
 namespace reference {
 Matrix matmul(MatrixView a, MatrixView b);
