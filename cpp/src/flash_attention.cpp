@@ -17,6 +17,15 @@ namespace {
 // each block pays for packing its K and V slices and for its own small matrix products.)
 constexpr Eigen::Index kQueryBlock = 128;
 constexpr Eigen::Index kKeyBlock = 256;
+
+// K and V packed for the GEMM and the score block, kept per thread from one call to the next. Natively,
+// allocating them per call cost ~40% of a seq-256 call: glibc hands large freed blocks back to the OS
+// and every page faults in again on the next call. (The buffers stay as large as the longest call.)
+struct Workspace {
+  kernels::PackedMatrix k_t, v;
+  std::vector<float> scores;
+};
+thread_local Workspace workspace;
 }  // namespace
 
 Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options,
@@ -37,12 +46,16 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   const Eigen::Index offset = n_k - n_q;  // query i sits at sequence position i + offset (causal, ALiBi)
 
   // K and V are laid out for the GEMM once, not once per query block. The scores of one block live in
-  // one reused buffer, and the block's P·V is added straight into the output rows.
-  const kernels::PackedMatrix k_t = kernels::pack(k, true), v_packed = kernels::pack(v, false);
-  std::vector<float> score_buffer(static_cast<std::size_t>(std::min(kQueryBlock, n_q) * std::min(kKeyBlock, n_k)));
+  // one reused buffer, and the block's P·V is written (first key block) or added straight into the
+  // output rows.
+  kernels::pack_into(k, true, workspace.k_t);
+  kernels::pack_into(v, false, workspace.v);
+  const kernels::PackedMatrix &k_t = workspace.k_t, &v_packed = workspace.v;
+  std::vector<float>& score_buffer = workspace.scores;
+  score_buffer.resize(static_cast<std::size_t>(std::min(kQueryBlock, n_q) * std::min(kKeyBlock, n_k)));
   const bool scores_may_overflow = options.bias || options.alibi_slope || !detail::scaled_scores_fit_float(q, k, scale);
 
-  Matrix out = Matrix::Zero(n_q, v.cols());
+  Matrix out(n_q, v.cols());  // every row is written by its first key block, or zeroed in step 4
   for (Eigen::Index q0 = 0; q0 < n_q; q0 += kQueryBlock) {
     const Eigen::Index bq = std::min(kQueryBlock, n_q - q0);
     std::vector<float> row_max(static_cast<std::size_t>(bq), kBlocked), row_sum(static_cast<std::size_t>(bq), 0.0f),
@@ -72,9 +85,12 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
       const Matrix scaled = tracer.enabled() ? Matrix(s) : Matrix();
       // 2. Online softmax: new running max, exp(s − max), earlier output rescaled.
       kernels::online_softmax_step(s, row_max.data(), row_sum.data(), rescale.data());
-      for (Eigen::Index r = 0; r < bq; ++r) out_block.row(r) *= rescale[static_cast<std::size_t>(r)];
+      const bool first_block = k0 == 0;  // nothing earlier to rescale: P·V is written, not added
+      if (!first_block)
+        for (Eigen::Index r = 0; r < bq; ++r)
+          if (rescale[static_cast<std::size_t>(r)] != 1.0f) out_block.row(r) *= rescale[static_cast<std::size_t>(r)];
       // 3. This block's values, weighted by the unnormalised probabilities.
-      kernels::gemm(s, v_packed, k0, 0, v.cols(), 1.0f, true, out_block.data(), v.cols());
+      kernels::gemm(s, v_packed, k0, 0, v.cols(), 1.0f, !first_block, out_block.data(), v.cols());
       if (tracer.enabled()) {
         const Matrix maxes = Eigen::Map<const Matrix>(row_max.data(), bq, 1);
         const Matrix sums = Eigen::Map<const Matrix>(row_sum.data(), bq, 1);

@@ -40,9 +40,8 @@ const char* variant() { return "wasm-simd128"; }
 
 namespace {
 // Eigen's GEMM packs internally; "packing" here is just op(B) as one row-major panel.
-PackedMatrix eigen_pack(MatrixView b, bool transposed) {
+void eigen_pack(MatrixView b, bool transposed, PackedMatrix& packed) {
   // op(B) [depth×cols]
-  PackedMatrix packed;
   packed.depth = transposed ? b.cols() : b.rows();
   packed.cols = transposed ? b.rows() : b.cols();
   packed.width = packed.cols;
@@ -50,7 +49,6 @@ PackedMatrix eigen_pack(MatrixView b, bool transposed) {
   Eigen::Map<Matrix> op_b(packed.data.data(), packed.depth, packed.cols);
   if (transposed) op_b = b.transpose();
   else op_b = b;
-  return packed;
 }
 
 void eigen_gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
@@ -73,7 +71,7 @@ struct KernelSet {
   const char* name;     // what variant() reports
   const char* setting;  // its ATTNLAB_KERNELS value
   bool (*supported)();
-  PackedMatrix (*pack)(MatrixView, bool);
+  void (*pack)(MatrixView, bool, PackedMatrix&);
   void (*gemm)(MatrixView, const PackedMatrix&, Eigen::Index, Eigen::Index, Eigen::Index, float, bool, float*,
                Eigen::Index);
   OnlineSoftmaxStep online_softmax_step;
@@ -110,7 +108,12 @@ const KernelSet*& active() {
 }
 }  // namespace
 
-PackedMatrix pack(MatrixView b, bool transposed) { return active()->pack(b, transposed); }
+PackedMatrix pack(MatrixView b, bool transposed) {
+  PackedMatrix packed;
+  active()->pack(b, transposed, packed);
+  return packed;
+}
+void pack_into(MatrixView b, bool transposed, PackedMatrix& packed) { active()->pack(b, transposed, packed); }
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc) {
   active()->gemm(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
@@ -143,7 +146,11 @@ void set_variant(std::string_view name) {
 
 #else
 
-PackedMatrix pack(MatrixView b, bool transposed) { return eigen_pack(b, transposed); }
+PackedMatrix pack(MatrixView b, bool transposed) {
+  PackedMatrix packed;
+  eigen_pack(b, transposed, packed);
+  return packed;
+}
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc) {
   eigen_gemm(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
@@ -163,6 +170,8 @@ const char* variant() { return "eigen"; }
 #endif
 
 #if !defined(ATTNLAB_X86_KERNELS)
+void pack_into(MatrixView b, bool transposed, PackedMatrix& packed) { packed = pack(b, transposed); }
+
 // Builds with a single kernel set: there is nothing for the tests to switch.
 namespace for_testing {
 std::vector<std::string> variants() { return {variant()}; }

@@ -28,52 +28,76 @@
 #include <stdexcept>
 #include <utility>
 
+#define ATTNLAB_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,fma")))
+#define ATTNLAB_AVX2 __attribute__((target("avx2,fma")))
+
 namespace attnlab::kernels::x86 {
 
-bool cpu_has_avx512() {
-  __builtin_cpu_init();  // may run before the CPU model is initialised (a static initialiser)
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("fma");
-}
-
 bool cpu_has_avx2() {
-  __builtin_cpu_init();
+  __builtin_cpu_init();  // may run before the CPU model is initialised (a static initialiser)
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
+bool cpu_has_avx512() {
+  return cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("fma");
+}
+
+
 namespace {
 
+// dst[i][j] = src[j][i] for an 8×8 block (row strides lds, ldd): the unpack / shuffle / lane-swap
+// transpose. AVX2, so both sets (AVX-512 CPUs have AVX2 too) pack Kᵀ with it.
+ATTNLAB_AVX2 void transpose_8x8(const float* src, Eigen::Index lds, float* dst, Eigen::Index ldd) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * lds);
+  for (int i = 0; i < 8; i += 2) t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]), t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+
 // op(B) [depth×cols] into panels of `width` columns: panel j is `depth` rows of `width` floats (columns
-// j·width …), zero-padded past `cols`. B is [depth×cols], or [cols×depth] when transposed.
-PackedMatrix pack_panels(MatrixView b, bool transposed, int width) {
-  PackedMatrix packed;
+// j·width …), zero-padded past `cols`. B is [depth×cols], or [cols×depth] when transposed (Kᵀ from K:
+// 8×8 blocks transposed in registers, the edges one float at a time). `packed`'s storage is reused,
+// so only the padding is cleared, not the whole buffer.
+void pack_panels(MatrixView b, bool transposed, int width, PackedMatrix& packed) {
   packed.depth = transposed ? b.cols() : b.rows();
   packed.cols = transposed ? b.rows() : b.cols();
   packed.width = width;
-  const Eigen::Index panels = (packed.cols + width - 1) / width, ldb = b.outerStride();
-  packed.data.assign(static_cast<std::size_t>(panels * packed.depth * width), 0.0f);
+  const Eigen::Index depth = packed.depth, panels = (packed.cols + width - 1) / width, ldb = b.outerStride();
+  packed.data.resize(static_cast<std::size_t>(panels * depth * width));
   for (Eigen::Index j0 = 0; j0 < packed.cols; j0 += width) {
     const Eigen::Index w = std::min<Eigen::Index>(width, packed.cols - j0);
-    float* panel = packed.data.data() + j0 * packed.depth;
-    if (transposed) {  // column j0 + jj of op(B) is row j0 + jj of B, contiguous
-      for (Eigen::Index jj = 0; jj < w; ++jj) {
-        const float* row = b.data() + (j0 + jj) * ldb;
-        for (Eigen::Index p = 0; p < packed.depth; ++p) panel[p * width + jj] = row[p];
-      }
+    float* panel = packed.data.data() + j0 * depth;
+    if (transposed) {  // column j0 + jj of op(B) is row j0 + jj of B
+      const float* rows = b.data() + j0 * ldb;
+      const Eigen::Index w8 = w / 8 * 8, depth8 = depth / 8 * 8;
+      for (Eigen::Index jj = 0; jj < w8; jj += 8)
+        for (Eigen::Index p = 0; p < depth8; p += 8) transpose_8x8(rows + jj * ldb + p, ldb, panel + p * width + jj, width);
+      for (Eigen::Index p = 0; p < depth; ++p)
+        for (Eigen::Index jj = p < depth8 ? w8 : 0; jj < w; ++jj) panel[p * width + jj] = rows[jj * ldb + p];
     } else {
-      for (Eigen::Index p = 0; p < packed.depth; ++p)
-        std::memcpy(panel + p * width, b.data() + p * ldb + j0, static_cast<std::size_t>(w) * sizeof(float));
+      for (Eigen::Index p = 0; p < depth; ++p) {
+        const float* row = b.data() + p * ldb + j0;
+        for (Eigen::Index jj = 0; jj < w; ++jj) panel[p * width + jj] = row[jj];
+      }
     }
+    if (w < width)
+      for (Eigen::Index p = 0; p < depth; ++p) std::fill(panel + p * width + w, panel + (p + 1) * width, 0.0f);
   }
-  return packed;
 }
 
 }  // namespace
 
 // Each set: its vector traits (what x86_kernels.inl calls Vec), then the kernels compiled for it.
-#define ATTNLAB_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,fma")))
-#define ATTNLAB_AVX2 __attribute__((target("avx2,fma")))
-
 namespace avx512 {
 namespace {
 struct Vec {  // 16 floats in a zmm register; partial vectors through the mask registers

@@ -14,17 +14,17 @@ namespace attnlab::kernels::x86 {
 bool cpu_has_avx512();  // AVX-512 F, VL, DQ, BW and FMA
 bool cpu_has_avx2();    // AVX2 and FMA
 
-// Each set as in kernels.hpp; pack lays op(B) out in the panel width that set's GEMM needs, and its
-// gemm expects a matrix packed by the same set.
+// Each set as in kernels.hpp; pack (as pack_into) lays op(B) out in the panel width that set's GEMM
+// needs, and its gemm expects a matrix packed by the same set.
 namespace avx512 {
-PackedMatrix pack(MatrixView b, bool transposed);
+void pack(MatrixView b, bool transposed, PackedMatrix& packed);
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc);
 void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale);
 }  // namespace avx512
 
 namespace avx2 {
-PackedMatrix pack(MatrixView b, bool transposed);
+void pack(MatrixView b, bool transposed, PackedMatrix& packed);
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc);
 void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale);

@@ -60,28 +60,32 @@ ATTNLAB_X86_TARGET void micro_kernel(const float* a, Index lda, const float* pan
   }
 }
 
-// The kernels for the 1 … kMr−1 rows left below the last full block of kMr.
+// The micro-kernel for each row count 1 … kMr (index 0 unused).
 using MicroKernel = void (*)(const float*, Index, const float*, Index, float, bool, float*, Index, int);
 template <int... Rows>
-constexpr std::array<MicroKernel, sizeof...(Rows) + 1> tail_kernels(std::integer_sequence<int, Rows...>) {
+constexpr std::array<MicroKernel, sizeof...(Rows) + 1> micro_kernels(std::integer_sequence<int, Rows...>) {
   return {nullptr, &micro_kernel<Rows + 1>...};
 }
-constexpr auto kTailKernels = tail_kernels(std::make_integer_sequence<int, kMr - 1>());
+constexpr auto kMicroKernels = micro_kernels(std::make_integer_sequence<int, kMr>());
 
 // C[m×nc] (+)= alpha · A[m×kc] · op(B)[kc×nc]: b points at op(B)'s first row and column in the first
 // panel, and each next panel starts panel_stride floats later. Panels outermost, so one panel (kc×kNr)
-// stays in L1 while every block of A's rows passes over it.
+// stays in L1 while every block of A's rows passes over it. The rows are split into ⌈m / kMr⌉ blocks
+// of nearly equal height rather than full blocks and a short tail: 128 rows on AVX-512 run as 8 × 13 +
+// 2 × 12, not 9 × 14 + 2 (a 2-row block keeps 4 accumulators, too few to hide the FMA latency).
 ATTNLAB_X86_TARGET void gemm_panels(const float* a, Index m, Index kc, Index lda, const float* b, Index panel_stride,
                                     Index nc, float alpha, bool accumulate, float* c, Index ldc) {
-  const Index full_rows = m / kMr * kMr;
+  const Index blocks = (m + kMr - 1) / kMr, height = m / std::max<Index>(blocks, 1), taller = m % std::max<Index>(blocks, 1);
   for (Index j0 = 0; j0 < nc; j0 += kNr) {
     const float* panel = b + j0 / kNr * panel_stride;
     const int width = static_cast<int>(std::min<Index>(kNr, nc - j0));
-    for (Index i0 = 0; i0 < full_rows; i0 += kMr)
-      micro_kernel<kMr>(a + i0 * lda, lda, panel, kc, alpha, accumulate, c + i0 * ldc + j0, ldc, width);
-    if (full_rows < m)
-      kTailKernels[static_cast<std::size_t>(m - full_rows)](a + full_rows * lda, lda, panel, kc, alpha, accumulate,
-                                                           c + full_rows * ldc + j0, ldc, width);
+    Index i0 = 0;
+    for (Index block = 0; block < blocks; ++block) {  // the first `taller` blocks take one row more
+      const Index rows = height + (block < taller ? 1 : 0);
+      kMicroKernels[static_cast<std::size_t>(rows)](a + i0 * lda, lda, panel, kc, alpha, accumulate, c + i0 * ldc + j0,
+                                                    ldc, width);
+      i0 += rows;
+    }
   }
 }
 
@@ -106,17 +110,21 @@ ATTNLAB_X86_TARGET inline V exp_nonpositive(V x) {
 }
 
 // s [rows×cols], row stride lds; row_max, row_sum, rescale [rows]: as reference::online_softmax_step.
-// The last partial vector of a row is a masked load (filled with −∞, so it adds nothing to the max
-// and exps to 0) and a masked store: no scalar tail.
+// Three passes: every row's new max, then every row's rescale factor exp(old max − new max) 16 (or 8)
+// rows at a time, then exp(s − max) and its sum row by row. (A scalar expf per row, between the
+// passes over that row, cost as much as a quarter of the whole step on 256-key rows.) The last
+// partial vector of a row is a masked load (filled with −∞, so it adds nothing to the max and exps
+// to 0) and a masked store: no scalar tail.
 ATTNLAB_X86_TARGET void softmax_step(float* s, Index rows, Index cols, Index lds, float* row_max, float* row_sum,
                                      float* rescale) {
   constexpr int L = Vec::kLanes;
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const Index body = cols / L * L;
   const int tail = static_cast<int>(cols - body);
+  // 1. Each row's new running max, kept in rescale[] until step 2; two maxima so each waits on the one
+  // two loads back, not the last.
   for (Index r = 0; r < rows; ++r) {
-    float* row = s + r * lds;
-    // 1. The new running max; two maxima so each waits on the one two loads back, not the last.
+    const float* row = s + r * lds;
     V max0 = Vec::set1(row_max[r]), max1 = max0;
     Index c = 0;
     for (; c + 2 * L <= body; c += 2 * L) {
@@ -125,17 +133,27 @@ ATTNLAB_X86_TARGET void softmax_step(float* s, Index rows, Index cols, Index lds
     }
     if (c < body) max0 = Vec::max(max0, Vec::load(row + c));
     if (tail) max1 = Vec::max(max1, Vec::load_first(row + body, tail, -kInf));
-    const float new_max = Vec::reduce_max(Vec::max(max0, max1));
-    if (new_max == -kInf) {  // every key so far blocked
+    rescale[r] = Vec::reduce_max(Vec::max(max0, max1));
+  }
+  // 2. rescale = exp(old max − new max): 0 on a row's first keys (old −∞) and on a row blocked so far
+  // (−∞ − −∞ is NaN, which exp_nonpositive also sends to 0).
+  for (Index r = 0; r < rows; r += L) {
+    const int n = static_cast<int>(std::min<Index>(L, rows - r));
+    const V new_max = Vec::load_first(rescale + r, n, 0.0f);
+    Vec::store_first(rescale + r, exp_nonpositive(Vec::sub(Vec::load_first(row_max + r, n, 0.0f), new_max)), n);
+    Vec::store_first(row_max + r, new_max, n);
+  }
+  // 3. exp(s − max) in place, and the running sums.
+  for (Index r = 0; r < rows; ++r) {
+    float* row = s + r * lds;
+    if (row_max[r] == -kInf) {  // every key so far blocked: weights 0, sum stays 0
       std::fill(row, row + cols, 0.0f);
-      rescale[r] = 0.0f;
       continue;
     }
-    rescale[r] = std::exp(row_max[r] - new_max);  // exp(−∞) = 0 on the first block
-    // 2. exp(s − max) in place, and its sum.
-    const V vmax = Vec::set1(new_max);
+    const V vmax = Vec::set1(row_max[r]);
     V sum0 = Vec::zero(), sum1 = Vec::zero();
-    for (c = 0; c + 2 * L <= body; c += 2 * L) {
+    Index c = 0;
+    for (; c + 2 * L <= body; c += 2 * L) {
       const V e0 = exp_nonpositive(Vec::sub(Vec::load(row + c), vmax));
       const V e1 = exp_nonpositive(Vec::sub(Vec::load(row + c + L), vmax));
       Vec::store(row + c, e0);
@@ -154,14 +172,13 @@ ATTNLAB_X86_TARGET void softmax_step(float* s, Index rows, Index cols, Index lds
       sum1 = Vec::add(sum1, e);
     }
     row_sum[r] = row_sum[r] * rescale[r] + Vec::reduce_add(Vec::add(sum0, sum1));
-    row_max[r] = new_max;
   }
 }
 
 }  // namespace
 
 // The entry points kernels.hpp's interface calls (default target: they only unpack Eigen's views).
-PackedMatrix pack(MatrixView b, bool transposed) { return pack_panels(b, transposed, kNr); }
+void pack(MatrixView b, bool transposed, PackedMatrix& packed) { pack_panels(b, transposed, kNr, packed); }
 
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc) {
