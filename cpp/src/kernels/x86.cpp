@@ -1,9 +1,10 @@
 // x86-64 kernels for AVX-512 and for AVX2 + FMA, chosen at run time by dispatch.cpp (see x86.hpp).
 //
 // This file is compiled with the default flags. Each instruction set's code lives in functions marked
-// with its target attribute (ATTNLAB_X86_TARGET), so the binary runs on any x86-64 CPU and only the
-// set the CPU supports is ever called. The vector-traits structs below are the only per-set code; the
-// kernels themselves are x86_kernels.inl, included once per set.
+// with its target attribute (ATTNLAB_AVX512, ATTNLAB_AVX2), so the binary runs on any x86-64 CPU and
+// only a set the CPU supports is ever called. Here: the CPU checks, the packing both sets share, and
+// each set's vector traits (the only per-set code); the kernels themselves are x86_kernels.inl,
+// included once per set.
 #include "x86.hpp"
 
 #if defined(ATTNLAB_X86_KERNELS)
@@ -40,9 +41,8 @@ bool cpu_has_avx2() {
 
 bool cpu_has_avx512() {
   return cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("fma");
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
 }
-
 
 namespace {
 

@@ -11,7 +11,7 @@
 namespace attnlab::kernels::x86 {
 
 // Whether this CPU (and the OS, which must save the wider registers) can run each set.
-bool cpu_has_avx512();  // AVX-512 F, VL, DQ, BW and FMA
+bool cpu_has_avx512();  // AVX-512 F, VL, DQ and BW, with AVX2 and FMA
 bool cpu_has_avx2();    // AVX2 and FMA
 
 // Each set as in kernels.hpp; pack (as pack_into) lays op(B) out in the panel width that set's GEMM

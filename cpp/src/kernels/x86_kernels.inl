@@ -75,7 +75,8 @@ constexpr auto kMicroKernels = micro_kernels(std::make_integer_sequence<int, kMr
 // 2 × 12, not 9 × 14 + 2 (a 2-row block keeps 4 accumulators, too few to hide the FMA latency).
 ATTNLAB_X86_TARGET void gemm_panels(const float* a, Index m, Index kc, Index lda, const float* b, Index panel_stride,
                                     Index nc, float alpha, bool accumulate, float* c, Index ldc) {
-  const Index blocks = (m + kMr - 1) / kMr, height = m / std::max<Index>(blocks, 1), taller = m % std::max<Index>(blocks, 1);
+  if (m == 0) return;
+  const Index blocks = (m + kMr - 1) / kMr, height = m / blocks, taller = m % blocks;
   for (Index j0 = 0; j0 < nc; j0 += kNr) {
     const float* panel = b + j0 / kNr * panel_stride;
     const int width = static_cast<int>(std::min<Index>(kNr, nc - j0));
