@@ -85,7 +85,8 @@ TEST_P(KernelSets, ReportsItsName) { EXPECT_EQ(kernels::variant(), GetParam()); 
 
 TEST_P(KernelSets, MatmulsAgreeWithTheReferenceOnEveryTailShape) {
   std::uint64_t seed = 1;
-  // Row blocks of 4 (wasm), 6 (AVX2) and 14 (AVX-512), and panels of 8, 16 and 32 columns, with tails.
+  // Row blocks of up to 4 (wasm), 6 (AVX2) and 14 (AVX-512) rows, panels of 8, 16 and 32 columns, with
+  // tails; Kᵀ packed in 8×8 blocks (x86) with edges.
   for (int m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 33})
     for (int k : {1, 3, 4, 5, 8, 17, 64})
       for (int n : {1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40}) {
@@ -125,6 +126,27 @@ TEST_P(KernelSets, GemmOnBlocksOfAPackedMatrixScalesAndAccumulates) {
       for (Eigen::Index t = 0; t < p.cols(); ++t) dot += static_cast<double>(p(i, t)) * keys(5 + t, j);
       ASSERT_NEAR(out(i, j), dot, 1e-5) << i << "," << j;
     }
+}
+
+// Attention packs K and V into the same storage call after call: a smaller matrix packed where a larger
+// one was must leave no stale values in its zero padding.
+TEST_P(KernelSets, PackIntoReusedStorageIsTheSameAsAFreshPack) {
+  const Matrix big = randn(70, 40, 21), small = randn(9, 5, 22), a = randn(3, 5, 23);
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "transposed" : "as is");
+    kernels::PackedMatrix reused = kernels::pack(big, transposed);
+    const Matrix op_small = small.transpose();  // op(B) [5×9]: B = small [9×5] transposed, or op(B) itself
+    const Matrix b = transposed ? small : op_small;
+    kernels::pack_into(b, transposed, reused);
+    const kernels::PackedMatrix fresh = kernels::pack(b, transposed);
+    ASSERT_EQ(reused.depth, 5);
+    ASSERT_EQ(reused.cols, 9);
+    EXPECT_EQ(reused.width, fresh.width);
+    EXPECT_EQ(reused.data, fresh.data);
+    Matrix c(3, 9);
+    kernels::gemm(a, reused, 0, 0, 9, 1.0f, false, c.data(), c.cols());
+    EXPECT_TRUE(testing::MatricesNear(c, kernels::reference::matmul(a, op_small), 1e-5f, 1e-5f));
+  }
 }
 
 TEST_P(KernelSets, MatmulHandExample) {
