@@ -18,14 +18,23 @@ namespace {
 constexpr Eigen::Index kQueryBlock = 128;
 constexpr Eigen::Index kKeyBlock = 256;
 
-// K and V packed for the GEMM and the score block, kept per thread from one call to the next. Natively,
-// allocating them per call cost ~40% of a seq-256 call: glibc hands large freed blocks back to the OS
-// and every page faults in again on the next call. (The buffers stay as large as the longest call.)
+// K and V packed for the GEMM and the score block. Natively they are kept per thread from one call
+// to the next: allocating them per call cost ~40% of a seq-256 call, because glibc hands large freed
+// blocks back to the OS and every page faults in again on the next call (the buffers stay as large as
+// the longest call: O(n·d), not O(n²)). In wasm, malloc keeps freed memory in the heap, so there is
+// nothing to gain, and a call leaves the heap in use exactly as it found it.
 struct Workspace {
   kernels::PackedMatrix k_t, v;
   std::vector<float> scores;
 };
-thread_local Workspace workspace;
+#if defined(__EMSCRIPTEN__)
+Workspace& call_workspace(Workspace& local) { return local; }
+#else
+Workspace& call_workspace(Workspace&) {
+  thread_local Workspace kept;
+  return kept;
+}
+#endif
 }  // namespace
 
 Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options,
@@ -48,6 +57,8 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   // K and V are laid out for the GEMM once, not once per query block. The scores of one block live in
   // one reused buffer, and the block's P·V is written (first key block) or added straight into the
   // output rows.
+  Workspace local;
+  Workspace& workspace = call_workspace(local);
   kernels::pack_into(k, true, workspace.k_t);
   kernels::pack_into(v, false, workspace.v);
   const kernels::PackedMatrix &k_t = workspace.k_t, &v_packed = workspace.v;
