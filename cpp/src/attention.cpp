@@ -70,9 +70,11 @@ void require_finite_scores(const char* function, const Eigen::Ref<const Matrix>&
 bool scaled_scores_fit_float(const Matrix& q, const Matrix& k, float scale) {
   // Q [n_q×d_k], K [n_k×d_k]
   // The sums are formed before scaling (the GEMM applies scale at the end), so both must fit.
+  // Norms in float (vectorised; a norm that overflows to ∞ only makes the bound fail, and the blocks
+  // are then checked one by one), their product in double.
   const double bound = std::max(1.0, std::abs(static_cast<double>(scale))) *
-                       std::sqrt(q.cast<double>().rowwise().squaredNorm().maxCoeff()) *
-                       std::sqrt(k.cast<double>().rowwise().squaredNorm().maxCoeff());
+                       std::sqrt(static_cast<double>(q.rowwise().squaredNorm().maxCoeff())) *
+                       std::sqrt(static_cast<double>(k.rowwise().squaredNorm().maxCoeff()));
   // A quarter of the range leaves room for float32's rounding in the sums and the scaling.
   return bound < std::numeric_limits<float>::max() / 4.0;
 }

@@ -81,7 +81,7 @@ void require_attention_budget(const char* function, const Matrix& q, const Matri
 void require_finite_scores(const char* function, const Eigen::Ref<const Matrix>& scores, Eigen::Index row0,
                            Eigen::Index col0);
 // True when no score q·k, nor scale·q·k, can overflow float32, so the per-block check can be skipped:
-// by Cauchy–Schwarz every partial sum of q·k is at most ‖q‖·‖k‖ (norms taken in double precision).
+// by Cauchy–Schwarz every partial sum of q·k is at most ‖q‖·‖k‖.
 bool scaled_scores_fit_float(const Matrix& q, const Matrix& k, float scale);
 
 }  // namespace attnlab::detail
