@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attnlab/attention.hpp"
+#include "block_mask.hpp"
 #include "checks.hpp"
 #include "kernels/kernels.hpp"
 
@@ -27,14 +28,6 @@ struct Workspace {
   kernels::PackedMatrix k_t, v;
   std::vector<float> scores;
 };
-#if defined(__EMSCRIPTEN__)
-Workspace& call_workspace(Workspace& local) { return local; }
-#else
-Workspace& call_workspace(Workspace&) {
-  thread_local Workspace kept;
-  return kept;
-}
-#endif
 }  // namespace
 
 Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options,
@@ -57,8 +50,11 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   // K and V are laid out for the GEMM once, not once per query block. The scores of one block live in
   // one reused buffer, and the block's P·V is written (first key block) or added straight into the
   // output rows.
-  Workspace local;
-  Workspace& workspace = call_workspace(local);
+#if defined(__EMSCRIPTEN__)
+  Workspace workspace;
+#else
+  thread_local Workspace workspace;
+#endif
   kernels::pack_into(k, true, workspace.k_t);
   kernels::pack_into(v, false, workspace.v);
   const kernels::PackedMatrix &k_t = workspace.k_t, &v_packed = workspace.v;
@@ -88,11 +84,7 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
           }
       }
       if (scores_may_overflow) detail::require_finite_scores("attention_output", s, q0, k0);
-      if (options.mask) s = (options.mask->block(q0, k0, bq, bk).array() == 0.0f).select(kBlocked, s);
-      if (options.causal) {
-        for (Eigen::Index r = 0; r < bq; ++r)
-          for (Eigen::Index c = std::max<Eigen::Index>(0, q0 + r + offset + 1 - k0); c < bk; ++c) s(r, c) = kBlocked;
-      }
+      detail::mask_score_block(s, options, q0, k0, n_q, n_k);
       const Matrix scaled = tracer.enabled() ? Matrix(s) : Matrix();
       // 2. Online softmax: new running max, exp(s − max), earlier output rescaled.
       kernels::online_softmax_step(s, row_max.data(), row_sum.data(), rescale.data());

@@ -1,9 +1,8 @@
 #include "lean_attention.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <limits>
 
+#include "block_mask.hpp"
 #include "checks.hpp"
 #include "kernels/kernels.hpp"
 
@@ -17,18 +16,12 @@ AttentionResult lean_attention(const Matrix& q, const Matrix& k, const Matrix& v
   require_attention_budget(fn, q, k, v, options, Tracer());
   const Eigen::Index n_q = q.rows(), n_k = k.rows();
   const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols())));
-  constexpr float kBlocked = -std::numeric_limits<float>::infinity();
 
   AttentionResult r;
   r.weights.resize(n_q, n_k);
   kernels::gemm(q, kernels::pack(k, true), 0, 0, n_k, scale, false, r.weights.data(), n_k);
   if (!scaled_scores_fit_float(q, k, scale)) require_finite_scores(fn, r.weights, 0, 0);
-  if (options.mask) r.weights = (options.mask->array() == 0.0f).select(kBlocked, r.weights);
-  if (options.causal) {
-    const Eigen::Index offset = n_k - n_q;  // query i sits at sequence position i + offset (causal_mask)
-    for (Eigen::Index i = 0; i < n_q; ++i)
-      for (Eigen::Index j = std::max<Eigen::Index>(0, i + offset + 1); j < n_k; ++j) r.weights(i, j) = kBlocked;
-  }
+  mask_score_block(r.weights, options, 0, 0, n_q, n_k);
   kernels::softmax_rows(r.weights);
   r.output = kernels::matmul(r.weights, v);
   return r;

@@ -31,9 +31,13 @@ Matrix Linear::forward(const Matrix& x) const {
     detail::fail("Linear::forward", "x is ", shape_of(x), " but the layer takes n×", in_features(),
                  " (n ≥ 1)");
   detail::require_finite("Linear::forward", "x", x);
-  Matrix y(x.rows(), out_features());
-  if (packed_weight_t_) kernels::gemm(x, *packed_weight_t_, 0, 0, out_features(), 1.0f, false, y.data(), y.cols());
-  else y = kernels::matmul_transposed(x, weights_.weight);
+  Matrix y;
+  if (packed_weight_t_) {
+    y.resize(x.rows(), out_features());
+    kernels::gemm(x, *packed_weight_t_, 0, 0, out_features(), 1.0f, false, y.data(), y.cols());
+  } else {
+    y = kernels::matmul_transposed(x, weights_.weight);
+  }
   if (has_bias()) y.rowwise() += weights_.bias.transpose();
   detail::require_finite_result("Linear::forward", y, "x·Wᵀ + b is too large");
   return y;
