@@ -213,7 +213,10 @@ void Adam::step() {
       float* exp_avg = state_.exp_avg[i].data();
       float* exp_avg_sq = state_.exp_avg_sq[i].data();
       float* max_exp_avg_sq = options_.amsgrad ? state_.max_exp_avg_sq[i].data() : nullptr;
+      const float keep = decoupled_decay_.empty() ? 1.0f : static_cast<float>(1.0 - options_.lr * decoupled_decay_[i]);
       for (Eigen::Index j = 0; j < p.size; ++j) {
+        // AdamW: param.mul_(1 − lr·weight_decay), before the Adam update
+        const float start = p.value[j] * keep;
         // grad = grad + weight_decay·param
         float g = p.grad[j];
         if (decay) g = g + weight_decay * p.value[j];
@@ -226,7 +229,7 @@ void Adam::step() {
         // denom = (sqrt(v) / sqrt(bias_correction2)).add_(eps)
         const float denom = std::sqrt(v_max) / bias_correction2_sqrt + eps;
         // param.addcdiv_(exp_avg, denom, value=−lr/bias_correction1)
-        const float value = p.value[j] + minus_step_size * m / denom;
+        const float value = start + minus_step_size * m / denom;
         if (pass == 0) {
           if (!std::isfinite(value) || !std::isfinite(v))
             detail::fail(fn, "updating ", located(p, j), " gives ", std::isnan(value) ? "NaN (" : "a float32 overflow (",
@@ -257,5 +260,27 @@ void Adam::load_state(const AdamState& state) {
     detail::fail(fn, "max_exp_avg_sq is given but the optimizer was built without amsgrad");
   state_ = state;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// AdamW
+
+Adam AdamW::make_adam(std::vector<ParameterGroup>& groups, const AdamWOptions& options) {
+  std::vector<ParameterRef> all;
+  std::vector<double> decay;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double weight_decay = groups[g].weight_decay;
+    if (!std::isfinite(weight_decay) || weight_decay < 0.0)
+      detail::fail("AdamW", "groups[", g, "].weight_decay must be finite and ≥ 0, got ", weight_decay);
+    for (ParameterRef& p : groups[g].parameters) {
+      all.push_back(std::move(p));
+      decay.push_back(weight_decay);
+    }
+  }
+  Adam adam(std::move(all), {.lr = options.lr, .beta1 = options.beta1, .beta2 = options.beta2, .eps = options.eps});
+  adam.decoupled_decay_ = std::move(decay);
+  return adam;
+}
+
+AdamW::AdamW(std::vector<ParameterGroup> groups, const AdamWOptions& options) : adam_(make_adam(groups, options)) {}
 
 }  // namespace attnlab

@@ -95,9 +95,49 @@ class Adam {
   void load_state(const AdamState& state);
 
  private:
+  friend class AdamW;
   std::vector<ParameterRef> parameters_;
   AdamOptions options_;
   AdamState state_;
+  // AdamW: per parameter, the decoupled weight decay λ (p ← p·(1 − lr·λ) before the update); empty for Adam.
+  std::vector<double> decoupled_decay_;
+};
+
+// torch.optim.AdamW's options and defaults; the weight decay is given per parameter group.
+struct AdamWOptions {
+  double lr = 1e-3;      // ≥ 0
+  double beta1 = 0.9;    // in [0, 1)
+  double beta2 = 0.999;  // in [0, 1)
+  double eps = 1e-8;     // ≥ 0
+};
+
+// Parameters that share a weight decay, as one of torch's param groups. GPTs usually decay the
+// matrices (embeddings and projections) and not the biases and norm parameters.
+struct ParameterGroup {
+  std::vector<ParameterRef> parameters;
+  double weight_decay = 0.01;  // ≥ 0 (torch.optim.AdamW's default)
+};
+
+// torch.optim.AdamW (Loshchilov & Hutter's decoupled weight decay), as PyTorch 1.13's
+// _single_tensor_adamw computes it: for every parameter p of a group with weight decay λ,
+//   p ← p·(1 − lr·λ), then Adam's update above (with no L2 term added to the gradient).
+class AdamW {
+ public:
+  // Throws Error as Adam does, and for a negative or non-finite weight_decay (naming the group).
+  explicit AdamW(std::vector<ParameterGroup> groups, const AdamWOptions& options = {});
+
+  void step() { adam_.step(); }
+  void zero_grad() { adam_.zero_grad(); }
+  double lr() const { return adam_.lr(); }
+  void set_lr(double lr) { adam_.set_lr(lr); }
+  std::int64_t steps() const { return adam_.steps(); }
+  const std::vector<ParameterRef>& parameters() const { return adam_.parameters(); }  // groups in order
+  AdamState state() const { return adam_.state(); }
+  void load_state(const AdamState& state) { adam_.load_state(state); }
+
+ private:
+  static Adam make_adam(std::vector<ParameterGroup>& groups, const AdamWOptions& options);
+  Adam adam_;
 };
 
 }  // namespace attnlab

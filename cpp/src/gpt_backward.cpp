@@ -1,0 +1,82 @@
+// Training: the forward over a batch, the loss, and the backward, which walks GPT::forward_pass in
+// reverse, each step quoting the forward line it undoes.
+#include "attnlab/gpt.hpp"
+
+#include "checks.hpp"
+#include "gpt_ops.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnlab {
+
+using namespace gpt_ops;
+
+double GPT::training_forward(const char* fn, std::span<const int> ids, std::span<const int> targets, int batch,
+                             Activations& acts, Matrix* d_logits) const {
+  // ids, targets [batch×T] → mean cross-entropy over the scored positions
+  check_ids(fn, ids, batch);
+  if (targets.size() != ids.size())
+    detail::fail(fn, "targets has ", targets.size(), " entries but ids has ", ids.size());
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    if (targets[i] != kGPTIgnoreTarget && (targets[i] < 0 || targets[i] >= config_.vocab_size))
+      detail::fail(fn, "targets[", i, "] = ", targets[i], " is outside the vocabulary 0 … ", config_.vocab_size - 1,
+                   " (use ", kGPTIgnoreTarget, " for no target)");
+  forward_pass(ids, batch, acts, {}, {});
+  return cross_entropy(acts.logits, targets, d_logits);
+}
+
+float GPT::loss(std::span<const int> ids, std::span<const int> targets, int batch) const {
+  Activations acts;
+  return static_cast<float>(training_forward("GPT::loss", ids, targets, batch, acts, nullptr));
+}
+
+float GPT::forward_backward(std::span<const int> ids, std::span<const int> targets, int batch) {
+  // ids, targets [batch×T] → the loss; gradients [parameter_count] += ∂loss/∂θ
+  const char* fn = "GPT::forward_backward";
+  Activations a;
+  Matrix d_logits;
+  const double loss = training_forward(fn, ids, targets, batch, a, &d_logits);
+  if (grads_.empty()) grads_.assign(values_.size(), 0.0f);
+  const int T = a.T, H = config_.num_heads;
+
+  // logits = ln_f(x) · wteᵀ  →  d_ln_f = d_logits·wte,  d_wte += d_logitsᵀ·ln_f
+  grad_matrix(wte_) += kernels::matmul(d_logits.transpose(), a.ln_f);
+  Matrix d_ln_f = kernels::matmul(d_logits, matrix(wte_));
+  // ln_f(x)
+  Matrix d_x = layer_norm_backward(a.x_final, a.ln_f_mean, a.ln_f_rstd, row(ln_f_weight_), d_ln_f,
+                                   grad_row(ln_f_weight_), grad_row(ln_f_bias_));
+
+  for (int l = config_.num_layers - 1; l >= 0; --l) {
+    const BlockSlots& p = blocks_[static_cast<std::size_t>(l)];
+    const Activations::Block& b = a.blocks[static_cast<std::size_t>(l)];
+    // x = x_mid + c_proj(gelu(c_fc(ln_2(x_mid))))  →  d_x_mid = d_x + (the MLP's path)
+    Matrix d_gelu = conv1d_backward(b.gelu, matrix(p.mlp_proj_weight), d_x, grad_matrix(p.mlp_proj_weight),
+                                    grad_row(p.mlp_proj_bias));
+    Matrix d_fc = gelu_tanh_backward(b.fc, d_gelu);
+    Matrix d_ln_2 = conv1d_backward(b.ln_2, matrix(p.c_fc_weight), d_fc, grad_matrix(p.c_fc_weight),
+                                    grad_row(p.c_fc_bias));
+    Matrix d_x_mid = d_x + layer_norm_backward(b.x_mid, b.ln_2_mean, b.ln_2_rstd, row(p.ln_2_weight), d_ln_2,
+                                               grad_row(p.ln_2_weight), grad_row(p.ln_2_bias));
+    // x_mid = x + c_proj(heads)  →  d_x = d_x_mid + (the attention's path)
+    Matrix d_heads = conv1d_backward(b.heads, matrix(p.attn_proj_weight), d_x_mid, grad_matrix(p.attn_proj_weight),
+                                     grad_row(p.attn_proj_bias));
+    Matrix d_qkv(b.qkv.rows(), b.qkv.cols());
+    for (int s = 0; s < a.batch; ++s)
+      causal_attention_backward(b.qkv.middleRows(s * T, T), b.weights[static_cast<std::size_t>(s)], H,
+                                d_heads.middleRows(s * T, T), d_qkv.middleRows(s * T, T));
+    Matrix d_ln_1 = conv1d_backward(b.ln_1, matrix(p.c_attn_weight), d_qkv, grad_matrix(p.c_attn_weight),
+                                    grad_row(p.c_attn_bias));
+    d_x = d_x_mid + layer_norm_backward(b.x, b.ln_1_mean, b.ln_1_rstd, row(p.ln_1_weight), d_ln_1,
+                                        grad_row(p.ln_1_weight), grad_row(p.ln_1_bias));
+  }
+
+  // x = wte[ids] + wpe[position]  →  each row's gradient added to the rows it was read from
+  for (Eigen::Index i = 0; i < d_x.rows(); ++i) {
+    grad_matrix(wte_).row(ids[static_cast<std::size_t>(i)]) += d_x.row(i);
+    grad_matrix(wpe_).row(i % T) += d_x.row(i);
+  }
+  if (!detail::all_finite(grads_.data(), static_cast<Eigen::Index>(grads_.size())))
+    detail::fail(fn, "a gradient overflowed float32 (loss ", loss, "); lower the learning rate");
+  return static_cast<float>(loss);
+}
+
+}  // namespace attnlab

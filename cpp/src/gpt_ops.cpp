@@ -1,0 +1,155 @@
+#include "gpt_ops.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/kernels.hpp"
+
+namespace attnlab::gpt_ops {
+
+// ---- LayerNorm ----
+
+void layer_norm(const Matrix& x, ConstRow weight, ConstRow bias, Matrix& y, Eigen::VectorXf& mean,
+                Eigen::VectorXf& rstd) {
+  // x [n×d] → y [n×d]; mean, rstd [n]
+  const Eigen::Index n = x.rows();
+  y.resize(n, x.cols());
+  mean.resize(n);
+  rstd.resize(n);
+  for (Eigen::Index r = 0; r < n; ++r) {
+    const auto row = x.row(r).cast<double>();
+    const double mu = row.mean();
+    const double inv_std = 1.0 / std::sqrt((row.array() - mu).square().mean() + kLayerNormEps);
+    mean[r] = static_cast<float>(mu);
+    rstd[r] = static_cast<float>(inv_std);
+    y.row(r) = ((row.array() - mu) * inv_std).cast<float>() * weight.array() + bias.array();
+  }
+}
+
+Matrix layer_norm_backward(const Matrix& x, const Eigen::VectorXf& mean, const Eigen::VectorXf& rstd,
+                           ConstRow weight, const Matrix& d_y, GradRow d_weight, GradRow d_bias) {
+  // x, d_y [n×d] → d_x [n×d]. With x̂ = (x − mean)·rstd and g = d_y ⊙ weight:
+  //   d_x = rstd · (g − mean(g) − x̂ · mean(g ⊙ x̂)),  d_weight += Σ_rows d_y ⊙ x̂,  d_bias += Σ_rows d_y
+  Matrix d_x(x.rows(), x.cols());
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const Eigen::RowVectorXf x_hat = (x.row(r).array() - mean[r]) * rstd[r];
+    const Eigen::RowVectorXf g = d_y.row(r).cwiseProduct(weight);
+    const float g_mean = g.mean();
+    const float gx_mean = g.cwiseProduct(x_hat).mean();
+    d_x.row(r) = rstd[r] * (g.array() - g_mean - x_hat.array() * gx_mean);
+    d_weight += d_y.row(r).cwiseProduct(x_hat);
+    d_bias += d_y.row(r);
+  }
+  return d_x;
+}
+
+// ---- Conv1D (x·W + b) ----
+
+Matrix conv1d(const Matrix& x, ConstMap weight, ConstRow bias) {
+  // x [n×in] · weight [in×out] + bias [out] → [n×out]
+  Matrix y = kernels::matmul(x, weight);
+  y.rowwise() += bias;
+  return y;
+}
+
+Matrix conv1d_backward(const Matrix& x, ConstMap weight, const Matrix& d_y, GradMap d_weight, GradRow d_bias) {
+  // d_y [n×out] → d_x [n×in] = d_y·weightᵀ; d_weight [in×out] += xᵀ·d_y; d_bias [out] += Σ_rows d_y
+  d_weight += kernels::matmul(x.transpose(), d_y);
+  d_bias += d_y.colwise().sum();
+  return kernels::matmul_transposed(d_y, weight);
+}
+
+// ---- GELU (tanh approximation) ----
+
+namespace {
+constexpr float kSqrt2OverPi = 0.7978845608028654f;
+constexpr float kCubic = 0.044715f;
+}  // namespace
+
+Matrix gelu_tanh(const Matrix& x) {
+  // x [n×m] → [n×m]
+  return x.unaryExpr([](float v) { return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + kCubic * v * v * v))); });
+}
+
+Matrix gelu_tanh_backward(const Matrix& x, const Matrix& d_y) {
+  // d/dv ½v(1 + tanh u), u = √(2/π)(v + 0.044715v³):  ½(1 + tanh u) + ½v(1 − tanh²u)·√(2/π)(1 + 3·0.044715v²)
+  return x.binaryExpr(d_y, [](float v, float g) {
+    const float t = std::tanh(kSqrt2OverPi * (v + kCubic * v * v * v));
+    const float du = kSqrt2OverPi * (1.0f + 3.0f * kCubic * v * v);
+    return g * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * du);
+  });
+}
+
+// ---- Causal multi-head attention ----
+
+void causal_attention(Eigen::Ref<const Matrix> qkv, int num_heads, Eigen::Ref<Matrix> y,
+                      std::vector<Matrix>& weights) {
+  // qkv [T×3d] → y [T×d]; weights[h] [T×T]
+  const Eigen::Index T = qkv.rows(), d = qkv.cols() / 3, d_head = d / num_heads;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
+  weights.resize(static_cast<std::size_t>(num_heads));
+  for (int h = 0; h < num_heads; ++h) {
+    const auto q = qkv.middleCols(h * d_head, d_head);          // [T×d_head]
+    const auto k = qkv.middleCols(d + h * d_head, d_head);      // [T×d_head]
+    const auto v = qkv.middleCols(2 * d + h * d_head, d_head);  // [T×d_head]
+    // 1. scores = q·kᵀ / √d_head, keys after the query blocked (−∞)
+    Matrix& w = weights[static_cast<std::size_t>(h)];
+    w = kernels::matmul_transposed(q, k) * scale;
+    for (Eigen::Index i = 0; i < T; ++i)
+      w.row(i).tail(T - i - 1).setConstant(-std::numeric_limits<float>::infinity());
+    // 2. weights = softmax over each row (blocked keys get exactly 0)
+    kernels::softmax_rows(w);
+    // 3. this head's output = weights·v
+    y.middleCols(h * d_head, d_head) = kernels::matmul(w, v);
+  }
+}
+
+void causal_attention_backward(Eigen::Ref<const Matrix> qkv, const std::vector<Matrix>& weights, int num_heads,
+                               Eigen::Ref<const Matrix> d_y, Eigen::Ref<Matrix> d_qkv) {
+  // d_y [T×d] → d_qkv [T×3d], undoing causal_attention's three steps in reverse
+  const Eigen::Index d = qkv.cols() / 3, d_head = d / num_heads;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
+  for (int h = 0; h < num_heads; ++h) {
+    const auto q = qkv.middleCols(h * d_head, d_head);
+    const auto k = qkv.middleCols(d + h * d_head, d_head);
+    const auto v = qkv.middleCols(2 * d + h * d_head, d_head);
+    const Matrix& w = weights[static_cast<std::size_t>(h)];
+    const auto d_out = d_y.middleCols(h * d_head, d_head);
+    // 3. output = weights·v  →  d_weights = d_out·vᵀ,  d_v = weightsᵀ·d_out
+    Matrix d_w = kernels::matmul_transposed(d_out, v);
+    d_qkv.middleCols(2 * d + h * d_head, d_head) = kernels::matmul(w.transpose(), d_out);
+    // 2. weights = softmax(scores)  →  d_scores = w ⊙ (d_w − Σ_row d_w ⊙ w)  (blocked keys: w = 0, so 0)
+    const Eigen::VectorXf row_dot = d_w.cwiseProduct(w).rowwise().sum();
+    Matrix d_scores = w.cwiseProduct(d_w - row_dot.replicate(1, d_w.cols()));
+    d_scores *= scale;
+    // 1. scores = q·kᵀ·scale  →  d_q = d_scores·k,  d_k = d_scoresᵀ·q
+    d_qkv.middleCols(h * d_head, d_head) = kernels::matmul(d_scores, k);
+    d_qkv.middleCols(d + h * d_head, d_head) = kernels::matmul(d_scores.transpose(), q);
+  }
+}
+
+// ---- Cross-entropy ----
+
+double cross_entropy(const Matrix& logits, std::span<const int> targets, Matrix* d_logits) {
+  // logits [n×V], targets [n] → mean over scored rows of logsumexp(row) − row[target]
+  std::int64_t scored = 0;
+  for (int t : targets) scored += t != kGPTIgnoreTarget;
+  if (d_logits) d_logits->setZero(logits.rows(), logits.cols());
+  if (scored == 0) return 0.0;
+  double total = 0.0;
+  for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+    const int target = targets[static_cast<std::size_t>(r)];
+    if (target == kGPTIgnoreTarget) continue;
+    const float max = logits.row(r).maxCoeff();
+    const double sum = (logits.row(r).array() - max).cast<double>().exp().sum();
+    total += std::log(sum) + max - logits(r, target);
+    if (!d_logits) continue;
+    // ∂/∂logits of (logsumexp − logit[target]) / scored = (softmax − onehot) / scored
+    const double inv = 1.0 / (sum * static_cast<double>(scored));
+    d_logits->row(r) = ((logits.row(r).array() - max).cast<double>().exp() * inv).cast<float>();
+    (*d_logits)(r, target) -= static_cast<float>(1.0 / static_cast<double>(scored));
+  }
+  return total / static_cast<double>(scored);
+}
+
+}  // namespace attnlab::gpt_ops

@@ -1,0 +1,78 @@
+// The GPT's building blocks (gpt_ops.cpp), each a forward and the backward that undoes it, on the
+// rows of a batch: n = batch·T rows, one per token position. Shared by the model's forward (gpt.cpp),
+// its backward (gpt_backward.cpp) and the KV-cache decoder (gpt_session.cpp).
+#pragma once
+
+#include <vector>
+
+#include "attnlab/gpt.hpp"
+#include "attnlab/matrix.hpp"
+
+namespace attnlab::gpt_ops {
+
+using ConstMap = Eigen::Map<const Matrix>;
+using ConstRow = Eigen::Map<const Eigen::RowVectorXf>;
+using GradMap = Eigen::Map<Matrix>;
+using GradRow = Eigen::Map<Eigen::RowVectorXf>;
+
+inline constexpr float kLayerNormEps = 1e-5f;
+
+// x [n×d] → y [n×d] = (x − mean)/√(var + eps) · weight + bias, per row; mean and rstd [n] kept for
+// the backward (statistics in double, as LayerNorm in norm.cpp).
+void layer_norm(const Matrix& x, ConstRow weight, ConstRow bias, Matrix& y, Eigen::VectorXf& mean,
+                Eigen::VectorXf& rstd);
+// d_y [n×d] → d_x [n×d] (returned); adds ∂L/∂weight, ∂L/∂bias [d].
+Matrix layer_norm_backward(const Matrix& x, const Eigen::VectorXf& mean, const Eigen::VectorXf& rstd,
+                           ConstRow weight, const Matrix& d_y, GradRow d_weight, GradRow d_bias);
+
+// GPT-2's Conv1D: x [n×in] · weight [in×out] + bias [out] → [n×out].
+Matrix conv1d(const Matrix& x, ConstMap weight, ConstRow bias);
+// d_y [n×out] → d_x [n×in] = d_y·weightᵀ (returned); adds xᵀ·d_y [in×out] and Σ_rows d_y [out].
+Matrix conv1d_backward(const Matrix& x, ConstMap weight, const Matrix& d_y, GradMap d_weight, GradRow d_bias);
+
+// ½x(1 + tanh(√(2/π)(x + 0.044715x³))), elementwise.
+Matrix gelu_tanh(const Matrix& x);
+Matrix gelu_tanh_backward(const Matrix& x, const Matrix& d_y);
+
+// Causal multi-head attention of one sequence. qkv [T×3d] (q | k | v, head h in columns h·d_head …
+// of each third) → y [T×d], the heads' outputs side by side; weights[h] [T×T] the softmax weights.
+// Query i sees keys 0 … i; the scale is 1/√d_head.
+void causal_attention(Eigen::Ref<const Matrix> qkv, int num_heads, Eigen::Ref<Matrix> y,
+                      std::vector<Matrix>& weights);
+// d_y [T×d] → d_qkv [T×3d], from the forward's qkv and weights.
+void causal_attention_backward(Eigen::Ref<const Matrix> qkv, const std::vector<Matrix>& weights, int num_heads,
+                               Eigen::Ref<const Matrix> d_y, Eigen::Ref<Matrix> d_qkv);
+
+// logits [n×V] and targets [n] (kGPTIgnoreTarget = none) → mean cross-entropy over the scored rows
+// (0 when none is scored); with d_logits, also ∂loss/∂logits [n×V] = (softmax − onehot)/scored.
+double cross_entropy(const Matrix& logits, std::span<const int> targets, Matrix* d_logits);
+
+}  // namespace attnlab::gpt_ops
+
+namespace attnlab {
+
+// Every intermediate of GPT::forward_pass over n = batch·T rows, in the order computed; the backward
+// (gpt_backward.cpp) reads them in reverse.
+struct GPT::Activations {
+  int batch = 0, T = 0;
+  struct Block {
+    Matrix x;                                   // [n×d] the residual stream entering the block
+    Matrix ln_1;                                // [n×d]
+    Eigen::VectorXf ln_1_mean, ln_1_rstd;       // [n]
+    Matrix qkv;                                 // [n×3d]
+    std::vector<std::vector<Matrix>> weights;   // [sequence][head] → [T×T]
+    Matrix heads;                               // [n×d] the heads' outputs side by side (after ablation)
+    Matrix x_mid;                               // [n×d] x + attention
+    Matrix ln_2;                                // [n×d]
+    Eigen::VectorXf ln_2_mean, ln_2_rstd;       // [n]
+    Matrix fc;                                  // [n×4d] before GELU
+    Matrix gelu;                                // [n×4d]
+  };
+  std::vector<Block> blocks;
+  Matrix x_final;                               // [n×d] the residual stream after the last block
+  Matrix ln_f;                                  // [n×d]
+  Eigen::VectorXf ln_f_mean, ln_f_rstd;         // [n]
+  Matrix logits;                                // [n×V]
+};
+
+}  // namespace attnlab
