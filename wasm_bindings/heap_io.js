@@ -14,3 +14,15 @@ Module['matrixFromHeap'] = (rows, cols, address) => {
   const start = address >>> 2;
   return { rows, cols, data: HEAPF32.slice(start, start + rows * cols) };
 };
+// Bytes and token ids, for the GPT module: one copy each way, as for matrices.
+Module['bytesToHeap'] = (bytes, address) => {
+  HEAPU8.set(bytes, address);
+};
+Module['bytesFromHeap'] = (address, count) => HEAPU8.slice(address, address + count);
+Module['intsToHeap'] = (ids, address, count) => {
+  if (ids.length !== count) return false;
+  HEAP32.set(ids, address >>> 2);
+  return true;
+};
+Module['intsFromHeap'] = (address, count) => HEAP32.slice(address >>> 2, (address >>> 2) + count);
+Module['floatsFromHeap'] = (address, count) => HEAPF32.slice(address >>> 2, (address >>> 2) + count);

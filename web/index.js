@@ -7,6 +7,8 @@ import {
   toFloat32, wellFormed,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
+import { gptClasses, samplingOptions } from './lib/gpt.js';
+import { LazyModule } from './lib/lazy-module.js';
 import { chooseVariant, instantiate } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
 import { taskModelClass } from './lib/task-model.js';
@@ -14,15 +16,20 @@ import { taskModelClass } from './lib/task-model.js';
 export { AttnLabError };
 
 // init(options?) → Lab. options: { simd?: 'auto' | true | false, wasmBinary?, trainingWasmBinary?,
-// locateFile?, memoryBudget?, training?: boolean }. Training (TaskModel) is a second module, loaded by
-// lab.loadTraining() or training: true, so that pages which never train do not download it.
+// gptWasmBinary?, locateFile?, memoryBudget?, training?: boolean }. Training (TaskModel) and the GPT
+// (GPTModel, Tokenizer) are modules of their own, loaded by lab.loadTraining() (or training: true) and
+// by the first lab.loadGPT(), createGPT(), loadTokenizer() or trainTokenizer(), so that pages which
+// never train or run a GPT do not download them.
 export async function init(options = {}) {
   const opts = checkOptions('init', options);
   const budget = checkMemoryBudget('init', opts.memoryBudget === undefined ? DEFAULT_MEMORY_BUDGET : opts.memoryBudget);
   const training = opts.training === undefined ? false : checkBoolean('init', 'training', opts.training);
   const variant = chooseVariant(opts.simd);
   const raw = await instantiate(`attnlab-${variant}`, opts, 'init');
-  const lab = new Lab(raw, variant, { wasmBinary: opts.trainingWasmBinary, locateFile: opts.locateFile });
+  const lab = new Lab(raw, variant, {
+    training: { wasmBinary: opts.trainingWasmBinary, locateFile: opts.locateFile },
+    gpt: { wasmBinary: opts.gptWasmBinary, locateFile: opts.locateFile },
+  });
   lab.setMemoryBudget(budget);
   if (training) await lab.loadTraining();
   return lab;
@@ -47,49 +54,104 @@ class Lab {
   #raw;
   #call;
   #budget = DEFAULT_MEMORY_BUDGET;
-  #variant;
-  #trainingSource;         // { wasmBinary?, locateFile? }: where the training module comes from
-  #training = null;        // { raw, call } once loaded
-  #trainingLoad = null;    // the promise loadTraining() returns
+  #training;  // LazyModule: TaskModel
+  #gpt;       // LazyModule: GPTModel, GPTSession, Tokenizer, sample
+  #gptClasses = null;
 
-  constructor(raw, variant, trainingSource) {
+  // sources: { training, gpt }, each { wasmBinary?, locateFile? }: where those modules come from.
+  constructor(raw, variant, sources) {
     this.#raw = raw;
     this.#call = makeCaller(raw);
-    this.#variant = variant;
-    this.#trainingSource = trainingSource;
+    // A module's budget is the lab's current one when it arrives, even if it changed while loading.
+    const applyCurrentBudget = (module) => applyBudget('setMemoryBudget', module, this.#budget);
+    this.#training = new LazyModule(`attnlab-train-${variant}`, sources.training, applyCurrentBudget);
+    this.#gpt = new LazyModule(`attnlab-gpt-${variant}`, sources.gpt, (module) => {
+      applyCurrentBudget(module);
+      this.#gptClasses = gptClasses(module);
+    });
     this.simd = variant === 'simd';
     this.version = raw.version();
     this.kernels = raw.kernelVariant();
     const { MultiHeadAttention, TransformerEncoderLayer } = moduleClasses(raw, this.#call);
     // One class for the lab's lifetime (instanceof and destructuring keep working); it reaches the
     // training module only when a model is made.
-    this.TaskModel = taskModelClass((fn) => this.#trainingModule(fn));
+    this.TaskModel = taskModelClass((fn) => this.#training.require(fn,
+      'the training module is not loaded; call await lab.loadTraining() first, or init({ training: true })'));
     this.MultiHeadAttention = MultiHeadAttention;
     this.TransformerEncoderLayer = TransformerEncoderLayer;
   }
 
   // Loads the training module (the same build, SIMD or scalar, as the main one) with the current
-  // memory budget; resolves to this lab. Every call returns the same promise; after a failed load
-  // (a network error, say) the next call tries again.
-  loadTraining() {
-    this.#trainingLoad ??= this.#loadTraining().catch((error) => {
-      this.#trainingLoad = null;
-      throw error;
-    });
-    return this.#trainingLoad;
-  }
-
-  async #loadTraining() {
-    const raw = await instantiate(`attnlab-train-${this.#variant}`, this.#trainingSource, 'loadTraining');
-    const training = { raw, call: makeCaller(raw) };
-    applyBudget('loadTraining', training, this.#budget);  // the budget now, even if it changed while loading
-    this.#training = training;
+  // memory budget; resolves to this lab.
+  async loadTraining() {
+    await this.#training.load('loadTraining');
     return this;
   }
 
-  #trainingModule(fn) {
-    if (!this.#training) fail(fn, 'the training module is not loaded; call await lab.loadTraining() first, or init({ training: true })');
-    return this.#training;
+  // Loads the GPT module (done by the calls below on first use); resolves to this lab.
+  async loadGPTModule() {
+    await this.#gpt.load('loadGPTModule');
+    return this;
+  }
+
+  // A GPT from a .safetensors file (Uint8Array or ArrayBuffer) in Hugging Face GPT-2's layout: F32,
+  // F16 or BF16; the sizes from the tensors, the head count from numHeads or the file's n_head.
+  async loadGPT(bytes, options) {
+    const fn = 'loadGPT';
+    const { numHeads = 0 } = checkOptions(fn, options);
+    checkSize(fn, 'numHeads', numHeads, { min: 0 });
+    let file = bytes;
+    if (file instanceof ArrayBuffer) file = new Uint8Array(file);
+    if (!(file instanceof Uint8Array)) fail(fn, `bytes must be a Uint8Array or ArrayBuffer of a .safetensors file, got ${describe(bytes)}`);
+    const { raw, call } = await this.#gpt.load(fn);
+    return new this.#gptClasses.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(file, numHeads)));
+  }
+
+  // A GPT with GPT-2's initialisation from a seed: { vocabSize, contextLength, dModel, numHeads, numLayers, seed }.
+  async createGPT(config) {
+    const fn = 'createGPT';
+    const { vocabSize, contextLength, dModel, numHeads, numLayers, seed = 0 } = checkOptions(fn, config);
+    const checked = {
+      vocabSize: checkSize(fn, 'vocabSize', vocabSize),
+      contextLength: checkSize(fn, 'contextLength', contextLength),
+      dModel: checkSize(fn, 'dModel', dModel),
+      numHeads: checkSize(fn, 'numHeads', numHeads),
+      numLayers: checkSize(fn, 'numLayers', numLayers),
+    };
+    checkSeed(fn, seed);
+    const { raw, call } = await this.#gpt.load(fn);
+    return new this.#gptClasses.GPTModel(call(fn, () => raw.GPTHandle.create(checked, seed)));
+  }
+
+  // GPT-2's tokenizer files: vocab.json's text and merges.txt's text.
+  async loadTokenizer(vocabJson, mergesText) {
+    const fn = 'loadTokenizer';
+    if (typeof vocabJson !== 'string') fail(fn, `vocabJson must be the text of vocab.json, got ${describe(vocabJson)}`);
+    if (typeof mergesText !== 'string') fail(fn, `mergesText must be the text of merges.txt, got ${describe(mergesText)}`);
+    const { raw, call } = await this.#gpt.load(fn);
+    return new this.#gptClasses.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(wellFormed(vocabJson), wellFormed(mergesText))));
+  }
+
+  // A byte-level BPE tokenizer learned on `corpus`: { vocabSize = 4096 (bytes + merges + <|endoftext|>), minCount = 2 }.
+  async trainTokenizer(corpus, options) {
+    const fn = 'trainTokenizer';
+    if (typeof corpus !== 'string') fail(fn, `corpus must be a string, got ${describe(corpus)}`);
+    const { vocabSize = 4096, minCount = 2 } = checkOptions(fn, options);
+    checkSize(fn, 'vocabSize', vocabSize);
+    checkSize(fn, 'minCount', minCount);
+    const { raw, call } = await this.#gpt.load(fn);
+    return new this.#gptClasses.Tokenizer(call(fn, () => raw.TokenizerHandle.train(wellFormed(corpus), vocabSize, minCount)));
+  }
+
+  // One token drawn from a row of logits (Float32Array or array) → { token, probabilities: Float32Array
+  // (the distribution it was drawn from) }; options { temperature, topK, topP, seed }. Needs the GPT
+  // module (loaded by loadGPT() and the others, or loadGPTModule()).
+  sample(logits, options) {
+    const fn = 'sample';
+    const { raw, call } = this.#gpt.require(fn, 'the GPT module is not loaded; call await lab.loadGPTModule() first');
+    const row = toFloat32(fn, 'logits', logits);
+    if (row.length === 0) fail(fn, 'logits is empty');
+    return call(fn, () => raw.sample(row, samplingOptions(fn, options)));
   }
 
   // A Matrix owning a copy of `data` (zeros when omitted).
@@ -225,7 +287,8 @@ class Lab {
   // training module's heap (a separate one) as `training`, once it is loaded.
   memory() {
     const stats = this.#raw.memoryStats();
-    if (this.#training) stats.training = this.#training.raw.memoryStats();
+    if (this.#training.loaded) stats.training = this.#training.loaded.raw.memoryStats();
+    if (this.#gpt.loaded) stats.gpt = this.#gpt.loaded.raw.memoryStats();
     return stats;
   }
 
@@ -235,7 +298,7 @@ class Lab {
   setMemoryBudget(bytes) {
     const checked = checkMemoryBudget('setMemoryBudget', bytes);
     applyBudget('setMemoryBudget', { raw: this.#raw, call: this.#call }, checked);
-    if (this.#training) applyBudget('setMemoryBudget', this.#training, checked);
+    for (const module of [this.#training.loaded, this.#gpt.loaded]) if (module) applyBudget('setMemoryBudget', module, checked);
     this.#budget = checked;
     return this;
   }

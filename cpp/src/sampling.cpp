@@ -41,7 +41,8 @@ std::vector<float> sampling_distribution(std::span<const float> logits, const Sa
   double mass = 0.0;
   for (std::size_t rank = 0; rank < keep; ++rank) {
     mass += p[order[rank]] / total;
-    if (mass >= options.top_p) keep = rank + 1;  // the smallest prefix whose mass reaches top_p
+    // the smallest prefix whose mass reaches top_p (within 1e-6: top_p arrives as a float, 0.4f > 0.4)
+    if (mass >= static_cast<double>(options.top_p) - 1e-6) keep = rank + 1;
   }
   // 4. renormalise the kept tokens
   double kept = 0.0;

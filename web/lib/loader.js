@@ -1,4 +1,4 @@
-// Loads the wasm modules: the main one at init(), the training one (TaskModel) when asked, each in
+// Loads the wasm modules: the main one at init(), the training one (TaskModel) and the GPT one when asked, each in
 // the SIMD build when the engine validates SIMD, else the scalar build. In Node the .wasm bytes are
 // read from disk next to this package; in browsers and bundlers they are fetched relative to this file
 // (import.meta.url), or from where `locateFile` says.
@@ -32,6 +32,14 @@ const BUILDS = {
   'attnlab-train-scalar': {
     factory: () => import('../dist/attnlab-train-scalar.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-train-scalar.wasm', import.meta.url),
+  },
+  'attnlab-gpt-simd': {
+    factory: () => import('../dist/attnlab-gpt-simd.mjs'),
+    wasmUrl: () => new URL('../dist/attnlab-gpt-simd.wasm', import.meta.url),
+  },
+  'attnlab-gpt-scalar': {
+    factory: () => import('../dist/attnlab-gpt-scalar.mjs'),
+    wasmUrl: () => new URL('../dist/attnlab-gpt-scalar.wasm', import.meta.url),
   },
 };
 

@@ -1,0 +1,63 @@
+// Head scores on a model whose attention is known by hand: with every parameter 0, LayerNorm outputs
+// its bias (0), so q = k = 0 and every head attends uniformly: row i gives 1/(i + 1) to each key.
+#include <gtest/gtest.h>
+
+#include "attnlab/head_scores.hpp"
+#include "expect_error.hpp"
+
+namespace attnlab {
+namespace {
+
+const GPTConfig kConfig{.vocab_size = 20, .context_length = 16, .d_model = 8, .num_heads = 2, .num_layers = 2};
+
+double mean_uniform_weight(int first, int n) {  // mean over rows i in [first, n) of 1/(i + 1)
+  double sum = 0;
+  for (int i = first; i < n; ++i) sum += 1.0 / (i + 1);
+  return sum / (n - first);
+}
+
+TEST(HeadScores, UniformAttentionGivesTheHandComputedMeans) {
+  const GPT model(kConfig);  // all zeros
+  const std::vector<int> text = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
+  const HeadScores s = head_scores(model, text, {.repeat_length = 5, .samples = 2, .seed = 9});
+  for (int l = 0; l < 2; ++l)
+    for (int h = 0; h < 2; ++h) {
+      EXPECT_NEAR(s.previous_token(l, h), mean_uniform_weight(1, 10), 1e-6);
+      EXPECT_NEAR(s.first_token(l, h), mean_uniform_weight(1, 10), 1e-6);
+      EXPECT_NEAR(s.induction(l, h), mean_uniform_weight(5, 10), 1e-6);
+      EXPECT_NEAR(s.duplicate_token(l, h), mean_uniform_weight(5, 10), 1e-6);
+    }
+}
+
+TEST(HeadScores, RepeatedRandomTokensRepeatAndStayInRange) {
+  const std::vector<int> ids = repeated_random_tokens(7, 3, 9, 42);
+  ASSERT_EQ(ids.size(), 14u);
+  for (int i = 0; i < 7; ++i) {
+    EXPECT_EQ(ids[i], ids[i + 7]);
+    EXPECT_GE(ids[i], 3);
+    EXPECT_LT(ids[i], 9);
+  }
+  EXPECT_EQ(ids, repeated_random_tokens(7, 3, 9, 42));
+  EXPECT_NE(ids, repeated_random_tokens(7, 3, 9, 43));
+}
+
+TEST(HeadScores, TokenLossesOfAZeroModelAreLogV) {
+  // all-zero weights: every logit 0, so every next token has probability 1/V
+  const GPT model(kConfig);
+  const std::vector<float> losses = token_losses(model, std::vector<int>{1, 2, 3, 4});
+  ASSERT_EQ(losses.size(), 3u);
+  for (float loss : losses) EXPECT_NEAR(loss, std::log(20.0), 1e-5);
+}
+
+TEST(HeadScores, BadArgumentsAreNamed) {
+  const GPT model(kConfig);
+  expect_error([&] { head_scores(model, std::vector<int>{1}); }, "head_scores: text must have at least 2 tokens, got 1");
+  expect_error([&] { head_scores(model, std::vector<int>{1, 2}, {.repeat_length = 9}); },
+               "head_scores: repeat_length 9 repeated twice does not fit context_length 16");
+  expect_error([&] { head_scores(model, std::vector<int>{1, 2}, {.token_low = 5, .token_high = 30}); },
+               "head_scores: the token range [5, 30) is not inside the vocabulary 0 … 19");
+  expect_error([&] { token_losses(model, std::vector<int>{1}); }, "token_losses: ids must have at least 2 tokens, got 1");
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -1,0 +1,79 @@
+// Sampling against distributions computed by hand from the formula.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "attnlab/sampling.hpp"
+#include "expect_error.hpp"
+
+namespace attnlab {
+namespace {
+
+// logits ln 1, ln 2, ln 3, ln 4: softmax = 0.1, 0.2, 0.3, 0.4.
+const std::vector<float> kLogits = {0.0f, std::log(2.0f), std::log(3.0f), std::log(4.0f)};
+
+void expect_probabilities(const std::vector<float>& actual, const std::vector<double>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-6) << "token " << i;
+}
+
+TEST(Sampling, TemperatureOneIsTheSoftmax) {
+  expect_probabilities(sampling_distribution(kLogits, {}), {0.1, 0.2, 0.3, 0.4});
+}
+
+TEST(Sampling, TemperatureRescalesTheLogits) {
+  // T = 0.5 squares the odds: 1, 4, 9, 16 over 30. T = 2: √1, √2, √3, √4 over their sum.
+  expect_probabilities(sampling_distribution(kLogits, {.temperature = 0.5f}), {1 / 30.0, 4 / 30.0, 9 / 30.0, 16 / 30.0});
+  const double s = 1 + std::sqrt(2.0) + std::sqrt(3.0) + 2;
+  expect_probabilities(sampling_distribution(kLogits, {.temperature = 2.0f}),
+                       {1 / s, std::sqrt(2.0) / s, std::sqrt(3.0) / s, 2 / s});
+}
+
+TEST(Sampling, TemperatureZeroIsGreedyAndTiesGoToTheSmallerId) {
+  expect_probabilities(sampling_distribution(kLogits, {.temperature = 0.0f}), {0, 0, 0, 1});
+  expect_probabilities(sampling_distribution(std::vector<float>{1, 5, 5, 2}, {.temperature = 0.0f}), {0, 1, 0, 0});
+}
+
+TEST(Sampling, TopKKeepsTheKMostLikely) {
+  expect_probabilities(sampling_distribution(kLogits, {.top_k = 2}), {0, 0, 3 / 7.0, 4 / 7.0});
+  expect_probabilities(sampling_distribution(kLogits, {.top_k = 10}), {0.1, 0.2, 0.3, 0.4});
+}
+
+TEST(Sampling, TopPKeepsTheSmallestNucleusReachingP) {
+  // sorted 0.4, 0.3, 0.2, 0.1: cumulative 0.4, 0.7, 0.9, 1.0
+  expect_probabilities(sampling_distribution(kLogits, {.top_p = 0.4f}), {0, 0, 0, 1});
+  expect_probabilities(sampling_distribution(kLogits, {.top_p = 0.5f}), {0, 0, 3 / 7.0, 4 / 7.0});
+  expect_probabilities(sampling_distribution(kLogits, {.top_p = 0.85f}), {0, 2 / 9.0, 3 / 9.0, 4 / 9.0});
+  // top-k first, then top-p within it: k = 3 keeps 0.2, 0.3, 0.4 → 2/9, 3/9, 4/9; p = 0.5 keeps 4/9, 3/9
+  expect_probabilities(sampling_distribution(kLogits, {.top_k = 3, .top_p = 0.5f}), {0, 0, 3 / 7.0, 4 / 7.0});
+}
+
+TEST(Sampling, SeededDrawsRepeatAndFollowTheDistribution) {
+  Rng a(7), b(7);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(sample(kLogits, {}, a).token, sample(kLogits, {}, b).token);
+  Rng rng(1);
+  std::vector<int> counts(4, 0);
+  const int draws = 40000;
+  for (int i = 0; i < draws; ++i) ++counts[static_cast<std::size_t>(sample(kLogits, {}, rng).token)];
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(counts[i] / double(draws), 0.1 * double(i + 1), 0.01) << i;
+  // A filtered token is never drawn, and the result carries the distribution.
+  for (int i = 0; i < 200; ++i) {
+    const SampledToken s = sample(kLogits, {.top_k = 2}, rng);
+    EXPECT_GE(s.token, 2);
+    EXPECT_FLOAT_EQ(s.probabilities[0], 0.0f);
+  }
+}
+
+TEST(Sampling, BadOptionsAreNamed) {
+  expect_error([] { sampling_distribution({}, {}); }, "sampling_distribution: logits is empty");
+  expect_error([] { sampling_distribution(std::vector<float>{1, NAN}, {}); },
+               "sampling_distribution: logits has a NaN or infinite value");
+  expect_error([] { sampling_distribution(kLogits, {.temperature = -1}); },
+               "sampling_distribution: temperature must be finite and ≥ 0 (0 = greedy), got -1");
+  expect_error([] { sampling_distribution(kLogits, {.top_k = -2}); },
+               "sampling_distribution: top_k must be ≥ 0 (0 = no limit), got -2");
+  expect_error([] { sampling_distribution(kLogits, {.top_p = 0}); }, "sampling_distribution: top_p must be in (0, 1], got 0");
+}
+
+}  // namespace
+}  // namespace attnlab

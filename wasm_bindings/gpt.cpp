@@ -1,0 +1,328 @@
+#include "gpt.hpp"
+
+#include <cmath>
+
+#include "attnlab/head_scores.hpp"
+#include "attnlab/sampling.hpp"
+#include "checks.hpp"
+#include "convert.hpp"
+
+namespace attnlab::wasm {
+
+namespace {
+
+// ---- Conversions (the JS layer has checked types; these copy with one call each way: heap_io.js) ----
+
+std::vector<int> ints_from_js(const val& ids, const char* argument) {
+  const auto count = ids["length"].as<std::size_t>();
+  detail::require_within_budget(argument, 1, static_cast<double>(count), 1, "a copy of the ids");
+  std::vector<int> out(count);
+  static const val to_heap = val::module_property("intsToHeap");
+  if (!to_heap(ids, reinterpret_cast<std::uintptr_t>(out.data()), count).as<bool>())
+    throw Error(std::string(argument) + ": changed length while being read");
+  return out;
+}
+
+std::vector<std::uint8_t> bytes_from_js(const val& bytes, const char* argument) {
+  const auto count = bytes["length"].as<std::size_t>();
+  detail::require_within_budget(argument, 1, static_cast<double>(count) / 4, 1, "a copy of the file");
+  std::vector<std::uint8_t> out(count);
+  static const val to_heap = val::module_property("bytesToHeap");
+  to_heap(bytes, reinterpret_cast<std::uintptr_t>(out.data()));
+  return out;
+}
+
+val bytes_to_js(const void* data, std::size_t count) {
+  static const val from_heap = val::module_property("bytesFromHeap");
+  return from_heap(reinterpret_cast<std::uintptr_t>(data), count);
+}
+
+val ints_to_js(const std::vector<int>& ids) {
+  static const val from_heap = val::module_property("intsFromHeap");
+  return from_heap(reinterpret_cast<std::uintptr_t>(ids.data()), ids.size());
+}
+
+val floats_to_js(const float* data, std::size_t count) {
+  static const val from_heap = val::module_property("floatsFromHeap");
+  return from_heap(reinterpret_cast<std::uintptr_t>(data), count);
+}
+
+template <typename T>
+T option(const val& options, const char* name, T fallback) {
+  if (options.isUndefined() || options.isNull()) return fallback;
+  const val value = options[name];
+  return value.isUndefined() ? fallback : value.as<T>();
+}
+
+val matrix_grid_to_js(const std::vector<std::vector<Matrix>>& grid) {
+  val layers = val::array();
+  for (const auto& heads : grid) {
+    val row = val::array();
+    for (const Matrix& m : heads) row.call<void>("push", matrix_to_js(m));
+    layers.call<void>("push", row);
+  }
+  return layers;
+}
+
+val config_to_js(const GPTConfig& c) {
+  val js = val::object();
+  js.set("vocabSize", c.vocab_size);
+  js.set("contextLength", c.context_length);
+  js.set("dModel", c.d_model);
+  js.set("numHeads", c.num_heads);
+  js.set("numLayers", c.num_layers);
+  js.set("parameterCount", static_cast<double>(c.parameter_count()));
+  return js;
+}
+
+SamplingOptions sampling_from_js(const val& o) {
+  return {option<float>(o, "temperature", 1.0f), option<int>(o, "topK", 0), option<float>(o, "topP", 1.0f)};
+}
+
+GPTForwardOptions forward_options_from_js(const val& o) {
+  GPTForwardOptions options;
+  options.attention = option<bool>(o, "attention", false);
+  options.ablation = option<std::string>(o, "ablation", "zero") == "mean" ? AblationMode::mean : AblationMode::zero;
+  const val ablate = o.isUndefined() || o.isNull() ? val::undefined() : o["ablate"];
+  if (!ablate.isUndefined())
+    for (std::size_t i = 0, n = ablate["length"].as<std::size_t>(); i < n; ++i)
+      options.ablate.push_back({ablate[i]["layer"].as<int>(), ablate[i]["head"].as<int>()});
+  return options;
+}
+
+}  // namespace
+
+// ---- GPTHandle ----
+
+GPTHandle* GPTHandle::from_safetensors(const val& bytes, int num_heads) {
+  return catching<GPTHandle*>([&] {
+    const std::vector<std::uint8_t> file = bytes_from_js(bytes, "GPT::from_safetensors");
+    return new GPTHandle(std::make_unique<GPT>(GPT::from_safetensors(file, num_heads)));
+  }, nullptr);
+}
+
+GPTHandle* GPTHandle::create(const val& c, double seed) {
+  return catching<GPTHandle*>([&] {
+    const GPTConfig config{c["vocabSize"].as<int>(), c["contextLength"].as<int>(), c["dModel"].as<int>(),
+                           c["numHeads"].as<int>(), c["numLayers"].as<int>()};
+    return new GPTHandle(std::make_unique<GPT>(config, seed_from_js(seed)));
+  }, nullptr);
+}
+
+val GPTHandle::config() const { return config_to_js(model_->config()); }
+
+val GPTHandle::forward(const val& ids, const val& options) const {
+  return guarded([&] {
+    const std::vector<int> tokens = ints_from_js(ids, "GPT::forward");
+    const GPTForwardOptions forward_options = forward_options_from_js(options);
+    Trace trace;
+    const bool tracing = option<bool>(options, "trace", false);
+    const GPTOutput out = model_->forward(tokens, forward_options, tracing ? Tracer(trace) : Tracer());
+    val js = val::object();
+    js.set("logits", matrix_to_js(out.logits));
+    if (forward_options.attention) js.set("attention", matrix_grid_to_js(out.attention));
+    if (tracing) js.set("trace", trace_to_js(trace));
+    return js;
+  });
+}
+
+val GPTHandle::save(const std::string& dtype) const {
+  return guarded([&] {
+    const DType type = dtype == "F16" ? DType::F16 : dtype == "BF16" ? DType::BF16 : DType::F32;
+    const std::vector<std::uint8_t> file = model_->to_safetensors(type);
+    return bytes_to_js(file.data(), file.size());
+  });
+}
+
+val GPTHandle::head_scores(const val& text, const val& o) const {
+  return guarded([&] {
+    const std::vector<int> tokens = ints_from_js(text, "head_scores");
+    const HeadScoreOptions options{option<int>(o, "repeatLength", 0), option<int>(o, "samples", 4),
+                                   seed_from_js(option<double>(o, "seed", 0)), option<int>(o, "tokenLow", 0),
+                                   option<int>(o, "tokenHigh", 0)};
+    const HeadScores s = attnlab::head_scores(*model_, tokens, options);
+    val js = val::object();
+    js.set("previousToken", matrix_to_js(s.previous_token));
+    js.set("firstToken", matrix_to_js(s.first_token));
+    js.set("induction", matrix_to_js(s.induction));
+    js.set("duplicateToken", matrix_to_js(s.duplicate_token));
+    return js;
+  });
+}
+
+val GPTHandle::token_losses(const val& ids, const val& options) const {
+  return guarded([&] {
+    const std::vector<float> losses =
+        attnlab::token_losses(*model_, ints_from_js(ids, "token_losses"), forward_options_from_js(options));
+    return floats_to_js(losses.data(), losses.size());
+  });
+}
+
+val GPTHandle::generate(const val& ids, const val& o) const {
+  return guarded([&] {
+    const GenerateOptions options{option<int>(o, "maxTokens", 32), sampling_from_js(o),
+                                  seed_from_js(option<double>(o, "seed", 0)), option<int>(o, "stopToken", -1)};
+    const Generation g = attnlab::generate(*model_, ints_from_js(ids, "generate"), options);
+    val js = val::object();
+    js.set("tokens", ints_to_js(g.tokens));
+    js.set("probabilities", floats_to_js(g.probabilities.data(), g.probabilities.size()));
+    return js;
+  });
+}
+
+val GPTHandle::tensor_names() const {
+  val names = val::array();
+  for (const GPTTensorSlot& slot : model_->tensors()) names.call<void>("push", slot.name);
+  return names;
+}
+
+val GPTHandle::tensor(const std::string& name) const {
+  return guarded([&] {
+    const GPTTensorSlot& slot = model_->tensor(name);
+    val shape = val::array();
+    for (std::int64_t extent : slot.shape) shape.call<void>("push", static_cast<double>(extent));
+    val js = val::object();
+    js.set("shape", shape);
+    js.set("data", floats_to_js(model_->values().data() + slot.offset, slot.size));
+    return js;
+  });
+}
+
+val GPTHandle::start_training(const val& c) {
+  return guarded([&] {
+    GPTTrainerConfig config;
+    config.schedule = {option<double>(c, "maxLr", 3e-3), option<double>(c, "minLr", 3e-4),
+                       option<int>(c, "warmupSteps", 0), option<int>(c, "totalSteps", 1000)};
+    config.beta1 = option<double>(c, "beta1", 0.9);
+    config.beta2 = option<double>(c, "beta2", 0.95);
+    config.weight_decay = option<double>(c, "weightDecay", 0.1);
+    config.clip_norm = option<double>(c, "clipNorm", 1.0);
+    trainer_ = std::make_unique<GPTTrainer>(*model_, config);
+    return val(true);
+  });
+}
+
+val GPTHandle::train_step(const val& ids, const val& targets, int batch) {
+  return guarded([&] {
+    if (!trainer_) throw Error("GPT::train_step: call startTraining() first");
+    const GPTStepResult r = trainer_->step(ints_from_js(ids, "GPT::train_step"), ints_from_js(targets, "GPT::train_step"), batch);
+    val js = val::object();
+    js.set("loss", r.loss);
+    js.set("gradNorm", r.grad_norm);
+    js.set("lr", r.lr);
+    js.set("step", static_cast<double>(trainer_->steps()));
+    return js;
+  });
+}
+
+val GPTHandle::loss(const val& ids, const val& targets, int batch) const {
+  return guarded([&] { return val(model_->loss(ints_from_js(ids, "GPT::loss"), ints_from_js(targets, "GPT::loss"), batch)); });
+}
+
+val GPTHandle::multiply_adds(int n, bool with_cache) const {
+  return val(static_cast<double>(gpt_multiply_adds(model_->config(), n, with_cache)));
+}
+
+// ---- GPTSessionHandle ----
+
+GPTSessionHandle* GPTSessionHandle::create(const GPTHandle& model) {
+  return catching<GPTSessionHandle*>([&] { return new GPTSessionHandle(model.model()); }, nullptr);
+}
+
+val GPTSessionHandle::append(int id) {
+  return guarded([&] {
+    const Matrix logits = session_.append(id);
+    val js = val::object();
+    js.set("logits", floats_to_js(logits.data(), static_cast<std::size_t>(logits.size())));
+    js.set("attention", matrix_grid_to_js(session_.last_attention()));
+    return js;
+  });
+}
+
+val GPTSessionHandle::cache(int layer) const {
+  return guarded([&] {
+    val js = val::object();
+    js.set("keys", matrix_to_js(session_.keys(layer)));
+    js.set("values", matrix_to_js(session_.values(layer)));
+    return js;
+  });
+}
+
+// ---- TokenizerHandle ----
+
+TokenizerHandle* TokenizerHandle::from_gpt2(const std::string& vocab_json, const std::string& merges_text) {
+  return catching<TokenizerHandle*>(
+      [&] { return new TokenizerHandle(BpeTokenizer::from_gpt2(vocab_json, merges_text)); }, nullptr);
+}
+
+TokenizerHandle* TokenizerHandle::train(const std::string& corpus, int vocab_size, int min_count) {
+  return catching<TokenizerHandle*>(
+      [&] { return new TokenizerHandle(BpeTokenizer::train(corpus, {vocab_size, min_count})); }, nullptr);
+}
+
+val TokenizerHandle::encode(const std::string& text) const {
+  return guarded([&] { return ints_to_js(tokenizer_.encode(text)); });
+}
+
+val TokenizerHandle::encode_with_steps(const std::string& text) const {
+  return guarded([&] {
+    val pieces = val::array();
+    for (const BpePiece& piece : tokenizer_.encode_with_steps(text)) {
+      val steps = val::array();
+      for (const BpeMergeStep& step : piece.steps) {
+        val js = val::object();
+        js.set("rank", step.rank);
+        js.set("left", step.left);
+        js.set("right", step.right);
+        js.set("merged", step.merged);
+        js.set("tokens", ints_to_js(step.tokens));
+        steps.call<void>("push", js);
+      }
+      val js = val::object();
+      js.set("bytes", bytes_to_js(piece.text.data(), piece.text.size()));
+      js.set("start", ints_to_js(piece.bytes));
+      js.set("steps", steps);
+      js.set("ids", ints_to_js(piece.ids));
+      pieces.call<void>("push", js);
+    }
+    return pieces;
+  });
+}
+
+val TokenizerHandle::decode(const val& ids) const {
+  return guarded([&] {
+    const std::string bytes = tokenizer_.decode(ints_from_js(ids, "BpeTokenizer::decode"));
+    return bytes_to_js(bytes.data(), bytes.size());
+  });
+}
+
+val TokenizerHandle::token_bytes(int id) const {
+  return guarded([&] {
+    const std::string& bytes = tokenizer_.token_bytes(id);
+    return bytes_to_js(bytes.data(), bytes.size());
+  });
+}
+
+val TokenizerHandle::token_text(int id) const {
+  return guarded([&] { return val(tokenizer_.token_text(id)); });
+}
+
+// ---- Sampling ----
+
+val sample_token(const val& logits, const val& options) {
+  return guarded([&] {
+    const auto count = logits["length"].as<std::size_t>();
+    Matrix row(1, static_cast<Eigen::Index>(count));
+    static const val to_heap = val::module_property("copyToHeap");
+    if (!to_heap(logits, reinterpret_cast<std::uintptr_t>(row.data()), count).as<bool>())
+      throw Error("sample: logits changed length while being read");
+    Rng rng(seed_from_js(option<double>(options, "seed", 0)));
+    const SampledToken s = sample(std::span<const float>(row.data(), count), sampling_from_js(options), rng);
+    val js = val::object();
+    js.set("token", s.token);
+    js.set("probabilities", floats_to_js(s.probabilities.data(), s.probabilities.size()));
+    return js;
+  });
+}
+
+}  // namespace attnlab::wasm

@@ -1,0 +1,45 @@
+// The GPT module's Embind declarations, as web/lib/gpt.js calls them. Its own module
+// (attnlab-gpt-*.wasm): pages that never load a GPT do not download the model, tokenizer and sampler.
+#include <emscripten/bind.h>
+
+#include "gpt.hpp"
+
+using namespace emscripten;
+using namespace attnlab::wasm;
+
+EMSCRIPTEN_BINDINGS(attnlab_gpt) {
+  class_<GPTHandle>("GPTHandle")
+      .class_function("fromSafetensors", &GPTHandle::from_safetensors, allow_raw_pointers())
+      .class_function("create", &GPTHandle::create, allow_raw_pointers())
+      .function("config", &GPTHandle::config)
+      .function("forward", &GPTHandle::forward)
+      .function("save", &GPTHandle::save)
+      .function("headScores", &GPTHandle::head_scores)
+      .function("tokenLosses", &GPTHandle::token_losses)
+      .function("generate", &GPTHandle::generate)
+      .function("tensorNames", &GPTHandle::tensor_names)
+      .function("tensor", &GPTHandle::tensor)
+      .function("startTraining", &GPTHandle::start_training)
+      .function("trainStep", &GPTHandle::train_step)
+      .function("loss", &GPTHandle::loss)
+      .function("multiplyAdds", &GPTHandle::multiply_adds);
+  class_<GPTSessionHandle>("GPTSessionHandle")
+      .class_function("create", &GPTSessionHandle::create, allow_raw_pointers())
+      .function("append", &GPTSessionHandle::append)
+      .function("cache", &GPTSessionHandle::cache)
+      .function("length", &GPTSessionHandle::length)
+      .function("reset", &GPTSessionHandle::reset);
+  class_<TokenizerHandle>("TokenizerHandle")
+      .class_function("fromGPT2", &TokenizerHandle::from_gpt2, allow_raw_pointers())
+      .class_function("train", &TokenizerHandle::train, allow_raw_pointers())
+      .function("encode", &TokenizerHandle::encode)
+      .function("encodeWithSteps", &TokenizerHandle::encode_with_steps)
+      .function("decode", &TokenizerHandle::decode)
+      .function("tokenBytes", &TokenizerHandle::token_bytes)
+      .function("tokenText", &TokenizerHandle::token_text)
+      .function("vocabSize", &TokenizerHandle::vocab_size)
+      .function("endOfText", &TokenizerHandle::end_of_text)
+      .function("vocabJson", &TokenizerHandle::vocab_json)
+      .function("mergesText", &TokenizerHandle::merges_text);
+  function("sample", &sample_token);
+}

@@ -1,0 +1,285 @@
+// GPTModel, GPTSession and Tokenizer: a GPT-2-architecture model, its KV-cache decoder and the byte-level
+// BPE tokenizer, in the GPT module (attnlab-gpt-*.wasm), which the lab loads on first use:
+//   const model = await lab.loadGPT(bytes);                     // a .safetensors file (GPT-2's names)
+//   const tokenizer = await lab.loadTokenizer(vocabJson, mergesText);
+//   const { logits, attention } = model.forward(tokenizer.encode('The cat'), { attention: true });
+//   const next = lab.sample(logits.data.subarray(-model.config.vocabSize), { temperature: 0.8, seed: 1 });
+import {
+  checkBoolean, checkFloat32, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, wellFormed,
+} from './checks.js';
+import { WasmModule } from './modules.js';
+
+const utf8 = new TextDecoder('utf-8');  // broken sequences (a character split between tokens) become U+FFFD
+
+// Token ids: an array or Int32Array of integers ≥ 0, as an Int32Array (values beyond the vocabulary
+// are the core's to refuse, with the position).
+export function checkIds(fn, name, ids, { allowIgnore = false } = {}) {
+  if (!Array.isArray(ids) && !(ids instanceof Int32Array) && !(ids instanceof Uint32Array) && !(ids instanceof Uint16Array)) {
+    fail(fn, `${name} must be an array of token ids (or an Int32Array), got ${describe(ids)}`);
+  }
+  const out = new Int32Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const low = allowIgnore ? -1 : 0;
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < low || id > 0x7fffffff) {
+      fail(fn, `${name}[${i}] must be an integer ≥ ${low}, got ${describe(id)}`);
+    }
+    out[i] = id;
+  }
+  return out;
+}
+
+function checkAblate(fn, ablate) {
+  if (ablate === undefined) return undefined;
+  if (!Array.isArray(ablate)) fail(fn, `ablate must be an array of { layer, head }, got ${describe(ablate)}`);
+  return ablate.map((entry, i) => {
+    if (entry === null || typeof entry !== 'object') fail(fn, `ablate[${i}] must be { layer, head }, got ${describe(entry)}`);
+    return { layer: checkSize(fn, `ablate[${i}].layer`, entry.layer, { min: 0 }), head: checkSize(fn, `ablate[${i}].head`, entry.head, { min: 0 }) };
+  });
+}
+
+function forwardOptions(fn, options) {
+  const { attention = false, trace = false, ablate, ablation = 'zero' } = checkOptions(fn, options);
+  return {
+    attention: checkBoolean(fn, 'attention', attention),
+    trace: checkBoolean(fn, 'trace', trace),
+    ablate: checkAblate(fn, ablate),
+    ablation: checkOneOf(fn, 'ablation', ablation, ['zero', 'mean']),
+  };
+}
+
+// { temperature, topK, topP, seed } with the core's defaults (1, 0 = all, 1, 0).
+export function samplingOptions(fn, options) {
+  const { temperature = 1, topK = 0, topP = 1, seed = 0 } = checkOptions(fn, options);
+  checkFloat32(fn, 'temperature', temperature);
+  if (temperature < 0) fail(fn, `temperature must be ≥ 0 (0 = greedy), got ${temperature}`);
+  checkSize(fn, 'topK', topK, { min: 0 });
+  checkFloat32(fn, 'topP', topP);
+  if (!(topP > 0 && topP <= 1)) fail(fn, `topP must be in (0, 1], got ${topP}`);
+  return { temperature, topK, topP, seed: checkSeed(fn, seed) };
+}
+
+// The classes over one loaded GPT module ({ raw, call }).
+export function gptClasses(module) {
+  class GPTModel extends WasmModule {
+    #config;
+    #parameterCount;
+
+    constructor(handle) {
+      super('GPTModel', handle, module.call);
+      const { parameterCount, ...config } = this.handle('config').config();
+      this.#config = Object.freeze(config);
+      this.#parameterCount = parameterCount;
+    }
+
+    // { vocabSize, contextLength, dModel, numHeads, numLayers }
+    get config() {
+      return this.#config;
+    }
+
+    parameterCount() {
+      return this.#parameterCount;
+    }
+
+    // ids [n] → { logits: Matrix n×vocabSize, attention?: Matrix[layer][head] (n×n), trace? }.
+    // ablate: [{ layer, head }] knocks heads out: their output set to 0 (ablation 'zero') or to its
+    // mean over the positions ('mean').
+    forward(ids, options) {
+      const fn = 'GPTModel.forward';
+      const tokens = checkIds(fn, 'ids', ids);
+      const opts = forwardOptions(fn, options);
+      return this.call(fn, () => this.handle('forward').forward(tokens, opts));
+    }
+
+    // Per position t, −log p(ids[t + 1]) under the forward with `options` (ablations): Float32Array [n − 1].
+    tokenLosses(ids, options) {
+      const fn = 'GPTModel.tokenLosses';
+      const tokens = checkIds(fn, 'ids', ids);
+      const opts = forwardOptions(fn, options);
+      return this.call(fn, () => this.handle('tokenLosses').tokenLosses(tokens, opts));
+    }
+
+    // Per layer and head ([numLayers×numHeads] Matrices): previousToken and firstToken on `text` (ids
+    // of ordinary text), induction and duplicateToken on seeded random tokens repeated twice.
+    headScores(text, options) {
+      const fn = 'GPTModel.headScores';
+      const tokens = checkIds(fn, 'text', text);
+      const { repeatLength = 0, samples = 4, seed = 0, tokenLow = 0, tokenHigh = 0 } = checkOptions(fn, options);
+      const opts = {
+        repeatLength: checkSize(fn, 'repeatLength', repeatLength, { min: 0 }),
+        samples: checkSize(fn, 'samples', samples),
+        seed: checkSeed(fn, seed),
+        tokenLow: checkSize(fn, 'tokenLow', tokenLow, { min: 0 }),
+        tokenHigh: checkSize(fn, 'tokenHigh', tokenHigh, { min: 0 }),
+      };
+      return this.call(fn, () => this.handle('headScores').headScores(tokens, opts));
+    }
+
+    // The prompt, then up to maxTokens draws fed back through a KV cache → { tokens: Int32Array,
+    // probabilities: Float32Array (each token's probability when drawn) }.
+    generate(ids, options) {
+      const fn = 'GPTModel.generate';
+      const tokens = checkIds(fn, 'ids', ids);
+      const { maxTokens = 32, stopToken = -1 } = checkOptions(fn, options);
+      checkSize(fn, 'maxTokens', maxTokens, { min: 0 });
+      if (!Number.isInteger(stopToken) || stopToken < -1) fail(fn, `stopToken must be a token id or -1, got ${describe(stopToken)}`);
+      const opts = { ...samplingOptions(fn, options), maxTokens, stopToken };
+      return this.call(fn, () => this.handle('generate').generate(tokens, opts));
+    }
+
+    // A KV-cache decoder over this model (dispose it, or it is freed with the model's last reference).
+    session() {
+      const fn = 'GPTModel.session';
+      const handle = this.call(fn, () => module.raw.GPTSessionHandle.create(this.handle('session')));
+      return new GPTSession(handle, this);
+    }
+
+    // Multiply-adds for the next token's logits after n tokens, with the cache or by a full forward.
+    multiplyAdds(n, { cache = true } = {}) {
+      checkSize('GPTModel.multiplyAdds', 'n', n);
+      return this.handle('multiplyAdds').multiplyAdds(n, checkBoolean('GPTModel.multiplyAdds', 'cache', cache));
+    }
+
+    // The model as a .safetensors file (Hugging Face GPT-2 names, n_head in the metadata).
+    save({ dtype = 'F32' } = {}) {
+      const fn = 'GPTModel.save';
+      checkOneOf(fn, 'dtype', dtype, ['F32', 'F16', 'BF16']);
+      return this.call(fn, () => this.handle('save').save(dtype));
+    }
+
+    tensorNames() {
+      return this.handle('tensorNames').tensorNames();
+    }
+
+    // { shape, data: Float32Array } of one parameter tensor, by its GPT-2 name.
+    tensor(name) {
+      const fn = 'GPTModel.tensor';
+      if (typeof name !== 'string') fail(fn, `name must be a string, got ${describe(name)}`);
+      return this.call(fn, () => this.handle('tensor').tensor(name));
+    }
+
+    // AdamW training: startTraining(options) once, then trainStep(ids, targets, batch) with batch
+    // sequences of equal length laid end to end (targets −1 = no loss) → { loss, gradNorm, lr, step }.
+    startTraining(options) {
+      const fn = 'GPTModel.startTraining';
+      const {
+        maxLr = 3e-3, minLr = 3e-4, warmupSteps = 0, totalSteps = 1000, weightDecay = 0.1, clipNorm = 1, beta1 = 0.9,
+        beta2 = 0.95,
+      } = checkOptions(fn, options);
+      const config = { maxLr, minLr, weightDecay, clipNorm, beta1, beta2 };
+      for (const [name, value] of Object.entries(config)) checkFloat32(fn, name, value);
+      config.warmupSteps = checkSize(fn, 'warmupSteps', warmupSteps, { min: 0 });
+      config.totalSteps = checkSize(fn, 'totalSteps', totalSteps);
+      this.call(fn, () => this.handle('startTraining').startTraining(config));
+      return this;
+    }
+
+    trainStep(ids, targets, batch = 1) {
+      const fn = 'GPTModel.trainStep';
+      const [x, y] = [checkIds(fn, 'ids', ids), checkIds(fn, 'targets', targets, { allowIgnore: true })];
+      checkSize(fn, 'batch', batch);
+      return this.call(fn, () => this.handle('trainStep').trainStep(x, y, batch));
+    }
+
+    loss(ids, targets, batch = 1) {
+      const fn = 'GPTModel.loss';
+      const [x, y] = [checkIds(fn, 'ids', ids), checkIds(fn, 'targets', targets, { allowIgnore: true })];
+      checkSize(fn, 'batch', batch);
+      return this.call(fn, () => this.handle('loss').loss(x, y, batch));
+    }
+  }
+
+  class GPTSession extends WasmModule {
+    #model;
+
+    constructor(handle, model) {
+      super('GPTSession', handle, module.call);
+      this.#model = model;  // kept alive while the session is
+    }
+
+    get length() {
+      return this.handle('length').length();
+    }
+
+    // Feeds one token → { logits: Float32Array [vocabSize], attention: Matrix[layer][head] (1×length) }.
+    append(id) {
+      const fn = 'GPTSession.append';
+      checkSize(fn, 'id', id, { min: 0 });
+      this.#model.handle('append');  // a disposed model cannot be read
+      return this.call(fn, () => this.handle('append').append(id));
+    }
+
+    // { keys, values }: layer `layer`'s cache, each a Matrix length×dModel (head h in columns h·dHead …).
+    cache(layer) {
+      const fn = 'GPTSession.cache';
+      checkSize(fn, 'layer', layer, { min: 0 });
+      return this.call(fn, () => this.handle('cache').cache(layer));
+    }
+
+    reset() {
+      this.handle('reset').reset();
+      return this;
+    }
+  }
+
+  class Tokenizer extends WasmModule {
+    constructor(handle) {
+      super('Tokenizer', handle, module.call);
+      this.vocabSize = this.handle('vocabSize').vocabSize();
+      const eot = this.handle('endOfText').endOfText();
+      this.endOfText = eot >= 0 ? eot : null;
+    }
+
+    // text → Int32Array of ids (GPT-2's pre-tokenisation, then the merges).
+    encode(text) {
+      const fn = 'Tokenizer.encode';
+      if (typeof text !== 'string') fail(fn, `text must be a string, got ${describe(text)}`);
+      return this.call(fn, () => this.handle('encode').encode(wellFormed(text)));
+    }
+
+    // How each pre-tokenised piece became tokens: [{ text, start (one id per byte), steps: [{ rank,
+    // left, right, merged, tokens }], ids }].
+    encodeWithSteps(text) {
+      const fn = 'Tokenizer.encodeWithSteps';
+      if (typeof text !== 'string') fail(fn, `text must be a string, got ${describe(text)}`);
+      const pieces = this.call(fn, () => this.handle('encodeWithSteps').encodeWithSteps(wellFormed(text)));
+      return pieces.map(({ bytes, ...piece }) => ({ text: utf8.decode(bytes), ...piece }));
+    }
+
+    // ids → string (a character split across the ids' ends shows as U+FFFD).
+    decode(ids) {
+      return utf8.decode(this.decodeBytes(ids));
+    }
+
+    decodeBytes(ids) {
+      const fn = 'Tokenizer.decode';
+      const tokens = checkIds(fn, 'ids', ids);
+      return this.call(fn, () => this.handle('decode').decode(tokens));
+    }
+
+    // One token: its text (its bytes decoded; U+FFFD where it holds part of a character) and GPT-2's
+    // spelling of it ('Ġcat' for ' cat').
+    tokenString(id) {
+      return utf8.decode(this.tokenBytes(id));
+    }
+
+    tokenBytes(id) {
+      const fn = 'Tokenizer.tokenBytes';
+      checkSize(fn, 'id', id, { min: 0 });
+      return this.call(fn, () => this.handle('tokenBytes').tokenBytes(id));
+    }
+
+    tokenText(id) {
+      const fn = 'Tokenizer.tokenText';
+      checkSize(fn, 'id', id, { min: 0 });
+      return this.call(fn, () => this.handle('tokenText').tokenText(id));
+    }
+
+    // GPT-2's two files for this tokenizer: { vocabJson, mergesText }.
+    toGPT2Files() {
+      return { vocabJson: this.handle('toGPT2Files').vocabJson(), mergesText: this.handle('toGPT2Files').mergesText() };
+    }
+  }
+
+  return { GPTModel, GPTSession, Tokenizer };
+}
