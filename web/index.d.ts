@@ -37,8 +37,11 @@ export interface InitOptions {
   /** The bytes of the chosen build's training module (attnlab-train-simd.wasm or attnlab-train-scalar.wasm),
    *  used when it loads (see `training` and Lab.loadTraining). */
   trainingWasmBinary?: ArrayBuffer | Uint8Array;
+  /** The bytes of the chosen build's GPT module (attnlab-gpt-simd.wasm or attnlab-gpt-scalar.wasm), used
+   *  when it loads (the first Lab.loadGPT, createGPT, loadTokenizer, trainTokenizer or loadGPTModule). */
+  gptWasmBinary?: ArrayBuffer | Uint8Array;
   /** Where to fetch each .wasm from (browsers): given the file name, return its URL. Used for the
-   *  training module too, unless `trainingWasmBinary` is given. */
+   *  training and GPT modules too, unless their bytes are given. */
   locateFile?: (file: string, scriptDirectory: string) => string;
   /** Bytes one call may use for what it creates (default 512 MiB, at most 2 GiB). A call that would
    *  need more is refused with an AttnLabError before it allocates anything. */
@@ -255,6 +258,134 @@ export declare class TaskModel {
   dispose(): void;
 }
 
+export interface GPTConfig {
+  vocabSize: number;
+  contextLength: number;
+  dModel: number;
+  numHeads: number;
+  numLayers: number;
+}
+
+/** Temperature (0 = greedy), then top-k (0 = all), then top-p (nucleus), renormalised; seeded. */
+export interface SamplingOptions {
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  seed?: number;
+}
+
+export interface SampledToken {
+  token: number;
+  /** The distribution the token was drawn from (0 for filtered tokens). */
+  probabilities: Float32Array;
+}
+
+export interface HeadAblation {
+  layer: number;
+  head: number;
+}
+
+export interface GPTForwardOptions {
+  /** Also return every head's attention weights. */
+  attention?: boolean;
+  /** Also return the named steps (embed, h0.ln_1, h0.attn.qkv, h0.attn.head0.weights, …, logits). */
+  trace?: boolean;
+  /** Heads to knock out: their output set to 0 ('zero', default) or to its mean over the positions ('mean'). */
+  ablate?: HeadAblation[];
+  ablation?: 'zero' | 'mean';
+}
+
+export interface GPTForwardResult {
+  /** n×vocabSize: row t scores the token after position t. */
+  logits: Matrix;
+  /** [layer][head], each n×n (with `attention: true`). */
+  attention?: Matrix[][];
+  trace?: Step[];
+}
+
+/** Mean attention weights per layer and head, each a numLayers×numHeads Matrix. */
+export interface HeadScores {
+  previousToken: Matrix;
+  firstToken: Matrix;
+  induction: Matrix;
+  duplicateToken: Matrix;
+}
+
+export interface GPTTrainingOptions {
+  maxLr?: number;
+  minLr?: number;
+  warmupSteps?: number;
+  totalSteps?: number;
+  weightDecay?: number;
+  clipNorm?: number;
+  beta1?: number;
+  beta2?: number;
+}
+
+export interface GPTStepResult {
+  loss: number;
+  gradNorm: number;
+  lr: number;
+  step: number;
+}
+
+/** A GPT-2-architecture model in the GPT module's heap (Lab.loadGPT, Lab.createGPT). */
+export declare class GPTModel {
+  readonly config: GPTConfig;
+  parameterCount(): number;
+  forward(ids: ArrayLike<number>, options?: GPTForwardOptions): GPTForwardResult;
+  /** Per position t, −log p(ids[t + 1]): n − 1 values. */
+  tokenLosses(ids: ArrayLike<number>, options?: GPTForwardOptions): Float32Array;
+  headScores(text: ArrayLike<number>, options?: { repeatLength?: number; samples?: number; seed?: number; tokenLow?: number; tokenHigh?: number }): HeadScores;
+  generate(ids: ArrayLike<number>, options?: SamplingOptions & { maxTokens?: number; stopToken?: number }): { tokens: Int32Array; probabilities: Float32Array };
+  session(): GPTSession;
+  /** Multiply-adds for the next token's logits after n tokens, with the KV cache (default) or a full forward. */
+  multiplyAdds(n: number, options?: { cache?: boolean }): number;
+  save(options?: { dtype?: 'F32' | 'F16' | 'BF16' }): Uint8Array;
+  tensorNames(): string[];
+  tensor(name: string): { shape: number[]; data: Float32Array };
+  startTraining(options?: GPTTrainingOptions): this;
+  /** `batch` sequences of equal length laid end to end; targets −1 = no loss. */
+  trainStep(ids: ArrayLike<number>, targets: ArrayLike<number>, batch?: number): GPTStepResult;
+  loss(ids: ArrayLike<number>, targets: ArrayLike<number>, batch?: number): number;
+  dispose(): void;
+}
+
+/** Decoding one token at a time with a KV cache (GPTModel.session()). */
+export declare class GPTSession {
+  readonly length: number;
+  append(id: number): { logits: Float32Array; attention: Matrix[][] };
+  /** Layer `layer`'s cached keys and values, each length×dModel. */
+  cache(layer: number): { keys: Matrix; values: Matrix };
+  reset(): this;
+  dispose(): void;
+}
+
+export interface MergeStep {
+  rank: number;
+  left: number;
+  right: number;
+  merged: number;
+  tokens: Int32Array;
+}
+
+/** Byte-level BPE as GPT-2 tokenizes (Lab.loadTokenizer, Lab.trainTokenizer). */
+export declare class Tokenizer {
+  readonly vocabSize: number;
+  /** The id of <|endoftext|>, or null. */
+  readonly endOfText: number | null;
+  encode(text: string): Int32Array;
+  encodeWithSteps(text: string): { text: string; start: Int32Array; steps: MergeStep[]; ids: Int32Array }[];
+  decode(ids: ArrayLike<number>): string;
+  decodeBytes(ids: ArrayLike<number>): Uint8Array;
+  tokenString(id: number): string;
+  tokenBytes(id: number): Uint8Array;
+  /** GPT-2's spelling ('Ġcat' for ' cat'). */
+  tokenText(id: number): string;
+  toGPT2Files(): { vocabJson: string; mergesText: string };
+  dispose(): void;
+}
+
 export interface Lab {
   /** True when the SIMD build was loaded. */
   readonly simd: boolean;
@@ -279,15 +410,27 @@ export interface Lab {
   alibiSlopes(numHeads: number): Float32Array;
   alibiBias(rows: number, cols: number, slope: number): Matrix;
   tokenize(text: string): string[];
-  /** The main wasm heap's size, the bytes in use, and the memory budget; the training module's own
-   *  heap as `training` once it is loaded. */
-  memory(): HeapStats & { training?: HeapStats };
-  /** Changes the memory budget (see InitOptions.memoryBudget), in the training module too. */
+  /** The main wasm heap's size, the bytes in use, and the memory budget; the training and GPT modules'
+   *  own heaps as `training` and `gpt` once they are loaded. */
+  memory(): HeapStats & { training?: HeapStats; gpt?: HeapStats };
+  /** Changes the memory budget (see InitOptions.memoryBudget), in the training and GPT modules too. */
   setMemoryBudget(bytes: number): this;
   /** Loads the training module (TaskModel): the same build (SIMD or scalar) as the main one, with the
    *  current memory budget. Resolves to this lab; every call returns the same promise (after a failed
    *  load, the next call tries again). */
   loadTraining(): Promise<Lab>;
+  /** Loads the GPT module (GPTModel, Tokenizer, sample); the GPT calls below load it on first use. */
+  loadGPTModule(): Promise<Lab>;
+  /** A GPT from a .safetensors file in Hugging Face GPT-2's layout (F32, F16 or BF16). */
+  loadGPT(bytes: Uint8Array | ArrayBuffer, options?: { numHeads?: number }): Promise<GPTModel>;
+  /** A GPT with GPT-2's initialisation from a seed. */
+  createGPT(config: GPTConfig & { seed?: number }): Promise<GPTModel>;
+  /** GPT-2's tokenizer from the text of its vocab.json and merges.txt. */
+  loadTokenizer(vocabJson: string, mergesText: string): Promise<Tokenizer>;
+  /** A byte-level BPE tokenizer learned on `corpus` (vocabSize counts the 256 bytes, the merges and <|endoftext|>). */
+  trainTokenizer(corpus: string, options?: { vocabSize?: number; minCount?: number }): Promise<Tokenizer>;
+  /** One token drawn from a row of logits; needs the GPT module loaded. */
+  sample(logits: NumberArray, options?: SamplingOptions): SampledToken;
   MultiHeadAttention: typeof MultiHeadAttention;
   TransformerEncoderLayer: typeof TransformerEncoderLayer;
   TaskModel: typeof TaskModel;

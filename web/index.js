@@ -64,11 +64,11 @@ class Lab {
     this.#call = makeCaller(raw);
     // A module's budget is the lab's current one when it arrives, even if it changed while loading.
     const applyCurrentBudget = (module) => applyBudget('setMemoryBudget', module, this.#budget);
-    this.#training = new LazyModule(`attnlab-train-${variant}`, sources.training, applyCurrentBudget);
-    this.#gpt = new LazyModule(`attnlab-gpt-${variant}`, sources.gpt, (module) => {
+    this.#training = new LazyModule(`attnlab-train-${variant}`, sources.training, this, applyCurrentBudget);
+    this.#gpt = new LazyModule(`attnlab-gpt-${variant}`, sources.gpt, this, (module) => {
       applyCurrentBudget(module);
       this.#gptClasses = gptClasses(module);
-    });
+    }, { byCaller: true });
     this.simd = variant === 'simd';
     this.version = raw.version();
     this.kernels = raw.kernelVariant();
@@ -82,16 +82,20 @@ class Lab {
   }
 
   // Loads the training module (the same build, SIMD or scalar, as the main one) with the current
-  // memory budget; resolves to this lab.
-  async loadTraining() {
-    await this.#training.load('loadTraining');
-    return this;
+  // memory budget; resolves to this lab. Every call returns the same promise.
+  loadTraining() {
+    return this.#training.load('loadTraining');
   }
 
-  // Loads the GPT module (done by the calls below on first use); resolves to this lab.
-  async loadGPTModule() {
-    await this.#gpt.load('loadGPTModule');
-    return this;
+  // Loads the GPT module (the calls below do on first use); resolves to this lab.
+  loadGPTModule() {
+    return this.#gpt.load('loadGPTModule');
+  }
+
+  // The GPT module and its classes, loading it first if needed.
+  async #gptModule(fn) {
+    await this.#gpt.load(fn);
+    return { ...this.#gpt.loaded, classes: this.#gptClasses };
   }
 
   // A GPT from a .safetensors file (Uint8Array or ArrayBuffer) in Hugging Face GPT-2's layout: F32,
@@ -103,8 +107,8 @@ class Lab {
     let file = bytes;
     if (file instanceof ArrayBuffer) file = new Uint8Array(file);
     if (!(file instanceof Uint8Array)) fail(fn, `bytes must be a Uint8Array or ArrayBuffer of a .safetensors file, got ${describe(bytes)}`);
-    const { raw, call } = await this.#gpt.load(fn);
-    return new this.#gptClasses.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(file, numHeads)));
+    const { raw, call, classes } = await this.#gptModule(fn);
+    return new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(file, numHeads)));
   }
 
   // A GPT with GPT-2's initialisation from a seed: { vocabSize, contextLength, dModel, numHeads, numLayers, seed }.
@@ -119,8 +123,8 @@ class Lab {
       numLayers: checkSize(fn, 'numLayers', numLayers),
     };
     checkSeed(fn, seed);
-    const { raw, call } = await this.#gpt.load(fn);
-    return new this.#gptClasses.GPTModel(call(fn, () => raw.GPTHandle.create(checked, seed)));
+    const { raw, call, classes } = await this.#gptModule(fn);
+    return new classes.GPTModel(call(fn, () => raw.GPTHandle.create(checked, seed)));
   }
 
   // GPT-2's tokenizer files: vocab.json's text and merges.txt's text.
@@ -128,8 +132,8 @@ class Lab {
     const fn = 'loadTokenizer';
     if (typeof vocabJson !== 'string') fail(fn, `vocabJson must be the text of vocab.json, got ${describe(vocabJson)}`);
     if (typeof mergesText !== 'string') fail(fn, `mergesText must be the text of merges.txt, got ${describe(mergesText)}`);
-    const { raw, call } = await this.#gpt.load(fn);
-    return new this.#gptClasses.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(wellFormed(vocabJson), wellFormed(mergesText))));
+    const { raw, call, classes } = await this.#gptModule(fn);
+    return new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(wellFormed(vocabJson), wellFormed(mergesText))));
   }
 
   // A byte-level BPE tokenizer learned on `corpus`: { vocabSize = 4096 (bytes + merges + <|endoftext|>), minCount = 2 }.
@@ -139,8 +143,8 @@ class Lab {
     const { vocabSize = 4096, minCount = 2 } = checkOptions(fn, options);
     checkSize(fn, 'vocabSize', vocabSize);
     checkSize(fn, 'minCount', minCount);
-    const { raw, call } = await this.#gpt.load(fn);
-    return new this.#gptClasses.Tokenizer(call(fn, () => raw.TokenizerHandle.train(wellFormed(corpus), vocabSize, minCount)));
+    const { raw, call, classes } = await this.#gptModule(fn);
+    return new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.train(wellFormed(corpus), vocabSize, minCount)));
   }
 
   // One token drawn from a row of logits (Float32Array or array) → { token, probabilities: Float32Array

@@ -16,11 +16,15 @@ export function toJsNames(message) {
   });
 }
 
-export function makeCaller(raw) {
+// byCaller: the message is named by the package call alone, the core's function name dropped (the GPT
+// module, whose calls go through several core functions: "GPT::from_safetensors: …", "parse_safetensors:
+// …" and "GPTSession::append: …" read "loadGPT: …" and "GPTSession.append: …").
+export function makeCaller(raw, { byCaller = false } = {}) {
   return (fn, body) => {
     const result = body();
     if (result !== undefined && result !== null) return result;
-    let message = toJsNames(raw.takeLastError());
+    const core = raw.takeLastError();
+    let message = byCaller ? `${fn}: ${core.replace(/^[A-Za-z_]+(?:::[a-z_]+)?(?: \([^)]*\))?: /, '')}` : toJsNames(core);
     if (message.includes('but the memory budget is')) message += ' (init({ memoryBudget }) or lab.setMemoryBudget() sets it)';
     throw new AttnLabError(named(fn, message));
   };

@@ -1,6 +1,7 @@
 // A wasm module the lab loads only when asked (training, GPT): the same build (SIMD or scalar) as the
 // main one, with the lab's memory budget applied when it arrives. load() returns the same promise to
-// every caller; after a failed load (a network error, say) the next call tries again.
+// every caller, resolving to `owner` (the lab); after a failed load (a network error, say) the next
+// call tries again. Once loaded, `loaded` is { raw, call }.
 import { makeCaller } from './call.js';
 import { fail } from './checks.js';
 import { instantiate } from './loader.js';
@@ -10,13 +11,18 @@ export class LazyModule {
   #source;
   #loading = null;
   #onLoad;
-  loaded = null;  // { raw, call } once loaded
+  #owner;
+  #callerOptions;
+  loaded = null;
 
   // file: 'attnlab-train-simd' etc.; source: { wasmBinary?, locateFile? }; onLoad(module) runs once it is
   // instantiated (the lab applies its current budget there).
-  constructor(file, source, onLoad) {
+  // callerOptions: how its errors are named (call.js makeCaller).
+  constructor(file, source, owner, onLoad, callerOptions = {}) {
+    this.#callerOptions = callerOptions;
     this.#file = file;
     this.#source = source;
+    this.#owner = owner;
     this.#onLoad = onLoad;
   }
 
@@ -30,10 +36,10 @@ export class LazyModule {
 
   async #instantiate(fn) {
     const raw = await instantiate(this.#file, this.#source, fn);
-    const module = { raw, call: makeCaller(raw) };
+    const module = { raw, call: makeCaller(raw, this.#callerOptions) };
     this.#onLoad(module);
     this.loaded = module;
-    return module;
+    return this.#owner;
   }
 
   // The loaded module, or an AttnLabError naming `fn` and what to call first.

@@ -1,0 +1,86 @@
+// Training a GPT: the schedule, clipping and AdamW against hand computations, and five AdamW steps
+// against PyTorch (tests/fixtures/make_gpt_fixtures.py): losses, gradient norms, gradients and weights.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <numbers>
+
+#include "attnlab/gpt_training.hpp"
+#include "expect_error.hpp"
+#include "gpt_fixture.hpp"
+
+namespace attnlab {
+namespace {
+
+TEST(CosineSchedule, WarmsUpLinearlyThenFollowsTheCosine) {
+  const CosineSchedule s{.max_lr = 1.0, .min_lr = 0.1, .warmup_steps = 4, .total_steps = 14};
+  EXPECT_DOUBLE_EQ(s.lr(0), 0.25);
+  EXPECT_DOUBLE_EQ(s.lr(3), 1.0);
+  EXPECT_DOUBLE_EQ(s.lr(4), 1.0);                                   // progress 0: cos 0 = 1
+  EXPECT_NEAR(s.lr(9), 0.1 + 0.5 * 0.9, 1e-15);                     // progress ½: cos(π/2) = 0
+  EXPECT_NEAR(s.lr(6), 0.1 + 0.5 * (1 + std::cos(std::numbers::pi * 0.2)) * 0.9, 1e-15);
+  EXPECT_DOUBLE_EQ(s.lr(14), 0.1);
+  EXPECT_DOUBLE_EQ(s.lr(100), 0.1);
+}
+
+TEST(ClipGradNorm, ScalesOnlyAboveTheMaximum) {
+  std::vector<float> v1(2, 0.0f), g1 = {3.0f, 0.0f}, v2(1, 0.0f), g2 = {4.0f};
+  const std::vector<ParameterRef> params = {{"a", v1.data(), g1.data(), 2, {2}}, {"b", v2.data(), g2.data(), 1, {1}}};
+  EXPECT_DOUBLE_EQ(clip_grad_norm(params, 10.0), 5.0);  // ‖(3, 0, 4)‖ = 5 ≤ 10: unchanged
+  EXPECT_EQ(g1[0], 3.0f);
+  EXPECT_DOUBLE_EQ(clip_grad_norm(params, 1.0), 5.0);   // × 1/(5 + 1e-6)
+  EXPECT_FLOAT_EQ(g1[0], static_cast<float>(3.0 / (5.0 + 1e-6)));
+  EXPECT_FLOAT_EQ(g2[0], static_cast<float>(4.0 / (5.0 + 1e-6)));
+  expect_error([&] { clip_grad_norm(params, 0.0); }, "clip_grad_norm: max_norm must be positive and finite, got 0");
+}
+
+TEST(AdamW, OneStepByHand) {
+  // p = 2, g = 0.5, lr 0.1, λ 0.1: p ← 2·(1 − 0.01) = 1.98; m = 0.05, v = 0.00025·… bias-corrected
+  // m̂ = 0.5, v̂ = 0.25, so the update is lr·0.5/(0.5 + eps) = 0.1 (to eps): p = 1.88. With λ = 0: 1.9.
+  std::vector<float> a = {2.0f}, ga = {0.5f}, b = {2.0f}, gb = {0.5f};
+  AdamW adamw({{{{"a", a.data(), ga.data(), 1, {1}}}, 0.1}, {{{"b", b.data(), gb.data(), 1, {1}}}, 0.0}}, {.lr = 0.1});
+  adamw.step();
+  EXPECT_NEAR(a[0], 1.88f, 1e-6);
+  EXPECT_NEAR(b[0], 1.9f, 1e-6);
+  EXPECT_EQ(adamw.steps(), 1);
+  expect_error([&] { AdamW({{{{"a", a.data(), ga.data(), 1, {1}}}, -1.0}}); },
+               "AdamW: groups[0].weight_decay must be finite and ≥ 0, got -1");
+}
+
+TEST(GPTTrainer, MemorisesARepeatedSequence) {
+  // A 2-layer model learns to continue one fixed sequence: its loss falls from ≈ ln V to near 0.
+  GPT model({.vocab_size = 17, .context_length = 16, .d_model = 32, .num_heads = 4, .num_layers = 2}, 1);
+  GPTTrainer trainer(model, {.schedule = {.max_lr = 1e-2, .min_lr = 1e-3, .warmup_steps = 5, .total_steps = 120}});
+  std::vector<int> ids, targets;
+  for (int b = 0; b < 2; ++b)
+    for (int t = 0; t < 15; ++t) {
+      ids.push_back((t * 7 + b) % 17);
+      targets.push_back(((t + 1) * 7 + b) % 17);
+    }
+  const float first = trainer.step(ids, targets, 2).loss;
+  EXPECT_NEAR(first, std::log(17.0f), 0.3f);
+  GPTStepResult last;
+  for (int s = 1; s < 120; ++s) last = trainer.step(ids, targets, 2);
+  EXPECT_LT(last.loss, 0.05f);
+  EXPECT_NEAR(last.lr, trainer.config().schedule.lr(119), 1e-12);
+  EXPECT_LT(model.loss(ids, targets, 2), 0.05f);
+}
+
+TEST(GPTTrainer, BadArgumentsAreNamed) {
+  GPT model({.vocab_size = 5, .context_length = 4, .d_model = 4, .num_heads = 2, .num_layers = 1}, 1);
+  expect_error([&] { GPTTrainer(model, {.schedule = {.warmup_steps = 3, .total_steps = 3}}); },
+               "GPTTrainer: schedule needs 0 ≤ warmup_steps < total_steps, got warmup_steps 3 and total_steps 3");
+  GPTTrainer trainer(model, {.schedule = {.total_steps = 3}});
+  const std::vector<int> ids = {1, 2, 3, 4, 0, 1}, targets = {2, 3, 4, -1, 1, 5};
+  expect_error([&] { trainer.step(ids, targets, 2); },
+               "GPT::forward_backward: targets[5] = 5 is outside the vocabulary 0 … 4 (use -1 for no target)");
+  expect_error([&] { trainer.step(ids, targets, 4); },
+               "GPT::forward_backward: ids has 6 tokens, which is not 4 sequences of T ≥ 1 tokens");
+  expect_error([&] { trainer.step(std::vector<int>(10, 1), std::vector<int>(10, 1), 2); },
+               "GPT::forward_backward: a sequence of 5 tokens is longer than the model's context_length = 4");
+}
+
+}  // namespace
+}  // namespace attnlab
