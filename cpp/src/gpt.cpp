@@ -139,8 +139,9 @@ void GPT::zero_grad() { std::fill(grads_.begin(), grads_.end(), 0.0f); }
 
 void GPT::check_ids(const char* function, std::span<const int> ids, int batch) const {
   if (batch < 1) detail::fail(function, "batch must be ≥ 1, got ", batch);
-  if (ids.empty() || ids.size() % static_cast<std::size_t>(batch) != 0)
-    detail::fail(function, "ids has ", ids.size(), " tokens, which is not ", batch, " sequences of T ≥ 1 tokens");
+  if (ids.empty()) detail::fail(function, "ids is empty (give at least one token)");
+  if (ids.size() % static_cast<std::size_t>(batch) != 0)
+    detail::fail(function, "ids has ", ids.size(), " tokens, which is not ", batch, " sequences of equal length");
   const std::size_t T = ids.size() / static_cast<std::size_t>(batch);
   if (T > static_cast<std::size_t>(config_.context_length))
     detail::fail(function, "a sequence of ", T, " tokens is longer than the model's context_length = ",

@@ -37,14 +37,15 @@ struct SafetensorInfo {
 struct SafetensorsHeader {
   std::vector<SafetensorInfo> tensors;          // in the order of their data offsets
   std::map<std::string, std::string> metadata;  // "__metadata__" (string values only, as the format says)
+  std::map<std::string, std::string> unreadable;  // tensors attnlab cannot widen to float32 → their dtype
   std::size_t data_start = 0;                   // 8 + header length: where offset 0 is in the file
   const SafetensorInfo* find(std::string_view name) const;  // nullptr if absent
 };
 
 // The header of `file` (the whole file's bytes), checked as above. Headers longer than 100 MB are
-// refused (the format's own limit). Tensors of dtypes attnlab cannot read (I64, U8, …) are still
-// listed, with their byte ranges checked, and `readable` says which are F32/F16/BF16; a caller that
-// needs such a tensor gets an Error from read_tensor naming the dtype.
+// refused (the format's own limit). Tensors of the format's other dtypes (F64, I64, U8, BOOL, …) are
+// listed too, with their byte ranges checked, and named in `unreadable`: read_tensor refuses them,
+// naming the dtype. A key given twice in the JSON keeps its last value (nlohmann/json's rule).
 SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> file);
 
 // Tensor `info`'s values as float32, row-major, into `out` (info.element_count() floats).

@@ -1,0 +1,135 @@
+// The GPT against an independent GPT-2 written in plain PyTorch (tests/fixtures/make_gpt_fixtures.py):
+// the same .safetensors files (F32, F16, BF16) give the same logits and attention maps, with and
+// without knocked-out heads; and the model's own invariants (causality, names, errors).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "attnlab/gpt.hpp"
+#include "expect_error.hpp"
+#include "fixture.hpp"
+#include "gpt_fixture.hpp"
+
+namespace attnlab {
+namespace {
+
+using testing::MatricesNear;
+using testing::nested_grid;
+using testing::nested_matrix;
+
+// Every forward fixture: tests/fixtures/gpt/<name>.json beside <name>.safetensors.
+std::vector<std::string> forward_fixtures() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(testing::gpt_fixture_path("")))
+    if (entry.path().extension() == ".json" &&
+        std::filesystem::exists(testing::gpt_fixture_path(entry.path().stem().string() + ".safetensors")) &&
+        entry.path().stem() != "train")
+      names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// logits and every head's weights of `model` on the fixture's ids, against `suffix` ("", "_f16", "_bf16").
+void expect_forward_matches(const GPT& model, const nlohmann::json& fixture, const std::string& suffix,
+                            const std::string& what) {
+  const std::vector<int> ids = fixture.at("ids").get<std::vector<int>>();
+  const GPTOutput out = model.forward(ids, {.attention = true});
+  EXPECT_TRUE(MatricesNear(out.logits, nested_matrix(fixture.at("logits" + suffix)), 1e-4f, 1e-4f)) << what;
+  const auto attention = nested_grid(fixture.at("attention" + suffix));
+  ASSERT_EQ(out.attention.size(), attention.size()) << what;
+  for (std::size_t l = 0; l < attention.size(); ++l)
+    for (std::size_t h = 0; h < attention[l].size(); ++h)
+      EXPECT_TRUE(MatricesNear(out.attention[l][h], attention[l][h], 1e-5f, 1e-4f)) << what << " layer " << l << " head " << h;
+}
+
+TEST(GPT, MatchesPyTorchOnEveryFixture) {
+  const std::vector<std::string> names = forward_fixtures();
+  ASSERT_GE(names.size(), 3u);
+  for (const std::string& name : names) {
+    const nlohmann::json fixture = testing::read_gpt_fixture_json(name + ".json");
+    const auto& c = fixture.at("config");
+    const GPT model = GPT::from_safetensors(testing::read_gpt_fixture_bytes(name + ".safetensors"));
+    EXPECT_EQ(model.config().vocab_size, c.at("vocab_size").get<int>());
+    EXPECT_EQ(model.config().context_length, c.at("context_length").get<int>());
+    EXPECT_EQ(model.config().d_model, c.at("d_model").get<int>());
+    EXPECT_EQ(model.config().num_heads, c.at("num_heads").get<int>());
+    EXPECT_EQ(model.config().num_layers, c.at("num_layers").get<int>());
+    expect_forward_matches(model, fixture, "", name + " F32");
+    expect_forward_matches(GPT::from_safetensors(testing::read_gpt_fixture_bytes(name + "-f16.safetensors")), fixture,
+                           "_f16", name + " F16");
+    expect_forward_matches(GPT::from_safetensors(testing::read_gpt_fixture_bytes(name + "-bf16.safetensors")), fixture,
+                           "_bf16", name + " BF16");
+    // knocked-out heads: zeroed, or replaced by their mean over the positions
+    const auto& ablation = fixture.at("ablation");
+    std::vector<HeadAblation> heads;
+    for (const auto& pair : ablation.at("heads")) heads.push_back({pair.at(0).get<int>(), pair.at(1).get<int>()});
+    const std::vector<int> ids = fixture.at("ids").get<std::vector<int>>();
+    EXPECT_TRUE(MatricesNear(model.forward(ids, {.ablate = heads}).logits, nested_matrix(ablation.at("zero_logits")),
+                             1e-4f, 1e-4f)) << name << " zero ablation";
+    EXPECT_TRUE(MatricesNear(model.forward(ids, {.ablate = heads, .ablation = AblationMode::mean}).logits,
+                             nested_matrix(ablation.at("mean_logits")), 1e-4f, 1e-4f)) << name << " mean ablation";
+  }
+}
+
+TEST(GPT, IsCausalAndNamesItsTensorsAsHuggingFace) {
+  const GPT model({.vocab_size = 11, .context_length = 8, .d_model = 12, .num_heads = 3, .num_layers = 2}, 9);
+  // changing token 5 changes no logit before position 5
+  const Matrix a = model.forward(std::vector<int>{1, 2, 3, 4, 5, 6, 7}).logits;
+  const Matrix b = model.forward(std::vector<int>{1, 2, 3, 4, 5, 0, 7}).logits;
+  EXPECT_EQ(a.topRows(5), b.topRows(5));
+  EXPECT_NE(a.row(5), b.row(5));
+  // attention rows sum to 1 with the upper triangle exactly 0
+  const GPTOutput out = model.forward(std::vector<int>{1, 2, 3, 4}, {.attention = true});
+  for (const auto& layer : out.attention)
+    for (const Matrix& w : layer)
+      for (Eigen::Index i = 0; i < 4; ++i) {
+        EXPECT_NEAR(w.row(i).sum(), 1.0f, 1e-6f);
+        for (Eigen::Index j = i + 1; j < 4; ++j) EXPECT_EQ(w(i, j), 0.0f);
+      }
+  std::vector<std::string> names;
+  for (const GPTTensorSlot& slot : model.tensors()) names.push_back(slot.name);
+  ASSERT_EQ(names.size(), 2u + 2 * 12 + 2);
+  EXPECT_EQ(names[0], "wte.weight");
+  EXPECT_EQ(names[4], "h.0.attn.c_attn.weight");
+  EXPECT_EQ(model.tensor("h.1.mlp.c_proj.weight").shape, (std::vector<std::int64_t>{48, 12}));
+  EXPECT_EQ(names.back(), "ln_f.bias");
+}
+
+TEST(GPT, InitialisesAsGPT2) {
+  // normal(0, 0.02) matrices, c_proj at 0.02/√(2L), zero biases, unit LayerNorm weights
+  const GPT model({.vocab_size = 300, .context_length = 64, .d_model = 64, .num_heads = 4, .num_layers = 2}, 1);
+  auto stddev = [&](std::string_view name) {
+    const GPTTensorSlot& s = model.tensor(name);
+    double sum = 0, squares = 0;
+    for (std::size_t i = 0; i < s.size; ++i) {
+      sum += model.values()[s.offset + i];
+      squares += double(model.values()[s.offset + i]) * model.values()[s.offset + i];
+    }
+    return std::sqrt(squares / s.size - (sum / s.size) * (sum / s.size));
+  };
+  EXPECT_NEAR(stddev("wte.weight"), 0.02, 0.001);
+  EXPECT_NEAR(stddev("h.0.mlp.c_fc.weight"), 0.02, 0.001);
+  EXPECT_NEAR(stddev("h.1.attn.c_proj.weight"), 0.01, 0.001);  // 0.02/√4
+  EXPECT_EQ(model.values()[model.tensor("h.0.ln_2.weight").offset], 1.0f);
+  EXPECT_EQ(model.values()[model.tensor("h.0.attn.c_attn.bias").offset], 0.0f);
+}
+
+TEST(GPT, BadArgumentsAreNamed) {
+  expect_error([] { GPT({.vocab_size = 10, .context_length = 4, .d_model = 10, .num_heads = 3, .num_layers = 1}, 0); },
+               "GPT: d_model = 10 is not divisible by num_heads = 3");
+  expect_error([] { GPT({.vocab_size = 10, .context_length = 0, .d_model = 4, .num_heads = 1, .num_layers = 1}, 0); },
+               "GPT: context_length must be positive, got 0");
+  const GPT model({.vocab_size = 10, .context_length = 4, .d_model = 4, .num_heads = 2, .num_layers = 1}, 0);
+  expect_error([&] { model.forward(std::vector<int>{}); }, "GPT::forward: ids is empty (give at least one token)");
+  expect_error([&] { model.forward(std::vector<int>{1, 10}); }, "GPT::forward: ids[1] = 10 is outside the vocabulary 0 … 9");
+  expect_error([&] { model.forward(std::vector<int>{1, 2, 3, 4, 5}); },
+               "GPT::forward: a sequence of 5 tokens is longer than the model's context_length = 4");
+  expect_error([&] { model.forward(std::vector<int>{1}, {.ablate = {{0, 2}}}); },
+               "GPT::forward: ablate names layer 0, head 2 but the model has layers 0 … 0 and heads 0 … 1");
+  expect_error([&] { model.tensor("lm_head.weight"); }, "GPT::tensor: the model has no tensor named 'lm_head.weight'");
+  expect_error([] { GPT({.vocab_size = 1 << 30, .context_length = 4, .d_model = 1024, .num_heads = 1, .num_layers = 1}, 0); },
+               "GPT: needs about 4 TiB (the parameters: 1 × 1.09952e+12×1 floats) but the memory budget is 512 MiB");
+}
+
+}  // namespace
+}  // namespace attnlab
