@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <numbers>
 
 #include "attnlab/gpt_training.hpp"
@@ -68,6 +69,60 @@ TEST(GPTTrainer, MemorisesARepeatedSequence) {
   EXPECT_LT(model.loss(ids, targets, 2), 0.05f);
 }
 
+// The fixture's .safetensors file as name → values.
+std::map<std::string, std::vector<float>> read_tensors(const std::string& file) {
+  const std::vector<std::uint8_t> bytes = testing::read_gpt_fixture_bytes(file);
+  const SafetensorsHeader header = parse_safetensors(bytes);
+  std::map<std::string, std::vector<float>> out;
+  for (const SafetensorInfo& info : header.tensors) {
+    std::vector<float>& values = out[info.name];
+    values.resize(static_cast<std::size_t>(info.element_count()));
+    read_tensor(bytes, header, info, values.data());
+  }
+  return out;
+}
+
+void expect_tensors_near(std::span<const float> actual, const GPT& model, const std::string& file, double tolerance) {
+  for (const auto& [name, expected] : read_tensors(file)) {
+    const GPTTensorSlot& slot = model.tensor(name);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      const double a = actual[slot.offset + i], e = expected[i];
+      if (std::abs(a - e) > tolerance * (1 + std::abs(e))) {
+        ADD_FAILURE() << file << ": " << name << "[" << i << "] is " << a << ", PyTorch has " << e;
+        break;
+      }
+    }
+  }
+}
+
+TEST(GPTTrainer, FiveAdamWStepsMatchPyTorch) {
+  const nlohmann::json fixture = testing::read_gpt_fixture_json("train.json");
+  const auto& h = fixture.at("hyper");
+  const int batch = fixture.at("batch").get<int>();
+  GPT model = GPT::from_safetensors(testing::read_gpt_fixture_bytes("train_init.safetensors"));
+  EXPECT_EQ(model.config().d_model, fixture.at("config").at("d_model").get<int>());
+  // the first step's gradients, before clipping
+  {
+    GPT copy = model;
+    copy.zero_grad();
+    const auto& step = fixture.at("steps").at(0);
+    copy.forward_backward(step.at("ids").get<std::vector<int>>(), step.at("targets").get<std::vector<int>>(), batch);
+    expect_tensors_near(copy.grads(), copy, "train_grads0.safetensors", 1e-4);
+  }
+  GPTTrainer trainer(model, {.schedule = {.max_lr = h.at("max_lr"), .min_lr = h.at("min_lr"),
+                                          .warmup_steps = h.at("warmup_steps"), .total_steps = h.at("total_steps")},
+                             .beta1 = h.at("beta1"), .beta2 = h.at("beta2"), .eps = h.at("eps"),
+                             .weight_decay = h.at("weight_decay"), .clip_norm = h.at("clip_norm")});
+  for (const auto& step : fixture.at("steps")) {
+    const GPTStepResult r =
+        trainer.step(step.at("ids").get<std::vector<int>>(), step.at("targets").get<std::vector<int>>(), batch);
+    EXPECT_NEAR(r.loss, step.at("loss").get<double>(), 1e-4);
+    EXPECT_NEAR(r.grad_norm, step.at("grad_norm").get<double>(), 1e-4 * step.at("grad_norm").get<double>());
+    EXPECT_NEAR(r.lr, step.at("lr").get<double>(), 1e-15);
+  }
+  expect_tensors_near(model.values(), model, "train_final.safetensors", 1e-4);
+}
+
 TEST(GPTTrainer, BadArgumentsAreNamed) {
   GPT model({.vocab_size = 5, .context_length = 4, .d_model = 4, .num_heads = 2, .num_layers = 1}, 1);
   expect_error([&] { GPTTrainer(model, {.schedule = {.warmup_steps = 3, .total_steps = 3}}); },
@@ -77,7 +132,7 @@ TEST(GPTTrainer, BadArgumentsAreNamed) {
   expect_error([&] { trainer.step(ids, targets, 2); },
                "GPT::forward_backward: targets[5] = 5 is outside the vocabulary 0 … 4 (use -1 for no target)");
   expect_error([&] { trainer.step(ids, targets, 4); },
-               "GPT::forward_backward: ids has 6 tokens, which is not 4 sequences of T ≥ 1 tokens");
+               "GPT::forward_backward: ids has 6 tokens, which is not 4 sequences of equal length");
   expect_error([&] { trainer.step(std::vector<int>(10, 1), std::vector<int>(10, 1), 2); },
                "GPT::forward_backward: a sequence of 5 tokens is longer than the model's context_length = 4");
 }
