@@ -93,7 +93,7 @@ for (const variant of VARIANTS) {
     assert.equal(last.step, 60);
     assert.ok(last.loss < 0.1, `last loss ${last.loss}`);
     assert.ok(model.loss(ids, targets, 2) < 0.1);
-    throwsMessage(() => model.trainStep(ids, targets, 4), 'GPTModel.trainStep: ids has 18 tokens, which is not 4 sequences of T ≥ 1 tokens');
+    throwsMessage(() => model.trainStep(ids, targets, 4), 'GPTModel.trainStep: ids has 18 tokens, which is not 4 sequences of equal length');
     model.dispose();
   });
 

@@ -75,15 +75,25 @@ class BpeTokenizer {
   static std::vector<std::string_view> pretokenize(std::string_view text);
 
  private:
+  static constexpr std::string_view kEndOfText = "<|endoftext|>";
+  static constexpr std::size_t kCacheLimit = 1 << 16;  // pieces remembered by encode()
+  static std::uint64_t pair_key(int left, int right) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(left)) << 32) | static_cast<std::uint32_t>(right);
+  }
+
   BpeTokenizer() = default;
+  void add_token(std::string bytes);               // the next id
+  void add_merge(int left, int right, int merged);  // the next rank
   std::vector<int> merge_piece(std::string_view piece, std::vector<BpeMergeStep>* steps) const;
 
   std::vector<std::string> token_bytes_;          // id → bytes
   std::unordered_map<std::string, int> byte_ids_; // bytes → id, for the pieces and merges
   std::vector<std::pair<int, int>> merges_;       // rank → (left, right)
   std::vector<int> merge_results_;                // rank → merged id
-  std::unordered_map<std::uint64_t, int> merge_rank_;  // (left << 32 | right) → rank
+  std::unordered_map<std::uint64_t, int> merge_rank_;  // pair_key(left, right) → rank
   int end_of_text_ = -1;
+  // encode()'s memo of pieces already merged (text repeats its words); not synchronised, like the rest.
+  mutable std::unordered_map<std::string, std::vector<int>> cache_;
 };
 
 // GPT-2's printable alphabet for bytes (bytes_to_unicode in GPT-2's encoder.py): byte b → one code
