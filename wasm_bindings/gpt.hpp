@@ -22,7 +22,7 @@ class GPTHandle {
   static GPTHandle* from_safetensors(const val& bytes, int num_heads);  // bytes: Uint8Array
   static GPTHandle* create(const val& config, double seed);  // { vocabSize, contextLength, dModel, numHeads, numLayers }
   val config() const;            // the same keys, plus parameterCount
-  val forward(const val& ids, const val& options);   // { attention?, trace?, ablate?: [{layer, head}], ablation? }
+  val forward(const val& ids, const val& options) const;  // { attention?, trace?, ablate?: [{layer, head}], ablation? }
   val save(const std::string& dtype) const;           // Uint8Array of a .safetensors file
   val head_scores(const val& text, const val& options) const;
   val token_losses(const val& ids, const val& options) const;

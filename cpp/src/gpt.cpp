@@ -107,7 +107,7 @@ void GPT::load_tensor(std::string_view name, std::span<const float> values) {
 
 Eigen::Map<const Matrix> GPT::matrix(int slot) const {
   const GPTTensorSlot& s = slots_[static_cast<std::size_t>(slot)];
-  return {values_.data() + s.offset, s.shape[0], s.shape[1]};
+  return {values_.data() + s.offset, static_cast<Eigen::Index>(s.shape[0]), static_cast<Eigen::Index>(s.shape[1])};
 }
 Eigen::Map<const Eigen::RowVectorXf> GPT::row(int slot) const {
   const GPTTensorSlot& s = slots_[static_cast<std::size_t>(slot)];
@@ -115,7 +115,7 @@ Eigen::Map<const Eigen::RowVectorXf> GPT::row(int slot) const {
 }
 Eigen::Map<Matrix> GPT::grad_matrix(int slot) {
   const GPTTensorSlot& s = slots_[static_cast<std::size_t>(slot)];
-  return {grads_.data() + s.offset, s.shape[0], s.shape[1]};
+  return {grads_.data() + s.offset, static_cast<Eigen::Index>(s.shape[0]), static_cast<Eigen::Index>(s.shape[1])};
 }
 Eigen::Map<Eigen::RowVectorXf> GPT::grad_row(int slot) {
   const GPTTensorSlot& s = slots_[static_cast<std::size_t>(slot)];

@@ -1,7 +1,6 @@
 #include "attnlab/safetensors.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -12,6 +11,15 @@
 namespace attnlab {
 
 namespace {
+
+// std::bit_cast (Emscripten 3.1.6's libc++ has none): the same bits as another type of the same size.
+template <typename To, typename From>
+To bit_cast(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
 
 constexpr const char* kParse = "parse_safetensors";
 constexpr std::size_t kMaxHeader = 100'000'000;  // the format's own limit
@@ -161,7 +169,7 @@ void read_tensor(std::span<const std::uint8_t> file, const SafetensorsHeader& he
     if (info.dtype == DType::F32) {
       std::uint32_t bits = 0;
       for (int b = 3; b >= 0; --b) bits = (bits << 8) | p[4 * i + static_cast<std::size_t>(b)];
-      out[i] = std::bit_cast<float>(bits);
+      out[i] = bit_cast<float>(bits);
     } else {
       const auto bits = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
       out[i] = info.dtype == DType::F16 ? half_to_float(bits) : bfloat16_to_float(bits);
@@ -199,7 +207,7 @@ std::vector<std::uint8_t> write_safetensors(const std::vector<TensorToWrite>& te
     for (std::int64_t extent : t.shape) count *= static_cast<std::size_t>(extent);
     for (std::size_t i = 0; i < count; ++i) {
       if (dtype == DType::F32) {
-        const auto bits = std::bit_cast<std::uint32_t>(t.values[i]);
+        const auto bits = bit_cast<std::uint32_t>(t.values[i]);
         for (int b = 0; b < 4; ++b) *p++ = static_cast<std::uint8_t>(bits >> (8 * b));
       } else {
         const std::uint16_t bits = dtype == DType::F16 ? float_to_half(t.values[i]) : float_to_bfloat16(t.values[i]);
@@ -218,16 +226,16 @@ float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const int exponent = (h >> 10) & 0x1f;
   const std::uint32_t mantissa = h & 0x3ffu;
-  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // ±∞, NaN
+  if (exponent == 0x1f) return bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));  // ±∞, NaN
   if (exponent == 0) {  // zero or subnormal: mantissa · 2^−24, exact in float
     const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
     return sign ? -magnitude : magnitude;
   }
-  return std::bit_cast<float>(sign | static_cast<std::uint32_t>(exponent - 15 + 127) << 23 | (mantissa << 13));
+  return bit_cast<float>(sign | static_cast<std::uint32_t>(exponent - 15 + 127) << 23 | (mantissa << 13));
 }
 
 std::uint16_t float_to_half(float value) {
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  const std::uint32_t bits = bit_cast<std::uint32_t>(value);
   const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
   const float magnitude = std::fabs(value);
   if (std::isnan(value)) return static_cast<std::uint16_t>(sign | 0x7e00u);
@@ -242,10 +250,10 @@ std::uint16_t float_to_half(float value) {
   return static_cast<std::uint16_t>(sign | ((rounded - (static_cast<std::uint32_t>(127 - 15) << 23)) >> 13));
 }
 
-float bfloat16_to_float(std::uint16_t bits) { return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16); }
+float bfloat16_to_float(std::uint16_t bits) { return bit_cast<float>(static_cast<std::uint32_t>(bits) << 16); }
 
 std::uint16_t float_to_bfloat16(float value) {
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  const std::uint32_t bits = bit_cast<std::uint32_t>(value);
   if (std::isnan(value)) return static_cast<std::uint16_t>((bits >> 16) | 0x0040u);  // stays a (quiet) NaN
   // the top 16 bits, rounded to nearest even; an overflow carries into ±∞ as it should
   return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
