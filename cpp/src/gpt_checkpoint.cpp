@@ -95,10 +95,12 @@ GPTConfig config_from(const SafetensorsHeader& header,
 
 }  // namespace
 
-GPT GPT::from_safetensors(std::span<const std::uint8_t> file, int num_heads) {
+GPT GPT::from_safetensors(std::span<const std::uint8_t> file, int num_heads, std::size_t copy_bytes) {
   const SafetensorsHeader header = parse_safetensors(file);
   const auto tensors = index_tensors(header);
   GPTConfig config = config_from(header, tensors, num_heads);
+  detail::require_within_budget(kLoad, 1, static_cast<double>(config.parameter_count()) + copy_bytes / 4.0, 1,
+                                "the parameters, and the file's copy");
 
   // Every tensor the layout needs, with its shape, before allocating the model.
   const GPT layout(config, LayoutOnly{});

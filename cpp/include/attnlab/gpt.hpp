@@ -90,8 +90,9 @@ class GPT {
   // positive, else the metadata's "n_head". An lm_head.weight must equal wte.weight (GPT-2 ties them);
   // the causal-mask buffers h.{i}.attn.bias and h.{i}.attn.masked_bias are ignored. Anything else
   // missing, extra, mis-shaped or non-finite is an Error naming the tensor, before the model is
-  // allocated where the shapes allow.
-  static GPT from_safetensors(std::span<const std::uint8_t> file, int num_heads = 0);
+  // allocated where the shapes allow. The parameters count against the memory budget together with
+  // `copy_bytes`: a copy of the file the caller made for this load (the wasm binding's), if any.
+  static GPT from_safetensors(std::span<const std::uint8_t> file, int num_heads = 0, std::size_t copy_bytes = 0);
   // This model as such a file (metadata: n_head, format "pt"), in F32, F16 or BF16.
   std::vector<std::uint8_t> to_safetensors(DType dtype = DType::F32) const;
 
