@@ -99,10 +99,12 @@ describe('the packed npm package', () => {
   test('holds exactly the whitelisted files', () => {
     const listing = run('tar', ['-tzf', tarball], repo).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
     assert.deepEqual(listing, [
-      'LICENSE', 'README.md', 'components.d.ts', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm', 'dist/attnlab-simd.mjs',
-      'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm', 'dist/attnlab-train-simd.mjs',
-      'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js',
-      'lib/loader.js', 'lib/modules.js', 'lib/task-model.js', 'package.json',
+      'LICENSE', 'README.md', 'components.d.ts', 'dist/attnlab-gpt-scalar.mjs', 'dist/attnlab-gpt-scalar.wasm',
+      'dist/attnlab-gpt-simd.mjs', 'dist/attnlab-gpt-simd.wasm', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm',
+      'dist/attnlab-simd.mjs', 'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm',
+      'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js', 'lib/call.js',
+      'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js', 'lib/modules.js', 'lib/task-model.js',
+      'package.json',
     ]);
   });
 
@@ -117,13 +119,17 @@ describe('the packed npm package', () => {
         await lab.loadTraining();
         const model = new lab.TaskModel({ task: 'copy', seed: 1 });
         const loss = model.trainStep(model.examples(4, 1));
-        console.log(JSON.stringify({ simd: lab.simd, params: mha.parameterCount(), message, loss, vocabulary: model.info.vocabulary.length }));
+        const gpt = await lab.createGPT({ vocabSize: 300, contextLength: 16, dModel: 16, numHeads: 2, numLayers: 1, seed: 1 });
+        const tokenizer = await lab.trainTokenizer('the cat sat on the mat; the cat sat', { vocabSize: 270 });
+        const generated = gpt.generate(tokenizer.encode('the cat'), { maxTokens: 4, seed: 2 }).tokens.length;
+        const roundTrip = tokenizer.decode(tokenizer.encode('the cat sat')) === 'the cat sat';
+        console.log(JSON.stringify({ simd: lab.simd, params: mha.parameterCount(), message, loss, vocabulary: model.info.vocabulary.length, generated, roundTrip }));
       }`);
     const lines = run('node', ['node-check.js'], project).trim().split('\n').map((l) => JSON.parse(l));
     lines.forEach(assertUntrainedLoss);
-    assert.deepEqual(lines.map(({ simd, params, message }) => ({ simd, params, message })), [
-      { simd: true, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0' },
-      { simd: false, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0' },
+    assert.deepEqual(lines.map(({ simd, params, message, generated, roundTrip }) => ({ simd, params, message, generated, roundTrip })), [
+      { simd: true, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0', generated: 4, roundTrip: true },
+      { simd: false, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0', generated: 4, roundTrip: true },
     ]);
   });
 

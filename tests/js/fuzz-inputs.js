@@ -3,7 +3,7 @@
 // Everything is drawn from one mulberry32 stream, so a seed reproduces a whole run.
 
 // mulberry32 (Tommy Ettinger): a 32-bit state, uniform floats in [0, 1).
-function mulberry32(seed) {
+export function mulberry32(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
