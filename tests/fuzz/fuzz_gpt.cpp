@@ -37,7 +37,7 @@ void fuzz_raw_file(FuzzInput& in) {
 }
 
 void fuzz_damaged_checkpoint(FuzzInput& in) {
-  const GPTConfig config{in.size(12), in.size(6), 4 * in.size(3), in.flag() ? 2 : 1, in.size(2)};
+  const GPTConfig config{in.size(12), in.size(6), in.size(12), in.flag() ? 2 : 1, in.size(2)};
   std::optional<GPT> model;
   if (!accepted([&] { model.emplace(config, in.seed()); })) return;
   const DType dtype = in.flag() ? DType::F32 : (in.flag() ? DType::F16 : DType::BF16);
