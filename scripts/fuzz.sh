@@ -15,7 +15,7 @@ CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo 
 cmake --build build/fuzz -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if [ -n "${1:-}" ]; then budget=(-max_total_time="$1"); else budget=(-runs=30000 -seed=1); fi
-for target in fuzz_attention fuzz_layers fuzz_text fuzz_gpt; do
+for target in fuzz_attention fuzz_layers fuzz_text fuzz_gpt fuzz_safetensors; do
   echo "== $target (${budget[*]}) =="
   work=build/fuzz/corpus/$target
   rm -rf "$work" && mkdir -p "$work"

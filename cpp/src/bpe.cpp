@@ -1,7 +1,12 @@
-// Byte-level BPE: GPT-2's pre-tokenisation, encoding by merge rank, decoding, and GPT-2's files.
+// Byte-level BPE: GPT-2's pre-tokenisation, encoding by merge rank, decoding, and GPT-2's two files.
 // (Learning merges from a corpus: bpe_train.cpp.)
+#include <algorithm>
 #include <array>
+#include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <queue>
+#include <unordered_set>
 
 #include "attnlab/bpe.hpp"
 #include "checks.hpp"
@@ -11,92 +16,37 @@ namespace attnlab {
 
 namespace {
 
-// ---- UTF-8, leniently: an invalid byte is a character of its own (never a letter, number or space) ----
+constexpr const char* kFromGpt2 = "BpeTokenizer::from_gpt2";
 
-struct Character {
-  char32_t code;       // the code point, or kInvalid
-  std::size_t size;    // its bytes
-};
+// ---- UTF-8, leniently: an invalid byte is a character of its own ----
+
 constexpr char32_t kInvalid = 0xFFFFFFFF;
 
+struct Character {
+  char32_t code;     // the code point, or kInvalid for a byte that does not start valid UTF-8
+  std::size_t size;  // its bytes (1 for an invalid byte)
+};
+
+// The character at text[i] (i < text.size()). Overlong forms, surrogates, code points past U+10FFFF
+// and truncated sequences are not UTF-8: their first byte comes back as one invalid character, so
+// the bytes after it are read again as characters of their own.
 Character next_character(std::string_view text, std::size_t i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char b0 = byte(i);
   if (b0 < 0x80) return {b0, 1};
-  const std::size_t size = b0 >= 0xF0 && b0 <= 0xF4 ? 4 : b0 >= 0xE0 ? 3 : b0 >= 0xC2 && b0 < 0xE0 ? 2 : 0;
-  if (size == 0 || b0 > 0xF4 || i + size > text.size()) return {kInvalid, 1};
+  const std::size_t size = b0 >= 0xC2 && b0 <= 0xDF ? 2 : b0 >= 0xE0 && b0 <= 0xEF ? 3 : b0 >= 0xF0 && b0 <= 0xF4 ? 4 : 0;
+  if (size == 0 || size > text.size() - i) return {kInvalid, 1};
   char32_t code = b0 & (0x7F >> size);
   for (std::size_t k = 1; k < size; ++k) {
     if ((byte(i + k) & 0xC0) != 0x80) return {kInvalid, 1};
     code = (code << 6) | (byte(i + k) & 0x3F);
   }
-  // overlong forms, surrogates and code points past U+10FFFF are not valid UTF-8
-  const char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (code < smallest[size] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return {kInvalid, 1};
+  constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};  // by size: below it is overlong
+  if (code < kSmallest[size] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return {kInvalid, 1};
   return {code, size};
 }
 
-enum class Class { letter, number, space, other };
-
-Class classify(char32_t c) {
-  if (c == kInvalid) return Class::other;
-  if (unicode::is_letter(c)) return Class::letter;
-  if (unicode::is_number(c)) return Class::number;
-  if (unicode::is_whitespace(c)) return Class::space;
-  return Class::other;
-}
-
-// Bytes from i on that are characters of class `c` (0 if the first is not).
-std::size_t run_of(std::string_view text, std::size_t i, Class c) {
-  std::size_t end = i;
-  while (end < text.size()) {
-    const Character ch = next_character(text, end);
-    if (classify(ch.code) != c) break;
-    end += ch.size;
-  }
-  return end - i;
-}
-
-// The length in bytes of the piece starting at i, trying GPT-2's alternatives in order:
-//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-std::size_t piece_length(std::string_view text, std::size_t i) {
-  const std::string_view rest = text.substr(i);
-  for (std::string_view contraction : {"'s", "'t", "'re", "'ve", "'m", "'ll", "'d"})
-    if (rest.starts_with(contraction)) return contraction.size();
-  const std::size_t after_space = rest[0] == ' ' ? 1 : 0;
-  for (Class c : {Class::letter, Class::number, Class::other}) {
-    if (after_space && i + 1 < text.size()) {
-      if (const std::size_t run = run_of(text, i + 1, c)) return 1 + run;
-    }
-    if (const std::size_t run = run_of(text, i, c)) return run;
-  }
-  // whitespace: the run, less its last character when a non-space follows (\s+(?!\S)), unless that
-  // would leave nothing (then \s+ takes the whole run)
-  std::size_t end = i, last_start = i;
-  while (end < text.size()) {
-    const Character ch = next_character(text, end);
-    if (classify(ch.code) != Class::space) break;
-    last_start = end;
-    end += ch.size;
-  }
-  if (end < text.size() && last_start > i) return last_start - i;
-  return end - i;
-}
-
-// GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the others (control
-// characters, space, 0x7F–0xA0, 0xAD) for 256 + their order among them.
-char32_t byte_code_point(std::uint8_t b) {
-  const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
-  if (printable) return b;
-  int n = 0;
-  for (int k = 0; k < b; ++k) {
-    const auto kb = static_cast<std::uint8_t>(k);
-    if (!((kb >= '!' && kb <= '~') || (kb >= 0xA1 && kb <= 0xAC) || (kb >= 0xAE))) ++n;
-  }
-  return static_cast<char32_t>(256 + n);
-}
-
-void append_utf8(std::string& out, char32_t c) {
+void append_utf8(std::string& out, char32_t c) {  // c ≤ U+FFFF, all this file writes
   if (c < 0x80) {
     out += static_cast<char>(c);
   } else if (c < 0x800) {
@@ -109,30 +59,282 @@ void append_utf8(std::string& out, char32_t c) {
   }
 }
 
-// GPT-2's spelling → the raw bytes; Error (naming `what`) for a character outside the byte alphabet.
-std::string bytes_of(std::string_view spelled, const char* function, const std::string& what) {
-  static const std::array<int, 512> byte_of = [] {
-    std::array<int, 512> table{};
+// Text as an error message shows it: at most `limit` characters ("…" after), control characters and
+// bytes that are not UTF-8 written \xNN, so a hostile file cannot flood or garble the message.
+std::string printable(std::string_view text, std::size_t limit) {
+  std::string out;
+  std::size_t characters = 0;
+  for (std::size_t i = 0; i < text.size(); ++characters) {
+    if (characters == limit) return out + "…";
+    const Character ch = next_character(text, i);
+    if (ch.code == kInvalid || ch.code < 0x20 || ch.code == 0x7F) {
+      char escaped[16];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", static_cast<unsigned char>(text[i]));
+      out += escaped;
+    } else {
+      out += text.substr(i, ch.size);
+    }
+    i += ch.size;
+  }
+  return out;
+}
+
+std::string in_quotes(std::string_view token) { return "'" + printable(token, 40) + "'"; }
+
+// ---- GPT-2's pre-tokenisation rule ----
+
+enum class Class { letter, number, space, other };
+
+Class classify_code_point(char32_t c) {
+  if (c == kInvalid) return Class::other;
+  if (unicode::is_letter(c)) return Class::letter;
+  if (unicode::is_number(c)) return Class::number;
+  if (unicode::is_whitespace(c)) return Class::space;
+  return Class::other;
+}
+
+Class classify(char32_t c) {
+  // most text is ASCII: its classes once, instead of three table searches per character
+  static const std::array<Class, 128> ascii = [] {
+    std::array<Class, 128> table{};
+    for (char32_t a = 0; a < 128; ++a) table[a] = classify_code_point(a);
+    return table;
+  }();
+  return c < 128 ? ascii[c] : classify_code_point(c);
+}
+
+struct Run {
+  std::size_t end;         // one past the run's last byte
+  std::size_t last_start;  // where its last character starts
+};
+
+// The characters of class `c` from text[i] on (which must be one).
+Run run_of(std::string_view text, std::size_t i, Class c) {
+  Run run{i, i};
+  while (run.end < text.size()) {
+    const Character ch = next_character(text, run.end);
+    if (classify(ch.code) != c) break;
+    run.last_start = run.end;
+    run.end += ch.size;
+  }
+  return run;
+}
+
+// The length in bytes of the piece at text[i], the first of GPT-2's alternatives that matches there:
+//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+std::size_t piece_length(std::string_view text, std::size_t i) {
+  if (text[i] == '\'') {
+    for (std::string_view contraction : {"'s", "'t", "'re", "'ve", "'m", "'ll", "'d"})
+      if (text.substr(i).starts_with(contraction)) return contraction.size();
+  }
+  // " ?X+" for the three non-space classes: a space joins the run of letters, numbers or other
+  // characters that follows it
+  if (text[i] == ' ' && i + 1 < text.size()) {
+    const Class after = classify(next_character(text, i + 1).code);
+    if (after != Class::space) return run_of(text, i + 1, after).end - i;
+  }
+  const Class first = classify(next_character(text, i).code);
+  const Run run = run_of(text, i, first);
+  if (first != Class::space) return run.end - i;
+  // \s+(?!\S): whitespace not followed by a non-space, so a run before a word leaves its last
+  // character to start the word's piece (" b" in "a  b"); \s+: unless the run is that one character
+  const bool before_non_space = run.end < text.size();
+  return before_non_space && run.last_start > i ? run.last_start - i : run.end - i;
+}
+
+// ---- GPT-2's byte alphabet (bytes_to_unicode in encoder.py) ----
+
+// The printable Latin-1 bytes ('!'–'~', '¡'–'¬', '®'–'ÿ') stand for themselves; the other 68 (controls,
+// space, DEL, 0x80–0xA0, the soft hyphen) for U+0100, U+0101, … in byte order.
+constexpr char32_t kAlphabetEnd = 0x100 + 68;
+
+const std::array<char32_t, 256>& byte_code_points() {
+  static const std::array<char32_t, 256> table = [] {
+    std::array<char32_t, 256> t{};
+    char32_t next = 0x100;
+    for (char32_t b = 0; b < 256; ++b) {
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+      t[b] = printable ? b : next++;
+    }
+    return t;
+  }();
+  return table;
+}
+
+// GPT-2's spelling of a token → its bytes. Error (naming `where`) for a character outside the alphabet.
+std::string bytes_of(std::string_view spelled, const std::string& where) {
+  static const std::array<int, kAlphabetEnd> byte_of = [] {
+    std::array<int, kAlphabetEnd> table{};
     table.fill(-1);
-    for (int b = 0; b < 256; ++b) table[byte_code_point(static_cast<std::uint8_t>(b))] = b;
+    for (int b = 0; b < 256; ++b) table[byte_code_points()[static_cast<std::size_t>(b)]] = b;
     return table;
   }();
   std::string bytes;
   for (std::size_t i = 0; i < spelled.size();) {
     const Character ch = next_character(spelled, i);
-    if (ch.code == kInvalid || ch.code >= 512 || byte_of[ch.code] < 0)
-      detail::fail(function, what, " has a character outside GPT-2's byte alphabet");
+    if (ch.code == kInvalid) {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(spelled[i]));
+      detail::fail(kFromGpt2, where, " has the byte ", hex, ", which is not UTF-8");
+    }
+    if (ch.code >= kAlphabetEnd || byte_of[ch.code] < 0) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(ch.code));
+      detail::fail(kFromGpt2, where, " has ", code, ", which is not one of GPT-2's 256 byte characters");
+    }
     bytes += static_cast<char>(byte_of[ch.code]);
     i += ch.size;
   }
   return bytes;
 }
 
+// ---- vocab.json ----
+
+// Reads vocab.json's {"token": id, …} as nlohmann/json parses it (SAX), without building a JSON tree:
+// anything but an object of whole numbers is refused at the first value that is not one, so a hostile
+// file (deep nesting, a huge array) costs nothing, and a token listed twice is caught (a tree keeps
+// the last silently).
+class VocabReader : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  struct Entry {
+    std::string token;  // as spelled in the file
+    std::uint64_t id;
+  };
+  std::vector<Entry> entries;  // in the file's order
+  std::string error;           // why parsing stopped, if it did
+
+  bool start_object(std::size_t) override {
+    if (in_object_) return not_an_id("an object");
+    in_object_ = true;
+    return true;
+  }
+  bool end_object() override { return true; }
+  bool key(string_t& token) override {
+    if (!keys_.insert(token).second) return refuse("vocab.json lists the token " + in_quotes(token) + " twice");
+    token_ = token;
+    return true;
+  }
+  bool number_unsigned(number_unsigned_t id) override {
+    if (!in_object_) return not_an_object();
+    entries.push_back({token_, id});
+    return true;
+  }
+  bool number_integer(number_integer_t id) override {  // a negative number, or "-0"
+    if (id >= 0) return number_unsigned(static_cast<number_unsigned_t>(id));
+    if (!in_object_) return not_an_object();
+    return refuse("vocab.json gives " + in_quotes(token_) + " the negative id " + std::to_string(id));
+  }
+  bool number_float(number_float_t, const string_t& text) override {
+    const bool whole = text.find_first_not_of("0123456789") == std::string::npos;  // past 2^64 − 1
+    if (whole && in_object_) return refuse("vocab.json gives " + in_quotes(token_) + " the id " + text + ", beyond any vocabulary");
+    return not_an_id("the value " + text);
+  }
+  bool string(string_t&) override { return not_an_id("a string"); }
+  bool boolean(bool value) override { return not_an_id(value ? "the value true" : "the value false"); }
+  bool null() override { return not_an_id("the value null"); }
+  bool binary(binary_t&) override { return not_an_id("binary data"); }
+  bool start_array(std::size_t) override { return not_an_id("an array"); }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    // "[json.exception.parse_error.101] parse error at line 1, column 7: …": what follows the tag
+    const std::string_view what = e.what();
+    const std::size_t tag_end = what.find("] ");
+    return refuse("vocab.json is not valid JSON: " + printable(what.substr(tag_end == std::string_view::npos ? 0 : tag_end + 2), 200));
+  }
+
+ private:
+  bool refuse(std::string message) {
+    if (error.empty()) error = std::move(message);
+    return false;
+  }
+  bool not_an_object() { return refuse("vocab.json is not a JSON object of token → id"); }
+  bool not_an_id(const std::string& shown) {
+    if (!in_object_) return not_an_object();
+    return refuse("vocab.json gives " + in_quotes(token_) + " " + shown + ", not an id (a whole number ≥ 0)");
+  }
+
+  bool in_object_ = false;                 // past the top-level '{'
+  std::string token_;                      // the key whose value comes next
+  std::unordered_set<std::string> keys_;  // every key so far
+};
+
+// vocab.json → each token's bytes, by id. Errors: not JSON, not an object of ids, a token listed
+// twice or spelled outside GPT-2's alphabet, an id negative, repeated or not below the token count.
+std::vector<std::string> read_vocab(std::string_view vocab_json) {
+  VocabReader reader;
+  nlohmann::json::sax_parse(vocab_json.begin(), vocab_json.end(), &reader);
+  if (!reader.error.empty()) detail::fail(kFromGpt2, reader.error);
+  const std::size_t n = reader.entries.size();
+  std::vector<const std::string*> spelled(n, nullptr);  // id → the token given it
+  for (const VocabReader::Entry& entry : reader.entries) {
+    if (entry.id >= n)
+      detail::fail(kFromGpt2, "vocab.json gives ", in_quotes(entry.token), " the id ", entry.id, ", not one of 0 … ", n - 1);
+    const std::string*& owner = spelled[entry.id];
+    if (owner) detail::fail(kFromGpt2, "vocab.json gives the id ", entry.id, " to both ", in_quotes(*owner), " and ", in_quotes(entry.token));
+    owner = &entry.token;
+  }
+  std::vector<std::string> bytes(n);
+  for (std::size_t id = 0; id < n; ++id) bytes[id] = bytes_of(*spelled[id], "vocab.json's token " + in_quotes(*spelled[id]));
+  return bytes;
+}
+
+// ---- merges.txt ----
+
+struct MergeLine {
+  std::size_t number;           // 1-based, as an editor counts
+  std::string_view left, right;  // as spelled
+};
+
+// merges.txt → its "left right" lines in rank order: an optional "#version…" first line and blank
+// lines are skipped; "\r\n" line ends are accepted. Error for a line that is not two tokens.
+std::vector<MergeLine> read_merge_lines(std::string_view merges_text) {
+  std::vector<MergeLine> lines;
+  std::size_t number = 0;
+  for (std::size_t start = 0; start < merges_text.size();) {
+    const std::size_t end = std::min(merges_text.find('\n', start), merges_text.size());
+    std::string_view line = merges_text.substr(start, end - start);
+    start = end + 1;
+    ++number;
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    if (line.empty() || (number == 1 && line.starts_with("#version"))) continue;
+    const std::size_t space = line.find(' ');
+    if (space == 0 || space == std::string_view::npos || space + 1 == line.size() ||
+        line.find(' ', space + 1) != std::string_view::npos)
+      detail::fail(kFromGpt2, "merges.txt line ", number, " is not two tokens separated by one space: ", in_quotes(line));
+    lines.push_back({number, line.substr(0, space), line.substr(space + 1)});
+  }
+  return lines;
+}
+
+// Python's json.dumps (ensure_ascii, as GPT-2's encoder.json was written) of a token's spelling:
+// printable ASCII as is but " and \, everything else \uXXXX. GPT-2's alphabet has no control
+// character and nothing past U+0143, so no other escape is ever needed.
+std::string json_string(std::string_view spelled) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < spelled.size();) {
+    const Character ch = next_character(spelled, i);
+    i += ch.size;
+    if (ch.code == '"' || ch.code == '\\') out += '\\';
+    if (ch.code < 0x80) {
+      out += static_cast<char>(ch.code);
+    } else {
+      char escaped[16];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(ch.code));
+      out += escaped;
+    }
+  }
+  return out + "\"";
+}
+
+[[noreturn]] void fail_outside_vocabulary(const char* function, const std::string& what, int vocab_size) {
+  detail::fail(function, what, " is outside the vocabulary 0 … ", vocab_size - 1);
+}
+
 }  // namespace
 
 std::string gpt2_byte_to_text(std::uint8_t byte) {
   std::string out;
-  append_utf8(out, byte_code_point(byte));
+  append_utf8(out, byte_code_points()[byte]);
   return out;
 }
 
@@ -149,60 +351,44 @@ std::vector<std::string_view> BpeTokenizer::pretokenize(std::string_view text) {
 // ---- Building a tokenizer ----
 
 void BpeTokenizer::add_token(std::string bytes) {
-  byte_ids_.emplace(bytes, static_cast<int>(token_bytes_.size()));
-  if (bytes == kEndOfText) end_of_text_ = static_cast<int>(token_bytes_.size());
+  const int id = vocab_size();
+  const bool first = byte_ids_.emplace(bytes, id).second;
+  if (first && bytes.size() == 1) byte_token_[static_cast<unsigned char>(bytes[0])] = id;
+  if (bytes == kEndOfText) end_of_text_ = id;
   token_bytes_.push_back(std::move(bytes));
 }
 
 void BpeTokenizer::add_merge(int left, int right, int merged) {
-  merge_rank_.emplace(pair_key(left, right), static_cast<int>(merges_.size()));
+  merge_rank_.emplace(pair_key(left, right), merge_count());
   merges_.emplace_back(left, right);
   merge_results_.push_back(merged);
 }
 
 BpeTokenizer BpeTokenizer::from_gpt2(std::string_view vocab_json, std::string_view merges_text) {
-  const char* fn = "BpeTokenizer::from_gpt2";
-  const nlohmann::json vocab = nlohmann::json::parse(vocab_json.begin(), vocab_json.end(), nullptr, false);
-  if (vocab.is_discarded() || !vocab.is_object()) detail::fail(fn, "vocab.json is not a JSON object of token → id");
-  // ids must be 0 … n − 1, each once
-  std::vector<std::string> by_id(vocab.size());
-  std::vector<bool> seen(vocab.size(), false);
-  for (const auto& [token, id] : vocab.items()) {
-    if (!id.is_number_unsigned() || id.get<std::uint64_t>() >= vocab.size())
-      detail::fail(fn, "vocab.json gives '", token, "' the id ", id.dump(), ", not one of 0 … ", vocab.size() - 1);
-    const auto i = id.get<std::size_t>();
-    if (seen[i]) detail::fail(fn, "vocab.json gives the id ", i, " to two tokens");
-    seen[i] = true;
-    by_id[i] = bytes_of(token, fn, "vocab.json's token '" + token + "'");
-  }
   BpeTokenizer t;
-  for (std::string& bytes : by_id) t.add_token(std::move(bytes));
+  for (std::string& bytes : read_vocab(vocab_json)) t.add_token(std::move(bytes));
   for (int b = 0; b < 256; ++b)
     if (!t.byte_ids_.contains(std::string(1, static_cast<char>(b))))
-      detail::fail(fn, "vocab.json has no token for the byte ", b, " ('", gpt2_byte_to_text(static_cast<std::uint8_t>(b)),
-                   "'): every byte needs one");
-  // merges.txt: "#version…" then "left right" per line, in rank order
-  std::size_t line_number = 0;
-  for (std::size_t start = 0; start < merges_text.size();) {
-    std::size_t end = merges_text.find('\n', start);
-    if (end == std::string_view::npos) end = merges_text.size();
-    std::string_view line = merges_text.substr(start, end - start);
-    start = end + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line.starts_with("#version")) continue;
-    const std::size_t space = line.find(' ');
-    if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
-        line.find(' ', space + 1) != std::string_view::npos)
-      detail::fail(fn, "merges.txt line ", line_number, " is not two tokens separated by one space: '", line, "'");
-    const std::string where = "merges.txt line " + std::to_string(line_number);
-    const std::string left = bytes_of(line.substr(0, space), fn, where);
-    const std::string right = bytes_of(line.substr(space + 1), fn, where);
-    const auto l = t.byte_ids_.find(left), r = t.byte_ids_.find(right), m = t.byte_ids_.find(left + right);
-    if (l == t.byte_ids_.end() || r == t.byte_ids_.end() || m == t.byte_ids_.end())
-      detail::fail(fn, where, " merges '", line.substr(0, space), "' and '", line.substr(space + 1),
-                   "', but vocab.json lacks ", l == t.byte_ids_.end() ? "the first" : r == t.byte_ids_.end() ? "the second" : "their merge");
-    if (!t.merge_rank_.contains(pair_key(l->second, r->second))) t.add_merge(l->second, r->second, m->second);
+      detail::fail(kFromGpt2, "vocab.json has no token for the byte ", b, " (", in_quotes(gpt2_byte_to_text(static_cast<std::uint8_t>(b))),
+                   "): every byte needs one");
+  std::vector<std::size_t> line_of_rank;  // for the message about a repeated merge
+  for (const MergeLine& line : read_merge_lines(merges_text)) {
+    const std::string where = "merges.txt line " + std::to_string(line.number);
+    const std::string left = bytes_of(line.left, where), right = bytes_of(line.right, where);
+    const auto id_of = [&](const std::string& bytes, std::string_view spelled, const char* role) {
+      const auto it = t.byte_ids_.find(bytes);
+      if (it == t.byte_ids_.end())
+        detail::fail(kFromGpt2, where, " merges ", in_quotes(line.left), " and ", in_quotes(line.right), ", but vocab.json has no token ",
+                     in_quotes(spelled), role);
+      return it->second;
+    };
+    const int l = id_of(left, line.left, ""), r = id_of(right, line.right, "");
+    const int merged = id_of(left + right, std::string(line.left) + std::string(line.right), " for their merge");
+    if (const auto known = t.merge_rank_.find(pair_key(l, r)); known != t.merge_rank_.end())
+      detail::fail(kFromGpt2, where, " repeats the merge ", in_quotes(std::string(line.left) + " " + std::string(line.right)),
+                   " of line ", line_of_rank[static_cast<std::size_t>(known->second)]);
+    t.add_merge(l, r, merged);
+    line_of_rank.push_back(line.number);
   }
   return t;
 }
@@ -210,41 +396,69 @@ BpeTokenizer BpeTokenizer::from_gpt2(std::string_view vocab_json, std::string_vi
 // ---- Encoding and decoding ----
 
 std::vector<int> BpeTokenizer::merge_piece(std::string_view piece, std::vector<BpeMergeStep>* steps) const {
-  // piece bytes → token ids: start from one token per byte; merge the lowest-ranked adjacent pair
-  // everywhere it occurs (left to right), until no adjacent pair is a merge.
-  std::vector<int> tokens;
-  for (char byte : piece) tokens.push_back(byte_ids_.at(std::string(1, byte)));
-  while (tokens.size() > 1) {
-    int best = -1;
-    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
-      const auto it = merge_rank_.find(pair_key(tokens[i], tokens[i + 1]));
-      if (it != merge_rank_.end() && (best < 0 || it->second < best)) best = it->second;
-    }
-    if (best < 0) break;
-    const auto [left, right] = merges_[static_cast<std::size_t>(best)];
-    const int merged = merge_results_[static_cast<std::size_t>(best)];
-    std::vector<int> next;
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-      if (i + 1 < tokens.size() && tokens[i] == left && tokens[i + 1] == right) {
-        next.push_back(merged);
-        ++i;
-      } else {
-        next.push_back(tokens[i]);
-      }
-    }
-    tokens = std::move(next);
-    if (steps) steps->push_back({best, left, right, merged, tokens});
+  // piece (n bytes) → its token ids, as GPT-2's encoder.py: start from one token per byte; take the
+  // lowest-ranked adjacent pair present and merge it at every occurrence, left to right; repeat until
+  // no adjacent pair is a merge. Symbols are a linked list over the byte positions (a symbol keeps
+  // the position of its first byte, so list order is position order) and candidate pairs wait in a
+  // heap of (rank, position): O(n log n) for a long piece, where rescanning per merge is O(n²).
+  const int n = static_cast<int>(piece.size());
+  std::vector<int> token(static_cast<std::size_t>(n)), next(static_cast<std::size_t>(n));
+  std::vector<int> previous(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    token[i] = byte_token_[static_cast<unsigned char>(piece[static_cast<std::size_t>(i)])];
+    next[i] = i + 1 < n ? i + 1 : -1;
+    previous[i] = i - 1;
   }
-  return tokens;
+  using Candidate = std::pair<int, int>;  // (rank, position of the pair's left symbol)
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> candidates;
+  const auto consider = [&](int at) {  // the pair starting at symbol `at`, if it is a merge
+    if (at < 0 || next[at] < 0) return;
+    if (const auto it = merge_rank_.find(pair_key(token[at], token[next[at]])); it != merge_rank_.end())
+      candidates.emplace(it->second, at);
+  };
+  const auto tokens_now = [&] {
+    std::vector<int> out;
+    for (int at = 0; at >= 0; at = next[at]) out.push_back(token[at]);  // symbol 0 is never merged away
+    return out;
+  };
+  for (int i = 0; i + 1 < n; ++i) consider(i);
+
+  std::vector<int> pass;  // the positions of one rank's pass
+  while (!candidates.empty()) {
+    // one pass of the lowest rank present, over its positions left to right (the heap's order). A
+    // position whose symbols have changed since it was queued (merged into a neighbour, or away) is
+    // skipped. Pairs formed by this pass wait for a later one, even one of lower rank (possible only
+    // in a merges.txt that uses a token before the line that makes it): encoder.py's order exactly.
+    const int rank = candidates.top().first;
+    pass.clear();
+    for (; !candidates.empty() && candidates.top().first == rank; candidates.pop()) pass.push_back(candidates.top().second);
+    const auto [left, right] = merges_[static_cast<std::size_t>(rank)];
+    const int merged = merge_results_[static_cast<std::size_t>(rank)];
+    bool merged_any = false;
+    for (const int at : pass) {
+      const int gone = next[at];
+      if (token[at] != left || gone < 0 || token[gone] != right) continue;
+      token[at] = merged;
+      token[gone] = -1;
+      next[at] = next[gone];
+      if (next[at] >= 0) previous[next[at]] = at;
+      consider(previous[at]);
+      consider(at);
+      merged_any = true;
+    }
+    if (steps && merged_any) steps->push_back({rank, left, right, merged, tokens_now()});
+  }
+  return n == 0 ? std::vector<int>{} : tokens_now();
 }
 
 std::vector<int> BpeTokenizer::encode(std::string_view text) const {
   std::vector<int> ids;
   for (std::string_view piece : pretokenize(text)) {
-    auto cached = cache_.find(std::string(piece));
+    std::string key(piece);
+    auto cached = cache_.find(key);
     if (cached == cache_.end()) {
-      if (cache_.size() > kCacheLimit) cache_.clear();
-      cached = cache_.emplace(std::string(piece), merge_piece(piece, nullptr)).first;
+      if (cache_.size() >= kCacheLimit) cache_.clear();
+      cached = cache_.emplace(std::move(key), merge_piece(piece, nullptr)).first;
     }
     ids.insert(ids.end(), cached->second.begin(), cached->second.end());
   }
@@ -256,7 +470,7 @@ std::vector<BpePiece> BpeTokenizer::encode_with_steps(std::string_view text) con
   for (std::string_view piece : pretokenize(text)) {
     BpePiece p;
     p.text = piece;
-    for (char byte : piece) p.bytes.push_back(byte_ids_.at(std::string(1, byte)));
+    for (char byte : piece) p.bytes.push_back(byte_token_[static_cast<unsigned char>(byte)]);
     p.ids = merge_piece(piece, &p.steps);
     pieces.push_back(std::move(p));
   }
@@ -267,30 +481,35 @@ std::string BpeTokenizer::decode(std::span<const int> ids) const {
   std::string bytes;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= vocab_size())
-      detail::fail("BpeTokenizer::decode", "ids[", i, "] = ", ids[i], " is outside the vocabulary 0 … ", vocab_size() - 1);
+      fail_outside_vocabulary("BpeTokenizer::decode", "ids[" + std::to_string(i) + "] = " + std::to_string(ids[i]), vocab_size());
     bytes += token_bytes_[static_cast<std::size_t>(ids[i])];
   }
   return bytes;
 }
 
 const std::string& BpeTokenizer::token_bytes(int id) const {
-  if (id < 0 || id >= vocab_size())
-    detail::fail("BpeTokenizer::token_bytes", "id ", id, " is outside the vocabulary 0 … ", vocab_size() - 1);
+  if (id < 0 || id >= vocab_size()) fail_outside_vocabulary("BpeTokenizer::token_bytes", "id " + std::to_string(id), vocab_size());
   return token_bytes_[static_cast<std::size_t>(id)];
 }
 
 std::string BpeTokenizer::token_text(int id) const {
+  if (id < 0 || id >= vocab_size()) fail_outside_vocabulary("BpeTokenizer::token_text", "id " + std::to_string(id), vocab_size());
   std::string text;
-  for (char byte : token_bytes(id)) text += gpt2_byte_to_text(static_cast<std::uint8_t>(byte));
+  for (char byte : token_bytes_[static_cast<std::size_t>(id)]) text += gpt2_byte_to_text(static_cast<std::uint8_t>(byte));
   return text;
 }
 
 // ---- GPT-2's files ----
 
 std::string BpeTokenizer::vocab_json() const {
-  nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
-  for (int id = 0; id < vocab_size(); ++id) vocab[token_text(id)] = id;
-  return vocab.dump();
+  // as GPT-2's encoder.py wrote encoder.json (json.dumps: ", " and ": " separators), so GPT-2's own
+  // file comes back byte for byte
+  std::string json = "{";
+  for (int id = 0; id < vocab_size(); ++id) {
+    if (id > 0) json += ", ";
+    json += json_string(token_text(id)) + ": " + std::to_string(id);
+  }
+  return json + "}";
 }
 
 std::string BpeTokenizer::merges_text() const {

@@ -59,7 +59,7 @@ void fuzz_damaged_checkpoint(FuzzInput& in) {
   std::optional<GPT> loaded;
   if (!accepted([&] { loaded.emplace(GPT::from_safetensors(file, in.flag() ? 0 : in.size(4))); })) return;
   std::vector<int> ids;
-  for (int i = in.size(loaded->config().context_length); i > 0; --i) ids.push_back(in.choice(loaded->config().vocab_size));
+  for (int i = 1 + in.choice(loaded->config().context_length); i > 0; --i) ids.push_back(in.choice(loaded->config().vocab_size));
   GPTOutput out;
   if (accepted([&] { out = loaded->forward(ids, {.attention = true}); }))
     require(finite(out.logits) && out.logits.rows() == static_cast<Eigen::Index>(ids.size()) &&
@@ -78,7 +78,7 @@ void fuzz_tokenizer_files(FuzzInput& in) {
 void fuzz_trained_tokenizer(FuzzInput& in) {
   const std::string corpus = in.text(2048), text = in.text(512);
   std::optional<BpeTokenizer> t;
-  if (!accepted([&] { t.emplace(BpeTokenizer::train(corpus, {.vocab_size = 256 + in.size(64), .min_count = in.size(3)})); }))
+  if (!accepted([&] { t.emplace(BpeTokenizer::train(corpus, {.vocab_size = 250 + in.choice(80), .min_count = in.size(3)})); }))
     return;
   std::size_t covered = 0;
   for (std::string_view piece : BpeTokenizer::pretokenize(text)) covered += piece.size();

@@ -15,6 +15,7 @@
 // Either can be written back as vocab.json + merges.txt and read again.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -88,6 +89,7 @@ class BpeTokenizer {
 
   std::vector<std::string> token_bytes_;          // id → bytes
   std::unordered_map<std::string, int> byte_ids_; // bytes → id, for the pieces and merges
+  std::array<int, 256> byte_token_{};             // byte → the id of its single-byte token (a piece's start)
   std::vector<std::pair<int, int>> merges_;       // rank → (left, right)
   std::vector<int> merge_results_;                // rank → merged id
   std::unordered_map<std::uint64_t, int> merge_rank_;  // pair_key(left, right) → rank

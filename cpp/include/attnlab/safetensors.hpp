@@ -5,8 +5,9 @@
 // exactly) and writes F32, F16 or BF16 (rounded to nearest, ties to even).
 //
 // Every file is checked before any tensor is read: a truncated file, a header that is too long or not
-// JSON, a tensor with an unknown dtype, a shape whose size disagrees with its byte range, offsets
-// outside the data or overlapping another tensor's — each is an attnlab::Error saying what is wrong.
+// JSON, a key given twice, a tensor with an unknown dtype, a shape whose size disagrees with its byte
+// range (computed without overflow), offsets outside the data or overlapping another tensor's — each
+// is an attnlab::Error naming the function, the tensor and the numbers.
 #pragma once
 
 #include <cstddef>
@@ -27,28 +28,37 @@ std::size_t dtype_size(DType dtype);       // 4, 2, 2
 // One tensor's entry in a file's header.
 struct SafetensorInfo {
   std::string name;
-  DType dtype = DType::F32;
+  DType dtype = DType::F32;         // for a tensor named in SafetensorsHeader::unreadable: F32, meaningless
   std::vector<std::int64_t> shape;  // [] for a scalar
   std::size_t begin = 0, end = 0;   // byte range within the data section (after the header)
-  std::int64_t element_count() const;  // the product of shape (1 for a scalar)
+  // The product of shape (1 for a scalar, 0 if any extent is 0). Error if it passes 2^63 − 1, which
+  // only an info made or changed by hand can do: parse_safetensors checks every shape against its bytes.
+  std::int64_t element_count() const;
 };
 
 // A parsed, checked header. The tensors' bytes stay in the caller's buffer.
 struct SafetensorsHeader {
-  std::vector<SafetensorInfo> tensors;          // in the order of their data offsets
+  std::vector<SafetensorInfo> tensors;          // in the order of their data offsets (then name)
   std::map<std::string, std::string> metadata;  // "__metadata__" (string values only, as the format says)
   std::map<std::string, std::string> unreadable;  // tensors attnlab cannot widen to float32 → their dtype
   std::size_t data_start = 0;                   // 8 + header length: where offset 0 is in the file
   const SafetensorInfo* find(std::string_view name) const;  // nullptr if absent
 };
 
-// The header of `file` (the whole file's bytes), checked as above. Headers longer than 100 MB are
-// refused (the format's own limit). Tensors of the format's other dtypes (F64, I64, U8, BOOL, …) are
-// listed too, with their byte ranges checked, and named in `unreadable`: read_tensor refuses them,
-// naming the dtype. A key given twice in the JSON keeps its last value (nlohmann/json's rule).
+// The header of `file` (the whole file's bytes), checked as above. Refused besides: a header longer
+// than 100,000,000 bytes (the format's own limit) or whose parsed JSON could exceed the memory budget
+// (about 40 bytes per header byte; limits.hpp); a tensor name, a tensor's field or a metadata key given
+// twice (nlohmann/json would silently keep the last, so the file says two things); a dtype the format
+// does not name. Tensors of the format's other dtypes (F64, C64, I64, U8, BOOL, F8_*, F6_*, F4, …) are
+// listed too, with their byte ranges checked, and named in `unreadable` with their dtype: read_tensor
+// refuses them, naming it. Accepted as harmless, though the format's own writer never makes them: gaps
+// between tensors and bytes after the last, empty tensors anywhere, fields besides dtype, shape and
+// data_offsets (ignored), an empty tensor name.
 SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> file);
 
-// Tensor `info`'s values as float32, row-major, into `out` (info.element_count() floats).
+// Tensor `info`'s values as float32, row-major, into `out` (info.element_count() floats). Error for a
+// tensor in header.unreadable (naming its dtype), and for an info whose byte range is not inside this
+// file's data or does not match its shape (one made or changed by hand, or a header from another file).
 void read_tensor(std::span<const std::uint8_t> file, const SafetensorsHeader& header, const SafetensorInfo& info,
                  float* out);
 
@@ -60,12 +70,16 @@ struct TensorToWrite {
 };
 
 // A .safetensors file holding `tensors` converted to `dtype`, with `metadata` as "__metadata__".
-// Names must be unique and non-empty; the header is padded with spaces to a multiple of 8 bytes.
+// Names must be unique, non-empty, not "__metadata__" and valid UTF-8 (JSON's text), as must the
+// metadata; extents non-negative. The header lists __metadata__ first, then the tensors in the order
+// given, with consecutive data_offsets; it is padded with spaces to a multiple of 8 bytes, as the
+// format's own writer pads it, so the data starts 8-byte aligned.
 std::vector<std::uint8_t> write_safetensors(const std::vector<TensorToWrite>& tensors, DType dtype,
                                             const std::map<std::string, std::string>& metadata = {});
 
-// IEEE 754 half and bfloat16 conversions (exact widening; narrowing rounds to nearest, ties to even,
-// overflow to ±∞, NaN stays NaN).
+// IEEE 754 half and bfloat16 conversions: widening is exact (subnormals, ±0, ±∞ and NaN included);
+// narrowing rounds to nearest, ties to even, into subnormals too, overflows to ±∞ (half: from 65520),
+// and keeps NaN a (quiet) NaN.
 float half_to_float(std::uint16_t bits);
 std::uint16_t float_to_half(float value);
 float bfloat16_to_float(std::uint16_t bits);
