@@ -49,7 +49,7 @@ void fuzz_damaged_checkpoint(FuzzInput& in) {
       default: {  // a header of the fuzzer's own, keeping the data
         const std::string header = in.text(512);
         std::vector<std::uint8_t> replaced(8);
-        for (int b = 0; b < 8; ++b) replaced[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(header.size() >> (8 * b));
+        for (int b = 0; b < 8; ++b) replaced[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(header.size()) >> (8 * b));
         replaced.insert(replaced.end(), header.begin(), header.end());
         replaced.insert(replaced.end(), file.begin() + std::min<std::ptrdiff_t>(64, static_cast<std::ptrdiff_t>(file.size())), file.end());
         file = std::move(replaced);

@@ -43,7 +43,7 @@ std::vector<std::uint8_t> read_bytes(const std::string& path) {
 std::vector<std::uint8_t> file_of(const std::string& header, std::size_t data_bytes,
                                   const std::vector<std::uint8_t>& data = {}) {
   std::vector<std::uint8_t> file;
-  for (int b = 0; b < 8; ++b) file.push_back(static_cast<std::uint8_t>(header.size() >> (8 * b)));
+  for (int b = 0; b < 8; ++b) file.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(header.size()) >> (8 * b)));
   file.insert(file.end(), header.begin(), header.end());
   for (std::size_t i = 0; i < data_bytes; ++i) file.push_back(static_cast<std::uint8_t>(i));
   file.insert(file.end(), data.begin(), data.end());
