@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the builds and tests need on a fresh Debian machine, skipping what is present:
 # the C++ toolchain and libraries, clang with libFuzzer, Emscripten (Debian's 3.1.6), Chromium for the browser tests,
+# the King James Bible (bible-kjv: the trained model's corpus, for the test that reruns its first steps),
 # and the repository's npm dev tools (npm ci, from the committed lock file). Node ≥ 18 and npm are
 # expected on the machine.
 set -euo pipefail
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 # clang + libclang-rt-14-dev: libFuzzer and its sanitizer runtimes for the fuzz targets.
 packages=(cmake make g++ clang libclang-rt-14-dev libeigen3-dev googletest libbenchmark-dev nlohmann-json3-dev
-          emscripten chromium)
+          emscripten chromium bible-kjv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

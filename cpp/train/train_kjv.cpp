@@ -1,0 +1,321 @@
+// Trains attnlab's own GPT on the King James Bible, start to finish, with nothing but attnlab:
+//
+//   train_kjv --config training-config.json --listing kjv.txt --out DIR
+//       corpus → train/held-out split → BPE vocabulary → GPT → AdamW steps, evaluating as it goes →
+//       DIR/model.safetensors (F16, the lowest held-out loss seen), vocab.json, merges.txt and
+//       training-log.jsonl (one JSON object per line: the setup, every step, every evaluation, the
+//       summary with baselines and samples).
+//   train_kjv --config … --listing … --check-log training-log.jsonl --steps N
+//       reruns the first N steps and compares each loss with the log's (the reproducibility test).
+//
+// scripts/train-model.sh installs the corpus and runs the first form; everything that decides the
+// result (sizes, seeds, schedule) is in the config file.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attnlab/bpe.hpp"
+#include "attnlab/gpt_session.hpp"
+#include "attnlab/gpt_training.hpp"
+#include "attnlab/head_scores.hpp"
+#include "attnlab/rng.hpp"
+#include "kjv_corpus.hpp"
+#include "ngram_baselines.hpp"
+
+namespace {
+
+using json = nlohmann::json;
+using namespace attnlab;
+
+struct Arguments {
+  std::string config, listing, out, check_log;
+  int steps = -1;  // -1: the config's
+};
+
+Arguments parse_arguments(int argc, char** argv) {
+  Arguments args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) throw std::runtime_error("missing a value after " + flag);
+    const std::string value = argv[++i];
+    if (flag == "--config") args.config = value;
+    else if (flag == "--listing") args.listing = value;
+    else if (flag == "--out") args.out = value;
+    else if (flag == "--check-log") args.check_log = value;
+    else if (flag == "--steps") args.steps = std::stoi(value);
+    else throw std::runtime_error("unknown flag " + flag);
+  }
+  if (args.config.empty() || args.listing.empty() || (args.out.empty() == args.check_log.empty())) {
+    throw std::runtime_error("usage: train_kjv --config FILE --listing FILE (--out DIR | --check-log FILE --steps N)");
+  }
+  return args;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const std::string& path, const void* data, std::size_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+// Everything in the config file that decides the run.
+struct RunConfig {
+  int heldout_every = 20;
+  int bpe_vocab_size = 4096;
+  GPTConfig model;
+  std::uint64_t init_seed = 1, data_seed = 2;
+  int batch = 16, steps = 6000;
+  GPTTrainerConfig trainer;
+  int eval_every = 250;
+  std::vector<std::string> sample_prompts;
+  int sample_tokens = 60;
+  SamplingOptions sampling;
+};
+
+RunConfig read_config(const json& j) {
+  RunConfig c;
+  c.heldout_every = j.at("corpus").at("heldout_every_nth_chapter");
+  c.bpe_vocab_size = j.at("tokenizer").at("vocab_size");
+  const json& m = j.at("model");
+  c.model = {.vocab_size = c.bpe_vocab_size, .context_length = m.at("context_length"), .d_model = m.at("d_model"),
+             .num_heads = m.at("num_heads"), .num_layers = m.at("num_layers")};
+  const json& t = j.at("training");
+  c.init_seed = t.at("init_seed");
+  c.data_seed = t.at("data_seed");
+  c.batch = t.at("batch");
+  c.steps = t.at("steps");
+  c.trainer.schedule = {.max_lr = t.at("max_lr"), .min_lr = t.at("min_lr"), .warmup_steps = t.at("warmup_steps"),
+                        .total_steps = c.steps};
+  c.trainer.weight_decay = t.at("weight_decay");
+  c.trainer.beta1 = t.at("beta1");
+  c.trainer.beta2 = t.at("beta2");
+  c.trainer.clip_norm = t.at("clip_norm");
+  c.eval_every = t.at("eval_every");
+  const json& s = j.at("samples");
+  c.sample_prompts = s.at("prompts").get<std::vector<std::string>>();
+  c.sample_tokens = s.at("tokens");
+  c.sampling = {.temperature = s.at("temperature"), .top_k = s.at("top_k"), .top_p = s.at("top_p")};
+  return c;
+}
+
+// Mean cross-entropy over the held-out stream cut into windows of T + 1 tokens (stride T, so each
+// held-out token after the first is scored exactly once).
+double heldout_loss(const GPT& model, const std::vector<int>& tokens, int batch) {
+  const int T = model.config().context_length;
+  double sum = 0.0;
+  std::int64_t scored = 0;
+  std::vector<int> ids, targets;
+  const auto flush = [&] {
+    if (ids.empty()) return;
+    const int rows = static_cast<int>(ids.size()) / T;
+    sum += static_cast<double>(model.loss(ids, targets, rows)) * static_cast<double>(ids.size());
+    scored += static_cast<std::int64_t>(ids.size());
+    ids.clear();
+    targets.clear();
+  };
+  for (std::size_t start = 0; start + T + 1 <= tokens.size(); start += T) {
+    ids.insert(ids.end(), tokens.begin() + static_cast<std::ptrdiff_t>(start), tokens.begin() + static_cast<std::ptrdiff_t>(start) + T);
+    targets.insert(targets.end(), tokens.begin() + static_cast<std::ptrdiff_t>(start) + 1,
+                   tokens.begin() + static_cast<std::ptrdiff_t>(start) + T + 1);
+    if (static_cast<int>(ids.size()) == batch * T) flush();
+  }
+  flush();
+  return sum / static_cast<double>(scored);
+}
+
+json matrix_json(const Matrix& m) {
+  json rows = json::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    json row = json::array();
+    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(std::round(m(r, c) * 1000.0) / 1000.0);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// Every head's four scores: previous-token and first-token on the first held-out window, induction
+// and duplicate-token on repeated random tokens drawn from the learned tokens (ids 256 … V−2: not
+// the raw bytes or <|endoftext|>, which the text never shows the model on their own).
+json head_scores_json(const GPT& model, const std::vector<int>& heldout) {
+  const int T = model.config().context_length;
+  const std::vector<int> text(heldout.begin(), heldout.begin() + T);
+  const HeadScores scores = head_scores(model, text, {.samples = 8, .seed = 0, .token_low = 256,
+                                                      .token_high = model.config().vocab_size - 1});
+  return {{"previous_token", matrix_json(scores.previous_token)},
+          {"first_token", matrix_json(scores.first_token)},
+          {"induction", matrix_json(scores.induction)},
+          {"duplicate_token", matrix_json(scores.duplicate_token)},
+          {"max_previous_token", scores.previous_token.maxCoeff()},
+          {"max_induction", scores.induction.maxCoeff()}};
+}
+
+std::vector<float> step_losses_from_log(const std::string& path) {
+  std::vector<float> losses;
+  std::istringstream lines(read_file(path));
+  for (std::string line; std::getline(lines, line);) {
+    const json record = json::parse(line);
+    if (record.value("kind", "") == "step") losses.push_back(record.at("loss"));
+  }
+  return losses;
+}
+
+int run(const Arguments& args) {
+  using Clock = std::chrono::steady_clock;
+  const json config_json = json::parse(read_file(args.config));
+  const RunConfig config = read_config(config_json);
+  const bool checking = !args.check_log.empty();
+  const int steps = args.steps >= 0 ? args.steps : config.steps;
+
+  std::ofstream log;
+  if (!checking) log.open(args.out + "/training-log.jsonl");
+  const auto write_log = [&](const json& record) {
+    if (checking) return;
+    log << record.dump() << '\n';
+    log.flush();
+  };
+
+  // 1. The corpus, split by chapters.
+  const std::vector<train::Chapter> chapters = train::parse_bible_listing(read_file(args.listing));
+  const train::CorpusSplit split = train::split_chapters(chapters, config.heldout_every);
+
+  // 2. The tokenizer, learned on the training text only.
+  const auto bpe_start = Clock::now();
+  const BpeTokenizer tokenizer = BpeTokenizer::train(split.train, {.vocab_size = config.bpe_vocab_size});
+  const double bpe_seconds = std::chrono::duration<double>(Clock::now() - bpe_start).count();
+  if (tokenizer.vocab_size() != config.model.vocab_size) {
+    throw std::runtime_error("the BPE vocabulary stopped at " + std::to_string(tokenizer.vocab_size()) + " tokens");
+  }
+  const std::vector<int> train_tokens = tokenizer.encode(split.train);
+  const std::vector<int> heldout_tokens = tokenizer.encode(split.heldout);
+
+  // 3. What a model with no attention gets: unigram and bigram counts.
+  const train::NgramBaselines baselines = train::ngram_baselines(train_tokens, heldout_tokens, tokenizer.vocab_size());
+
+  GPT model(config.model, config.init_seed);
+  write_log({{"kind", "setup"},
+             {"config", config_json},
+             {"corpus", {{"verses", std::count(split.train.begin(), split.train.end(), '\n') +
+                                        std::count(split.heldout.begin(), split.heldout.end(), '\n') -
+                                        split.train_chapters - split.heldout_chapters},
+                         {"chapters", chapters.size()},
+                         {"train_chapters", split.train_chapters},
+                         {"heldout_chapters", split.heldout_chapters},
+                         {"train_bytes", split.train.size()},
+                         {"heldout_bytes", split.heldout.size()},
+                         {"train_tokens", train_tokens.size()},
+                         {"heldout_tokens", heldout_tokens.size()}}},
+             {"bpe_seconds", bpe_seconds},
+             {"parameters", model.parameter_count()},
+             {"baselines", {{"unigram", baselines.unigram}, {"bigram", baselines.bigram},
+                            {"bigram_alpha", baselines.bigram_alpha}}}});
+
+  // 4. Training: random windows of T + 1 training tokens, a batch at a time.
+  GPTTrainer trainer(model, config.trainer);
+  const int T = config.model.context_length;
+  Rng data_rng(config.data_seed);
+  std::vector<int> ids(static_cast<std::size_t>(config.batch) * T), targets(ids.size());
+  const std::vector<float> expected = checking ? step_losses_from_log(args.check_log) : std::vector<float>{};
+  if (checking && static_cast<int>(expected.size()) < steps) throw std::runtime_error("the log has fewer steps than --steps");
+
+  double best_heldout = INFINITY;
+  std::int64_t best_step = 0;
+  std::vector<float> best_values;
+  const auto evaluate = [&](std::int64_t step) {
+    const auto start = Clock::now();
+    const double loss = heldout_loss(model, heldout_tokens, config.batch);
+    json record = {{"kind", "eval"}, {"step", step}, {"heldout_loss", loss}, {"heads", head_scores_json(model, heldout_tokens)}};
+    record["seconds"] = std::chrono::duration<double>(Clock::now() - start).count();
+    write_log(record);
+    std::fprintf(stderr, "step %lld: held-out %.4f, induction max %.3f, previous-token max %.3f\n",
+                 static_cast<long long>(step), loss, record["heads"]["max_induction"].get<double>(),
+                 record["heads"]["max_previous_token"].get<double>());
+    if (loss < best_heldout) {
+      best_heldout = loss;
+      best_step = step;
+      best_values.assign(model.values().begin(), model.values().end());
+    }
+  };
+
+  int mismatches = 0;
+  const auto training_start = Clock::now();
+  for (int step = 0; step < steps; ++step) {
+    for (int b = 0; b < config.batch; ++b) {
+      const std::size_t start = data_rng.next_u32() % (train_tokens.size() - T);
+      std::copy_n(train_tokens.begin() + static_cast<std::ptrdiff_t>(start), T, ids.begin() + static_cast<std::ptrdiff_t>(b) * T);
+      std::copy_n(train_tokens.begin() + static_cast<std::ptrdiff_t>(start) + 1, T, targets.begin() + static_cast<std::ptrdiff_t>(b) * T);
+    }
+    const auto start = Clock::now();
+    const GPTStepResult result = trainer.step(ids, targets, config.batch);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    write_log({{"kind", "step"}, {"step", step + 1}, {"loss", result.loss}, {"lr", result.lr},
+               {"grad_norm", result.grad_norm}, {"ms", std::round(ms * 10.0) / 10.0}});
+    if (checking) {
+      const double difference = std::abs(result.loss - expected[step]);
+      const bool ok = difference <= 1e-4 * std::max(1.0f, std::abs(expected[step]));
+      std::printf("step %d: loss %.6f, log %.6f%s\n", step + 1, result.loss, expected[step], ok ? "" : "  MISMATCH");
+      mismatches += ok ? 0 : 1;
+    } else if ((step + 1) % config.eval_every == 0 || step + 1 == steps) {
+      evaluate(step + 1);
+    }
+  }
+  if (checking) return mismatches == 0 ? 0 : 1;
+  const double training_seconds = std::chrono::duration<double>(Clock::now() - training_start).count();
+
+  // 5. The shipped model: the evaluation with the lowest held-out loss, in F16.
+  for (const GPTTensorSlot& slot : model.tensors()) {
+    model.load_tensor(slot.name, std::span<const float>(best_values).subspan(slot.offset, slot.size));
+  }
+  const std::vector<std::uint8_t> file = model.to_safetensors(DType::F16);
+  write_file(args.out + "/model.safetensors", file.data(), file.size());
+  const std::string vocab = tokenizer.vocab_json(), merges = tokenizer.merges_text();
+  write_file(args.out + "/vocab.json", vocab.data(), vocab.size());
+  write_file(args.out + "/merges.txt", merges.data(), merges.size());
+  const GPT shipped = GPT::from_safetensors(file);
+
+  json samples = json::array();
+  for (std::size_t i = 0; i < config.sample_prompts.size(); ++i) {
+    const std::vector<int> prompt = tokenizer.encode(config.sample_prompts[i]);
+    const Generation generation = generate(shipped, prompt, {.max_tokens = config.sample_tokens,
+                                                             .sampling = config.sampling, .seed = i});
+    samples.push_back({{"prompt", config.sample_prompts[i]}, {"seed", i},
+                       {"text", config.sample_prompts[i] + tokenizer.decode(generation.tokens)}});
+  }
+  write_log({{"kind", "summary"},
+             {"best_step", best_step},
+             {"heldout_loss_f32", best_heldout},
+             {"heldout_loss_f16", heldout_loss(shipped, heldout_tokens, config.batch)},
+             {"baselines", {{"unigram", baselines.unigram}, {"bigram", baselines.bigram}}},
+             {"heads", head_scores_json(shipped, heldout_tokens)},
+             {"training_seconds", training_seconds},
+             {"tokens_per_second", static_cast<double>(steps) * config.batch * T / training_seconds},
+             {"file_bytes", file.size()},
+             {"samples", samples}});
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse_arguments(argc, argv));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "train_kjv: %s\n", e.what());
+    return 2;
+  }
+}
