@@ -423,6 +423,13 @@ export interface Lab {
   loadGPTModule(): Promise<Lab>;
   /** A GPT from a .safetensors file in Hugging Face GPT-2's layout (F32, F16 or BF16). */
   loadGPT(bytes: Uint8Array | ArrayBuffer, options?: { numHeads?: number }): Promise<GPTModel>;
+  /** attnlab's own trained GPT (4 layers × 4 heads, d 192, context 128, a 4,096-token BPE vocabulary
+   *  learned on the King James Bible) and its tokenizer, from the package's models/kjv/ files, fetched
+   *  on this call (in Node, read from disk). `baseUrl`: a folder serving model.safetensors, vocab.json
+   *  and merges.txt, when the host does not serve them next to the package. */
+  loadBuiltinModel(options?: { baseUrl?: string | URL }): Promise<{ model: GPTModel; tokenizer: Tokenizer }>;
+  /** The built-in model's training log (models/kjv/training-log.jsonl), parsed. */
+  loadBuiltinTrainingLog(options?: { baseUrl?: string | URL }): Promise<TrainingLog>;
   /** A GPT with GPT-2's initialisation from a seed. */
   createGPT(config: GPTConfig & { seed?: number }): Promise<GPTModel>;
   /** GPT-2's tokenizer from the text of its vocab.json and merges.txt. */
@@ -434,6 +441,47 @@ export interface Lab {
   MultiHeadAttention: typeof MultiHeadAttention;
   TransformerEncoderLayer: typeof TransformerEncoderLayer;
   TaskModel: typeof TaskModel;
+}
+
+/** Per layer and head ([layer][head]), each a mean attention weight in [0, 1] (see GPTModel.headScores). */
+export interface LoggedHeadScores {
+  previousToken: number[][];
+  firstToken: number[][];
+  induction: number[][];
+  duplicateToken: number[][];
+  maxPreviousToken: number;
+  maxInduction: number;
+}
+
+/** scripts/train-model.sh's log of the built-in model's training run (Lab.loadBuiltinTrainingLog). */
+export interface TrainingLog {
+  /** The config file as committed, the corpus's sizes, the parameter count and the n-gram baselines
+   *  (held-out cross-entropy, nats per token). */
+  setup: {
+    config: Record<string, unknown>;
+    corpus: { verses: number; chapters: number; trainChapters: number; heldoutChapters: number;
+              trainBytes: number; heldoutBytes: number; trainTokens: number; heldoutTokens: number };
+    bpeSeconds: number;
+    parameters: number;
+    baselines: { unigram: number; bigram: number; bigramAlpha: number };
+  };
+  /** Every training step: the batch's loss before the update, the learning rate, the gradient norm
+   *  before clipping, and the step's time. */
+  steps: { step: number; loss: number; lr: number; gradNorm: number; ms: number }[];
+  /** Every evaluation: held-out cross-entropy and every head's scores. */
+  evals: { step: number; heldoutLoss: number; heads: LoggedHeadScores; seconds: number }[];
+  /** The shipped checkpoint (the evaluation with the lowest held-out loss), saved in F16. */
+  summary: {
+    bestStep: number;
+    heldoutLossF32: number;
+    heldoutLossF16: number;
+    baselines: { unigram: number; bigram: number };
+    heads: LoggedHeadScores;
+    trainingSeconds: number;
+    tokensPerSecond: number;
+    fileBytes: number;
+    samples: { prompt: string; seed: number; text: string }[];
+  } | null;
 }
 
 export function init(options?: InitOptions): Promise<Lab>;

@@ -9,6 +9,7 @@ import {
 import { makeCaller } from './lib/call.js';
 import { gptClasses, samplingOptions } from './lib/gpt.js';
 import { LazyModule } from './lib/lazy-module.js';
+import { checkBaseUrl, parseTrainingLog, readBuiltinFile } from './lib/builtin-model.js';
 import { chooseVariant, instantiate } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
 import { taskModelClass } from './lib/task-model.js';
@@ -109,6 +110,32 @@ class Lab {
     if (!(file instanceof Uint8Array)) fail(fn, `bytes must be a Uint8Array or ArrayBuffer of a .safetensors file, got ${describe(bytes)}`);
     const { raw, call, classes } = await this.#gptModule(fn);
     return new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(file, numHeads)));
+  }
+
+  // attnlab's own trained GPT and its tokenizer (the package's models/kjv/, fetched on this call):
+  // { model, tokenizer }. options: { baseUrl } — a folder serving the files, if not next to the package.
+  async loadBuiltinModel(options) {
+    const fn = 'loadBuiltinModel';
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
+    const [bytes, vocab, merges, gpt] = await Promise.all([
+      readBuiltinFile(fn, 'model', { baseUrl }),
+      readBuiltinFile(fn, 'vocab', { baseUrl, as: 'text' }),
+      readBuiltinFile(fn, 'merges', { baseUrl, as: 'text' }),
+      this.#gptModule(fn),
+    ]);
+    const { raw, call, classes } = gpt;
+    const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes, 0)));
+    const tokenizer = new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(vocab, merges)));
+    return { model, tokenizer };
+  }
+
+  // The built-in model's training log: { setup (config, corpus sizes, n-gram baselines), steps (loss,
+  // lr, gradNorm, ms per step), evals (held-out loss and head scores every few hundred steps),
+  // summary (the shipped checkpoint's held-out loss, head scores, samples) }. options: { baseUrl }.
+  async loadBuiltinTrainingLog(options) {
+    const fn = 'loadBuiltinTrainingLog';
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
+    return parseTrainingLog(await readBuiltinFile(fn, 'log', { baseUrl, as: 'text' }));
   }
 
   // A GPT with GPT-2's initialisation from a seed: { vocabSize, contextLength, dModel, numHeads, numLayers, seed }.

@@ -43,9 +43,9 @@ const BUILDS = {
   },
 };
 
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+export const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 
-async function readFromDisk(url) {
+export async function readFromDisk(url) {
   const fsModule = 'node:fs/promises'; // a variable, so bundlers leave the Node-only import alone
   const { readFile } = await import(/* @vite-ignore */ fsModule);
   return readFile(url);

@@ -1,0 +1,72 @@
+// attnlab's own trained model as the package ships it (web/models/kjv/, made by scripts/train-model.sh):
+// it loads with one call, has the committed config's shape, tokenizes the corpus's text back exactly,
+// and its heads do the jobs the issue asks for (an induction head and a previous-token head, scored
+// ≥ 0.5 by the package in wasm), matching the scores the native trainer logged.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { AttnLabError } from '../../web/index.js';
+import { lab } from './helpers.js';
+
+const MODEL_DIR = new URL('../../web/models/kjv/', import.meta.url);
+const config = JSON.parse(readFileSync(new URL('training-config.json', MODEL_DIR), 'utf8'));
+const rejectsWith = (promise, message) => assert.rejects(promise, (e) => e instanceof AttnLabError && e.message === message);
+
+test('loadBuiltinModel gives the committed config\'s model and a tokenizer that round-trips the corpus', async () => {
+  const l = await lab(true);
+  const { model, tokenizer } = await l.loadBuiltinModel();
+  assert.deepEqual(model.config, {
+    vocabSize: config.tokenizer.vocab_size, contextLength: config.model.context_length, dModel: config.model.d_model,
+    numHeads: config.model.num_heads, numLayers: config.model.num_layers,
+  });
+  assert.equal(tokenizer.vocabSize, config.tokenizer.vocab_size);
+  const verse = 'In the beginning God created the heaven and the earth.\n';
+  const ids = tokenizer.encode(verse);
+  assert.equal(tokenizer.decode(ids), verse);
+  assert.ok(ids.length < verse.split(' ').length + 4, `a learned vocabulary: ${ids.length} tokens for a 10-word verse`);
+  model.dispose();
+});
+
+test('the built-in model has an induction head and a previous-token head (scores ≥ 0.5), as its log says', async () => {
+  const l = await lab(true);
+  const { model, tokenizer } = await l.loadBuiltinModel();
+  const log = await l.loadBuiltinTrainingLog();
+  const text = tokenizer.encode('And the LORD spake unto Moses, saying, Speak unto the children of Israel, and say unto them, ' +
+                                'When a man shall vow a vow unto the LORD, he shall not break his word.');
+  // The trainer's options for the random repeated sequences: 8 samples, seed 0, learned tokens only.
+  const scores = model.headScores(text, { samples: 8, seed: 0, tokenLow: 256, tokenHigh: config.tokenizer.vocab_size - 1 });
+  const max = (m) => Math.max(...m.data);
+  assert.ok(max(scores.induction) >= 0.5, `best induction score ${max(scores.induction)}`);
+  assert.ok(max(scores.previousToken) >= 0.5, `best previous-token score ${max(scores.previousToken)}`);
+  // Induction and duplicate-token scores use no text: wasm must reproduce the native trainer's, which
+  // it rounded to 3 decimals.
+  for (const name of ['induction', 'duplicateToken']) {
+    const logged = log.summary.heads[name].flat();
+    Array.from(scores[name].data).forEach((v, i) => assert.ok(Math.abs(v - logged[i]) <= 1e-3, `${name}[${i}] ${v} vs ${logged[i]}`));
+  }
+  model.dispose();
+});
+
+test('the training log: every step, a first loss near ln(vocab) (uniform guessing), held-out loss below the bigram\'s', async () => {
+  const log = await (await lab(true)).loadBuiltinTrainingLog();
+  assert.equal(log.steps.length, config.training.steps);
+  assert.ok(Math.abs(log.steps[0].loss - Math.log(config.tokenizer.vocab_size)) < 0.1, `first loss ${log.steps[0].loss}`);
+  assert.equal(log.setup.corpus.verses, 31102);  // the King James Bible's verse count
+  assert.equal(log.setup.corpus.chapters, 1189);
+  assert.ok(log.summary.heldoutLossF16 < log.summary.baselines.bigram - 0.5);
+  assert.ok(log.summary.baselines.bigram < log.summary.baselines.unigram);
+});
+
+test('loadBuiltinModel: a bad baseUrl is an AttnLabError naming it, and the next call still works', async () => {
+  const l = await lab(true);
+  await rejectsWith(l.loadBuiltinModel({ baseUrl: 'models' }), 'loadBuiltinModel: baseUrl must name a folder (end in "/"), got "models"');
+  await rejectsWith(l.loadBuiltinModel({ baseUrl: 42 }), 'loadBuiltinModel: baseUrl must be a string or URL, got 42');
+  await rejectsWith(l.loadBuiltinModel({ baseUrl: 'file:///nonexistent/' }),
+    'loadBuiltinModel: could not read /nonexistent/model.safetensors (ENOENT)');
+  await rejectsWith(l.loadBuiltinTrainingLog({ baseUrl: 'file:///nonexistent/' }),
+    'loadBuiltinTrainingLog: could not read /nonexistent/training-log.jsonl (ENOENT)');
+  const { model } = await l.loadBuiltinModel({ baseUrl: MODEL_DIR });
+  assert.equal(model.config.numLayers, config.model.num_layers);
+  model.dispose();
+});

@@ -1,0 +1,76 @@
+// attnlab's own trained model, shipped in this package's models/kjv/ (4 layers × 4 heads, trained on
+// the King James Bible by scripts/train-model.sh): fetched only when a page asks for it. In Node the
+// files are read from disk next to this package; in browsers and bundlers they are fetched relative to
+// this file (each URL spelled out literally so that bundlers emit the file), or from `baseUrl`.
+import { fail, describe } from './checks.js';
+import { isNode, readFromDisk } from './loader.js';
+
+const FILES = {
+  model: () => new URL('../models/kjv/model.safetensors', import.meta.url),
+  vocab: () => new URL('../models/kjv/vocab.json', import.meta.url),
+  merges: () => new URL('../models/kjv/merges.txt', import.meta.url),
+  log: () => new URL('../models/kjv/training-log.jsonl', import.meta.url),
+};
+const FILE_NAMES = { model: 'model.safetensors', vocab: 'vocab.json', merges: 'merges.txt', log: 'training-log.jsonl' };
+
+// `baseUrl`: a folder (string or URL, ending in "/") holding the four files, for hosts that serve them
+// elsewhere; undefined = next to this package.
+export function checkBaseUrl(fn, baseUrl) {
+  if (baseUrl === undefined) return undefined;
+  if (typeof baseUrl !== 'string' && !(baseUrl instanceof URL)) fail(fn, `baseUrl must be a string or URL, got ${describe(baseUrl)}`);
+  const href = String(baseUrl);
+  if (!href.endsWith('/')) fail(fn, `baseUrl must name a folder (end in "/"), got "${href}"`);
+  return href;
+}
+
+function fileUrl(which, baseUrl) {
+  if (baseUrl === undefined) return FILES[which]();
+  const base = typeof location === 'object' ? new URL(baseUrl, location.href) : new URL(baseUrl);
+  return new URL(FILE_NAMES[which], base);
+}
+
+// One file's bytes (Uint8Array) or text.
+export async function readBuiltinFile(fn, which, { baseUrl, as = 'bytes' } = {}) {
+  const url = fileUrl(which, baseUrl);
+  let bytes;
+  if (isNode && url.protocol === 'file:') {
+    try {
+      bytes = new Uint8Array(await readFromDisk(url));
+    } catch (error) {
+      fail(fn, `could not read ${url.pathname} (${error.code ?? error.message})`);
+    }
+  } else {
+    let response;
+    try {
+      response = await fetch(url);
+    } catch (error) {
+      fail(fn, `could not fetch ${url.href} (${error.message})`);
+    }
+    if (!response.ok) fail(fn, `could not fetch ${url.href}: HTTP ${response.status}`);
+    bytes = new Uint8Array(await response.arrayBuffer());
+  }
+  return as === 'text' ? new TextDecoder('utf-8').decode(bytes) : bytes;
+}
+
+// snake_case keys (as the C++ trainer writes them) → camelCase, all the way down.
+function camelKeys(value) {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()), camelKeys(v)]));
+}
+
+// training-log.jsonl → { setup, steps: [{ step, loss, lr, gradNorm, ms }], evals: [{ step,
+// heldoutLoss, heads: { previousToken, firstToken, induction, duplicateToken, … }, seconds }],
+// summary }, keys in camelCase.
+export function parseTrainingLog(text) {
+  const log = { setup: null, steps: [], evals: [], summary: null };
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const { kind, ...record } = camelKeys(JSON.parse(line));
+    if (kind === 'setup') log.setup = record;
+    else if (kind === 'step') log.steps.push(record);
+    else if (kind === 'eval') log.evals.push(record);
+    else if (kind === 'summary') log.summary = record;
+  }
+  return log;
+}
