@@ -17,12 +17,14 @@ const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding:
 
 // The page script shared by the plain page and the Vite app: causal attention on seeded inputs, then
 // seq 100,000 with the weights requested (refused by the memory budget; the tab must not crash), then
-// the small call again; then the training module, loaded on demand, takes one step. The .wasm files
-// fetched before and after loadTraining() come from the Resource Timing entries.
+// the small call again; then the training module, loaded on demand, takes one step; then the built-in
+// trained GPT, fetched on demand, predicts the next word of Genesis 1:3. The files fetched before and
+// after each load come from the Resource Timing entries.
 const PAGE_SCRIPT = (specifier) => `
 import { init, AttnLabError } from '${specifier}';
-const fetchedWasm = () => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop())
-  .filter((name) => name.endsWith('.wasm'));
+const fetched = () => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop());
+const fetchedWasm = () => fetched().filter((name) => name.endsWith('.wasm'));
+const fetchedModels = () => fetched().filter((name) => /[.](safetensors|json|txt)$/.test(name));
 try {
   const lab = await init();
   const q = lab.randn(4, 8, 1), k = lab.randn(4, 8, 2), v = lab.randn(4, 8, 3);
@@ -39,9 +41,17 @@ try {
   await lab.loadTraining();
   const model = new lab.TaskModel({ task: 'copy', seed: 1 });
   const loss = model.trainStep(model.examples(4, 1));
+  const wasmAfterTraining = fetchedWasm();
+  const modelFilesBefore = fetchedModels();
+  const { model: gpt, tokenizer } = await lab.loadBuiltinModel();
+  const prompt = tokenizer.encode('And God said, Let there be');
+  const { logits } = gpt.forward(prompt);
+  const last = Array.from(logits.data.subarray((prompt.length - 1) * logits.cols));
+  const nextWord = tokenizer.decode([last.indexOf(Math.max(...last))]);
   document.body.dataset.result = JSON.stringify({
     simd: lab.simd, rows: weights.rows, weights: Array.from(weights.data), refused, again: Array.from(again.data),
-    wasmBeforeTraining, wasmAfterTraining: fetchedWasm(), loss, vocabulary: model.info.vocabulary.length,
+    wasmBeforeTraining, wasmAfterTraining, loss, vocabulary: model.info.vocabulary.length,
+    modelFilesBefore, modelFilesAfter: fetchedModels(), nextWord,
   });
 } catch (error) {
   console.error(String(error));
@@ -69,6 +79,10 @@ function checkResult({ result, errors }) {
   assert.equal(after.length, 2, after.join());
   assert.match(after[1], /^attnlab-train-simd[.-]/);
   assertUntrainedLoss(result);
+  // The built-in model's files are fetched by loadBuiltinModel() and not before; it has read Genesis.
+  assert.deepEqual(result.modelFilesBefore, []);
+  assert.deepEqual(result.modelFilesAfter.map((f) => f.replace(/-[\w-]{8}[.]/, '.')).sort(), ['merges.txt', 'model.safetensors', 'vocab.json']);
+  assert.equal(result.nextWord, ' light');
 }
 
 // An untrained model predicts close to uniformly over the copy task's 12 tokens: loss ≈ ln 12.
@@ -102,9 +116,10 @@ describe('the packed npm package', () => {
       'LICENSE', 'README.md', 'components.d.ts', 'dist/attnlab-gpt-scalar.mjs', 'dist/attnlab-gpt-scalar.wasm',
       'dist/attnlab-gpt-simd.mjs', 'dist/attnlab-gpt-simd.wasm', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm',
       'dist/attnlab-simd.mjs', 'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm',
-      'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js', 'lib/call.js',
-      'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js', 'lib/modules.js', 'lib/task-model.js',
-      'package.json',
+      'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js',
+      'lib/builtin-model.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js',
+      'lib/modules.js', 'lib/task-model.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
+      'models/kjv/training-log.jsonl', 'models/kjv/vocab.json', 'package.json',
     ]);
   });
 
@@ -123,13 +138,15 @@ describe('the packed npm package', () => {
         const tokenizer = await lab.trainTokenizer('the cat sat on the mat; the cat sat', { vocabSize: 270 });
         const generated = gpt.generate(tokenizer.encode('the cat'), { maxTokens: 4, seed: 2 }).tokens.length;
         const roundTrip = tokenizer.decode(tokenizer.encode('the cat sat')) === 'the cat sat';
-        console.log(JSON.stringify({ simd: lab.simd, params: mha.parameterCount(), message, loss, vocabulary: model.info.vocabulary.length, generated, roundTrip }));
+        const builtin = await lab.loadBuiltinModel();  // read from the installed package's models/kjv/
+        const builtinLayers = builtin.model.config.numLayers;
+        console.log(JSON.stringify({ simd: lab.simd, params: mha.parameterCount(), message, loss, vocabulary: model.info.vocabulary.length, generated, roundTrip, builtinLayers }));
       }`);
     const lines = run('node', ['node-check.js'], project).trim().split('\n').map((l) => JSON.parse(l));
     lines.forEach(assertUntrainedLoss);
-    assert.deepEqual(lines.map(({ simd, params, message, generated, roundTrip }) => ({ simd, params, message, generated, roundTrip })), [
-      { simd: true, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0', generated: 4, roundTrip: true },
-      { simd: false, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0', generated: 4, roundTrip: true },
+    assert.deepEqual(lines.map(({ simd, params, message, generated, roundTrip, builtinLayers }) => ({ simd, params, message, generated, roundTrip, builtinLayers })), [
+      { simd: true, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0', generated: 4, roundTrip: true, builtinLayers: 4 },
+      { simd: false, params: 4096, message: 'causalMask: rows must be an integer ≥ 1, got 0', generated: 4, roundTrip: true, builtinLayers: 4 },
     ]);
   });
 
