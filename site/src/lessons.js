@@ -1,14 +1,28 @@
-// The lessons, in teaching order: the site's navigation and index are built from this list.
+// The lessons, in teaching order, in two parts: the mechanism on numbers you can edit, then inside a
+// GPT that attnlab trained. The site's navigation and index are built from this list.
+export const PARTS = [
+  { id: 'mechanism', title: 'The mechanism' },
+  { id: 'trained', title: 'Inside a trained model' },
+];
+
 export const LESSONS = [
-  { slug: 'why-attention', title: 'Why attention' },
-  { slug: 'step-by-step', title: 'Scaled dot-product attention, step by step' },
-  { slug: 'scaling', title: 'Why divide by √d_k' },
-  { slug: 'self-attention', title: 'Self-attention on your sentence' },
-  { slug: 'multi-head', title: 'Multi-head attention' },
-  { slug: 'cross-attention', title: 'Cross-attention' },
-  { slug: 'masking', title: 'Masking' },
-  { slug: 'positions', title: 'Positional encoding' },
-  { slug: 'encoder', title: 'Putting it together: the encoder layer' },
-  { slug: 'watch-it-learn', title: 'Watch it learn' },
-  { slug: 'exercises', title: 'Exercises' },
+  { slug: 'why-attention', title: 'Why attention', part: 'mechanism' },
+  { slug: 'step-by-step', title: 'Scaled dot-product attention, step by step', part: 'mechanism' },
+  { slug: 'scaling', title: 'Why divide by √d_k', part: 'mechanism' },
+  { slug: 'self-attention', title: 'Self-attention on your sentence', part: 'mechanism' },
+  { slug: 'multi-head', title: 'Multi-head attention', part: 'mechanism' },
+  { slug: 'cross-attention', title: 'Cross-attention', part: 'mechanism' },
+  { slug: 'masking', title: 'Masking', part: 'mechanism' },
+  { slug: 'positions', title: 'Positional encoding', part: 'mechanism' },
+  { slug: 'encoder', title: 'Putting it together: the encoder layer', part: 'mechanism' },
+  { slug: 'watch-it-learn', title: 'Watch it learn', part: 'mechanism' },
+  { slug: 'exercises', title: 'Exercises', part: 'mechanism' },
+  { slug: 'tokens', title: 'Tokens: how a GPT reads text', part: 'trained' },
+  { slug: 'next-token', title: 'The next token: probabilities and sampling', part: 'trained' },
+  { slug: 'kv-cache', title: 'Generation and the KV cache', part: 'trained' },
+  { slug: 'all-heads', title: 'Every head at once', part: 'trained' },
+  { slug: 'head-jobs', title: 'What heads do', part: 'trained' },
+  { slug: 'ablation', title: 'Knock a head out', part: 'trained' },
+  { slug: 'it-sentence', title: 'The “it” sentence, trained', part: 'trained' },
+  { slug: 'your-model', title: 'Your own model', part: 'trained' },
 ];
