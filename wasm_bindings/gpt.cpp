@@ -325,4 +325,8 @@ val sample_token(const val& logits, const val& options) {
   });
 }
 
+val repeated_tokens(int length, int low, int high, double seed) {
+  return guarded([&] { return ints_to_js(repeated_random_tokens(length, low, high, seed_from_js(seed))); });
+}
+
 }  // namespace attnlab::wasm

@@ -78,4 +78,7 @@ class TokenizerHandle {
 // { token, probabilities: Float32Array } from logits (Float32Array) and { temperature, topK, topP, seed }.
 val sample_token(const val& logits, const val& options);
 
+// Int32Array of `length` random ids in [low, high) from the seed, then the same ids again.
+val repeated_tokens(int length, int low, int high, double seed);
+
 }  // namespace attnlab::wasm

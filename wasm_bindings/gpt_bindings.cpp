@@ -42,4 +42,5 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
       .function("vocabJson", &TokenizerHandle::vocab_json)
       .function("mergesText", &TokenizerHandle::merges_text);
   function("sample", &sample_token);
+  function("repeatedRandomTokens", &repeated_tokens);
 }

@@ -436,6 +436,10 @@ export interface Lab {
   loadTokenizer(vocabJson: string, mergesText: string): Promise<Tokenizer>;
   /** A byte-level BPE tokenizer learned on `corpus` (vocabSize counts the 256 bytes, the merges and <|endoftext|>). */
   trainTokenizer(corpus: string, options?: { vocabSize?: number; minCount?: number }): Promise<Tokenizer>;
+  /** `length` random token ids, uniform in [low, high) from the seed, then the same ids again
+   *  (Int32Array of 2·length): the sequence GPTModel.headScores' induction score runs on. Needs the
+   *  GPT module loaded. */
+  repeatedRandomTokens(length: number, options: { low?: number; high: number; seed?: number }): Int32Array;
   /** One token drawn from a row of logits; needs the GPT module loaded. */
   sample(logits: NumberArray, options?: SamplingOptions): SampledToken;
   MultiHeadAttention: typeof MultiHeadAttention;

@@ -174,6 +174,18 @@ class Lab {
     return new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.train(wellFormed(corpus), vocabSize, minCount)));
   }
 
+  // The sequence the induction score uses: `length` random ids uniform in [low, high) from the seed,
+  // then the same ids again → Int32Array [2·length]. Needs the GPT module, like sample().
+  repeatedRandomTokens(length, options) {
+    const fn = 'repeatedRandomTokens';
+    const { raw, call } = this.#gpt.require(fn, 'the GPT module is not loaded; call await lab.loadGPTModule() first');
+    const { low = 0, high, seed = 0 } = checkOptions(fn, options);
+    checkSize(fn, 'length', length);
+    checkSize(fn, 'low', low, { min: 0 });
+    checkSize(fn, 'high', high);
+    return call(fn, () => raw.repeatedRandomTokens(length, low, high, checkSeed(fn, seed)));
+  }
+
   // One token drawn from a row of logits (Float32Array or array) → { token, probabilities: Float32Array
   // (the distribution it was drawn from) }; options { temperature, topK, topP, seed }. Needs the GPT
   // module (loaded by loadGPT() and the others, or loadGPTModule()).

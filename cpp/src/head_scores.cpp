@@ -9,7 +9,9 @@
 namespace attnlab {
 
 std::vector<int> repeated_random_tokens(int length, int low, int high, std::uint64_t seed) {
-  if (length < 1) detail::fail("repeated_random_tokens", "length must be ≥ 1, got ", length);
+  if (length < 1 || length > kMaxRepeatLength) {
+    detail::fail("repeated_random_tokens", "length must be in 1 … ", kMaxRepeatLength, ", got ", length);
+  }
   if (low < 0 || high <= low) detail::fail("repeated_random_tokens", "the token range [", low, ", ", high, ") is empty or negative");
   Rng rng(seed);
   std::vector<int> ids(2 * static_cast<std::size_t>(length));

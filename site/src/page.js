@@ -40,8 +40,9 @@ function codeBlock(label, code) {
     el('pre', { tabindex: '0', 'aria-label': `${label} code` }, el('code', { text: code })));
 }
 
-// lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, setup(ctx) }
+// lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, prepare?, setup(ctx) }
 // training: true loads attnlab's training module (TaskModel) before setup; other lessons never fetch it.
+// prepare(lab, notices): awaited before setup (loading a model, say); its result is ctx.prepared.
 // setup builds the lesson's interactive part into ctx.root and returns update(), which recomputes and
 // redraws from ctx.state; ctx.set(partial) changes state, writes the URL and calls update().
 export async function lessonPage(lesson) {
@@ -62,8 +63,10 @@ export async function lessonPage(lesson) {
   for (const message of messages) notices.append(el('p', { class: 'notice', text: message }));
   const lab = await getLab();
   if (lesson.training) await lab.loadTraining();
+  const prepared = lesson.prepare ? await lesson.prepare(lab, notices) : undefined;
   const ctx = {
     lab,
+    prepared,
     state,
     root,
     // Shows an AttnLabError's message (text only) instead of the lesson's last result.

@@ -56,3 +56,17 @@ export function tokensOf(lab, sentence, fallback) {
   const usable = tokens.length ? tokens : lab.tokenize(fallback);
   return { tokens: usable.slice(0, MAX_TOKENS), truncated: usable.length > MAX_TOKENS, empty: tokens.length === 0 };
 }
+
+// A range slider that shows its value: { min, max, step, value, format(value) → text }, onChange(value)
+// on every move.
+export function slider(label, { min, max, step = 1, value, format = String }, onChange) {
+  const output = el('output', { class: 'slider-value', text: format(value) });
+  const input = el('input', { type: 'range', min, max, step, value, 'aria-valuetext': format(value),
+    on: { input: (e) => {
+      const v = Number(e.target.value);
+      output.textContent = format(v);
+      e.target.setAttribute('aria-valuetext', format(v));
+      onChange(v);
+    } } });
+  return field(label, el('span', { class: 'slider' }, input, output));
+}

@@ -39,6 +39,10 @@ TEST(HeadScores, RepeatedRandomTokensRepeatAndStayInRange) {
   }
   EXPECT_EQ(ids, repeated_random_tokens(7, 3, 9, 42));
   EXPECT_NE(ids, repeated_random_tokens(7, 3, 9, 43));
+  expect_error([] { repeated_random_tokens(0, 3, 9, 1); }, "repeated_random_tokens: length must be in 1 … 1048576, got 0");
+  expect_error([] { repeated_random_tokens(kMaxRepeatLength + 1, 3, 9, 1); },
+               "repeated_random_tokens: length must be in 1 … 1048576, got 1048577");
+  expect_error([] { repeated_random_tokens(4, 9, 9, 1); }, "repeated_random_tokens: the token range [9, 9) is empty or negative");
 }
 
 TEST(HeadScores, TokenLossesOfAZeroModelAreLogV) {

@@ -36,7 +36,9 @@ struct HeadScoreOptions {
 // repeated sequences for induction and duplicate_token.
 HeadScores head_scores(const GPT& model, std::span<const int> text, const HeadScoreOptions& options = {});
 
-// The random sequence r_0 … r_{T−1} r_0 … r_{T−1}, tokens uniform in [low, high) from Rng(seed).
+// The random sequence r_0 … r_{T−1} r_0 … r_{T−1}, tokens uniform in [low, high) from Rng(seed);
+// T = length in 1 … kMaxRepeatLength.
+inline constexpr int kMaxRepeatLength = 1 << 20;
 std::vector<int> repeated_random_tokens(int length, int low, int high, std::uint64_t seed);
 
 // Per position t < n − 1, the loss −log p(ids[t+1] | ids[0 … t]) of the forward with `options`

@@ -1,0 +1,43 @@
+// Shared by the trained-model lessons that measure heads: the induction sequence and its per-token
+// losses, and the scores table's heatmaps.
+import { formatNumber } from './dom.js';
+import { heatmap } from './views.js';
+
+// Random tokens from the learned part of the vocabulary (not the 256 single bytes, not the last id,
+// <|endoftext|> in GPT-2-style vocabularies): the range the built-in model's training log used.
+export function repeatRange(model) {
+  const vocab = model.config.vocabSize;
+  return vocab > 300 ? { low: 256, high: vocab - 1 } : { low: 0, high: vocab };
+}
+
+// The longest repeated half that fits the context, at most `wanted`.
+export const repeatLength = (model, wanted) => Math.max(2, Math.min(wanted, Math.floor(model.config.contextLength / 2)));
+
+// { ids [2T], losses [2T − 1], first, second }: the mean loss predicting tokens 1 … T − 1 of the first
+// copy, and tokens T + 1 … 2T − 1 of the second (where an induction head can copy the answer).
+export function inductionRun(lab, model, { length, seed, ablate }) {
+  const ids = lab.repeatedRandomTokens(length, { ...repeatRange(model), seed });
+  const losses = model.tokenLosses(ids, ablate ? { ablate } : undefined);
+  const mean = (from, to) => {
+    let sum = 0;
+    for (let t = from; t < to; t++) sum += losses[t];
+    return sum / (to - from);
+  };
+  // losses[t] is the loss of predicting ids[t + 1]
+  return { ids, losses, first: mean(0, length - 1), second: mean(length, 2 * length - 1) };
+}
+
+// A layer × head table of one score as a heatmap with its values printed.
+export function scoreMap(caption, { numLayers, numHeads }) {
+  return heatmap({ caption, domain: [0, 1], decimals: 2, showValues: true, rowTitle: 'Layer', colTitle: 'Head',
+    rowLabels: Array.from({ length: numLayers }, (_, l) => String(l)), colLabels: Array.from({ length: numHeads }, (_, h) => String(h)) });
+}
+
+// The (layer, head) with the largest entry of a [layers × heads] Matrix.
+export function bestHead(m) {
+  let best = 0;
+  for (let i = 1; i < m.data.length; i++) if (m.data[i] > m.data[best]) best = i;
+  return { layer: Math.floor(best / m.cols), head: best % m.cols, score: m.data[best] };
+}
+
+export const nats = (x) => `${formatNumber(x, 2)} nats`;

@@ -1,0 +1,106 @@
+// The model the trained-model lessons run on: attnlab's own GPT (the package's built-in model, trained
+// on the King James Bible), or a GPT-2-format model the learner picked on the "Your own model" page.
+// A picked model's three files are kept in this browser's IndexedDB (they never leave the machine), so
+// every lesson finds it; a stored model that no longer loads falls back to the built-in one, saying why.
+import { AttnLabError } from 'attnlab';
+
+import { el } from './dom.js';
+
+const DB = 'attnlab-your-model';
+const STORE = 'files';
+const KEY = 'current';
+
+function openDb() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(DB, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+async function withStore(mode, work) {
+  const db = await openDb();
+  try {
+    return await new Promise((resolve, reject) => {
+      const request = work(db.transaction(STORE, mode).objectStore(STORE));
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+// { name, weights: ArrayBuffer, vocabJson, mergesText } or undefined.
+export const readYourModel = () => withStore('readonly', (store) => store.get(KEY)).catch(() => undefined);
+export const saveYourModel = (files) => withStore('readwrite', (store) => store.put(files, KEY));
+export const forgetYourModel = () => withStore('readwrite', (store) => store.delete(KEY));
+
+// A picked model's files → { model, tokenizer }; AttnLabError (the package's message) if refused.
+export async function loadPickedModel(lab, { weights, vocabJson, mergesText }) {
+  const model = await lab.loadGPT(weights);
+  let tokenizer;
+  try {
+    tokenizer = await lab.loadTokenizer(vocabJson, mergesText);
+  } catch (error) {
+    model.dispose();
+    throw error;
+  }
+  if (tokenizer.vocabSize > model.config.vocabSize) {
+    model.dispose();
+    throw new AttnLabError(`the tokenizer has ${tokenizer.vocabSize} tokens but the model's vocabulary is ${model.config.vocabSize}`);
+  }
+  return { model, tokenizer };
+}
+
+const describeConfig = ({ numLayers, numHeads, dModel, contextLength, vocabSize }) =>
+  `${numLayers} layers × ${numHeads} heads, d_model ${dModel}, context ${contextLength} tokens, vocabulary ${vocabSize.toLocaleString('en')}`;
+
+// → { model, tokenizer, name, yours } for a lesson's prepare(); notes what it loaded in `notices`.
+export async function lessonModel(lab, notices) {
+  const stored = await readYourModel();
+  if (stored) {
+    try {
+      const { model, tokenizer } = await loadPickedModel(lab, stored);
+      notices.append(el('p', { class: 'notice' }, `Running on your model, ${stored.name} (${describeConfig(model.config)}). `,
+        el('a', { href: './your-model.html', text: 'Change it' }), '.'));
+      return { model, tokenizer, name: stored.name, yours: true };
+    } catch (error) {
+      if (!(error instanceof AttnLabError)) throw error;
+      notices.append(el('p', { class: 'notice', text: `Your stored model could not be loaded (${error.message}); using attnlab's model.` }));
+    }
+  }
+  const { model, tokenizer } = await lab.loadBuiltinModel();
+  return { model, tokenizer, name: 'attnlab-kjv', yours: false, description: describeConfig(model.config) };
+}
+
+// The model, in one line under the lesson's introduction.
+export function modelLine({ model, name, yours }) {
+  return el('p', { class: 'model-line' }, yours
+    ? `Model: your ${name}, ${describeConfig(model.config)}.`
+    : `Model: attnlab-kjv, a GPT that attnlab trained on the King James Bible (${describeConfig(model.config)}). ` +
+      'Everything below is computed in this page by the attnlab package.');
+}
+
+// The learner's text as the model's token ids: at most the context length (the last ones kept), and
+// never empty (`fallback` then).
+export function promptIds(tokenizer, model, text, fallback) {
+  let ids = tokenizer.encode(text.toWellFormed());
+  if (ids.length === 0) ids = tokenizer.encode(fallback);
+  const limit = model.config.contextLength;
+  return { ids: ids.length > limit ? ids.slice(ids.length - limit) : ids, cut: ids.length > limit };
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+// How a token reads: its text with spaces and newlines made visible; a token that is part of a
+// character (one byte of "é" or of an emoji) as its bytes in hex, ⟨c3⟩.
+export function tokenLabel(tokenizer, id) {
+  const bytes = tokenizer.tokenBytes(id);
+  try {
+    return strictUtf8.decode(bytes).replaceAll(' ', '·').replaceAll('\n', '↵');
+  } catch {
+    return `⟨${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ')}⟩`;
+  }
+}

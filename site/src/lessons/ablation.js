@@ -1,0 +1,127 @@
+// Trained model, lesson 6: knock a head out. The chosen heads' outputs are zeroed (or replaced by
+// their mean over the prompt) inside the forward pass; the page measures what changes: the next-token
+// distribution, and the loss on the second copy of a repeated random sequence.
+import { el, field, formatNumber, select } from '../dom.js';
+import { probabilityBars, topIds } from '../bars.js';
+import { inductionRun, nats, repeatLength, repeatRange } from '../gpt-heads.js';
+import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
+import { lessonPage } from '../page.js';
+import { panel, seedField, sentenceInput } from '../views.js';
+
+const DEFAULT_PROMPT = 'Now the serpent was more subtil than any beast of the field. And the serpent said unto the woman, Ye shall not surely die: ' +
+  'for God doth know that in the day ye eat thereof, then your eyes shall be opened. And the';
+const INDUCTION_THRESHOLD = 0.3;  // "the induction heads": every head scoring at least this
+
+// "1.2,3.0" ↔ [{ layer: 1, head: 2 }, { layer: 3, head: 0 }] (the URL's form).
+const parseHeads = (text, { numLayers, numHeads }) => text.split(',').map((p) => p.split('.').map(Number))
+  .filter(([l, h]) => Number.isInteger(l) && Number.isInteger(h) && l >= 0 && h >= 0 && l < numLayers && h < numHeads)
+  .map(([layer, head]) => ({ layer, head }));
+const formatHeads = (heads) => heads.map(({ layer, head }) => `${layer}.${head}`).join(',');
+
+lessonPage({
+  slug: 'ablation',
+  intro: [
+    'To find out what a head is for, remove it and measure what breaks. Knocking a head out sets its output ' +
+      '(its d_head columns, before the output projection c_proj) to zero — or, gentler, to its mean over the ' +
+      'prompt, which removes what the head says about each particular token but keeps its average contribution.',
+    'Click heads to knock them out. Knocking out the induction heads found in the previous lesson should make ' +
+      'the second copy of a repeated random sequence almost as hard to predict as the first.',
+  ],
+  formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \underbrace{0}_{\text{head}_h}, \dots)\,W_O`,
+  pytorch: 'def knock_out(module, args):  # a forward pre-hook on attn.c_proj\n    x = args[0].clone(); x[..., h*d_head:(h+1)*d_head] = 0; return (x,)\n' +
+    'model.h[layer].attn.c_proj.register_forward_pre_hook(knock_out)',
+  call: 'const { logits } = model.forward(ids, { ablate: [{ layer, head }], ablation: \'zero\' });\n' +
+    'const losses = model.tokenLosses(repeated, { ablate: [{ layer, head }] });',
+  schema: {
+    prompt: { type: 'text', maxLength: 400, default: DEFAULT_PROMPT },
+    heads: { type: 'text', maxLength: 400, default: '' },
+    mode: { type: 'enum', values: ['zero', 'mean'], default: 'zero' },
+    length: { type: 'int', min: 5, max: 64, default: 30 },
+    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+  },
+  prepare: lessonModel,
+  setup(ctx) {
+    const { lab, state, root, prepared } = ctx;
+    const { model, tokenizer } = prepared;
+    const { numLayers, numHeads } = model.config;
+    const T = () => repeatLength(model, state.length);
+    const inductionScores = () => model.headScores(tokenizer.encode('In the beginning'), { repeatLength: T(), samples: 4,
+      seed: state.seed, tokenLow: repeatRange(model).low, tokenHigh: repeatRange(model).high }).induction;
+    const buttons = [];
+    const grid = el('div', { class: 'head-grid', role: 'group', 'aria-label': 'Heads to knock out' });
+    grid.style.gridTemplateColumns = `auto repeat(${numHeads}, minmax(0, 1fr))`;
+    grid.append(el('span'), ...Array.from({ length: numHeads }, (_, h) => el('span', { class: 'head-grid-title', text: `Head ${h}` })));
+    const toggle = (layer, head) => {
+      const current = parseHeads(state.heads, model.config);
+      const without = current.filter((x) => x.layer !== layer || x.head !== head);
+      ctx.set({ heads: formatHeads(without.length < current.length ? without : [...current, { layer, head }]) });
+    };
+    for (let l = 0; l < numLayers; l++) {
+      grid.append(el('span', { class: 'head-grid-title', text: `Layer ${l}` }));
+      for (let h = 0; h < numHeads; h++) {
+        const button = el('button', { type: 'button', class: 'head-toggle', 'aria-pressed': 'false', on: { click: () => toggle(l, h) } });
+        buttons.push({ layer: l, head: h, button });
+        grid.append(button);
+      }
+    }
+    const before = probabilityBars('All heads: the 10 most likely next tokens');
+    const after = probabilityBars('With the chosen heads knocked out');
+    const nextReadout = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const lossTable = el('table', { class: 'data' });
+    const lossReadout = el('p', { class: 'explain', 'aria-live': 'polite' });
+    root.append(modelLine(prepared),
+      el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 400),
+        field('Knocked-out heads output', select([['zero', 'zero'], ['mean', 'their mean over the prompt']], state.mode, (mode) => ctx.set({ mode }))),
+        seedField(state.seed, (seed) => ctx.set({ seed }))),
+      el('div', { class: 'controls' },
+        el('button', { type: 'button', text: `Knock out the induction heads (score ≥ ${INDUCTION_THRESHOLD})`, on: { click: () => {
+          const scores = inductionScores();
+          const heads = [];
+          for (let i = 0; i < scores.data.length; i++) if (scores.data[i] >= INDUCTION_THRESHOLD) heads.push({ layer: Math.floor(i / numHeads), head: i % numHeads });
+          ctx.set({ heads: formatHeads(heads) });
+        } } }),
+        el('button', { type: 'button', text: 'Restore every head', on: { click: () => ctx.set({ heads: '' }) } })),
+      el('div', { class: 'table-wrap' }, grid), nextReadout,
+      el('div', { class: 'grid' }, el('div', { class: 'panel' }, before.node), el('div', { class: 'panel' }, after.node)),
+      el('h2', { text: 'The repeated random sequence' }), lossReadout, el('div', { class: 'table-wrap' }, lossTable));
+
+    return () => {
+      const heads = parseHeads(state.heads, model.config);
+      const scores = inductionScores();
+      for (const b of buttons) {
+        const off = heads.some((x) => x.layer === b.layer && x.head === b.head);
+        b.button.setAttribute('aria-pressed', String(off));
+        b.button.textContent = `${off ? 'off' : 'on'} · ind. ${formatNumber(scores.data[b.layer * numHeads + b.head])}`;
+        b.button.setAttribute('aria-label', `Layer ${b.layer}, head ${b.head}: ${off ? 'knocked out' : 'on'}; induction score ${formatNumber(scores.data[b.layer * numHeads + b.head])}`);
+      }
+      const options = heads.length ? { ablate: heads, ablation: state.mode } : undefined;
+      const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT);
+      const lastRow = (forward) => forward.logits.data.slice((ids.length - 1) * forward.logits.cols);
+      const p0 = lab.sample(lastRow(model.forward(ids)), { temperature: 1 }).probabilities;
+      const p1 = heads.length ? lab.sample(lastRow(model.forward(ids, options)), { temperature: 1 }).probabilities : p0;
+      const top0 = topIds(p0, 10), top1 = topIds(p1, 10);
+      const scale = Math.max(p0[top0[0]], p1[top1[0]]);
+      before.update(top0.map((id) => ({ label: tokenLabel(tokenizer, id), value: p0[id] })), scale);
+      after.update(top1.map((id) => ({ label: tokenLabel(tokenizer, id), value: p1[id] })), scale);
+      let kl = 0;
+      for (let i = 0; i < p0.length; i++) if (p0[i] > 0) kl += p0[i] * Math.log(p0[i] / Math.max(p1[i], 1e-30));
+      nextReadout.textContent = heads.length === 0 ? 'No head is knocked out: click one above.'
+        : `${heads.length} head${heads.length > 1 ? 's' : ''} knocked out (${state.mode}). The top next token goes from ` +
+          `“${tokenLabel(tokenizer, top0[0])}” (${formatNumber(100 * p0[top0[0]], 1)}%) to “${tokenLabel(tokenizer, top1[0])}” ` +
+          `(${formatNumber(100 * p1[top1[0]], 1)}%); the two distributions differ by KL = ${formatNumber(kl, 3)} nats.`;
+
+      const intact = inductionRun(lab, model, { length: T(), seed: state.seed });
+      const ablated = heads.length ? inductionRun(lab, model, { length: T(), seed: state.seed, ablate: heads }) : intact;
+      const row = (name, run) => el('tr', {}, el('th', { scope: 'row', text: name }), el('td', { text: nats(run.first) }),
+        el('td', { text: nats(run.second) }), el('td', { text: nats(run.first - run.second) }));
+      lossTable.replaceChildren(...[
+        el('tr', {}, el('th', { scope: 'col', text: `${T()} random tokens, repeated` }), el('th', { scope: 'col', text: 'First copy' }),
+          el('th', { scope: 'col', text: 'Second copy' }), el('th', { scope: 'col', text: 'Saved by copying' })),
+        row('All heads', intact), heads.length ? row('Chosen heads knocked out', ablated) : null].filter(Boolean));
+      lossReadout.textContent = heads.length === 0
+        ? `With every head on, the second copy costs ${nats(intact.second)} per token against ${nats(intact.first)} for the first.`
+        : `Knocking out ${formatHeads(heads).replaceAll(',', ', ')} moves the second copy's loss from ${nats(intact.second)} to ${nats(ablated.second)} ` +
+          `(${ablated.second >= intact.second ? '+' : '−'}${formatNumber(Math.abs(ablated.second - intact.second), 2)} nats per token).`;
+    };
+  },
+});

@@ -1,0 +1,92 @@
+// Trained model, lesson 5: what heads do. Four scores per head, measured in the page by the package
+// (previous-token and first-token on the prompt; induction and duplicate-token on random tokens
+// repeated twice), then the induction demo: the stripe, and the loss falling on the second copy.
+import { el, field, formatNumber, select } from '../dom.js';
+import { bestHead, inductionRun, nats, repeatLength, repeatRange, scoreMap } from '../gpt-heads.js';
+import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
+import { lineChart } from '../line-chart.js';
+import { lessonPage } from '../page.js';
+import { heatmap, panel, seedField, sentenceInput, slider } from '../views.js';
+
+const DEFAULT_PROMPT = 'And the LORD spake unto Moses, saying, Speak unto the children of Israel, and say unto them, ' +
+  'When a man shall vow a vow unto the LORD, he shall not break his word.';
+const SCORES = [
+  ['previousToken', 'Previous token', 'weight from each position to the one just before it, on the prompt'],
+  ['firstToken', 'First token (sink)', 'weight on position 0, on the prompt'],
+  ['induction', 'Induction', 'on the repeated random tokens: weight from a token in the second copy to the token that followed it in the first'],
+  ['duplicateToken', 'Duplicate token', 'on the repeated random tokens: weight from a token in the second copy to its earlier occurrence'],
+];
+
+lessonPage({
+  slug: 'head-jobs',
+  intro: [
+    'Some heads have jobs you can measure. A previous-token head attends from every position to the one ' +
+      'before it. An induction head completes patterns: having seen “… A B … A”, it attends from the second A ' +
+      'to the B that followed the first A, so the model can predict B again. Together they are the simplest ' +
+      'circuit for copying from context (Olsson et al., 2022, “In-context learning and induction heads”).',
+    'Each score is a mean attention weight in [0, 1]. Induction is measured on random tokens repeated twice: ' +
+      'nothing in the first copy is predictable, but once the second copy starts, a model with an induction head ' +
+      'can predict every next token by looking back — and its loss drops.',
+  ],
+  formula: String.raw`\text{induction}(\ell,h) = \frac{1}{T}\sum_{i=T}^{2T-1} A^{(\ell,h)}_{i,\;i-T+1}`,
+  pytorch: 'ids = torch.randint(256, V - 1, (T,)).repeat(2)\nattn = model(ids[None], output_attentions=True).attentions\n' +
+    'score = attn[l][0, h].diagonal(offset=-(T - 1)).mean()',
+  call: 'const scores = model.headScores(promptIds, { repeatLength: T, samples: 4, seed });\n' +
+    'const ids = lab.repeatedRandomTokens(T, { low: 256, high: V - 1, seed });\nconst losses = model.tokenLosses(ids);',
+  schema: {
+    prompt: { type: 'text', maxLength: 300, default: DEFAULT_PROMPT },
+    length: { type: 'int', min: 5, max: 64, default: 30 },
+    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+    layer: { type: 'int', min: -1, max: 47, default: -1 },  // −1: the best induction head
+    head: { type: 'int', min: -1, max: 63, default: -1 },
+  },
+  prepare: lessonModel,
+  setup(ctx) {
+    const { lab, state, root, prepared } = ctx;
+    const { model, tokenizer } = prepared;
+    const { numLayers, numHeads } = model.config;
+    const maps = Object.fromEntries(SCORES.map(([key, title, what]) => [key, scoreMap(`${title}: ${what}`, model.config)]));
+    const findings = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const headChoice = el('div', { class: 'controls' });
+    const stripe = heatmap({ domain: [0, 1], showValues: false, rowTitle: 'Query position', colTitle: 'Key position' });
+    const lossReadout = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const chart = el('div', { class: 'panel' });
+    root.append(modelLine(prepared),
+      el('div', { class: 'controls' }, sentenceInput('Prompt (for previous-token and first-token)', state.prompt, (prompt) => ctx.set({ prompt }), 300),
+        slider('Repeated length T', { min: 5, max: 64, value: state.length, format: (v) => `${repeatLength(model, v)} tokens` }, (length) => ctx.set({ length })),
+        seedField(state.seed, (seed) => ctx.set({ seed }))),
+      findings,
+      el('div', { class: 'grid' }, ...SCORES.map(([key]) => panel(null, maps[key]))),
+      el('h2', { text: 'The induction demo' }), headChoice, panel(null, stripe), lossReadout, chart);
+
+    return () => {
+      const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT);
+      const T = repeatLength(model, state.length);
+      const scores = model.headScores(ids, { repeatLength: T, samples: 4, seed: state.seed, tokenLow: repeatRange(model).low,
+        tokenHigh: repeatRange(model).high });
+      for (const [key] of SCORES) maps[key].matrix = scores[key];
+      const induction = bestHead(scores.induction), previous = bestHead(scores.previousToken);
+      findings.textContent = `Strongest induction head: layer ${induction.layer}, head ${induction.head} (score ${formatNumber(induction.score)}). ` +
+        `Strongest previous-token head: layer ${previous.layer}, head ${previous.head} (score ${formatNumber(previous.score)}). ` +
+        `A head that spread its weight evenly would score about ${formatNumber(1 / (T + 1))} on induction.`;
+
+      const layer = state.layer < 0 ? induction.layer : Math.min(state.layer, numLayers - 1);
+      const head = state.head < 0 ? induction.head : Math.min(state.head, numHeads - 1);
+      headChoice.replaceChildren(
+        field('Layer', select(Array.from({ length: numLayers }, (_, l) => [l, String(l)]), layer, (l) => ctx.set({ layer: Number(l), head }))),
+        field('Head', select(Array.from({ length: numHeads }, (_, h) => [h, String(h)]), head, (h) => ctx.set({ layer, head: Number(h) }))));
+
+      const run = inductionRun(lab, model, { length: T, seed: state.seed });
+      const { attention } = model.forward(run.ids, { attention: true });
+      const labels = Array.from(run.ids, (id, t) => `${t}:${tokenLabel(tokenizer, id)}`);
+      Object.assign(stripe, { matrix: attention[layer][head], rowLabels: labels, colLabels: labels,
+        caption: `Layer ${layer}, head ${head} on ${T} random tokens repeated twice: an induction head draws a stripe ` +
+          `from each token of the second copy to the one after its first occurrence (T − 1 = ${T - 1} places left of the diagonal)` });
+      lossReadout.textContent = `Mean loss predicting the first copy: ${nats(run.first)} (a guess among ${repeatRange(model).high - repeatRange(model).low} ` +
+        `tokens would be ${nats(Math.log(repeatRange(model).high - repeatRange(model).low))}); on the second copy: ${nats(run.second)}. ` +
+        `The second copy costs ${formatNumber(run.first - run.second, 2)} nats less per token: the model copies from context.`;
+      chart.replaceChildren(lineChart([{ name: 'loss per token', points: Array.from(run.losses, (loss, t) => [t + 1, loss]) }],
+        { xLabel: 'position of the predicted token (second copy starts at T)', yLabel: 'loss (nats)', title: 'Loss per token on the repeated sequence' }));
+    };
+  },
+});

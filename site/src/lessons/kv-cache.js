@@ -1,0 +1,114 @@
+// Trained model, lesson 3: generation with the KV cache. Each new token adds one key row and one value
+// row per layer and head; its query attends over everything cached; the page counts the multiply-adds
+// with and without the cache (from the package).
+import { el, field, formatNumber, select } from '../dom.js';
+import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
+import { lessonPage } from '../page.js';
+import { heatmap, panel, seedField, sentenceInput } from '../views.js';
+
+const MAX_NEW = 48;
+
+lessonPage({
+  slug: 'kv-cache',
+  intro: [
+    'To generate, a GPT predicts one token, appends it and predicts again. Run naively, every step repeats ' +
+      'the whole forward pass over the whole text. But with a causal mask nothing about an earlier position ' +
+      'changes when a token is appended: its keys and values stay the same. So each layer keeps them — the ' +
+      'KV cache — and a step only computes the new token’s query, key and value and one row of attention.',
+    'Press “Next token” and watch the cache of the chosen layer and head grow by one row; the new query’s ' +
+      'weights over every cached key are the heatmap at the top.',
+  ],
+  formula: String.raw`\text{attn}(q_{t}) = \operatorname{softmax}\!\Big(\tfrac{q_t\,[\,k_1 \dots k_t\,]^\top}{\sqrt{d_k}}\Big)\,[\,v_1 \dots v_t\,]`,
+  pytorch: 'out = model(ids[:, -1:], past_key_values=past, use_cache=True)\npast = out.past_key_values  # per layer: (K, V), each [batch, heads, t, d_head]',
+  call: 'const session = model.session();\nfor (const id of ids) session.append(id);\n' +
+    'const { logits, attention } = session.append(next);  // one row per layer and head\nconst { keys, values } = session.cache(layer);',
+  schema: {
+    prompt: { type: 'text', maxLength: 200, default: 'And it came to pass' },
+    steps: { type: 'int', min: 0, max: MAX_NEW, default: 3 },
+    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+    layer: { type: 'int', min: 0, max: 47, default: 0 },
+    head: { type: 'int', min: 0, max: 63, default: 0 },
+  },
+  prepare: lessonModel,
+  setup(ctx) {
+    const { lab, state, root, prepared } = ctx;
+    const { model, tokenizer } = prepared;
+    const { numLayers, numHeads, dModel } = model.config;
+    const dHead = dModel / numHeads;
+    const session = model.session();
+    const text = el('p', { class: 'generated', 'aria-live': 'polite' });
+    const query = heatmap({ rowTitle: 'New query', colTitle: 'Cached key', domain: [0, 1], caption: 'The new token’s attention over the cache' });
+    const keys = heatmap({ palette: 'RdBu', showValues: false, rowTitle: 'Position', colTitle: 'Dimension', caption: 'K cache' });
+    const values = heatmap({ palette: 'RdBu', showValues: false, rowTitle: 'Position', colTitle: 'Dimension', caption: 'V cache' });
+    const counts = el('table', { class: 'data' });
+    const headChoice = el('div', { class: 'controls' });
+    root.append(
+      modelLine(prepared),
+      el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt, steps: 0 })),
+        seedField(state.seed, (seed) => ctx.set({ seed })),
+        field('Generate', el('span', { class: 'button-row' },
+          el('button', { type: 'button', text: 'Next token', on: { click: () => ctx.set({ steps: Math.min(MAX_NEW, state.steps + 1) }) } }),
+          el('button', { type: 'button', text: 'Start over', on: { click: () => ctx.set({ steps: 0 }) } })))),
+      text, headChoice,
+      panel(null, query),
+      el('div', { class: 'grid' }, panel(null, keys), panel(null, values)),
+      el('h2', { text: 'Work per step: with and without the cache' }), el('div', { class: 'table-wrap' }, counts));
+
+    return () => {
+      const layer = Math.min(state.layer, numLayers - 1), head = Math.min(state.head, numHeads - 1);
+      headChoice.replaceChildren(
+        field('Layer', select(Array.from({ length: numLayers }, (_, l) => [l, String(l)]), layer, (l) => ctx.set({ layer: Number(l) }))),
+        field('Head', select(Array.from({ length: numHeads }, (_, h) => [h, String(h)]), head, (h) => ctx.set({ head: Number(h) }))));
+
+      // Replays the prompt, then `steps` seeded draws (temperature 0.8, top-k 40), each fed back.
+      const { ids } = promptIds(tokenizer, model, state.prompt, 'And it came to pass');
+      session.reset();
+      let step;
+      for (const id of ids) step = session.append(id);
+      const tokens = Array.from(ids);
+      const room = model.config.contextLength - ids.length;
+      const newCount = Math.min(state.steps, room);
+      for (let s = 0; s < newCount; s++) {
+        const { token } = lab.sample(step.logits, { temperature: 0.8, topK: 40, seed: state.seed * 1000 + s });
+        tokens.push(token);
+        step = session.append(token);
+      }
+      const n = tokens.length;
+      const labels = tokens.map((id) => tokenLabel(tokenizer, id));
+      text.replaceChildren(el('span', { class: 'prompt-part', text: tokenizer.decode(ids) }),
+        el('span', { class: 'new-part', text: tokenizer.decode(tokens.slice(ids.length)) }),
+        el('span', { class: 'field-hint', text: newCount < state.steps ? ` (the context is full at ${model.config.contextLength} tokens)` : '' }));
+
+      const cache = session.cache(layer);
+      const headColumns = (m) => {
+        const out = new Float32Array(m.rows * dHead);
+        for (let r = 0; r < m.rows; r++) out.set(m.data.subarray(r * m.cols + head * dHead, r * m.cols + (head + 1) * dHead), r * dHead);
+        return { rows: m.rows, cols: dHead, data: out };
+      };
+      const dims = Array.from({ length: dHead }, (_, j) => String(j));
+      const newest = { rows: [n - 1] };
+      Object.assign(query, { matrix: step.attention[layer][head], rowLabels: [labels[n - 1]], colLabels: labels,
+        caption: `Layer ${layer}, head ${head}: the query of “${labels[n - 1]}” (position ${n - 1}) over all ${n} cached keys` });
+      Object.assign(keys, { matrix: headColumns(cache.keys), rowLabels: labels, colLabels: dims, highlight: newest,
+        caption: `K cache, layer ${layer}, head ${head}: ${n} × ${dHead} (the newest row outlined)` });
+      Object.assign(values, { matrix: headColumns(cache.values), rowLabels: labels, colLabels: dims, highlight: newest,
+        caption: `V cache, layer ${layer}, head ${head}: ${n} × ${dHead}` });
+
+      // Multiply-adds for the latest token, and summed over every generated token so far.
+      const cost = (t, cache) => model.multiplyAdds(t, { cache });
+      let withTotal = 0, withoutTotal = 0;
+      for (let t = ids.length + 1; t <= n; t++) {
+        withTotal += cost(t, true);
+        withoutTotal += cost(t, false);
+      }
+      const fmt = (x) => x.toLocaleString('en');
+      counts.replaceChildren(
+        el('tr', {}, el('th', { scope: 'col', text: '' }), el('th', { scope: 'col', text: 'With the KV cache' }),
+          el('th', { scope: 'col', text: 'Without (full forward)' }), el('th', { scope: 'col', text: 'Ratio' })),
+        el('tr', {}, el('th', { scope: 'row', text: `The last token (position ${n - 1})` }), el('td', { text: fmt(cost(n, true)) }),
+          el('td', { text: fmt(cost(n, false)) }), el('td', { text: `${formatNumber(cost(n, false) / cost(n, true), 1)}×` })),
+        el('tr', {}, el('th', { scope: 'row', text: `All ${n - ids.length} generated tokens` }), el('td', { text: fmt(withTotal) }),
+          el('td', { text: fmt(withoutTotal) }), el('td', { text: withTotal ? `${formatNumber(withoutTotal / withTotal, 1)}×` : '–' })));
+    };
+  },
+});

@@ -1,0 +1,84 @@
+// Trained model, lesson 2: the next token. The model's distribution after the prompt, then the same
+// logits reshaped by temperature, top-k and top-p, and one seeded draw from what is left.
+import { el, field, formatNumber } from '../dom.js';
+import { probabilityBars, topIds } from '../bars.js';
+import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
+import { lessonPage } from '../page.js';
+import { seedField, sentenceInput, slider } from '../views.js';
+
+const SHOWN = 10;
+
+lessonPage({
+  slug: 'next-token',
+  intro: [
+    'A GPT reads the prompt and, at its last position, scores every token of its vocabulary: the logits. ' +
+      'Softmax turns them into probabilities for the next token. Generating text is drawing from that ' +
+      'distribution, again and again.',
+    'Temperature divides the logits before the softmax — the same move as dividing attention scores by √d_k: ' +
+      'a small divisor sharpens the distribution towards its top token, a large one flattens it. Top-k keeps ' +
+      'only the k most likely tokens; top-p keeps the most likely ones until their probabilities add up to p. ' +
+      'What is left is renormalised and one token is drawn from it.',
+  ],
+  formula: String.raw`p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}`,
+  pytorch: 'logits = model(ids).logits[0, -1] / temperature\nv, _ = torch.topk(logits, k); logits[logits < v[-1]] = -inf\n' +
+    'probs = torch.softmax(logits, -1)\nnext_id = torch.multinomial(probs, 1, generator=torch.Generator().manual_seed(seed))',
+  call: 'const { logits } = model.forward(ids);\nconst last = logits.data.subarray((ids.length - 1) * logits.cols);\n' +
+    'const { token, probabilities } = lab.sample(last, { temperature, topK, topP, seed });',
+  schema: {
+    prompt: { type: 'text', maxLength: 300, default: 'And God said, Let there be' },
+    temperature: { type: 'int', min: 0, max: 300, default: 100 },   // hundredths
+    topK: { type: 'int', min: 0, max: 100, default: 0 },
+    topP: { type: 'int', min: 1, max: 100, default: 100 },          // hundredths
+    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+  },
+  prepare: lessonModel,
+  setup(ctx) {
+    const { lab, state, root, prepared } = ctx;
+    const { model, tokenizer } = prepared;
+    const raw = probabilityBars('The model’s distribution (temperature 1, nothing cut): the 10 most likely tokens');
+    const shaped = probabilityBars('After temperature, top-k and top-p: the distribution the draw uses');
+    const scaleNote = el('p', { class: 'field-hint', text: 'Both charts share one scale: the longest bar is the largest probability shown.' });
+    const summary = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const drawn = el('p', { class: 'readout', 'aria-live': 'polite' });
+    let chosen = 0;
+    const append = el('button', { type: 'button', text: 'Append the drawn token to the prompt',
+      on: { click: () => ctx.set({ prompt: state.prompt + tokenizer.decode([chosen]) }) } });
+    root.append(
+      modelLine(prepared),
+      el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 300)),
+      el('div', { class: 'controls' },
+        slider('Temperature T', { min: 0, max: 300, step: 5, value: state.temperature, format: (v) => (v === 0 ? '0 (greedy)' : formatNumber(v / 100)) },
+          (temperature) => ctx.set({ temperature })),
+        slider('Top-k', { min: 0, max: 100, value: state.topK, format: (v) => (v === 0 ? 'off' : String(v)) }, (topK) => ctx.set({ topK })),
+        slider('Top-p', { min: 1, max: 100, value: state.topP, format: (v) => formatNumber(v / 100) }, (topP) => ctx.set({ topP })),
+        seedField(state.seed, (seed) => ctx.set({ seed })),
+        field('Draw', el('button', { type: 'button', text: 'Draw again (next seed)', on: { click: () => ctx.set({ seed: state.seed + 1 }) } }))),
+      drawn, append, summary,
+      el('div', { class: 'grid' }, el('div', { class: 'panel' }, raw.node), el('div', { class: 'panel' }, shaped.node)), scaleNote);
+
+    let cached = { prompt: null, last: null, n: 0 };
+    return () => {
+      if (cached.prompt !== state.prompt) {
+        const { ids } = promptIds(tokenizer, model, state.prompt, 'And God said');
+        const { logits } = model.forward(ids);
+        cached = { prompt: state.prompt, last: logits.data.slice((ids.length - 1) * logits.cols), n: ids.length };
+      }
+      const plain = lab.sample(cached.last, { temperature: 1 }).probabilities;
+      const options = { temperature: state.temperature / 100, topK: state.topK, topP: state.topP / 100, seed: state.seed };
+      const { token, probabilities } = lab.sample(cached.last, options);
+      chosen = token;
+      const rawTop = topIds(plain, SHOWN), shapedTop = topIds(probabilities, SHOWN);
+      const scale = Math.max(plain[rawTop[0]], probabilities[shapedTop[0]]);  // one scale for both charts
+      raw.update(rawTop.map((id) => ({ label: tokenLabel(tokenizer, id), value: plain[id] })), scale);
+      const kept = probabilities.reduce((count, p) => count + (p > 0 ? 1 : 0), 0);
+      shaped.update(shapedTop.map((id) => ({ label: tokenLabel(tokenizer, id), value: probabilities[id], marked: id === token })), scale);
+      drawn.textContent = `Seed ${state.seed} draws “${tokenLabel(tokenizer, token)}” (probability ${formatNumber(probabilities[token] * 100, 1)}% ` +
+        `after reshaping, ${formatNumber(plain[token] * 100, 1)}% before).`;
+      summary.textContent = `${cached.n} prompt tokens. ${kept.toLocaleString('en')} of ${plain.length.toLocaleString('en')} tokens can still be drawn. ` +
+        (state.temperature === 0 ? 'Temperature 0 is greedy decoding: the top token always wins.'
+          : state.temperature < 100 ? `T = ${formatNumber(state.temperature / 100)} < 1 sharpens: the top token's share grows.`
+            : state.temperature > 100 ? `T = ${formatNumber(state.temperature / 100)} > 1 flattens: unlikely tokens get drawn more often.`
+              : 'T = 1 leaves the model’s distribution as it is.');
+    };
+  },
+});

@@ -1,0 +1,99 @@
+// Trained model, lesson 1: tokens. The learner's text cut into pieces by GPT-2's rule, each piece's
+// bytes merged by the learned BPE merges (replayed one at a time), the ids, and the embedding rows
+// they look up.
+import { el, field, formatNumber, select } from '../dom.js';
+import { lessonModel, modelLine, tokenLabel } from '../gpt-model.js';
+import { lessonPage } from '../page.js';
+import { heatmap, panel, sentenceInput, slider } from '../views.js';
+
+const EXAMPLES = [
+  'In the beginning God created the heaven and the earth.',
+  'The U.S.A. and the E.U. signed in 1611 — naïve café, 3.14, 🙂!',
+  'Jerusalem, Jerusalem, thou that killest the prophets',
+];
+const MAX_ROWS = 24;  // embedding rows drawn
+
+lessonPage({
+  slug: 'tokens',
+  intro: [
+    'A GPT never sees letters or words: it sees token ids. GPT-2’s tokenizer first cuts the text into pieces ' +
+      '(a word with its leading space, a number, a run of punctuation), writes each piece as its UTF-8 bytes — ' +
+      'so any text at all can be read, emoji included — and then applies merges: pairs of tokens that were ' +
+      'frequent in the training text become one token, in the order they were learned.',
+    'attnlab learned this model’s 4,096 tokens (256 bytes, 3,839 merges and <|endoftext|>) on the King James ' +
+      'Bible, so “LORD” and “unto” are single tokens while a modern word falls apart into pieces. Each id then ' +
+      'picks one row of the embedding matrix wte: that row of numbers is what the first layer receives.',
+  ],
+  formula: String.raw`x_t = W_{te}[\,\text{id}_t\,] + W_{pe}[\,t\,]`,
+  pytorch: 'ids = tokenizer.encode(text)            # tiktoken / GPT2TokenizerFast\nx = model.wte(torch.tensor(ids)) + model.wpe(torch.arange(len(ids)))',
+  call: 'const ids = tokenizer.encode(text);\nconst pieces = tokenizer.encodeWithSteps(text);  // every merge, in order\nconst wte = model.tensor(\'wte.weight\');',
+  schema: {
+    text: { type: 'text', maxLength: 300, default: EXAMPLES[0] },
+    piece: { type: 'int', min: 0, max: 299, default: 1 },
+    step: { type: 'int', min: 0, max: 99, default: 99 },
+  },
+  prepare: lessonModel,
+  setup(ctx) {
+    const { state, root, prepared } = ctx;
+    const { model, tokenizer } = prepared;
+    const wte = model.tensor('wte.weight');
+    const d = model.config.dModel;
+    const table = el('table', { class: 'data' });
+    const pieceChoice = el('div', { class: 'controls' });
+    const replay = el('div', { class: 'panel' });
+    const embedding = heatmap({ palette: 'RdBu', showValues: false, rowTitle: 'Token', colTitle: `Dimension (0 … ${d - 1})`,
+      caption: 'The embedding rows the ids pick (wte)' });
+    const summary = el('p', { class: 'explain', 'aria-live': 'polite' });
+    root.append(
+      modelLine(prepared),
+      el('div', { class: 'controls' }, sentenceInput('Text', state.text, (text) => ctx.set({ text, piece: 0, step: 99 }), 300),
+        field('Try', select([['', 'an example…'], ...EXAMPLES.map((e) => [e, e.length > 40 ? `${e.slice(0, 38)}…` : e])], '',
+          (text) => text && ctx.set({ text, piece: 0, step: 99 })))),
+      summary,
+      el('h2', { text: 'Tokens and ids' }), el('div', { class: 'table-wrap' }, table),
+      el('h2', { text: 'Replay the merges of one piece' }), pieceChoice, replay,
+      el('h2', { text: 'What the ids look up' }), panel(null, embedding));
+
+    return () => {
+      const pieces = tokenizer.encodeWithSteps(state.text);
+      const ids = pieces.flatMap((p) => Array.from(p.ids));
+      const bytes = new TextEncoder().encode(state.text).length;
+      summary.textContent = pieces.length === 0 ? 'Type some text.'
+        : `${[...state.text].length} characters, ${bytes} bytes → ${pieces.length} pieces → ${ids.length} tokens ` +
+          `(${formatNumber(bytes / Math.max(1, ids.length), 1)} bytes per token).`;
+
+      table.replaceChildren(
+        el('caption', { class: 'sr-only', text: 'Each token: its position, its text (· is a space) and its id' }),
+        el('tr', {}, el('th', { scope: 'col', text: 'Position' }), el('th', { scope: 'col', text: 'Token' }), el('th', { scope: 'col', text: 'Id' })),
+        ...ids.map((id, t) => el('tr', {}, el('td', { text: String(t) }), el('td', { class: 'token-cell', text: tokenLabel(tokenizer, id) }), el('td', { text: String(id) }))));
+
+      const index = Math.min(state.piece, Math.max(0, pieces.length - 1));
+      const piece = pieces[index];
+      pieceChoice.replaceChildren(field('Piece', select(pieces.map((p, i) => [i, `${i}: “${p.text.replaceAll(' ', '·')}”`]), index,
+        (i) => ctx.set({ piece: Number(i), step: 99 }))));
+      if (!piece) {
+        replay.replaceChildren();
+      } else {
+        const steps = piece.steps;
+        const at = Math.min(state.step, steps.length);
+        const tokensAt = at === 0 ? Array.from(piece.start) : Array.from(steps[at - 1].tokens);
+        const merge = at > 0 ? steps[at - 1] : null;
+        replay.replaceChildren(
+          slider('Merges applied', { min: 0, max: steps.length, value: at, format: (v) => `${v} of ${steps.length}` }, (step) => ctx.set({ step })),
+          el('ul', { class: 'tokens', 'aria-label': 'The piece’s tokens at this step' }, tokensAt.map((id) => el('li', { text: tokenLabel(tokenizer, id) }))),
+          el('p', { class: 'explain', text: merge
+            ? `Merge #${merge.rank} (rank ${merge.rank}: ${merge.rank} merges were learned before it): ` +
+              `“${tokenLabel(tokenizer, merge.left)}” + “${tokenLabel(tokenizer, merge.right)}” → “${tokenLabel(tokenizer, merge.merged)}” (id ${merge.merged}).`
+            : `The piece starts as its ${piece.start.length} bytes, one token each (ids 0–255 are the bytes).` +
+              (steps.length === 0 ? ' No learned merge applies: it stays as bytes.' : '') }));
+      }
+
+      const shown = ids.slice(0, MAX_ROWS);
+      const rows = new Float32Array(shown.length * d);
+      shown.forEach((id, r) => rows.set(wte.data.subarray(id * d, (id + 1) * d), r * d));
+      Object.assign(embedding, { matrix: { rows: shown.length, cols: d, data: rows }, rowLabels: shown.map((id) => tokenLabel(tokenizer, id)),
+        colLabels: Array.from({ length: d }, (_, j) => String(j)),
+        caption: `The embedding rows the ids pick (wte): ${shown.length} × ${d}${ids.length > MAX_ROWS ? ` (the first ${MAX_ROWS} tokens)` : ''}` });
+    };
+  },
+});
