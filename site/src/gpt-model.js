@@ -32,14 +32,16 @@ async function withStore(mode, work) {
   }
 }
 
-// { name, weights: ArrayBuffer, vocabJson, mergesText } or undefined.
+// { name, weights: ArrayBuffer, vocabJson, mergesText, numHeads, memoryBudget } or undefined.
 export const readYourModel = () => withStore('readonly', (store) => store.get(KEY)).catch(() => undefined);
 export const saveYourModel = (files) => withStore('readwrite', (store) => store.put(files, KEY));
 export const forgetYourModel = () => withStore('readwrite', (store) => store.delete(KEY));
 
 // A picked model's files → { model, tokenizer }; AttnLabError (the package's message) if refused.
-export async function loadPickedModel(lab, { weights, vocabJson, mergesText }) {
-  const model = await lab.loadGPT(weights);
+// numHeads 0: from the file's metadata. memoryBudget: bytes the lab may use (GPT-2 needs about 1 GiB).
+export async function loadPickedModel(lab, { weights, vocabJson, mergesText, numHeads = 0, memoryBudget }) {
+  if (memoryBudget) lab.setMemoryBudget(memoryBudget);
+  const model = await lab.loadGPT(weights, { numHeads });
   let tokenizer;
   try {
     tokenizer = await lab.loadTokenizer(vocabJson, mergesText);

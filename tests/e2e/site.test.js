@@ -12,8 +12,10 @@ import { serve } from './static-server.js';
 const dist = new URL('../../site/dist/', import.meta.url).pathname;
 const shots = new URL('../../test-output/screenshots/', import.meta.url).pathname;
 const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url).pathname;
+// The mechanism lessons (the trained-model lessons: trained-lessons.test.js).
 const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', 'multi-head', 'cross-attention',
   'masking', 'positions', 'encoder', 'watch-it-learn', 'exercises'];
+const TRAINED_LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', 'ablation', 'it-sentence', 'your-model'];
 
 // Opens a page and waits until the lesson has computed; collects console errors and dialogs, and the
 // names of the .wasm files it requested.
@@ -61,7 +63,7 @@ describe('the site', () => {
   test('the home page lists every lesson', async () => {
     const { page, problems } = await open(browser, `${server.url}/index.html`);
     const links = await page.$$eval('main a', (as) => as.map((a) => a.getAttribute('href')));
-    assert.deepEqual(links, LESSONS.map((l) => `./lessons/${l}.html`));
+    assert.deepEqual(links, [...LESSONS, ...TRAINED_LESSONS].map((l) => `./lessons/${l}.html`));
     await page.screenshot({ path: `${shots}home.png`, fullPage: true });
     assert.deepEqual(problems, []);
     await page.close();

@@ -92,7 +92,7 @@ lessonPage({
         const off = heads.some((x) => x.layer === b.layer && x.head === b.head);
         b.button.setAttribute('aria-pressed', String(off));
         b.button.textContent = `${off ? 'off' : 'on'} · ind. ${formatNumber(scores.data[b.layer * numHeads + b.head])}`;
-        b.button.setAttribute('aria-label', `Layer ${b.layer}, head ${b.head}: ${off ? 'knocked out' : 'on'}; induction score ${formatNumber(scores.data[b.layer * numHeads + b.head])}`);
+        b.button.setAttribute('aria-label', `${b.button.textContent}: layer ${b.layer}, head ${b.head}, ${off ? 'knocked out' : 'on'}`);
       }
       const options = heads.length ? { ablate: heads, ablation: state.mode } : undefined;
       const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT);

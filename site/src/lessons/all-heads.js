@@ -59,7 +59,7 @@ lessonPage({
         const map = heatmap({ showValues: false, domain: [0, 1], rowTitle: '', colTitle: '', caption: '' });
         map.setAttribute('no-export', '');
         map.addEventListener('click', () => choose(l, h));
-        const button = el('button', { type: 'button', class: 'head-pick', text: `L${l} H${h}`, 'aria-label': `Enlarge layer ${l}, head ${h}`,
+        const button = el('button', { type: 'button', class: 'head-pick', text: `L${l} H${h}`, 'aria-label': `L${l} H${h}: enlarge layer ${l}, head ${h}`,
           on: { click: () => choose(l, h) } });
         thumbs.push({ layer: l, head: h, map, cell: el('div', { class: 'head-thumb' }, button, map) });
         grid.append(thumbs.at(-1).cell);

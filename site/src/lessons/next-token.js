@@ -52,7 +52,7 @@ lessonPage({
         slider('Top-k', { min: 0, max: 100, value: state.topK, format: (v) => (v === 0 ? 'off' : String(v)) }, (topK) => ctx.set({ topK })),
         slider('Top-p', { min: 1, max: 100, value: state.topP, format: (v) => formatNumber(v / 100) }, (topP) => ctx.set({ topP })),
         seedField(state.seed, (seed) => ctx.set({ seed })),
-        field('Draw', el('button', { type: 'button', text: 'Draw again (next seed)', on: { click: () => ctx.set({ seed: state.seed + 1 }) } }))),
+        el('button', { type: 'button', text: 'Draw again (next seed)', on: { click: () => ctx.set({ seed: state.seed + 1 }) } })),
       drawn, append, summary,
       el('div', { class: 'grid' }, el('div', { class: 'panel' }, raw.node), el('div', { class: 'panel' }, shaped.node)), scaleNote);
 
@@ -67,7 +67,7 @@ lessonPage({
       const options = { temperature: state.temperature / 100, topK: state.topK, topP: state.topP / 100, seed: state.seed };
       const { token, probabilities } = lab.sample(cached.last, options);
       chosen = token;
-      const rawTop = topIds(plain, SHOWN), shapedTop = topIds(probabilities, SHOWN);
+      const rawTop = topIds(plain, SHOWN), shapedTop = topIds(probabilities, SHOWN).filter((id) => probabilities[id] > 0);
       const scale = Math.max(plain[rawTop[0]], probabilities[shapedTop[0]]);  // one scale for both charts
       raw.update(rawTop.map((id) => ({ label: tokenLabel(tokenizer, id), value: plain[id] })), scale);
       const kept = probabilities.reduce((count, p) => count + (p > 0 ? 1 : 0), 0);

