@@ -5,11 +5,12 @@
 // Page → worker: { type: 'train', task, seed, speed, id } (a fresh model), { type: 'stop' },
 //                { type: 'resume', speed }.
 // Worker → page: { type: 'progress', step, losses: [[step, loss], …] since the last message,
-//                  accuracy?: [step, accuracy, loss] when just evaluated, attention: Matrix[][], running, done }
+//                  accuracy?: [step, accuracy, loss] when just evaluated, attention: Matrix[][],
+//                  predictions: [{ input, answer, predicted, right }] on a few held-out examples, running, done }
 //                { type: 'error', message, step }; each with the run's id.
 import { AttnLabError, init } from 'attnlab';
 
-import { TASK_SETTINGS, exampleToWatch } from './training-tasks.js';
+import { PREDICTED_EXAMPLES, TASK_SETTINGS, exampleToWatch, predictions } from './training-tasks.js';
 
 const BATCH = 16;
 const CHUNK = 2;              // Adam steps between two looks at the message queue (and two progress messages)
@@ -80,7 +81,8 @@ function chunk() {
     }
     const done = evaluated !== null && evaluated[1] >= TARGET;
     if (done) running = false;
-    post({ type: 'progress', step: model.steps, losses: pending, accuracy: evaluated, attention: attention(), running, done });
+    post({ type: 'progress', step: model.steps, losses: pending, accuracy: evaluated, attention: attention(),
+      predictions: predictions(model, data.test.slice(0, PREDICTED_EXAMPLES)), running, done });
     pending = [];
     if (running) schedule();
   } catch (error) {

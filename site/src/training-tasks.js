@@ -21,3 +21,30 @@ export function exampleToWatch(info, test) {
   }
   return test[0];
 }
+
+export const PREDICTED_EXAMPLES = 4;  // held-out examples whose predictions the page shows as it trains
+
+// What the model answers on held-out examples: [{ input, answer, predicted, right }] (texts). Sequence
+// tasks are read teacher-forced, as they are trained: each answer position sees the true tokens before it.
+export function predictions(model, examples) {
+  const { vocabulary, classNames, sequence } = model.info;
+  const argmax = (data, from, count) => {
+    let best = 0;
+    for (let j = 1; j < count; j++) if (data[from + j] > data[from + best]) best = j;
+    return best;
+  };
+  const words = (ids) => ids.filter((id) => id !== 0).map((id) => vocabulary[id]).join(' ');  // id 0 is <pad>
+  return examples.map((example) => {
+    const { logits } = model.attentionWeights(example);
+    const tokens = Array.from(example.tokens), targets = Array.from(example.targets);
+    if (!sequence) {
+      const predicted = argmax(logits.data, 0, logits.cols);
+      return { input: words(tokens), answer: classNames[targets[0]], predicted: classNames[predicted], right: predicted === targets[0] };
+    }
+    const scored = targets.flatMap((t, i) => (t >= 0 ? [i] : []));
+    const answer = scored.map((i) => targets[i]);
+    const predicted = scored.map((i) => argmax(logits.data, i * logits.cols, logits.cols));
+    return { input: words(tokens.slice(0, scored[0])), answer: words(answer), predicted: words(predicted),
+      right: predicted.every((id, k) => id === answer[k]) };
+  });
+}

@@ -89,6 +89,20 @@ describe('lesson: watch it learn', () => {
     });
     assert.ok(diagonal.some((w) => w > 0.5), `no head puts > 0.5 on (t, t − 6): ${diagonal}`);
     assertHealthy(assert, await inspect(page), 'after training');
+    // The held-out predictions: copy's answer is its input; a row is marked right exactly when every
+    // token is; at 95% held-out (per-token) accuracy, at least 80% of the table's tokens are right.
+    const rows = await page.$$eval('table.predictions tr.right, table.predictions tr.wrong',
+      (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    assert.equal(rows.length, 4);
+    let tokens = 0, right = 0;
+    for (const [input, answer, predicted, mark] of rows) {
+      assert.equal(answer, input, 'copy: the correct answer is the input');
+      assert.equal(mark, predicted === answer ? '✓ right' : '✗ wrong');
+      const [a, p] = [answer.split(' '), predicted.split(' ')];
+      tokens += a.length;
+      right += a.filter((t, i) => t === p[i]).length;
+    }
+    assert.ok(right / tokens >= 0.8, JSON.stringify(rows));
     await page.screenshot({ path: `${shots}watch-it-learn.png`, fullPage: true });
     problems.push(...await takeViolations(page));
     assert.deepEqual(problems, []);

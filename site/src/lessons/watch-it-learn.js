@@ -6,7 +6,7 @@ import { AttnLabError } from 'attnlab';
 import { el, field, formatNumber, select } from '../dom.js';
 import { lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
-import { TASK_SETTINGS, TASKS, exampleToWatch } from '../training-tasks.js';
+import { PREDICTED_EXAMPLES, TASK_SETTINGS, TASKS, exampleToWatch, predictions } from '../training-tasks.js';
 import { heatmap, panel, seedField } from '../views.js';
 import { trainWorkerUrl } from '../worker-url.js';
 
@@ -98,7 +98,17 @@ lessonPage({
     const chart = el('div', { class: 'chart' });
     const lookFor = el('p', { class: 'explain' });
     const maps = el('div', { class: 'grid' });
+    const predictionTable = el('table', { class: 'data predictions' });
     let heads = [];
+
+    // The held-out examples' answers as the model gives them now (rewritten on every progress message).
+    function drawPredictions(rows) {
+      predictionTable.replaceChildren(
+        el('caption', { text: `${rows.length} held-out examples the model never trains on, and what it answers at this step` }),
+        el('tr', {}, ...['Input', 'Correct answer', 'Model’s answer', ''].map((t) => el('th', { scope: 'col', text: t }))),
+        ...rows.map((r) => el('tr', { class: r.right ? 'right' : 'wrong' }, el('td', { text: r.input }), el('td', { text: r.answer }),
+          el('td', { text: r.predicted }), el('td', { text: r.right ? '✓ right' : '✗ wrong' }))));
+    }
 
     root.append(
       el('div', { class: 'controls' },
@@ -111,6 +121,7 @@ lessonPage({
       el('div', { class: 'controls', role: 'group', 'aria-label': 'Training' }, trainButton, stopButton, resumeButton, resetButton),
       readout, live,
       el('h2', { text: 'Loss and accuracy' }), chart,
+      el('h2', { text: 'What it predicts' }), el('div', { class: 'table-wrap' }, predictionTable),
       el('h2', { text: 'What the heads look at' }), lookFor, maps);
 
     // The untrained model, computed here from the same seed as the worker's: the page shows it at once.
@@ -124,7 +135,7 @@ lessonPage({
         const { loss } = model.evaluate(trainSet.slice(0, 200));
         return { info: model.info, tokens: Array.from(watched.tokens, (id) => model.info.vocabulary[id]),
           losses: [[0, loss]], accuracies: [[0, accuracy]], attention: model.attentionWeights(watched).layers, step: 0,
-          announced: new Set() };
+          predictions: predictions(model, test.slice(0, PREDICTED_EXAMPLES)), announced: new Set() };
       } finally {
         model.dispose();
       }
@@ -170,6 +181,7 @@ lessonPage({
         }
       }
       chart.replaceChildren(lossCurve(run.losses, run.accuracies));
+      drawPredictions(run.predictions);
       const [accStep, accuracy] = run.accuracies.at(-1);
       readout.dataset.accuracy = String(accuracy);
       readout.dataset.step = String(run.step);
@@ -204,6 +216,7 @@ lessonPage({
         run.step = message.step;
         run.losses.push(...message.losses);
         run.attention = message.attention;
+        run.predictions = message.predictions;
         if (message.accuracy) {
           const [step, accuracy] = message.accuracy;
           run.accuracies.push([step, accuracy]);
