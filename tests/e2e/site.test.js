@@ -2,36 +2,22 @@
 // its numbers are the package's numbers, and the interactions the lessons promise work. Screenshots
 // of every lesson (desktop and 390 px phone width) go to test-output/screenshots/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
 import { launch } from './browser.js';
+import { checkLessonLayout, openLesson } from './lesson-page.js';
 import { serve } from './static-server.js';
 
 const dist = new URL('../../site/dist/', import.meta.url).pathname;
 const shots = new URL('../../test-output/screenshots/', import.meta.url).pathname;
-const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url).pathname;
 // The mechanism lessons (the trained-model lessons: trained-lessons.test.js).
 const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', 'multi-head', 'cross-attention',
   'masking', 'positions', 'encoder', 'watch-it-learn', 'exercises'];
 const TRAINED_LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', 'ablation', 'it-sentence', 'your-model'];
 
-// Opens a page and waits until the lesson has computed; collects console errors and dialogs, and the
-// names of the .wasm files it requested.
-async function open(browser, url, { width = 1200, height = 900 } = {}) {
-  const page = await browser.newPage({ viewport: { width, height } });
-  const problems = [];
-  const wasm = [];
-  page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
-  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
-  await page.goto(url);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  return { page, problems, wasm };
-}
+const open = openLesson;
 
 // A heatmap's matrix as the page holds it, found by its caption (searching shadow roots too).
 const heatmapData = (page, caption) => page.evaluate((c) => {
@@ -77,23 +63,7 @@ describe('the site', () => {
         lesson === 'watch-it-learn' ? ['attnlab-simd.wasm', 'attnlab-train-simd.wasm'] : ['attnlab-simd.wasm']);
       const defined = await page.evaluate(() => ['attn-heatmap', 'attn-stepper', 'pe-plot'].every((t) => customElements.get(t)));
       assert.ok(defined, 'the components are registered');
-      await page.screenshot({ path: `${shots}${lesson}.png`, fullPage: true });
-      // Evaluated rather than added as a <script>: the page's Content-Security-Policy refuses inline script.
-      await page.evaluate(readFileSync(axePath, 'utf8'));
-      const violations = await page.evaluate(async () => {
-        const result = await window.axe.run(document, { resultTypes: ['violations'] });
-        return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`);
-      });
-      assert.deepEqual(violations, []);
-      assert.deepEqual(problems, []);
-      await page.close();
-      const phone = await open(browser, `${server.url}/lessons/${lesson}.html`, { width: 390, height: 844 });
-      const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      await phone.page.screenshot({ path: `${shots}${lesson}-390px.png`, fullPage: true });
-      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px at 390 px`);
-      assert.deepEqual(phone.problems, []);
-      await phone.page.close();
+      await checkLessonLayout(browser, { page, problems }, `${server.url}/lessons/${lesson}.html`, `${shots}${lesson}`);
     });
   }
 

@@ -88,9 +88,12 @@ export function inspect(page) {
     const shadowText = roots.slice(1).map((r) => [...r.childNodes].filter((c) => c.nodeName !== 'STYLE').map((c) => c.textContent).join(' '));
     const text = [document.body.innerText, ...shadowText].join('\n');
     const errorBox = document.querySelector('.error');
+    // What else a lesson draws: probability bars, or (the model picker) file inputs.
+    const otherFigures = document.querySelectorAll('.bars li, input[type="file"]').length;
     return {
       injected,
       heatmaps,
+      otherFigures,
       nanText: text.match(/.{0,30}\b(NaN|undefined)\b.{0,30}/)?.[0] ?? null,
       error: errorBox && !errorBox.hidden ? errorBox.textContent : null,
       notices: [...document.querySelectorAll('.notice')].map((n) => n.textContent),
@@ -99,12 +102,12 @@ export function inspect(page) {
   });
 }
 
-// Asserts that `seen` (inspect's result) shows a healthy page: nothing injected, every heatmap
-// painted with no NaN, no NaN/undefined text, no error box.
+// Asserts that `seen` (inspect's result) shows a healthy page: something drawn, nothing injected,
+// every heatmap painted with no NaN, no NaN/undefined text, no error box.
 export function assertHealthy(assert, seen, where) {
   assert.deepEqual(seen.injected, [], `${where}: injected markup`);
   assert.equal(seen.pwned, null, `${where}: injected code ran`);
-  assert.ok(seen.heatmaps.length > 0, `${where}: no heatmap shown`);
+  assert.ok(seen.heatmaps.length + seen.otherFigures > 0, `${where}: no heatmap (or bars, or file picker) shown`);
   for (const h of seen.heatmaps) {
     assert.ok(h.painted, `${where}: heatmap “${h.caption}” is blank`);
     assert.ok(!h.nan, `${where}: heatmap “${h.caption}” holds NaN`);

