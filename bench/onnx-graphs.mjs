@@ -1,9 +1,10 @@
 // ONNX graphs for the peers, written by the benchmark itself (no Python ONNX here): the few ONNX
-// protobuf messages we need, declared for protobufjs with onnx.proto's field numbers.
+// protobuf messages we need, declared for protobufjs with onnx.proto's field numbers. The helpers are
+// exported for the GPT graphs (onnx-gpt-graph.mjs).
 import protobuf from 'protobufjs';
 
-const FLOAT = 1;
-const INT64 = 7;
+export const FLOAT = 1;
+export const INT64 = 7;
 
 const root = protobuf.Root.fromJSON({
   nested: {
@@ -30,20 +31,22 @@ const root = protobuf.Root.fromJSON({
         TypeProto: { fields: { tensorType: { type: 'TensorTypeProto', id: 1 } } },
         TensorTypeProto: { fields: { elemType: { type: 'int32', id: 1 }, shape: { type: 'TensorShapeProto', id: 2 } } },
         TensorShapeProto: { fields: { dim: { rule: 'repeated', type: 'Dimension', id: 1 } } },
-        Dimension: { fields: { dimValue: { type: 'int64', id: 1 } } },
+        Dimension: { fields: { dimValue: { type: 'int64', id: 1 }, dimParam: { type: 'string', id: 2 } } },
       },
     },
   },
 });
 const ModelProto = root.lookupType('onnx.ModelProto');
-const ATTRIBUTE = { FLOAT: 1, INT: 2, INTS: 7 };
+export const ATTRIBUTE = { FLOAT: 1, INT: 2, INTS: 7 };
 
-const valueInfo = (name, dims) => ({ name, type: { tensorType: { elemType: FLOAT, shape: { dim: dims.map((d) => ({ dimValue: d })) } } } });
-const node = (opType, input, output, attribute = []) => ({ opType, input, output, name: `${opType}_${output[0]}`, attribute });
-const floatTensor = (name, dims, data) => ({ name, dims, dataType: FLOAT, rawData: new Uint8Array(Float32Array.from(data).buffer) });
-const int64Tensor = (name, values) => ({ name, dims: [values.length], dataType: INT64, rawData: new Uint8Array(BigInt64Array.from(values.map(BigInt)).buffer) });
+// dims: numbers, or strings for named dynamic dimensions ('past').
+const dimension = (d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d });
+export const valueInfo = (name, dims, elemType = FLOAT) => ({ name, type: { tensorType: { elemType, shape: { dim: dims.map(dimension) } } } });
+export const node = (opType, input, output, attribute = []) => ({ opType, input, output, name: `${opType}_${output[0]}`, attribute });
+export const floatTensor = (name, dims, data) => ({ name, dims, dataType: FLOAT, rawData: new Uint8Array(Float32Array.from(data).buffer) });
+export const int64Tensor = (name, values) => ({ name, dims: [values.length], dataType: INT64, rawData: new Uint8Array(BigInt64Array.from(values.map(BigInt)).buffer) });
 
-function model(graph) {
+export function model(graph) {
   const message = ModelProto.fromObject({ irVersion: 8, producerName: 'attnlab-bench', graph, opsetImport: [{ domain: '', version: 17 }] });
   return ModelProto.encode(message).finish();
 }

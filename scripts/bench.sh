@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds what the benchmark needs (native Release tree with Google Benchmark, both wasm builds), runs
-# bench/run.mjs (bench/results.md) and bench/training.mjs (bench/training-results.md), printing both.
+# bench/run.mjs (bench/results.md) and bench/training.mjs (bench/training-results.md), printing both;
+# then GPT training (bench/gpt-training-results.md) and GPT inference in Chromium, attnlab vs
+# onnxruntime-web (bench/gpt-inference-results.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -19,3 +21,4 @@ scripts/build-site.sh
 node bench/run.mjs
 node bench/training.mjs  # bench/training-results.md
 node bench/gpt-training.mjs  # bench/gpt-training-results.md
+node bench/gpt-inference.mjs  # bench/gpt-inference-results.md
