@@ -428,6 +428,9 @@ export interface Lab {
    *  on this call (in Node, read from disk). `baseUrl`: a folder serving model.safetensors, vocab.json
    *  and merges.txt, when the host does not serve them next to the package. */
   loadBuiltinModel(options?: { baseUrl?: string | URL }): Promise<{ model: GPTModel; tokenizer: Tokenizer }>;
+  /** The "it" sentence model attnlab trained (models/referent/, scripts/train-referent.sh), fetched on this
+   *  call, with its training log. */
+  loadReferentModel(options?: { baseUrl?: string | URL }): Promise<ReferentModel>;
   /** The built-in model's training log (models/kjv/training-log.jsonl), parsed. */
   loadBuiltinTrainingLog(options?: { baseUrl?: string | URL }): Promise<TrainingLog>;
   /** A GPT with GPT-2's initialisation from a seed. */
@@ -489,3 +492,51 @@ export interface TrainingLog {
 }
 
 export function init(options?: InitOptions): Promise<Lab>;
+
+/** One sentence of the "it" model's frames (ReferentModel.sentence). */
+export interface ReferentSentence {
+  frame: string;
+  words: string[];
+  tokens: number[];
+  itPosition: number;
+  firstPosition: number;
+  secondPosition: number;
+  /** The position of the noun "it" stands for, and that noun. */
+  answerPosition: number;
+  answer: string;
+  /** True when this (noun, noun, adjective) combination was never trained on. */
+  heldOut: boolean;
+}
+
+export interface ReferentFrame {
+  name: string;
+  /** The frame's words, with the slots "<1>", "<2>" and "<adj>". */
+  words: string[];
+  firstNouns: string[];
+  secondNouns: string[];
+  /** Adjectives that make "it" the first noun, and the second. */
+  firstAdjectives: string[];
+  secondAdjectives: string[];
+}
+
+/** The "it" sentence model: a 2-layer bidirectional encoder that predicts, at "it", the noun it stands for. */
+export interface ReferentModel {
+  readonly config: { vocabSize: number; maxLen: number; dModel: number; numHeads: number; numLayers: number; dFf: number };
+  readonly frames: readonly ReferentFrame[];
+  readonly vocabulary: string[];
+  readonly sentenceCounts: { train: number; heldOut: number };
+  /** The training log (training-log.jsonl), keys in camelCase: { setup, steps, evals, summary }. */
+  readonly log: { setup: any; steps: any[]; evals: any[]; summary: any };
+  /** The head the training run named, by its rule on the training sentences. */
+  readonly namedHead: { layer: number; head: number };
+  parameterCount(): number;
+  sentence(choice: { frame?: string | number; first: string; second: string; adjective: string }): ReferentSentence;
+  forward(sentence: ReferentSentence): {
+    prediction: string;
+    probabilities: Float32Array;
+    attention: Matrix[][];
+    /** Each head's weights from "it" ([layer][head], n values). */
+    fromIt: Float32Array[][];
+  };
+  dispose(): void;
+}

@@ -13,6 +13,7 @@ import { checkBaseUrl, parseTrainingLog, readBuiltinFile } from './lib/builtin-m
 import { chooseVariant, instantiate } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
 import { taskModelClass } from './lib/task-model.js';
+import { referentClass } from './lib/referent.js';
 
 export { AttnLabError };
 
@@ -127,6 +128,20 @@ class Lab {
     const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes, 0)));
     const tokenizer = new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(vocab, merges)));
     return { model, tokenizer };
+  }
+
+  // The "it" sentence model attnlab trained (the package's models/referent/, fetched on this call): a
+  // ReferentModel (lib/referent.js) with its training log. options: { baseUrl }.
+  async loadReferentModel(options) {
+    const fn = 'loadReferentModel';
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
+    const [bytes, logText, gpt] = await Promise.all([
+      readBuiltinFile(fn, 'referentModel', { baseUrl }),
+      readBuiltinFile(fn, 'referentLog', { baseUrl, as: 'text' }),
+      this.#gptModule(fn),
+    ]);
+    const ReferentModel = referentClass(gpt, { log: parseTrainingLog(logText) });
+    return new ReferentModel(gpt.call(fn, () => gpt.raw.ReferentHandle.fromSafetensors(bytes)));
   }
 
   // The built-in model's training log: { setup (config, corpus sizes, n-gram baselines), steps (loss,

@@ -5,13 +5,21 @@
 import { fail, describe } from './checks.js';
 import { isNode, readFromDisk } from './loader.js';
 
+// The "it" sentence model (models/referent/, trained by scripts/train-referent.sh): lab.loadReferentModel().
+const REFERENT_FILES = {
+  referentModel: () => new URL('../models/referent/model.safetensors', import.meta.url),
+  referentLog: () => new URL('../models/referent/training-log.jsonl', import.meta.url),
+};
+const REFERENT_FILE_NAMES = { referentModel: 'model.safetensors', referentLog: 'training-log.jsonl' };
+
 const FILES = {
+  ...REFERENT_FILES,
   model: () => new URL('../models/kjv/model.safetensors', import.meta.url),
   vocab: () => new URL('../models/kjv/vocab.json', import.meta.url),
   merges: () => new URL('../models/kjv/merges.txt', import.meta.url),
   log: () => new URL('../models/kjv/training-log.jsonl', import.meta.url),
 };
-const FILE_NAMES = { model: 'model.safetensors', vocab: 'vocab.json', merges: 'merges.txt', log: 'training-log.jsonl' };
+const FILE_NAMES = { ...REFERENT_FILE_NAMES, model: 'model.safetensors', vocab: 'vocab.json', merges: 'merges.txt', log: 'training-log.jsonl' };
 
 // `baseUrl`: a folder (string or URL, ending in "/") holding the four files, for hosts that serve them
 // elsewhere; undefined = next to this package.
