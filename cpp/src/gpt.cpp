@@ -1,5 +1,6 @@
 #include "attnlab/gpt.hpp"
 
+#include <atomic>
 #include <cmath>
 
 #include "attnlab/rng.hpp"
@@ -33,7 +34,16 @@ void check_gpt_config(const char* function, const GPTConfig& c) {
 
 // ---- Parameters: one flat buffer, tensors in Hugging Face's order ----
 
-GPT::GPT(const GPTConfig& config, LayoutOnly) : config_(config) {
+namespace {
+// Every parameter change gets a number no other has, so packed weights are never reused across one.
+std::uint64_t next_generation() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
+}  // namespace
+
+GPT::GPT(const GPTConfig& config, LayoutOnly)
+    : config_(config), generation_(next_generation()), packed_cache_(std::make_shared<PackedWeightsCache>()) {
   check_gpt_config("GPT", config);
   lay_out();
 }
@@ -103,6 +113,25 @@ void GPT::load_tensor(std::string_view name, std::span<const float> values) {
   if (!detail::all_finite(values.data(), static_cast<Eigen::Index>(values.size())))
     detail::fail("GPT::load_tensor", "'", name, "' has a NaN or infinite value");
   std::copy(values.begin(), values.end(), values_.begin() + static_cast<std::ptrdiff_t>(slot.offset));
+  weights_changed();
+}
+
+void GPT::weights_changed() { generation_ = next_generation(); }
+
+std::shared_ptr<const PackedGPTWeights> GPT::packed_weights() const {
+  if (parameter_count() > kPackedWeightsLimit) return nullptr;
+  std::lock_guard<std::mutex> lock(packed_cache_->mutex);
+  if (!packed_cache_->weights || packed_cache_->generation != generation_) {
+    auto packed = std::make_shared<PackedGPTWeights>();
+    for (const BlockSlots& p : blocks_) {
+      packed->blocks.push_back({kernels::pack(matrix(p.c_attn_weight), false), kernels::pack(matrix(p.attn_proj_weight), false),
+                                kernels::pack(matrix(p.c_fc_weight), false), kernels::pack(matrix(p.mlp_proj_weight), false)});
+    }
+    packed->wte_t = kernels::pack(matrix(wte_), true);
+    packed_cache_->weights = std::move(packed);
+    packed_cache_->generation = generation_;
+  }
+  return packed_cache_->weights;
 }
 
 Eigen::Map<const Matrix> GPT::matrix(int slot) const {
@@ -124,6 +153,7 @@ Eigen::Map<Eigen::RowVectorXf> GPT::grad_row(int slot) {
 
 std::vector<ParameterRef> GPT::parameters() {
   if (grads_.empty()) grads_.assign(values_.size(), 0.0f);
+  weights_changed();  // the caller may write through the views
   std::vector<ParameterRef> refs;
   for (const GPTTensorSlot& s : slots_) {
     std::vector<Eigen::Index> shape(s.shape.begin(), s.shape.end());
@@ -158,7 +188,7 @@ void GPT::check_ids(const char* function, std::span<const int> ids, int batch) c
 }
 
 void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, const GPTForwardOptions& options,
-                       const Tracer& tracer) const {
+                       const Tracer& tracer, const PackedGPTWeights* packed) const {
   // ids [batch·T] → every intermediate in acts, logits [batch·T × V]
   const int T = static_cast<int>(ids.size()) / batch, H = config_.num_heads, d_head = config_.head_dim();
   const Eigen::Index n = static_cast<Eigen::Index>(ids.size());
@@ -175,13 +205,14 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
 
   for (int l = 0; l < config_.num_layers; ++l) {
     const BlockSlots& p = blocks_[static_cast<std::size_t>(l)];
+    const PackedGPTWeights::Block* pw = packed ? &packed->blocks[static_cast<std::size_t>(l)] : nullptr;
     Activations::Block& a = acts.blocks[static_cast<std::size_t>(l)];
     const Tracer t = tracer.enabled() ? tracer.child("h" + std::to_string(l)) : Tracer();
     a.x = std::move(x);
 
     // Attention: qkv = c_attn(ln_1(x)) [n×3d]; each sequence's heads attend causally → heads [n×d]
     layer_norm(a.x, row(p.ln_1_weight), row(p.ln_1_bias), a.ln_1, a.ln_1_mean, a.ln_1_rstd);
-    a.qkv = conv1d(a.ln_1, matrix(p.c_attn_weight), row(p.c_attn_bias));
+    a.qkv = conv1d(a.ln_1, pw ? &pw->c_attn : nullptr, matrix(p.c_attn_weight), row(p.c_attn_bias));
     a.heads.resize(n, config_.d_model);
     a.weights.resize(static_cast<std::size_t>(batch));
     for (int b = 0; b < batch; ++b)
@@ -196,13 +227,13 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
       }
     }
     // x_mid = x + c_proj(heads)                                                [n×d]
-    a.x_mid = a.x + conv1d(a.heads, matrix(p.attn_proj_weight), row(p.attn_proj_bias));
+    a.x_mid = a.x + conv1d(a.heads, pw ? &pw->attn_proj : nullptr, matrix(p.attn_proj_weight), row(p.attn_proj_bias));
 
     // MLP: x = x_mid + c_proj(gelu(c_fc(ln_2(x_mid))))                         [n×4d] inside
     layer_norm(a.x_mid, row(p.ln_2_weight), row(p.ln_2_bias), a.ln_2, a.ln_2_mean, a.ln_2_rstd);
-    a.fc = conv1d(a.ln_2, matrix(p.c_fc_weight), row(p.c_fc_bias));
+    a.fc = conv1d(a.ln_2, pw ? &pw->c_fc : nullptr, matrix(p.c_fc_weight), row(p.c_fc_bias));
     a.gelu = gelu_tanh(a.fc);
-    x = a.x_mid + conv1d(a.gelu, matrix(p.mlp_proj_weight), row(p.mlp_proj_bias));
+    x = a.x_mid + conv1d(a.gelu, pw ? &pw->mlp_proj : nullptr, matrix(p.mlp_proj_weight), row(p.mlp_proj_bias));
 
     if (t.enabled()) {
       const std::string shape = detail::bracketed_shape(a.x);
@@ -225,13 +256,20 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
   // logits = ln_f(x) · wteᵀ                                                  [n×V]
   acts.x_final = std::move(x);
   layer_norm(acts.x_final, row(ln_f_weight_), row(ln_f_bias_), acts.ln_f, acts.ln_f_mean, acts.ln_f_rstd);
-  acts.logits = kernels::matmul_transposed(acts.ln_f, matrix(wte_));
+  acts.logits = tied_logits(acts.ln_f, packed);
   if (tracer.enabled()) {
     tracer.record("ln_f", "Final LayerNorm", "ln_f(x) " + detail::bracketed_shape(acts.ln_f), {{"ln_f", acts.ln_f}});
     tracer.record("logits", "Logits (tied to wte)", "ln_f(x)·wteᵀ " + detail::bracketed_shape(acts.logits),
                   {{"logits", acts.logits}});
   }
   detail::require_finite_result("GPT::forward", acts.logits, "the weights are too large");
+}
+
+Matrix GPT::tied_logits(const Matrix& ln_f, const PackedGPTWeights* packed) const {
+  if (!packed) return kernels::matmul_transposed(ln_f, matrix(wte_));
+  Matrix logits(ln_f.rows(), config_.vocab_size);
+  kernels::gemm(ln_f, packed->wte_t, 0, 0, config_.vocab_size, 1.0f, false, logits.data(), logits.cols());
+  return logits;
 }
 
 GPTOutput GPT::forward(std::span<const int> ids, const GPTForwardOptions& options, const Tracer& tracer) const {
@@ -243,7 +281,7 @@ GPTOutput GPT::forward(std::span<const int> ids, const GPTForwardOptions& option
       detail::fail(fn, "ablate names layer ", off.layer, ", head ", off.head, " but the model has layers 0 … ",
                    config_.num_layers - 1, " and heads 0 … ", config_.num_heads - 1);
   Activations acts;
-  forward_pass(ids, 1, acts, options, tracer);
+  forward_pass(ids, 1, acts, options, tracer, packed_weights().get());
   GPTOutput out;
   out.logits = std::move(acts.logits);
   if (options.attention)

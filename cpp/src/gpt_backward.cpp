@@ -11,7 +11,7 @@ namespace attnlab {
 using namespace gpt_ops;
 
 double GPT::training_forward(const char* fn, std::span<const int> ids, std::span<const int> targets, int batch,
-                             Activations& acts, Matrix* d_logits) const {
+                             Activations& acts, Matrix* d_logits, const PackedGPTWeights* packed) const {
   // ids, targets [batch×T] → mean cross-entropy over the scored positions
   check_ids(fn, ids, batch);
   if (targets.size() != ids.size())
@@ -20,13 +20,13 @@ double GPT::training_forward(const char* fn, std::span<const int> ids, std::span
     if (targets[i] != kGPTIgnoreTarget && (targets[i] < 0 || targets[i] >= config_.vocab_size))
       detail::fail(fn, "targets[", i, "] = ", targets[i], " is outside the vocabulary 0 … ", config_.vocab_size - 1,
                    " (use ", kGPTIgnoreTarget, " for no target)");
-  forward_pass(ids, batch, acts, {}, {});
+  forward_pass(ids, batch, acts, {}, {}, packed);
   return cross_entropy(acts.logits, targets, d_logits);
 }
 
 float GPT::loss(std::span<const int> ids, std::span<const int> targets, int batch) const {
   Activations acts;
-  return static_cast<float>(training_forward("GPT::loss", ids, targets, batch, acts, nullptr));
+  return static_cast<float>(training_forward("GPT::loss", ids, targets, batch, acts, nullptr, packed_weights().get()));
 }
 
 float GPT::forward_backward(std::span<const int> ids, std::span<const int> targets, int batch) {
@@ -34,7 +34,8 @@ float GPT::forward_backward(std::span<const int> ids, std::span<const int> targe
   const char* fn = "GPT::forward_backward";
   Activations a;
   Matrix d_logits;
-  const double loss = training_forward(fn, ids, targets, batch, a, &d_logits);
+  // The weights change after every step: packing them once for this pass is all a pack could save.
+  const double loss = training_forward(fn, ids, targets, batch, a, &d_logits, nullptr);
   if (grads_.empty()) grads_.assign(values_.size(), 0.0f);
   const int T = a.T, H = config_.num_heads;
 

@@ -135,6 +135,7 @@ GPT GPT::from_safetensors(std::span<const std::uint8_t> file, int num_heads, std
     if (!std::equal(values.begin(), values.end(), model.values_.begin() + static_cast<std::ptrdiff_t>(wte.offset)))
       detail::fail(kLoad, "lm_head.weight differs from wte.weight: GPT-2 ties them, and attnlab's GPT does too");
   }
+  model.weights_changed();  // written directly, not through load_tensor
   return model;
 }
 

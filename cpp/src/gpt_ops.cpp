@@ -52,6 +52,14 @@ Matrix conv1d(const Matrix& x, ConstMap weight, ConstRow bias) {
   return y;
 }
 
+Matrix conv1d(const Matrix& x, const kernels::PackedMatrix& weight, ConstRow bias) {
+  // x [n×in] · weight [in×out] (packed) + bias [out] → [n×out]
+  Matrix y(x.rows(), weight.cols);
+  kernels::gemm(x, weight, 0, 0, weight.cols, 1.0f, false, y.data(), y.cols());
+  y.rowwise() += bias;
+  return y;
+}
+
 Matrix conv1d_backward(const Matrix& x, ConstMap weight, const Matrix& d_y, GradMap d_weight, GradRow d_bias) {
   // d_y [n×out] → d_x [n×in] = d_y·weightᵀ; d_weight [in×out] += xᵀ·d_y; d_bias [out] += Σ_rows d_y
   d_weight += kernels::matmul(x.transpose(), d_y);

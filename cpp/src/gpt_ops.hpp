@@ -3,10 +3,37 @@
 // its backward (gpt_backward.cpp) and the KV-cache decoder (gpt_session.cpp).
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "attnlab/gpt.hpp"
 #include "attnlab/matrix.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnlab {
+
+// Inference's weights laid out once for the GEMM (kernels::pack), instead of on every product: a
+// decoding step multiplies one row by every weight matrix, and packing them (10 MB for a 2.6M-
+// parameter model) was most of its time.
+struct PackedGPTWeights {
+  struct Block {
+    kernels::PackedMatrix c_attn, attn_proj, c_fc, mlp_proj;  // Conv1D weights [in×out]
+  };
+  std::vector<Block> blocks;
+  kernels::PackedMatrix wte_t;  // wteᵀ [d×V], for the logits
+};
+
+// The packed weights of one parameter generation (GPT::generation_), shared by copies of a model
+// while their parameters are the same.
+struct PackedWeightsCache {
+  std::mutex mutex;
+  std::uint64_t generation = 0;
+  std::shared_ptr<const PackedGPTWeights> weights;
+};
+
+}  // namespace attnlab
 
 namespace attnlab::gpt_ops {
 
@@ -27,6 +54,12 @@ Matrix layer_norm_backward(const Matrix& x, const Eigen::VectorXf& mean, const E
 
 // GPT-2's Conv1D: x [n×in] · weight [in×out] + bias [out] → [n×out].
 Matrix conv1d(const Matrix& x, ConstMap weight, ConstRow bias);
+// The same with the weight already packed (PackedGPTWeights).
+Matrix conv1d(const Matrix& x, const kernels::PackedMatrix& weight, ConstRow bias);
+// The one the forward uses: the packed weight when there is one, else `weight` packed for this call.
+inline Matrix conv1d(const Matrix& x, const kernels::PackedMatrix* packed, ConstMap weight, ConstRow bias) {
+  return packed ? conv1d(x, *packed, bias) : conv1d(x, weight, bias);
+}
 // d_y [n×out] → d_x [n×in] = d_y·weightᵀ (returned); adds xᵀ·d_y [in×out] and Σ_rows d_y [out].
 Matrix conv1d_backward(const Matrix& x, ConstMap weight, const Matrix& d_y, GradMap d_weight, GradRow d_bias);
 

@@ -40,17 +40,19 @@ Matrix GPTSession::append(int id) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
   last_attention_.assign(static_cast<std::size_t>(c.num_layers), std::vector<Matrix>(static_cast<std::size_t>(H)));
 
+  const std::shared_ptr<const PackedGPTWeights> packed = model_.packed_weights();
   // x = wte[id] + wpe[t]                                                      [1×d]
   Matrix x = model_.matrix(model_.wte_).row(id) + model_.matrix(model_.wpe_).row(t);
   Matrix ln;
   Eigen::VectorXf mean, rstd;
   for (int l = 0; l < c.num_layers; ++l) {
     const GPT::BlockSlots& p = model_.blocks_[static_cast<std::size_t>(l)];
+    const PackedGPTWeights::Block* pw = packed ? &packed->blocks[static_cast<std::size_t>(l)] : nullptr;
     Matrix& K = keys_[static_cast<std::size_t>(l)];
     Matrix& V = values_[static_cast<std::size_t>(l)];
     // qkv = c_attn(ln_1(x)) [1×3d]; k and v become row t of the cache
     layer_norm(x, model_.row(p.ln_1_weight), model_.row(p.ln_1_bias), ln, mean, rstd);
-    const Matrix qkv = conv1d(ln, model_.matrix(p.c_attn_weight), model_.row(p.c_attn_bias));
+    const Matrix qkv = conv1d(ln, pw ? &pw->c_attn : nullptr, model_.matrix(p.c_attn_weight), model_.row(p.c_attn_bias));
     K.row(t) = qkv.middleCols(d, d);
     V.row(t) = qkv.middleCols(2 * d, d);
     // each head: weights = softmax(q·K[0 … t]ᵀ/√d_head) [1×(t+1)], output = weights·V[0 … t]
@@ -63,15 +65,15 @@ Matrix GPTSession::append(int id) {
       kernels::softmax_rows(w);
       heads.middleCols(h * d_head, d_head) = kernels::matmul(w, values);
     }
-    x += conv1d(heads, model_.matrix(p.attn_proj_weight), model_.row(p.attn_proj_bias));
+    x += conv1d(heads, pw ? &pw->attn_proj : nullptr, model_.matrix(p.attn_proj_weight), model_.row(p.attn_proj_bias));
     // x += c_proj(gelu(c_fc(ln_2(x))))
     layer_norm(x, model_.row(p.ln_2_weight), model_.row(p.ln_2_bias), ln, mean, rstd);
-    x += conv1d(gelu_tanh(conv1d(ln, model_.matrix(p.c_fc_weight), model_.row(p.c_fc_bias))),
-                model_.matrix(p.mlp_proj_weight), model_.row(p.mlp_proj_bias));
+    x += conv1d(gelu_tanh(conv1d(ln, pw ? &pw->c_fc : nullptr, model_.matrix(p.c_fc_weight), model_.row(p.c_fc_bias))),
+                pw ? &pw->mlp_proj : nullptr, model_.matrix(p.mlp_proj_weight), model_.row(p.mlp_proj_bias));
   }
   // logits = ln_f(x)·wteᵀ                                                      [1×V]
   layer_norm(x, model_.row(model_.ln_f_weight_), model_.row(model_.ln_f_bias_), ln, mean, rstd);
-  Matrix logits = kernels::matmul_transposed(ln, model_.matrix(model_.wte_));
+  Matrix logits = model_.tied_logits(ln, packed.get());
   detail::require_finite_result(fn, logits, "the weights are too large");
   length_ = t + 1;
   return logits;

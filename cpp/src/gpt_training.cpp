@@ -73,6 +73,7 @@ GPTStepResult GPTTrainer::step(std::span<const int> ids, std::span<const int> ta
   result.lr = config_.schedule.lr(optimizer_.steps());
   optimizer_.set_lr(result.lr);
   optimizer_.step();
+  model_.weights_changed();
   return result;
 }
 

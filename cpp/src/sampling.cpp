@@ -24,14 +24,15 @@ std::vector<float> sampling_distribution(std::span<const float> logits, const Sa
   // logits [V] → probabilities [V]
   check_options("sampling_distribution", logits, options);
   const std::size_t V = logits.size();
-  std::vector<double> p(V, 0.0);
-  // 1. temperature (0: greedy, the first maximum)
+  // 1. temperature 0: greedy, all the mass on the first maximum (top-k and top-p keep it; no sort needed)
   if (options.temperature == 0.0f) {
-    p[static_cast<std::size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin())] = 1.0;
-  } else {
-    const double max = *std::max_element(logits.begin(), logits.end());
-    for (std::size_t i = 0; i < V; ++i) p[i] = std::exp((logits[i] - max) / options.temperature);
+    std::vector<float> out(V, 0.0f);
+    out[static_cast<std::size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin())] = 1.0f;
+    return out;
   }
+  std::vector<double> p(V, 0.0);
+  const double max = *std::max_element(logits.begin(), logits.end());
+  for (std::size_t i = 0; i < V; ++i) p[i] = std::exp((logits[i] - max) / options.temperature);
   // 2–3. order by probability (ties: smaller id first); keep the top k, then the nucleus
   std::vector<std::size_t> order(V);
   std::iota(order.begin(), order.end(), 0);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "attnlab/gpt.hpp"
+#include "attnlab/gpt_training.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
 #include "gpt_fixture.hpp"
@@ -112,6 +113,42 @@ TEST(GPT, InitialisesAsGPT2) {
   EXPECT_NEAR(stddev("h.1.attn.c_proj.weight"), 0.01, 0.001);  // 0.02/√4
   EXPECT_EQ(model.values()[model.tensor("h.0.ln_2.weight").offset], 1.0f);
   EXPECT_EQ(model.values()[model.tensor("h.0.attn.c_attn.bias").offset], 0.0f);
+}
+
+// Inference packs the weights once (GPT::kPackedWeightsLimit); every way of changing them must redo
+// it. The reference each time: the same values in a fresh model (from its own file), never packed
+// before, and the unpacked path of a model too large to pack is covered by the PyTorch fixtures' big
+// cases and gpt_checkpoint_test's GPT-2-sized file.
+TEST(GPT, PackedWeightsFollowEveryChange) {
+  const GPTConfig config{.vocab_size = 30, .context_length = 8, .d_model = 16, .num_heads = 2, .num_layers = 2};
+  GPT model(config, 3);
+  const std::vector<int> ids{1, 5, 9, 2};
+  const auto fresh_logits = [&] { return GPT::from_safetensors(model.to_safetensors()).forward(ids).logits; };
+  const Matrix before = model.forward(ids).logits;  // packs
+  EXPECT_TRUE(MatricesNear(before, fresh_logits(), 0.0f, 0.0f));
+
+  std::vector<float> c_fc(model.tensor("h.1.mlp.c_fc.weight").size, 0.01f);
+  model.load_tensor("h.1.mlp.c_fc.weight", c_fc);
+  const Matrix after_load = model.forward(ids).logits;
+  EXPECT_FALSE(MatricesNear(after_load, before, 1e-6f, 1e-6f));
+  EXPECT_TRUE(MatricesNear(after_load, fresh_logits(), 0.0f, 0.0f));
+
+  // Writing through the views: parameters() marks a change; so does weights_changed() after a write
+  // through views taken earlier.
+  std::vector<ParameterRef> views = model.parameters();
+  model.forward(ids);  // packs again
+  views[0].value[0] += 1.0f;  // wte.weight[0][0]
+  model.weights_changed();
+  EXPECT_TRUE(MatricesNear(model.forward(ids).logits, fresh_logits(), 0.0f, 0.0f));
+
+  // A training step, and a copy taken before it (which shares the packed weights until then).
+  const GPT copy = model;
+  GPTTrainer trainer(model, {.schedule = {.max_lr = 0.1, .min_lr = 0.1, .warmup_steps = 0, .total_steps = 10}});
+  const Matrix copy_before = copy.forward(ids).logits;
+  trainer.step(ids, std::vector<int>{5, 9, 2, 7}, 1);
+  EXPECT_TRUE(MatricesNear(model.forward(ids).logits, fresh_logits(), 0.0f, 0.0f));
+  EXPECT_TRUE(MatricesNear(copy.forward(ids).logits, copy_before, 0.0f, 0.0f));
+  EXPECT_FALSE(MatricesNear(copy.forward(ids).logits, model.forward(ids).logits, 1e-6f, 1e-6f));
 }
 
 TEST(GPT, BadArgumentsAreNamed) {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@
 #include "attnlab/trace.hpp"
 
 namespace attnlab {
+
+struct PackedGPTWeights;    // gpt_ops.hpp
+struct PackedWeightsCache;
 
 struct GPTConfig {
   int vocab_size = 0;      // V
@@ -122,6 +126,14 @@ class GPT {
   std::span<const float> grads() const { return grads_; }
   void zero_grad();
 
+  // Inference (forward, loss, GPTSession) multiplies by weights packed once for the GEMM, for models
+  // up to kPackedWeightsLimit parameters (a larger one, GPT-2's 124M, would hold its weights twice in
+  // memory; it packs them per product instead). The pack is redone after the parameters change:
+  // load_tensor(), parameters() and GPTTrainer::step() say so themselves; code that writes through
+  // views parameters() returned earlier calls weights_changed() afterwards.
+  static constexpr std::int64_t kPackedWeightsLimit = 16'000'000;
+  void weights_changed();
+
  private:
   friend class GPTSession;
   struct Activations;  // gpt_ops.hpp: every intermediate of a forward pass, which the backward reads
@@ -140,11 +152,16 @@ class GPT {
 
   void check_ids(const char* function, std::span<const int> ids, int batch) const;
   // The forward over `batch` sequences of ids.size()/batch tokens, keeping every intermediate.
+  // `packed`: the weights packed for inference, or nullptr to pack per product (training).
   void forward_pass(std::span<const int> ids, int batch, Activations& acts, const GPTForwardOptions& options,
-                    const Tracer& tracer) const;
+                    const Tracer& tracer, const PackedGPTWeights* packed) const;
+  // ln_f(x) [n×d] → logits [n×V] = ln_f(x)·wteᵀ, with the packed wteᵀ when there is one.
+  Matrix tied_logits(const Matrix& ln_f, const PackedGPTWeights* packed) const;
+  // This generation's packed weights (packing them if needed); nullptr above kPackedWeightsLimit.
+  std::shared_ptr<const PackedGPTWeights> packed_weights() const;
   // Checks ids and targets, runs forward_pass, returns the loss (and ∂loss/∂logits when d_logits is given).
   double training_forward(const char* function, std::span<const int> ids, std::span<const int> targets, int batch,
-                          Activations& acts, Matrix* d_logits) const;
+                          Activations& acts, Matrix* d_logits, const PackedGPTWeights* packed) const;
 
   void lay_out();  // slots_ and blocks_ for config_ (values_ not allocated)
   struct LayoutOnly {};
@@ -154,6 +171,8 @@ class GPT {
   std::vector<GPTTensorSlot> slots_;
   std::vector<float> values_;
   std::vector<float> grads_;  // empty until parameters() or forward_backward()
+  std::uint64_t generation_;  // a number no other parameter values had (a copy shares it until either changes)
+  std::shared_ptr<PackedWeightsCache> packed_cache_;
 };
 
 }  // namespace attnlab
