@@ -1,0 +1,92 @@
+// The "it" sentence lesson in headless Chromium: it loads the trained referent model, has no console
+// error or serious axe violation, fits a phone, shows the numbers the package computes in Node for the
+// same sentence, the named head's largest weight from "it" moves from "animal" (…tired) to "street"
+// (…wide), and the settings round-trip through the URL. Screenshots go to test-output/screenshots/.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+
+import { init } from '../../web/index.js';
+import { launch } from './browser.js';
+import { checkLessonLayout, openLesson } from './lesson-page.js';
+import { serve } from './static-server.js';
+
+const dist = new URL('../../site/dist/', import.meta.url).pathname;
+const shots = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+
+const heatmapData = (page, caption) => page.evaluate((c) => {
+  const found = [...document.querySelectorAll('attn-heatmap')].find((h) => String(h.caption).startsWith(c));
+  return found ? { rows: found.matrix.rows, cols: found.matrix.cols, data: Array.from(found.matrix.data), colLabels: found.colLabels } : null;
+}, caption);
+const urlParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.search).get(k), key);
+const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
+
+describe('the it-sentence lesson', () => {
+  let server;
+  let browser;
+  let referent;
+
+  before(async () => {
+    assert.ok(existsSync(`${dist}index.html`), 'site/dist is missing: run scripts/build-site.sh (scripts/test.sh does)');
+    mkdirSync(shots, { recursive: true });
+    server = await serve(dist);
+    browser = await launch();
+    const lab = await init({ simd: true });
+    referent = await lab.loadReferentModel();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('loads the referent model, no console error, no serious axe violation, fits a phone', async () => {
+    const url = `${server.url}/lessons/it-sentence.html`;
+    const opened = await openLesson(browser, url);
+    const strip = (name) => name.replace(/-[\w-]{8}\.(\w+)$/, '.$1');
+    assert.deepEqual(opened.fetched.filter((f) => f.endsWith('.wasm')).map(strip).sort(), ['attnlab-gpt-simd.wasm', 'attnlab-simd.wasm']);
+    assert.deepEqual(opened.fetched.filter((f) => /\.(safetensors|jsonl)$/.test(f)).map(strip).sort(), ['model.safetensors', 'training-log.jsonl']);
+    await checkLessonLayout(browser, opened, url, `${shots}it-sentence`);
+  });
+
+  test('the named head looks at "animal" for …tired and at "street" for …wide, as the package computes', async () => {
+    const { layer, head } = referent.namedHead;
+    const { page, problems } = await openLesson(browser, `${server.url}/lessons/it-sentence.html?frame=cross&first=animal&second=street&adjective=tired`);
+    for (const [adjective, noun] of [['tired', 'animal'], ['wide', 'street']]) {
+      if (adjective === 'wide') {
+        await page.getByRole('button', { name: /Swap/ }).click();
+        await page.waitForFunction(() => new URLSearchParams(location.search).get('adjective') === 'wide');
+      }
+      const shown = await heatmapData(page, `Layer ${layer}, head ${head}: weights from “it”`);
+      const s = referent.sentence({ frame: 'cross', first: 'animal', second: 'street', adjective });
+      const expected = referent.forward(s).fromIt[layer][head];
+      assert.ok(shown.data.every((x, i) => Math.abs(x - expected[i]) < 1e-6), 'the page shows the package\'s weights');
+      assert.equal(s.words[argmax(shown.data)], noun);
+      assert.match(await page.textContent('.feedback'), new RegExp(`“it” = ${noun}`));
+      assert.match(await page.textContent('.explain'), /held out/);
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('every setting round-trips through the URL; words that do not fit the frame are corrected', async () => {
+    const query = 'frame=fit-reversed&first=bag&second=guitar&adjective=narrow';
+    const { page, problems } = await openLesson(browser, `${server.url}/lessons/it-sentence.html?${query}`);
+    for (const [key, value] of new URLSearchParams(query)) assert.equal(await urlParam(page, key), value);
+    assert.match(await page.textContent('.feedback'), /the bag can't hold the guitar because it is too narrow/);
+    await page.getByLabel('Adjective').selectOption('heavy');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('adjective') === 'heavy');
+    assert.match(await page.textContent('.feedback'), /“it” = guitar/);
+    await page.close();
+    // A reload of the written URL shows the same sentence.
+    const again = await openLesson(browser, `${server.url}/lessons/it-sentence.html?frame=fit-reversed&first=bag&second=guitar&adjective=heavy`);
+    assert.match(await again.page.textContent('.feedback'), /the bag can't hold the guitar because it is too heavy/);
+    await again.page.close();
+    const wrong = await openLesson(browser, `${server.url}/lessons/it-sentence.html?frame=fit&first=animal&second=box&adjective=tired`);
+    await wrong.page.waitForFunction(() => new URLSearchParams(location.search).get('first') === 'trophy');
+    assert.equal(await urlParam(wrong.page, 'adjective'), 'big');
+    assert.match(await wrong.page.textContent('.notice'), /first noun “animal”/);
+    assert.deepEqual([...problems, ...wrong.problems], []);
+    await wrong.page.close();
+  });
+});
