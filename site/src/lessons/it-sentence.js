@@ -26,8 +26,8 @@ lessonPage({
       'either order: the pair “animal” + “street” with every adjective (the lesson’s own sentences), and about a ' +
       'fifth of all other combinations, chosen by a hash. Every word of them was in training, never in that combination.',
   ],
-  formula: String.raw`\text{logits} = W\,\operatorname{LN}\!\big(h^{(2)}_{\text{it}}\big) + b,\qquad
-    \mathcal{L} = -\log \operatorname{softmax}(\text{logits})_{\text{noun}}`,
+  formula: String.raw`\begin{gathered}\text{logits} = W\,\operatorname{LN}\!\big(h^{(2)}_{\text{it}}\big) + b\\
+    \mathcal{L} = -\log \operatorname{softmax}(\text{logits})_{\text{noun}}\end{gathered}`,
   pytorch: 'layer = nn.TransformerEncoderLayer(32, nhead=2, dim_feedforward=64, norm_first=True, batch_first=True)\n' +
     'h = nn.TransformerEncoder(layer, 2)(emb(ids) + pos(torch.arange(n)))  # no mask: bidirectional\n' +
     'loss = F.cross_entropy(head(ln(h[:, it])), noun_id)                  # only the "it" position',
@@ -95,9 +95,9 @@ lessonPage({
       'The shipped model is seed 1; cpp/train/train_referent.cpp records the study.' });
 
     root.append(controls, fix, sentenceLine, split,
-      panel(`The named head (layer ${named.layer}, head ${named.head}) from “it”`, namedMap),
-      el('div', { class: 'grid' }, ...layerMaps.map((m, l) => panel(`Layer ${l}: every head from “it”`, m))),
-      measured, panel('Where the decision happens', sharesMap), seedNote);
+      panel(null, namedMap),
+      el('div', { class: 'grid' }, ...layerMaps.map((m) => panel(null, m))),
+      measured, panel('Where the decision happens: per layer and head', sharesMap), seedNote);
 
     return () => {
       const changed = normalise();
@@ -133,7 +133,7 @@ lessonPage({
         ? 'This sentence is held out: its nouns and adjective never appeared together in training, in either order.'
         : 'This sentence was in the training set. Pick an adjective marked “held out” to see one the model never trained on.';
       Object.assign(namedMap, { matrix: { rows: 1, cols: row.length, data: row }, rowLabels: ['it'], colLabels: labels,
-        caption: `Layer ${named.layer}, head ${named.head}: weights from “it” (largest on “${s.words[top]}”)` });
+        caption: `Layer ${named.layer}, head ${named.head}: weights from “it” (largest on “${s.words[top]}”) — the named head` });
       layerMaps.forEach((m, l) => Object.assign(m, {
         matrix: { rows: numHeads, cols: row.length, data: Float32Array.from(out.fromIt[l].flatMap((r) => Array.from(r))) },
         rowLabels: Array.from({ length: numHeads }, (_, h) => `head ${h}`), colLabels: labels,

@@ -1,21 +1,14 @@
-// Lesson 1: what "it" looks at, and attention as a soft database lookup.
+// Lesson 1: what "it" looks at, and attention as a soft database lookup. The picture is measured: the
+// weights from "it" of the head attnlab's trained "it" sentence model uses to pick the noun
+// (cpp/train/train_referent.cpp, the it-sentence lesson), computed in the page by the package.
 import { el, field, formatNumber, select } from '../dom.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel } from '../views.js';
 
-const SENTENCE = "The animal didn't cross the street because it was too";
-
-// Hand-made key features, one row per word: [animate, place, verb, function word]. A trained model
-// learns features like these; here they are written down so the lookup can be seen.
-const FEATURES = {
-  the: [0, 0, 0, 1], animal: [1, 0, 0, 0], "didn't": [0, 0, 0.5, 0.5], cross: [0, 0, 1, 0], street: [0, 1, 0, 0],
-  because: [0, 0, 0, 1], it: [0.3, 0.3, 0, 0.3], was: [0, 0, 0.5, 0.5], too: [0, 0, 0, 1],
-};
-
-// What the query of "it" asks for, depending on how the sentence ends.
+// The two endings; each sentence is "the animal didn't cross the street because it was too <ending>".
 const ENDINGS = {
-  tired: { query: [4, 0, 0, -1], says: '“tired” describes something alive, so the query of “it” asks for an animate noun.' },
-  wide: { query: [0, 4, 0, -1], says: '“wide” describes a place, so the query of “it” asks for a place.' },
+  tired: '“tired” describes something alive, so the query of “it” asks for an animate noun — and matches the key of “animal”.',
+  wide: '“wide” describes a place, so the query of “it” asks for a place — and matches the key of “street”.',
 };
 
 lessonPage({
@@ -28,36 +21,40 @@ lessonPage({
     'Think of a soft database lookup: the query of “it” is compared with the key of every word; instead of ' +
       'returning the single best match, attention returns a mixture of all the values, weighted by how well ' +
       'each key matched.',
+    'The weights below are not drawn by hand: they are measured, computed in this page from a small model ' +
+      'attnlab trained to answer “which noun does ‘it’ stand for?”. Nobody told its heads where to look; one head ' +
+      'learned to look from “it” at the right noun. The lesson “The “it” sentence, trained” shows the whole model.',
   ],
-  formula: String.raw`\text{weights} = \operatorname{softmax}(q\,K^\top),\qquad \text{answer} = \text{weights}\cdot V`,
-  pytorch: 'weights = torch.softmax(q @ K.T, dim=-1)\nanswer = weights @ V',
-  call: 'const { weights, output } = lab.scaledDotProductAttention(q, K, V, { scale: 1 });',
+  formula: String.raw`\text{weights} = \operatorname{softmax}\!\Big(\frac{q\,K^\top}{\sqrt{d_k}}\Big),\qquad \text{answer} = \text{weights}\cdot V`,
+  pytorch: 'weights = torch.softmax(q @ K.T / d_k ** 0.5, dim=-1)\nanswer = weights @ V',
+  call: 'const referent = await lab.loadReferentModel();\n' +
+    "const s = referent.sentence({ first: 'animal', second: 'street', adjective: 'tired' });\n" +
+    'const { layer, head } = referent.namedHead;\nconst weights = referent.forward(s).fromIt[layer][head];',
   schema: { ending: { type: 'enum', values: Object.keys(ENDINGS), default: 'tired' } },
+  prepare: (lab) => lab.loadReferentModel(),
   setup(ctx) {
-    const { lab, state, root } = ctx;
-    const tokens = lab.tokenize(SENTENCE);
-    const keys = lab.matrix(tokens.length, 4, tokens.flatMap((t) => FEATURES[t]));
-    const lookup = heatmap({ rowLabels: ['it'], colLabels: tokens, rowTitle: 'Query', colTitle: 'Key (each word)',
-      caption: 'How much “it” attends to each word', domain: [0, 1] });
-    const keyMap = heatmap({ rowLabels: tokens, colLabels: ['animate', 'place', 'verb', 'function'], palette: 'RdBu',
-      rowTitle: 'Word', colTitle: 'Feature', caption: 'Keys K (hand-made features)' });
+    const { state, root, prepared: referent } = ctx;
+    const { layer, head } = referent.namedHead;
+    const lookup = heatmap({ rowLabels: ['it'], rowTitle: 'Query', colTitle: 'Key (each word)', domain: [0, 1] });
     const says = el('p', { class: 'explain' });
     const top = el('p', { class: 'feedback' });
+    const link = el('p', {}, 'Measured in a trained model: ',
+      el('a', { href: './it-sentence.html', text: 'the “it” sentence, trained' }),
+      ` (layer ${layer}, head ${head}; its largest weight from “it” is on the right noun in ` +
+      `${formatNumber(100 * referent.log.summary.namedHeadHeldoutShare, 1)}% of sentences it never trained on).`);
     root.append(
       el('div', { class: 'controls' }, field('The sentence ends with', select(
         Object.keys(ENDINGS).map((e) => [e, `…because it was too ${e}`]), state.ending, (ending) => ctx.set({ ending })))),
-      says, top,
-      el('div', { class: 'grid' }, panel('Attention of “it”', lookup), panel('Keys', keyMap)));
+      says, top, panel('Attention of “it”', lookup), link);
     return () => {
-      const ending = ENDINGS[state.ending];
-      const query = lab.matrix(1, 4, ending.query);
-      const { weights } = lab.scaledDotProductAttention(query, keys, keys, { scale: 1 });
-      says.textContent = `${ending.says} Query q = [${ending.query.map((x) => formatNumber(x, 0)).join(', ')}].`;
+      const s = referent.sentence({ frame: 'cross', first: 'animal', second: 'street', adjective: state.ending });
+      const weights = referent.forward(s).fromIt[layer][head];
+      says.textContent = ENDINGS[state.ending];
       let best = 0;
-      weights.data.forEach((w, i) => { if (w > weights.data[best]) best = i; });
-      top.textContent = `“it” puts the most weight (${formatNumber(weights.data[best])}) on “${tokens[best]}”.`;
-      lookup.matrix = weights;
-      keyMap.matrix = keys;
+      weights.forEach((w, i) => { if (w > weights[best]) best = i; });
+      top.textContent = `“it” puts the most weight (${formatNumber(weights[best])}) on “${s.words[best]}”.`;
+      Object.assign(lookup, { matrix: { rows: 1, cols: weights.length, data: weights }, colLabels: s.words,
+        caption: 'How much “it” attends to each word (measured: the trained model’s named head)' });
     };
   },
 });
