@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "attnlab/referent_encoder.hpp"
+#include "attnlab/softmax.hpp"
 #include "checks.hpp"
 #include "convert.hpp"
 
@@ -80,12 +81,14 @@ class ReferentHandle {
     return js;
   }
 
-  // tokens (ids), it_position → { logits: Matrix [1×V], prediction, attention: Matrix[layer][head] }
+  // tokens (ids), it_position → { logits: Matrix [1×V], probabilities: Matrix [1×V] (their softmax),
+  // prediction, attention: Matrix[layer][head] }
   val forward(const val& ids, int it_position) const {
     return guarded([&] {
       const ReferentOutput out = model_->forward(ints_from_js(ids, "ReferentEncoder::forward"), it_position);
       val js = val::object();
       js.set("logits", matrix_to_js(out.logits));
+      js.set("probabilities", matrix_to_js(softmax(out.logits)));
       js.set("prediction", out.prediction);
       val layers = val::array();
       for (const auto& heads : out.attention) {

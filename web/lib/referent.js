@@ -85,15 +85,11 @@ export function referentClass(module, { log }) {
         fail(fn, `sentence must be what referent.sentence() returns, got ${describe(sentence)}`);
       }
       const out = this.call(fn, () => this.handle('forward').forward(Int32Array.from(sentence.tokens), sentence.itPosition));
-      const logits = out.logits.data;
-      const max = Math.max(...logits);
-      const exps = logits.map((x) => Math.exp(x - max));
-      const sum = exps.reduce((a, b) => a + b, 0);
       const n = sentence.tokens.length;
       const fromIt = out.attention.map((heads) => heads.map((m) => m.data.slice(sentence.itPosition * n, (sentence.itPosition + 1) * n)));
       return {
         prediction: lists.vocabulary[out.prediction],
-        probabilities: exps.map((e) => e / sum),
+        probabilities: out.probabilities.data,
         attention: out.attention,
         fromIt,
       };
