@@ -18,7 +18,7 @@ const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding:
 // The page script shared by the plain page and the Vite app: causal attention on seeded inputs, then
 // seq 100,000 with the weights requested (refused by the memory budget; the tab must not crash), then
 // the small call again; then the training module, loaded on demand, takes one step; then the built-in
-// trained GPT, fetched on demand, predicts the next word of Genesis 1:3. The files fetched before and
+// trained GPT, fetched on demand, predicts the last word of Genesis 1:1. The files fetched before and
 // after each load come from the Resource Timing entries.
 const PAGE_SCRIPT = (specifier) => `
 import { init, AttnLabError } from '${specifier}';
@@ -44,7 +44,7 @@ try {
   const wasmAfterTraining = fetchedWasm();
   const modelFilesBefore = fetchedModels();
   const { model: gpt, tokenizer } = await lab.loadBuiltinModel();
-  const prompt = tokenizer.encode('And God said, Let there be');
+  const prompt = tokenizer.encode('In the beginning God created the heaven and the');
   const { logits } = gpt.forward(prompt);
   const last = Array.from(logits.data.subarray((prompt.length - 1) * logits.cols));
   const nextWord = tokenizer.decode([last.indexOf(Math.max(...last))]);
@@ -82,7 +82,7 @@ function checkResult({ result, errors }) {
   // The built-in model's files are fetched by loadBuiltinModel() and not before; it has read Genesis.
   assert.deepEqual(result.modelFilesBefore, []);
   assert.deepEqual(result.modelFilesAfter.map((f) => f.replace(/-[\w-]{8}[.]/, '.')).sort(), ['merges.txt', 'model.safetensors', 'vocab.json']);
-  assert.equal(result.nextWord, ' light');
+  assert.equal(result.nextWord, ' earth');
 }
 
 // An untrained model predicts close to uniformly over the copy task's 12 tokens: loss ≈ ln 12.
@@ -118,8 +118,9 @@ describe('the packed npm package', () => {
       'dist/attnlab-simd.mjs', 'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm',
       'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js',
       'lib/builtin-model.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js',
-      'lib/modules.js', 'lib/task-model.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
-      'models/kjv/training-log.jsonl', 'models/kjv/vocab.json', 'package.json',
+      'lib/modules.js', 'lib/referent.js', 'lib/task-model.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
+      'models/kjv/training-log.jsonl', 'models/kjv/vocab.json', 'models/referent/model.safetensors',
+      'models/referent/sentences.json', 'models/referent/training-log.jsonl', 'package.json',
     ]);
   });
 

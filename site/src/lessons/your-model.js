@@ -22,7 +22,11 @@ lessonPage({
     'Nothing leaves your browser. The files are read by this page, checked and loaded by the attnlab package ' +
       'in WebAssembly, and kept in this browser’s own storage (IndexedDB) so the other lessons can find them. ' +
       'No server ever sees them.',
+    'The model is held in float32 whatever the file’s dtype, so it needs about 4 bytes per parameter: GPT-2 small ' +
+      '(124M parameters) about 500 MB, more than the page’s default memory budget — pick 2 GiB for it below.',
   ],
+  // What the memory budget must hold: the parameters as float32, whatever the file's dtype.
+  formula: String.raw`\text{memory} \approx 4\ \text{bytes} \times N_{\text{params}} = 4 \times (V d + C d + L(12d^2 + 13d) + 2d)`,
   pytorch: 'from transformers import GPT2LMHeadModel\nmodel = GPT2LMHeadModel.from_pretrained("gpt2")\n' +
     'model.save_pretrained("my-gpt2", safe_serialization=True)  # model.safetensors',
   call: 'const model = await lab.loadGPT(bytes, { numHeads });\nconst tokenizer = await lab.loadTokenizer(vocabJson, mergesText);',
