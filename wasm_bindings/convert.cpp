@@ -96,4 +96,40 @@ MaskOptions mask_options_from_js(const val& options, Matrix& storage) {
   return masking;
 }
 
+// ---- Typed arrays (heap_io.js copies each with one call) ----
+
+std::vector<int> ints_from_js(const val& ids, const char* argument) {
+  const auto count = ids["length"].as<std::size_t>();
+  detail::require_within_budget(argument, 1, static_cast<double>(count), 1, "a copy of the ids");
+  std::vector<int> out(count);
+  static const val to_heap = val::module_property("intsToHeap");
+  if (!to_heap(ids, reinterpret_cast<std::uintptr_t>(out.data()), count).as<bool>())
+    throw Error(std::string(argument) + ": changed length while being read");
+  return out;
+}
+
+std::vector<std::uint8_t> bytes_from_js(const val& bytes, const char* argument) {
+  const auto count = bytes["length"].as<std::size_t>();
+  detail::require_within_budget(argument, 1, static_cast<double>(count) / 4, 1, "a copy of the file");
+  std::vector<std::uint8_t> out(count);
+  static const val to_heap = val::module_property("bytesToHeap");
+  to_heap(bytes, reinterpret_cast<std::uintptr_t>(out.data()));
+  return out;
+}
+
+val ints_to_js(const std::vector<int>& ids) {
+  static const val from_heap = val::module_property("intsFromHeap");
+  return from_heap(reinterpret_cast<std::uintptr_t>(ids.data()), ids.size());
+}
+
+val bytes_to_js(const void* data, std::size_t count) {
+  static const val from_heap = val::module_property("bytesFromHeap");
+  return from_heap(reinterpret_cast<std::uintptr_t>(data), count);
+}
+
+val floats_to_js(const float* data, std::size_t count) {
+  static const val from_heap = val::module_property("floatsFromHeap");
+  return from_heap(reinterpret_cast<std::uintptr_t>(data), count);
+}
+
 }  // namespace attnlab::wasm

@@ -24,6 +24,14 @@ Matrix matrix_from_js(const val& m, const char* argument);
 Vector vector_from_js(const val& v, const char* argument);  // undefined/null → empty (no bias)
 // A JS number as a seed: an integer in 0 … 2^53 − 1 (the integers a double holds exactly), else Error.
 std::uint64_t seed_from_js(double seed);
+
+// Typed arrays in and out of the wasm heap, one call each way (heap_io.js); the JS layer has checked
+// the types. `argument` names the caller in errors (the memory budget, a length that changed).
+std::vector<int> ints_from_js(const val& ids, const char* argument);          // Int32Array → ids
+std::vector<std::uint8_t> bytes_from_js(const val& bytes, const char* argument);  // Uint8Array → bytes
+val ints_to_js(const std::vector<int>& ids);                                   // → Int32Array
+val bytes_to_js(const void* data, std::size_t count);                          // → Uint8Array
+val floats_to_js(const float* data, std::size_t count);                        // → Float32Array
 val matrix_to_js(const Matrix& m);
 val trace_to_js(const Trace& trace);
 // { mask?: Matrix, causal?: boolean } → MaskOptions; `storage` keeps the mask alive.

@@ -16,34 +16,9 @@ namespace attnlab::wasm {
 
 namespace {
 
-std::vector<std::uint8_t> bytes_from_js(const val& bytes, const char* argument) {
-  const auto count = bytes["length"].as<std::size_t>();
-  detail::require_within_budget(argument, 1, static_cast<double>(count) / 4, 1, "a copy of the file");
-  std::vector<std::uint8_t> out(count);
-  static const val to_heap = val::module_property("bytesToHeap");
-  to_heap(bytes, reinterpret_cast<std::uintptr_t>(out.data()));
-  return out;
-}
-
-std::vector<int> ints_from_js(const val& ids, const char* argument) {
-  const auto count = ids["length"].as<std::size_t>();
-  detail::require_within_budget(argument, 1, static_cast<double>(count), 1, "a copy of the ids");
-  std::vector<int> out(count);
-  static const val to_heap = val::module_property("intsToHeap");
-  if (!to_heap(ids, reinterpret_cast<std::uintptr_t>(out.data()), count).as<bool>())
-    throw Error(std::string(argument) + ": changed length while being read");
-  return out;
-}
-
 val strings_to_js(const std::vector<std::string>& words) {
   val out = val::array();
   for (const std::string& w : words) out.call<void>("push", val(w));
-  return out;
-}
-
-val ints_to_js(const std::vector<int>& ids) {
-  val out = val::array();
-  for (int id : ids) out.call<void>("push", val(id));
   return out;
 }
 

@@ -109,23 +109,51 @@ std::int64_t AttentionClassifier::parameter_count() const {
          classifier_.parameter_count();
 }
 
+// ---- TransformerStack ----
+
+TransformerStack::TransformerStack(const char* owner, int vocab_size, int max_len, int d_model, int num_heads,
+                                   int num_layers, int d_ff, std::uint64_t seed)
+    : init_rng_(seed),
+      embedding(vocab_size, d_model, init_rng_),
+      positions(max_len, d_model, init_rng_),
+      norm(d_model),
+      head(d_model, vocab_size, true, init_rng_) {
+  if (num_layers < 1 || num_layers > 4) detail::fail(owner, "num_layers must be in 1 … 4, got ", num_layers);
+  for (int i = 0; i < num_layers; ++i)
+    layers.emplace_back(TransformerEncoderLayerConfig{.d_model = d_model, .num_heads = num_heads, .d_ff = d_ff,
+                                                      .dropout = 0.0f, .activation = Activation::gelu,
+                                                      .norm_first = true,
+                                                      .seed = seed + kLayerSeedStride * static_cast<std::uint64_t>(i + 1)});
+}
+
+std::vector<ParameterRef> TransformerStack::parameters() {
+  std::vector<ParameterRef> all = embedding.parameters("embedding");
+  append(all, positions.parameters("positions"));
+  for (std::size_t i = 0; i < layers.size(); ++i) append(all, layers[i].parameters("layers." + std::to_string(i)));
+  append(all, norm.parameters("norm"));
+  append(all, head.parameters("head"));
+  return all;
+}
+
+void TransformerStack::zero_grad() {
+  embedding.zero_grad();
+  positions.zero_grad();
+  for (TransformerEncoderLayer& layer : layers) layer.zero_grad();
+  norm.zero_grad();
+  head.zero_grad();
+}
+
+std::int64_t TransformerStack::parameter_count() const {
+  std::int64_t count = embedding.parameter_count() + positions.parameter_count() + norm.parameter_count() +
+                       head.parameter_count();
+  for (const TransformerEncoderLayer& layer : layers) count += layer.parameter_count();
+  return count;
+}
+
 // ---- CausalTransformer ----
 
 CausalTransformer::CausalTransformer(const CausalTransformerConfig& c)
-    : config_(c),
-      init_rng_(c.seed),
-      embedding_(c.vocab_size, c.d_model, init_rng_),
-      positions_(c.max_len, c.d_model, init_rng_),
-      norm_(c.d_model),
-      head_(c.d_model, c.vocab_size, true, init_rng_) {
-  if (c.num_layers < 1 || c.num_layers > 4)
-    detail::fail("CausalTransformer", "num_layers must be in 1 … 4, got ", c.num_layers);
-  for (int i = 0; i < c.num_layers; ++i)
-    layers_.emplace_back(TransformerEncoderLayerConfig{.d_model = c.d_model, .num_heads = c.num_heads, .d_ff = c.d_ff,
-                                                       .dropout = 0.0f, .activation = Activation::gelu,
-                                                       .norm_first = true,
-                                                       .seed = c.seed + kLayerSeedStride * static_cast<std::uint64_t>(i + 1)});
-}
+    : config_(c), stack_("CausalTransformer", c.vocab_size, c.max_len, c.d_model, c.num_heads, c.num_layers, c.d_ff, c.seed) {}
 
 ModelOutput CausalTransformer::forward(const std::vector<int>& tokens, const std::vector<int>& targets) {
   return run(tokens, targets, 0.0f, false);
@@ -146,51 +174,33 @@ ModelOutput CausalTransformer::run(const std::vector<int>& tokens, const std::ve
   const int n = static_cast<int>(tokens.size());
   ModelOutput out;
   // h = embedding(tokens) + positions(n); h = layer(h) for each layer, causally
-  std::vector<TransformerEncoderLayerCache> caches(layers_.size());
-  Matrix h = embedding_.forward(tokens) + positions_.forward(n);
-  for (std::size_t i = 0; i < layers_.size(); ++i) {
-    h = layers_[i].forward(h, {.causal = true}, {}, &caches[i]);
+  std::vector<TransformerEncoderLayerCache> caches(stack_.layers.size());
+  Matrix h = stack_.embedding.forward(tokens) + stack_.positions.forward(n);
+  for (std::size_t i = 0; i < stack_.layers.size(); ++i) {
+    h = stack_.layers[i].forward(h, {.causal = true}, {}, &caches[i]);
     if (backward) continue;  // a training step has no use for copies of the weights
     std::vector<Matrix> heads;
     for (const AttentionResult& head : caches[i].attention.heads) heads.push_back(head.weights);
     out.attention.push_back(std::move(heads));
   }
   // logits = head(norm(h))
-  const Matrix normed = norm_.forward(h);
-  out.logits = head_.forward(normed);
+  const Matrix normed = stack_.norm.forward(h);
+  out.logits = stack_.head.forward(normed);
   if (targets.empty()) return out;
   const CrossEntropyResult ce = score(out.logits, targets, out);
   if (!backward) return out;
 
-  Matrix d_h = norm_.backward(h, head_.backward(normed, ce.d_logits * scale));
-  for (std::size_t i = layers_.size(); i-- > 0;) d_h = layers_[i].backward(caches[i], d_h);
-  embedding_.backward(tokens, d_h);
-  positions_.backward(d_h);
+  Matrix d_h = stack_.norm.backward(h, stack_.head.backward(normed, ce.d_logits * scale));
+  for (std::size_t i = stack_.layers.size(); i-- > 0;) d_h = stack_.layers[i].backward(caches[i], d_h);
+  stack_.embedding.backward(tokens, d_h);
+  stack_.positions.backward(d_h);
   return out;
 }
 
-std::vector<ParameterRef> CausalTransformer::parameters() {
-  std::vector<ParameterRef> all = embedding_.parameters("embedding");
-  append(all, positions_.parameters("positions"));
-  for (std::size_t i = 0; i < layers_.size(); ++i) append(all, layers_[i].parameters("layers." + std::to_string(i)));
-  append(all, norm_.parameters("norm"));
-  append(all, head_.parameters("head"));
-  return all;
-}
+std::vector<ParameterRef> CausalTransformer::parameters() { return stack_.parameters(); }
 
-void CausalTransformer::zero_grad() {
-  embedding_.zero_grad();
-  positions_.zero_grad();
-  for (TransformerEncoderLayer& layer : layers_) layer.zero_grad();
-  norm_.zero_grad();
-  head_.zero_grad();
-}
+void CausalTransformer::zero_grad() { stack_.zero_grad(); }
 
-std::int64_t CausalTransformer::parameter_count() const {
-  std::int64_t count = embedding_.parameter_count() + positions_.parameter_count() + norm_.parameter_count() +
-                       head_.parameter_count();
-  for (const TransformerEncoderLayer& layer : layers_) count += layer.parameter_count();
-  return count;
-}
+std::int64_t CausalTransformer::parameter_count() const { return stack_.parameter_count(); }
 
 }  // namespace attnlab

@@ -11,8 +11,6 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::uint64_t kLayerSeedStride = 1000003;  // each encoder layer draws its own weights (as models.cpp)
-
 // The word lists. Two situations, each in both noun orders, so neither position nor frame alone
 // says which noun "it" is: only the adjective, read together with the kinds of the two nouns, does.
 const std::vector<std::string> kAnimals{"animal", "dog", "cat", "horse", "cow", "fox", "goat", "sheep", "rabbit", "deer",
@@ -53,10 +51,6 @@ void add_unique(std::vector<std::string>& vocabulary, const std::vector<std::str
 int index_of(const std::vector<std::string>& list, const std::string& word) {
   const auto at = std::find(list.begin(), list.end(), word);
   return at == list.end() ? -1 : static_cast<int>(at - list.begin());
-}
-
-void append(std::vector<ParameterRef>& all, std::vector<ParameterRef> more) {
-  for (ParameterRef& ref : more) all.push_back(std::move(ref));
 }
 
 }  // namespace
@@ -141,20 +135,7 @@ int top_key(const Matrix& weights, int it_position) {
 // ---- ReferentEncoder ----
 
 ReferentEncoder::ReferentEncoder(const ReferentEncoderConfig& c)
-    : config_(c),
-      init_rng_(c.seed),
-      embedding_(c.vocab_size, c.d_model, init_rng_),
-      positions_(c.max_len, c.d_model, init_rng_),
-      norm_(c.d_model),
-      head_(c.d_model, c.vocab_size, true, init_rng_) {
-  if (c.num_layers < 1 || c.num_layers > 4)
-    detail::fail("ReferentEncoder", "num_layers must be in 1 … 4, got ", c.num_layers);
-  for (int i = 0; i < c.num_layers; ++i)
-    layers_.emplace_back(TransformerEncoderLayerConfig{.d_model = c.d_model, .num_heads = c.num_heads, .d_ff = c.d_ff,
-                                                       .dropout = 0.0f, .activation = Activation::gelu,
-                                                       .norm_first = true,
-                                                       .seed = c.seed + kLayerSeedStride * static_cast<std::uint64_t>(i + 1)});
-}
+    : config_(c), stack_("ReferentEncoder", c.vocab_size, c.max_len, c.d_model, c.num_heads, c.num_layers, c.d_ff, c.seed) {}
 
 ReferentOutput ReferentEncoder::forward(const std::vector<int>& tokens, int it_position, int target) {
   return run(tokens, it_position, target, 0.0f, false);
@@ -181,18 +162,18 @@ ReferentOutput ReferentEncoder::run(const std::vector<int>& tokens, int it_posit
     detail::fail(fn, "target ", target, " is not a vocabulary id 0 … ", config_.vocab_size - 1);
   ReferentOutput out;
   // h = embedding(tokens) + positions(n); h = layer(h) for each layer, every token seeing every token
-  std::vector<TransformerEncoderLayerCache> caches(layers_.size());
-  Matrix h = embedding_.forward(tokens) + positions_.forward(n);
-  for (std::size_t i = 0; i < layers_.size(); ++i) {
-    h = layers_[i].forward(h, {}, {}, &caches[i]);
+  std::vector<TransformerEncoderLayerCache> caches(stack_.layers.size());
+  Matrix h = stack_.embedding.forward(tokens) + stack_.positions.forward(n);
+  for (std::size_t i = 0; i < stack_.layers.size(); ++i) {
+    h = stack_.layers[i].forward(h, {}, {}, &caches[i]);
     std::vector<Matrix> heads;
     for (const AttentionResult& head : caches[i].attention.heads) heads.push_back(head.weights);
     out.attention.push_back(std::move(heads));
   }
   // logits = head(norm(h[it]))
   const Matrix h_it = h.row(it_position);
-  const Matrix normed = norm_.forward(h_it);
-  out.logits = head_.forward(normed);
+  const Matrix normed = stack_.norm.forward(h_it);
+  out.logits = stack_.head.forward(normed);
   Eigen::Index best = 0;
   out.logits.row(0).maxCoeff(&best);
   out.prediction = static_cast<int>(best);
@@ -203,36 +184,18 @@ ReferentOutput ReferentEncoder::run(const std::vector<int>& tokens, int it_posit
 
   // Undo "h_it = h.row(it)": the gradient reaches only that row of the last layer's output.
   Matrix d_h = Matrix::Zero(n, config_.d_model);
-  d_h.row(it_position) = norm_.backward(h_it, head_.backward(normed, ce.d_logits * scale));
-  for (std::size_t i = layers_.size(); i-- > 0;) d_h = layers_[i].backward(caches[i], d_h);
-  embedding_.backward(tokens, d_h);
-  positions_.backward(d_h);
+  d_h.row(it_position) = stack_.norm.backward(h_it, stack_.head.backward(normed, ce.d_logits * scale));
+  for (std::size_t i = stack_.layers.size(); i-- > 0;) d_h = stack_.layers[i].backward(caches[i], d_h);
+  stack_.embedding.backward(tokens, d_h);
+  stack_.positions.backward(d_h);
   return out;
 }
 
-std::vector<ParameterRef> ReferentEncoder::parameters() {
-  std::vector<ParameterRef> all = embedding_.parameters("embedding");
-  append(all, positions_.parameters("positions"));
-  for (std::size_t i = 0; i < layers_.size(); ++i) append(all, layers_[i].parameters("layers." + std::to_string(i)));
-  append(all, norm_.parameters("norm"));
-  append(all, head_.parameters("head"));
-  return all;
-}
+std::vector<ParameterRef> ReferentEncoder::parameters() { return stack_.parameters(); }
 
-void ReferentEncoder::zero_grad() {
-  embedding_.zero_grad();
-  positions_.zero_grad();
-  for (TransformerEncoderLayer& layer : layers_) layer.zero_grad();
-  norm_.zero_grad();
-  head_.zero_grad();
-}
+void ReferentEncoder::zero_grad() { stack_.zero_grad(); }
 
-std::int64_t ReferentEncoder::parameter_count() const {
-  std::int64_t count = embedding_.parameter_count() + positions_.parameter_count() + norm_.parameter_count() +
-                       head_.parameter_count();
-  for (const TransformerEncoderLayer& layer : layers_) count += layer.parameter_count();
-  return count;
-}
+std::int64_t ReferentEncoder::parameter_count() const { return stack_.parameter_count(); }
 
 namespace {
 

@@ -3,16 +3,12 @@
 // same sentence, the named head's largest weight from "it" moves from "animal" (…tired) to "street"
 // (…wide), and the settings round-trip through the URL. Screenshots go to test-output/screenshots/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
-import { launch } from './browser.js';
-import { checkLessonLayout, openLesson } from './lesson-page.js';
-import { serve } from './static-server.js';
+import { checkLessonLayout, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
 
-const dist = new URL('../../site/dist/', import.meta.url).pathname;
-const shots = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+const shots = SCREENSHOTS;
 
 const heatmapData = (page, caption) => page.evaluate((c) => {
   const found = [...document.querySelectorAll('attn-heatmap')].find((h) => String(h.caption).startsWith(c));
@@ -22,22 +18,20 @@ const urlParam = (page, key) => page.evaluate((k) => new URLSearchParams(locatio
 const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
 
 describe('the it-sentence lesson', () => {
+  let site;
   let server;
   let browser;
   let referent;
 
   before(async () => {
-    assert.ok(existsSync(`${dist}index.html`), 'site/dist is missing: run scripts/build-site.sh (scripts/test.sh does)');
-    mkdirSync(shots, { recursive: true });
-    server = await serve(dist);
-    browser = await launch();
+    site = await openSite();
+    ({ server, browser } = site);
     const lab = await init({ simd: true });
     referent = await lab.loadReferentModel();
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await site?.close();
   });
 
   test('loads the referent model, no console error, no serious axe violation, fits a phone', async () => {

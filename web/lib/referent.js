@@ -73,7 +73,7 @@ export function referentClass(module, { log }) {
         if (typeof word !== 'string') fail(fn, `${name} must be a word (string), got ${describe(word)}`);
       }
       const s = call(fn, () => raw.referentSentence(index, first, second, adjective));
-      return { frame: frames[index].name, ...s };
+      return { frame: frames[index].name, ...s, tokens: Array.from(s.tokens) };
     }
 
     // A sentence from sentence() → { prediction (the word), probabilities: Float32Array [vocabSize],

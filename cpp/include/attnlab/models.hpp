@@ -75,6 +75,30 @@ struct CausalTransformerConfig {
   std::uint64_t seed = 0;
 };
 
+// What CausalTransformer and ReferentEncoder (referent_encoder.hpp) are built from: token embedding +
+// learned positions → num_layers (1 … 4) pre-norm encoder layers (GELU, no dropout) → LayerNorm →
+// Linear to the vocabulary, all drawn from one seed. Each model chooses the mask and which rows reach
+// the head.
+class TransformerStack {
+ public:
+  // `owner` names the model in errors.
+  TransformerStack(const char* owner, int vocab_size, int max_len, int d_model, int num_heads, int num_layers,
+                   int d_ff, std::uint64_t seed);
+  std::vector<ParameterRef> parameters();  // embedding.weight, positions.weight, layers.<i>.*, norm.*, head.*
+  void zero_grad();
+  std::int64_t parameter_count() const;
+
+ private:
+  Rng init_rng_;  // declared first: the members below draw their weights from it, in this order
+
+ public:
+  Embedding embedding;
+  LearnedPositionalEmbedding positions;
+  std::vector<TransformerEncoderLayer> layers;
+  LayerNorm norm;
+  Linear head;
+};
+
 class CausalTransformer {
  public:
   explicit CausalTransformer(const CausalTransformerConfig& config);
@@ -93,12 +117,7 @@ class CausalTransformer {
   ModelOutput run(const std::vector<int>& tokens, const std::vector<int>& targets, float scale, bool backward);
 
   CausalTransformerConfig config_;
-  Rng init_rng_;
-  Embedding embedding_;
-  LearnedPositionalEmbedding positions_;
-  std::vector<TransformerEncoderLayer> layers_;
-  LayerNorm norm_;
-  Linear head_;
+  TransformerStack stack_;
 };
 
 }  // namespace attnlab

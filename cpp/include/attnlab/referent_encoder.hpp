@@ -22,6 +22,7 @@
 #include "attnlab/embedding.hpp"
 #include "attnlab/encoder_layer.hpp"
 #include "attnlab/linear.hpp"
+#include "attnlab/models.hpp"
 #include "attnlab/norm.hpp"
 #include "attnlab/parameter.hpp"
 #include "attnlab/rng.hpp"
@@ -112,12 +113,7 @@ class ReferentEncoder {
  private:
   ReferentOutput run(const std::vector<int>& tokens, int it_position, int target, float scale, bool backward);
   ReferentEncoderConfig config_;
-  Rng init_rng_;
-  Embedding embedding_;
-  LearnedPositionalEmbedding positions_;
-  std::vector<TransformerEncoderLayer> layers_;
-  LayerNorm norm_;
-  Linear head_;
+  TransformerStack stack_;  // models.hpp: embedding, positions, layers, norm, head
 };
 
 // Which noun a head's weights from "it" favour: the position of the largest weight in row it_position.
