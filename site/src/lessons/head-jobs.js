@@ -84,7 +84,9 @@ lessonPage({
           `from each token of the second copy to the one after its first occurrence (T − 1 = ${T - 1} places left of the diagonal)` });
       lossReadout.textContent = `Mean loss predicting the first copy: ${nats(run.first)} (a guess among ${repeatRange(model).high - repeatRange(model).low} ` +
         `tokens would be ${nats(Math.log(repeatRange(model).high - repeatRange(model).low))}); on the second copy: ${nats(run.second)}. ` +
-        `The second copy costs ${formatNumber(run.first - run.second, 2)} nats less per token: the model copies from context.`;
+        (run.first - run.second > 0.5
+          ? `The second copy costs ${formatNumber(run.first - run.second, 2)} nats less per token: the model copies from context.`
+          : 'The second copy costs about as much as the first: this model shows no copying from context.');
       chart.replaceChildren(lineChart([{ name: 'loss per token', points: Array.from(run.losses, (loss, t) => [t + 1, loss]) }],
         { xLabel: 'position of the predicted token (second copy starts at T)', yLabel: 'loss (nats)', title: 'Loss per token on the repeated sequence' }));
     };
