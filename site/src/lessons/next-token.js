@@ -25,7 +25,7 @@ lessonPage({
   call: 'const { logits } = model.forward(ids);\nconst last = logits.data.subarray((ids.length - 1) * logits.cols);\n' +
     'const { token, probabilities } = lab.sample(last, { temperature, topK, topP, seed });',
   schema: {
-    prompt: { type: 'text', maxLength: 300, default: 'And God said, Let there be' },
+    prompt: { type: 'text', maxLength: 300, default: 'In the beginning God created the heaven and the' },
     temperature: { type: 'int', min: 0, max: 300, default: 100 },   // hundredths
     topK: { type: 'int', min: 0, max: 100, default: 0 },
     topP: { type: 'int', min: 1, max: 100, default: 100 },          // hundredths
@@ -59,7 +59,7 @@ lessonPage({
     let cached = { prompt: null, last: null, n: 0 };
     return () => {
       if (cached.prompt !== state.prompt) {
-        const { ids } = promptIds(tokenizer, model, state.prompt, 'And God said');
+        const { ids } = promptIds(tokenizer, model, state.prompt, 'In the beginning');
         const { logits } = model.forward(ids);
         cached = { prompt: state.prompt, last: logits.data.slice((ids.length - 1) * logits.cols), n: ids.length };
       }
