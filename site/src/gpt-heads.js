@@ -1,6 +1,6 @@
-// Shared by the trained-model lessons that measure heads: the induction sequence and its per-token
-// losses, and the scores table's heatmaps.
-import { formatNumber } from './dom.js';
+// Shared by the trained-model lessons about heads: the induction sequence and its per-token losses,
+// the scores table's heatmaps, the layers × heads grid and the layer/head pickers.
+import { el, field, formatNumber, select } from './dom.js';
 import { heatmap } from './views.js';
 
 // Random tokens from the learned part of the vocabulary (not the 256 single bytes, not the last id,
@@ -41,3 +41,24 @@ export function bestHead(m) {
 }
 
 export const nats = (x) => `${formatNumber(x, 2)} nats`;
+
+// A layers × heads grid with "Head h" and "Layer l" titles; cell(layer, head) makes each cell's node.
+export function headGrid(label, { numLayers, numHeads }, cell) {
+  const grid = el('div', { class: 'head-grid', role: 'group', 'aria-label': label });
+  grid.style.gridTemplateColumns = `auto repeat(${numHeads}, minmax(0, 1fr))`;  // CSSOM: the CSP refuses style attributes
+  grid.append(el('span'), ...Array.from({ length: numHeads }, (_, h) => el('span', { class: 'head-grid-title', text: `Head ${h}` })));
+  for (let l = 0; l < numLayers; l++) {
+    grid.append(el('span', { class: 'head-grid-title', text: `Layer ${l}` }));
+    for (let h = 0; h < numHeads; h++) grid.append(cell(l, h));
+  }
+  return grid;
+}
+
+// The Layer and Head selects; onChange(layer, head) with both as numbers.
+export function layerHeadPickers({ numLayers, numHeads }, layer, head, onChange) {
+  const options = (count) => Array.from({ length: count }, (_, i) => [i, String(i)]);
+  return [
+    field('Layer', select(options(numLayers), layer, (l) => onChange(Number(l), head))),
+    field('Head', select(options(numHeads), head, (h) => onChange(layer, Number(h)))),
+  ];
+}

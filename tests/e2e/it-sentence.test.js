@@ -6,15 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
-import { checkLessonLayout, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
+import { checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS, urlParam } from './lesson-page.js';
 
 const shots = SCREENSHOTS;
 
-const heatmapData = (page, caption) => page.evaluate((c) => {
-  const found = [...document.querySelectorAll('attn-heatmap')].find((h) => String(h.caption).startsWith(c));
-  return found ? { rows: found.matrix.rows, cols: found.matrix.cols, data: Array.from(found.matrix.data), colLabels: found.colLabels } : null;
-}, caption);
-const urlParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.search).get(k), key);
 const argmax = (xs) => xs.reduce((best, x, i) => (x > xs[best] ? i : best), 0);
 
 describe('the it-sentence lesson', () => {

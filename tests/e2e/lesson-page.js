@@ -62,3 +62,17 @@ export async function openSite() {
   const browser = await launch();
   return { server, browser, close: async () => { await browser.close(); await server.close(); } };
 }
+
+// The first <attn-heatmap> (shadow roots searched too) whose caption starts with `caption`: its
+// matrix and labels as the page holds them, or null.
+export const heatmapData = (page, caption) => page.evaluate((c) => {
+  const all = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((n) => { if (n.tagName === 'ATTN-HEATMAP') all.push(n); if (n.shadowRoot) walk(n.shadowRoot); });
+  walk(document);
+  const found = all.find((h) => String(h.caption).startsWith(c));
+  return found ? { rows: found.matrix.rows, cols: found.matrix.cols, data: Array.from(found.matrix.data),
+    rowLabels: found.rowLabels, colLabels: found.colLabels } : null;
+}, caption);
+
+// One query parameter of the page's current URL.
+export const urlParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.search).get(k), key);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
-import { checkLessonLayout, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
+import { checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
 
 const shots = SCREENSHOTS;
 // The mechanism lessons (the trained-model lessons: trained-lessons.test.js).
@@ -16,13 +16,6 @@ const TRAINED_LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-
 const open = openLesson;
 
 // A heatmap's matrix as the page holds it, found by its caption (searching shadow roots too).
-const heatmapData = (page, caption) => page.evaluate((c) => {
-  const all = [];
-  const walk = (root) => root.querySelectorAll('*').forEach((n) => { if (n.tagName === 'ATTN-HEATMAP') all.push(n); if (n.shadowRoot) walk(n.shadowRoot); });
-  walk(document);
-  const found = all.find((h) => String(h.caption).startsWith(c));
-  return found ? { rows: found.matrix.rows, cols: found.matrix.cols, data: Array.from(found.matrix.data), rowLabels: found.rowLabels } : null;
-}, caption);
 
 describe('the site', () => {
   let site;

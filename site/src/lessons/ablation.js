@@ -3,7 +3,7 @@
 // distribution, and the loss on the second copy of a repeated random sequence.
 import { el, field, formatNumber, select } from '../dom.js';
 import { probabilityBars, topIds } from '../bars.js';
-import { inductionRun, nats, repeatLength, repeatRange } from '../gpt-heads.js';
+import { headGrid, inductionRun, nats, repeatLength, repeatRange } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import { panel, seedField, sentenceInput } from '../views.js';
@@ -43,27 +43,30 @@ lessonPage({
   setup(ctx) {
     const { lab, state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
-    const { numLayers, numHeads } = model.config;
+    const { numHeads } = model.config;
     const T = () => repeatLength(model, state.length);
-    const inductionScores = () => model.headScores(tokenizer.encode('In the beginning'), { repeatLength: T(), samples: 4,
-      seed: state.seed, tokenLow: repeatRange(model).low, tokenHigh: repeatRange(model).high }).induction;
+    // The induction scores depend on the repeated length and the seed only: measured once per pair,
+    // not on every click.
+    let scored = { key: null };
+    const inductionScores = () => {
+      const key = `${T()}|${state.seed}`;
+      if (scored.key !== key) {
+        scored = { key, induction: model.headScores(tokenizer.encode('In the beginning'), { repeatLength: T(), samples: 4,
+          seed: state.seed, tokenLow: repeatRange(model).low, tokenHigh: repeatRange(model).high }).induction };
+      }
+      return scored.induction;
+    };
     const buttons = [];
-    const grid = el('div', { class: 'head-grid', role: 'group', 'aria-label': 'Heads to knock out' });
-    grid.style.gridTemplateColumns = `auto repeat(${numHeads}, minmax(0, 1fr))`;
-    grid.append(el('span'), ...Array.from({ length: numHeads }, (_, h) => el('span', { class: 'head-grid-title', text: `Head ${h}` })));
     const toggle = (layer, head) => {
       const current = parseHeads(state.heads, model.config);
       const without = current.filter((x) => x.layer !== layer || x.head !== head);
       ctx.set({ heads: formatHeads(without.length < current.length ? without : [...current, { layer, head }]) });
     };
-    for (let l = 0; l < numLayers; l++) {
-      grid.append(el('span', { class: 'head-grid-title', text: `Layer ${l}` }));
-      for (let h = 0; h < numHeads; h++) {
-        const button = el('button', { type: 'button', class: 'head-toggle', 'aria-pressed': 'false', on: { click: () => toggle(l, h) } });
-        buttons.push({ layer: l, head: h, button });
-        grid.append(button);
-      }
-    }
+    const grid = headGrid('Heads to knock out', model.config, (l, h) => {
+      const button = el('button', { type: 'button', class: 'head-toggle', 'aria-pressed': 'false', on: { click: () => toggle(l, h) } });
+      buttons.push({ layer: l, head: h, button });
+      return button;
+    });
     const before = probabilityBars('All heads: the 10 most likely next tokens');
     const after = probabilityBars('With the chosen heads knocked out');
     const nextReadout = el('p', { class: 'explain', 'aria-live': 'polite' });

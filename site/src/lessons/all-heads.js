@@ -1,7 +1,8 @@
 // Trained model, lesson 4: every head at once. The prompt's attention for all layers × heads as small
 // heatmaps on one colour scale (as BertViz's model view draws them); choosing one enlarges it with
 // the tokens on its axes.
-import { el, field, formatNumber, select } from '../dom.js';
+import { el, formatNumber } from '../dom.js';
+import { headGrid, layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, sentenceInput } from '../views.js';
@@ -50,28 +51,19 @@ lessonPage({
     const { numLayers, numHeads } = model.config;
     const choose = (layer, head) => ctx.set({ layer, head });
     const thumbs = [];
-    const grid = el('div', { class: 'head-grid', role: 'group', 'aria-label': 'Every layer’s and head’s attention' });
-    grid.style.gridTemplateColumns = `auto repeat(${numHeads}, minmax(0, 1fr))`;
-    grid.append(el('span'), ...Array.from({ length: numHeads }, (_, h) => el('span', { class: 'head-grid-title', text: `Head ${h}` })));
-    for (let l = 0; l < numLayers; l++) {
-      grid.append(el('span', { class: 'head-grid-title', text: `Layer ${l}` }));
-      for (let h = 0; h < numHeads; h++) {
-        const map = heatmap({ showValues: false, domain: [0, 1], rowTitle: '', colTitle: '', caption: '' });
-        map.setAttribute('no-export', '');
-        map.addEventListener('click', () => choose(l, h));
-        const button = el('button', { type: 'button', class: 'head-pick', text: `L${l} H${h}`, 'aria-label': `L${l} H${h}: enlarge layer ${l}, head ${h}`,
-          on: { click: () => choose(l, h) } });
-        thumbs.push({ layer: l, head: h, map, cell: el('div', { class: 'head-thumb' }, button, map) });
-        grid.append(thumbs.at(-1).cell);
-      }
-    }
+    const grid = headGrid('Every layer’s and head’s attention', model.config, (l, h) => {
+      const map = heatmap({ showValues: false, domain: [0, 1], rowTitle: '', colTitle: '', caption: '' });
+      map.setAttribute('no-export', '');
+      map.addEventListener('click', () => choose(l, h));
+      const button = el('button', { type: 'button', class: 'head-pick', text: `L${l} H${h}`, 'aria-label': `L${l} H${h}: enlarge layer ${l}, head ${h}`,
+        on: { click: () => choose(l, h) } });
+      thumbs.push({ layer: l, head: h, map, cell: el('div', { class: 'head-thumb' }, button, map) });
+      return thumbs.at(-1).cell;
+    });
     const large = heatmap({ domain: [0, 1], rowTitle: 'Query (each token)', colTitle: 'Key (tokens it can see)' });
     const about = el('p', { class: 'explain', 'aria-live': 'polite' });
     const pick = el('div', { class: 'controls' },
-      field('Layer', select(Array.from({ length: numLayers }, (_, l) => [l, String(l)]), Math.min(state.layer, numLayers - 1),
-        (l) => ctx.set({ layer: Number(l) }))),
-      field('Head', select(Array.from({ length: numHeads }, (_, h) => [h, String(h)]), Math.min(state.head, numHeads - 1),
-        (h) => ctx.set({ head: Number(h) }))));
+      ...layerHeadPickers(model.config, Math.min(state.layer, numLayers - 1), Math.min(state.head, numHeads - 1), choose));
     root.append(modelLine(prepared),
       el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 300)),
       el('div', { class: 'table-wrap' }, grid), el('h2', { text: 'One head, enlarged' }), pick, about, panel(null, large));

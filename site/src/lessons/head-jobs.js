@@ -1,8 +1,8 @@
 // Trained model, lesson 5: what heads do. Four scores per head, measured in the page by the package
 // (previous-token and first-token on the prompt; induction and duplicate-token on random tokens
 // repeated twice), then the induction demo: the stripe, and the loss falling on the second copy.
-import { el, field, formatNumber, select } from '../dom.js';
-import { bestHead, inductionRun, nats, repeatLength, repeatRange, scoreMap } from '../gpt-heads.js';
+import { el, formatNumber } from '../dom.js';
+import { bestHead, inductionRun, layerHeadPickers, nats, repeatLength, repeatRange, scoreMap } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
@@ -72,9 +72,7 @@ lessonPage({
 
       const layer = state.layer < 0 ? induction.layer : Math.min(state.layer, numLayers - 1);
       const head = state.head < 0 ? induction.head : Math.min(state.head, numHeads - 1);
-      headChoice.replaceChildren(
-        field('Layer', select(Array.from({ length: numLayers }, (_, l) => [l, String(l)]), layer, (l) => ctx.set({ layer: Number(l), head }))),
-        field('Head', select(Array.from({ length: numHeads }, (_, h) => [h, String(h)]), head, (h) => ctx.set({ layer, head: Number(h) }))));
+      headChoice.replaceChildren(...layerHeadPickers(model.config, layer, head, (l, h) => ctx.set({ layer: l, head: h })));
 
       const run = inductionRun(lab, model, { length: T, seed: state.seed });
       const { attention } = model.forward(run.ids, { attention: true });

@@ -1,7 +1,8 @@
 // Trained model, lesson 3: generation with the KV cache. Each new token adds one key row and one value
 // row per layer and head; its query attends over everything cached; the page counts the multiply-adds
 // with and without the cache (from the package).
-import { el, field, formatNumber, select } from '../dom.js';
+import { el, formatNumber } from '../dom.js';
+import { layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, seedField, sentenceInput } from '../views.js';
@@ -54,25 +55,31 @@ lessonPage({
       el('div', { class: 'grid' }, panel(null, keys), panel(null, values)),
       el('h2', { text: 'Work per step: with and without the cache' }), el('div', { class: 'table-wrap' }, counts));
 
-    return () => {
-      const layer = Math.min(state.layer, numLayers - 1), head = Math.min(state.head, numHeads - 1);
-      headChoice.replaceChildren(
-        field('Layer', select(Array.from({ length: numLayers }, (_, l) => [l, String(l)]), layer, (l) => ctx.set({ layer: Number(l) }))),
-        field('Head', select(Array.from({ length: numHeads }, (_, h) => [h, String(h)]), head, (h) => ctx.set({ head: Number(h) }))));
-
-      // Replays the prompt, then `steps` seeded draws (temperature 0.8, top-k 40), each fed back.
+    function generate() {
       const { ids } = promptIds(tokenizer, model, state.prompt, 'And it came to pass');
       session.reset();
       let step;
       for (const id of ids) step = session.append(id);
       const tokens = Array.from(ids);
-      const room = model.config.contextLength - ids.length;
-      const newCount = Math.min(state.steps, room);
+      const newCount = Math.min(state.steps, model.config.contextLength - ids.length);
       for (let s = 0; s < newCount; s++) {
         const { token } = lab.sample(step.logits, { temperature: 0.8, topK: 40, seed: state.seed * 1000 + s });
         tokens.push(token);
         step = session.append(token);
       }
+      return { ids, tokens, step, newCount };
+    }
+
+    let generated = { key: null };
+    return () => {
+      const layer = Math.min(state.layer, numLayers - 1), head = Math.min(state.head, numHeads - 1);
+      headChoice.replaceChildren(...layerHeadPickers(model.config, layer, head, (l, h) => ctx.set({ layer: l, head: h })));
+
+      // Replays the prompt, then `steps` seeded draws (temperature 0.8, top-k 40), each fed back — only
+      // when one of those settings changed; choosing another layer or head reads the same cache.
+      const key = JSON.stringify([state.prompt, state.steps, state.seed]);
+      if (generated.key !== key) generated = { key, ...generate() };
+      const { ids, tokens, step, newCount } = generated;
       const n = tokens.length;
       const labels = tokens.map((id) => tokenLabel(tokenizer, id));
       text.replaceChildren(el('span', { class: 'prompt-part', text: tokenizer.decode(ids) }),
