@@ -9,7 +9,7 @@ import {
 import { makeCaller } from './lib/call.js';
 import { gptClasses, samplingOptions } from './lib/gpt.js';
 import { LazyModule } from './lib/lazy-module.js';
-import { checkBaseUrl, parseTrainingLog, readBuiltinFile } from './lib/builtin-model.js';
+import { allInOrder, checkBaseUrl, parseTrainingLog, readBuiltinFile } from './lib/builtin-model.js';
 import { chooseVariant, instantiate } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
 import { taskModelClass } from './lib/task-model.js';
@@ -118,7 +118,7 @@ class Lab {
   async loadBuiltinModel(options) {
     const fn = 'loadBuiltinModel';
     const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
-    const [bytes, vocab, merges, gpt] = await Promise.all([
+    const [bytes, vocab, merges, gpt] = await allInOrder([
       readBuiltinFile(fn, 'model', { baseUrl }),
       readBuiltinFile(fn, 'vocab', { baseUrl, as: 'text' }),
       readBuiltinFile(fn, 'merges', { baseUrl, as: 'text' }),
@@ -135,7 +135,7 @@ class Lab {
   async loadReferentModel(options) {
     const fn = 'loadReferentModel';
     const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
-    const [bytes, logText, gpt] = await Promise.all([
+    const [bytes, logText, gpt] = await allInOrder([
       readBuiltinFile(fn, 'referentModel', { baseUrl }),
       readBuiltinFile(fn, 'referentLog', { baseUrl, as: 'text' }),
       this.#gptModule(fn),

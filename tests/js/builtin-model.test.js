@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { AttnLabError } from '../../web/index.js';
+import { allInOrder } from '../../web/lib/builtin-model.js';
 import { lab } from './helpers.js';
 
 const MODEL_DIR = new URL('../../web/models/kjv/', import.meta.url);
@@ -68,6 +69,13 @@ test('the training log: every step, a first loss near ln(vocab) (uniform guessin
   // the summary's n-gram baselines are the setup's
   assert.equal(log.summary.baselines.bigram, log.setup.baselines.bigram);
   assert.ok(log.summary.baselines.bigram < log.summary.baselines.unigram);
+});
+
+test('allInOrder: when several reads fail, the error is the first in list order, whichever failed first', async () => {
+  const later = new Promise((_, reject) => setTimeout(() => reject(new Error('first file')), 20));
+  const sooner = Promise.reject(new Error('second file'));
+  await assert.rejects(allInOrder([later, sooner, Promise.resolve(3)]), { message: 'first file' });
+  assert.deepEqual(await allInOrder([Promise.resolve(1), 2]), [1, 2]);
 });
 
 test('loadBuiltinModel: a bad baseUrl is an AttnLabError naming it, and the next call still works', async () => {

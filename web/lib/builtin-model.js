@@ -37,6 +37,15 @@ function fileUrl(which, baseUrl) {
   return new URL(FILE_NAMES[which], base);
 }
 
+// Promise.all, but when several fail the error is the first in the list's order, not whichever file
+// the disk or network happened to refuse first (so a missing folder always names the same file).
+export async function allInOrder(promises) {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => s.value);
+}
+
 // One file's bytes (Uint8Array) or text.
 export async function readBuiltinFile(fn, which, { baseUrl, as = 'bytes' } = {}) {
   const url = fileUrl(which, baseUrl);
