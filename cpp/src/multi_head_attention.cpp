@@ -93,15 +93,17 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
     tracer.record("input", "Inputs", "Queries come from one sequence (" + std::to_string(n_q) +
                                          " tokens), keys and values from another (" + std::to_string(n_k) + ").",
                   {{"query", query}, {"key", key}, {"value", value}});
+  // The formulas name a bias only when the layer has one (bias: false is the lessons' default).
+  const auto plus_bias = [&](const char* b) { return config_.bias ? std::string(" + ") + b : std::string(); };
   tracer.record("projection_weights", "Projection weights W_q, W_k, W_v",
-                "Learned [d_model×d_model] matrices in PyTorch layout: Q = X·W_qᵀ + b_q, and so on.",
+                "Learned [d_model×d_model] matrices in PyTorch layout: Q = X·W_qᵀ" + plus_bias("b_q") + ", and so on.",
                 {{"W_q", q_proj_.weight()}, {"W_k", k_proj_.weight()}, {"W_v", v_proj_.weight()}});
 
   // 1. Projections.
   const Matrix q = q_proj_.forward(query), k = k_proj_.forward(key), v = v_proj_.forward(value);
-  if (tracer.enabled()) tracer.record("q", "Queries Q", "Q = X·W_qᵀ + b_q: " + detail::bracketed_shape(query) + " → " + detail::bracketed_shape(q) + ".", {{"Q", q}});
-  if (tracer.enabled()) tracer.record("k", "Keys K", "K = X·W_kᵀ + b_k: " + detail::bracketed_shape(key) + " → " + detail::bracketed_shape(k) + ".", {{"K", k}});
-  if (tracer.enabled()) tracer.record("v", "Values V", "V = X·W_vᵀ + b_v: " + detail::bracketed_shape(value) + " → " + detail::bracketed_shape(v) + ".", {{"V", v}});
+  if (tracer.enabled()) tracer.record("q", "Queries Q", "Q = X·W_qᵀ" + plus_bias("b_q") + ": " + detail::bracketed_shape(query) + " → " + detail::bracketed_shape(q) + ".", {{"Q", q}});
+  if (tracer.enabled()) tracer.record("k", "Keys K", "K = X·W_kᵀ" + plus_bias("b_k") + ": " + detail::bracketed_shape(key) + " → " + detail::bracketed_shape(k) + ".", {{"K", k}});
+  if (tracer.enabled()) tracer.record("v", "Values V", "V = X·W_vᵀ" + plus_bias("b_v") + ": " + detail::bracketed_shape(value) + " → " + detail::bracketed_shape(v) + ".", {{"V", v}});
 
   // 2. Per head: slice, optionally rotate (RoPE) or bias (ALiBi), attend.
   const std::vector<Matrix> q_heads = split_heads(q, config_.num_heads);
@@ -184,7 +186,7 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
   result.output = out_proj_.forward(concat);
   if (tracer.enabled())
     tracer.record("output", "Output projection W_o",
-                "output = concat·W_oᵀ + b_o mixes information across heads: " + detail::bracketed_shape(result.output) + ".",
+                "output = concat·W_oᵀ" + plus_bias("b_o") + " mixes information across heads: " + detail::bracketed_shape(result.output) + ".",
                 {{"W_o", out_proj_.weight()}, {"output", result.output}});
 
   if (cache) cache->concat = std::move(concat);

@@ -1,6 +1,8 @@
 // An editable matrix: a grid of number inputs. Calls onEdit(row, col, value) when the learner commits
-// a finite number; anything else is refused in place with a visible message.
+// a number float32 can hold; anything else is refused in place with a visible message.
 import { el } from './dom.js';
+
+const FLOAT32_MAX = 3.4028234663852886e38;
 
 export function matrixEditor(name, matrix, rowLabels, onEdit) {
   const message = el('p', { class: 'field-hint', role: 'status' });
@@ -18,6 +20,11 @@ export function matrixEditor(name, matrix, rowLabels, onEdit) {
               message.textContent = `${name}[${r}][${c}] must be a number.`;
               return;
             }
+            // attnlab computes in float32: a larger number would become Infinity.
+            if (Math.abs(value) > FLOAT32_MAX) {
+              message.textContent = `${name}[${r}][${c}] = ${e.target.value} is too large for float32 (at most ±3.4e38).`;
+              return;
+            }
             message.textContent = '';
             onEdit(r, c, value);
           },
@@ -30,11 +37,4 @@ export function matrixEditor(name, matrix, rowLabels, onEdit) {
   return el('div', { class: 'matrix-editor' },
     el('div', { class: 'table-wrap' }, el('table', { class: 'data' }, el('caption', { class: 'sr-only', text: `Edit ${name}` }), el('tbody', {}, body))),
     message);
-}
-
-// A copy of `m` with one entry replaced.
-export function withEntry(m, row, col, value) {
-  const data = Float32Array.from(m.data);
-  data[row * m.cols + col] = value;
-  return { rows: m.rows, cols: m.cols, data };
 }

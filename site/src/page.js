@@ -34,13 +34,19 @@ export function formulaBlock(tex) {
   return node;
 }
 
+// code: a string, or state → string for a snippet that quotes the page's settings (a learning rate,
+// say), so what the snippet says is what the page runs; refresh() re-renders it from the state.
 function codeBlock(label, code) {
+  const text = el('code');
   // The block scrolls sideways on narrow screens, so it takes focus for keyboard scrolling.
-  return el('figure', { class: 'code' }, el('figcaption', { text: label }),
-    el('pre', { tabindex: '0', 'aria-label': `${label} code` }, el('code', { text: code })));
+  const node = el('figure', { class: 'code' }, el('figcaption', { text: label }),
+    el('pre', { tabindex: '0', 'aria-label': `${label} code` }, text));
+  const refresh = (state) => { text.textContent = typeof code === 'function' ? code(state) : code; };
+  return { node, refresh };
 }
 
-// lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, prepare?, setup(ctx) }
+// lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, prepare?, setup(ctx) };
+// pytorch and call: code as text, or state → text.
 // training: true loads attnlab's training module (TaskModel) before setup; other lessons never fetch it.
 // prepare(lab, notices): awaited before setup (loading a model, say); its result is ctx.prepared.
 // setup builds the lesson's interactive part into ctx.root and returns update(), which recomputes and
@@ -51,15 +57,17 @@ export async function lessonPage(lesson) {
   const notices = el('div', { class: 'notices', role: 'status' });
   const errorBox = el('div', { class: 'error', role: 'alert', hidden: true });
   const root = el('section', { class: 'lesson-body', 'aria-label': 'Interactive lesson' });
+  const snippets = [codeBlock('PyTorch', lesson.pytorch), codeBlock('attnlab', lesson.call)];
   const main = el('main', { id: 'main' },
     el('h1', { text: meta.title }),
     ...lesson.intro.map((p) => el('p', { class: 'intro', text: p })),
     lesson.formula ? formulaBlock(lesson.formula) : null,
-    el('div', { class: 'code-pair' }, codeBlock('PyTorch', lesson.pytorch), codeBlock('attnlab', lesson.call)),
+    el('div', { class: 'code-pair' }, ...snippets.map((c) => c.node)),
     notices, errorBox, root);
   document.body.replaceChildren(siteHeader(lesson.slug), main);
 
   const { state, messages } = readState(lesson.schema ?? {});
+  for (const snippet of snippets) snippet.refresh(state);
   for (const message of messages) notices.append(el('p', { class: 'notice', text: message }));
   const lab = await getLab();
   if (lesson.training) await lab.loadTraining();
@@ -69,20 +77,28 @@ export async function lessonPage(lesson) {
     prepared,
     state,
     root,
-    // Shows an AttnLabError's message (text only) instead of the lesson's last result.
+    // Shows an AttnLabError's message (text only) instead of the lesson's last result: the figures
+    // drawn for the previous inputs are hidden (styles.css, [data-refused]) until an input is accepted,
+    // so nothing on screen contradicts the inputs; the controls stay, to fix the input.
     report(error) {
       if (!(error instanceof AttnLabError)) throw error;
       errorBox.hidden = false;
       errorBox.textContent = error.message;
+      root.dataset.refused = 'true';
     },
     clearError() {
       errorBox.hidden = true;
       errorBox.textContent = '';
+      delete root.dataset.refused;
     },
     set(partial) {
       Object.assign(state, partial);
       saveState();
       run();
+    },
+    // A notice above the lesson (a link's value that was corrected, say), shown once.
+    notice(message) {
+      if (![...notices.children].some((p) => p.textContent === message)) notices.append(el('p', { class: 'notice', text: message }));
     },
     // Records view-only state (such as the current step) in the URL without recomputing.
     remember(partial) {
@@ -102,6 +118,7 @@ export async function lessonPage(lesson) {
     try {
       ctx.clearError();
       update();
+      for (const snippet of snippets) snippet.refresh(state);
     } catch (error) {
       ctx.report(error);
     }

@@ -5,10 +5,19 @@ export function panel(title, ...children) {
   return el('div', { class: 'panel' }, title ? el('h3', { text: title }) : null, ...children);
 }
 
-// An <attn-heatmap> with its properties set (the element keeps them across updates).
+// The site's colour language, one scale per kind of number (documented for component users in
+// web/README.md, "Colours"): weights, probabilities and masks — everything in [0, 1] — on one
+// sequential scale with the fixed domain [0, 1], so the same colour means the same weight in every
+// lesson; signed values (scores, Q, K, V, embeddings) on one diverging scale centred on 0. Both are
+// ColorBrewer schemes marked colour-blind safe, and the printed values and legend carry the numbers.
+export const WEIGHTS = Object.freeze({ palette: 'YlOrRd', domain: [0, 1] });
+export const SIGNED = Object.freeze({ palette: 'RdBu', domain: null });
+
+// An <attn-heatmap> with its properties set (the element keeps them across updates): weights unless
+// the props say ...SIGNED.
 export function heatmap(props = {}) {
   const node = document.createElement('attn-heatmap');
-  Object.assign(node, props);
+  Object.assign(node, WEIGHTS, props);
   return node;
 }
 

@@ -40,6 +40,7 @@ export async function axeViolations(page) {
 // sideways scroll, no problems, screenshot. Closes both.
 export async function checkLessonLayout(browser, { page, problems }, url, shot) {
   await page.screenshot({ path: `${shot}.png`, fullPage: true });
+  assert.deepEqual(await colourLanguageBreaches(page), []);
   assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(problems, []);
   await page.close();
@@ -73,6 +74,25 @@ export const heatmapData = (page, caption) => page.evaluate((c) => {
   return found ? { rows: found.matrix.rows, cols: found.matrix.cols, data: Array.from(found.matrix.data),
     rowLabels: found.rowLabels, colLabels: found.colLabels } : null;
 }, caption);
+
+// The site's colour language (site/src/views.js WEIGHTS / SIGNED): every heatmap on the page (shadow
+// roots searched too) draws values in [0, 1] on YlOrRd with the fixed domain [0, 1], and anything with
+// a negative value on RdBu centred on 0. → the heatmaps that break it, described.
+export const colourLanguageBreaches = (page) => page.evaluate(() => {
+  const all = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((n) => { if (n.tagName === 'ATTN-HEATMAP') all.push(n); if (n.shadowRoot) walk(n.shadowRoot); });
+  walk(document);
+  const breaches = [];
+  for (const h of all) {
+    if (!h.matrix) continue;
+    const finite = Array.from(h.matrix.data).filter(Number.isFinite);
+    const signed = finite.some((v) => v < 0) || finite.some((v) => v > 1);
+    const ok = signed ? h.palette === 'RdBu' && (h.domain === null || h.domain[0] === -h.domain[1])
+      : (h.palette === 'YlOrRd' && h.domain?.[0] === 0 && h.domain?.[1] === 1) || h.palette === 'RdBu';
+    if (!ok) breaches.push(`“${h.caption}”: palette ${h.palette}, domain ${JSON.stringify(h.domain)}, values ${signed ? 'signed' : 'in [0, 1]'}`);
+  }
+  return breaches;
+});
 
 // One query parameter of the page's current URL.
 export const urlParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.search).get(k), key);

@@ -145,12 +145,109 @@ describe('the site', () => {
     await page.close();
   });
 
-  test('multi-head: an indivisible d_model explains the rule instead of failing', async () => {
-    const { page, problems } = await open(browser, `${server.url}/lessons/multi-head.html?dModel=12&heads=8`);
+  test('multi-head: an indivisible d_model is one message, and no figure of the previous setting stays', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/multi-head.html`);
+    await page.waitForFunction(() => document.querySelectorAll('attn-heatmap').length === 5);  // 4 heads + the average
+    await page.getByLabel('d_model').selectOption('12');
+    await page.getByLabel('num_heads').selectOption('8');
     const error = await page.textContent('.error');
-    assert.match(error, /d_model = 12 is not divisible by num_heads = 8/);
-    assert.match(await page.textContent('.shapes'), /cannot be split into 8 equal heads/);
+    assert.match(error, /d_model = 12 is not divisible by num_heads = 8.*12 \/ 8 is not a whole number/);
+    // One message on the page (not a second copy of it), and nothing drawn for d_model 32 remains visible.
+    const visible = await page.evaluate(() => [...document.querySelectorAll('attn-heatmap, .shapes')].filter((e) => e.checkVisibility()).length);
+    assert.equal(visible, 0);
+    assert.equal(await page.locator('text=/not a whole number/').count(), 1);
+    assert.ok(await page.getByLabel('num_heads').isVisible(), 'the controls stay, to fix the setting');
+    await page.getByLabel('num_heads').selectOption('4');
+    assert.equal(await page.locator('.error').isVisible(), false);
+    assert.equal(await page.evaluate(() => [...document.querySelectorAll('attn-heatmap')].filter((e) => e.checkVisibility()).length), 5);
     assert.deepEqual(problems, []);
     await page.close();
+  });
+
+  test('step by step: a refused number, the mask toggle and edits in the URL', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/step-by-step.html?step=2`);
+    const stepper = () => page.evaluate(() => { const s = document.querySelector('attn-stepper'); return { index: s.index, id: s.steps[s.index].id }; });
+    const x = page.getByLabel('Q row 0 (the) column 0', { exact: true });
+    // A number float32 cannot hold is refused where it was typed; the figure is unchanged.
+    const before = await page.evaluate(() => document.querySelector('attn-stepper').steps.find((s) => s.id === 'q').tensors.Q.data[0]);
+    await x.fill('1e39');
+    await x.dispatchEvent('change');
+    assert.match(await page.textContent('.matrix-editor'), /too large for float32/);
+    assert.equal(await page.evaluate(() => document.querySelector('attn-stepper').steps.find((s) => s.id === 'q').tensors.Q.data[0]), before);
+    // An accepted edit goes into the URL, and the link reproduces it.
+    await x.fill('2.5');
+    await x.dispatchEvent('change');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('edits') === 'Q.0.0=2.5');
+    const link = page.url();
+    // Turning the causal mask on adds a step before the softmax; the step on screen stays the Q step.
+    const nextButton = page.locator('attn-stepper').getByRole('button', { name: /next/i });
+    for (let i = 0; i < 6; i++) await nextButton.click();
+    const shown = await stepper();
+    await page.locator('label.field', { hasText: 'Mask' }).locator('select').selectOption('causal');
+    assert.equal((await stepper()).id, shown.id);
+    await page.locator('label.field', { hasText: 'Mask' }).locator('select').selectOption('none');
+    assert.equal((await stepper()).id, shown.id);
+    const again = await open(browser, link);
+    assert.equal(await again.page.evaluate(() => document.querySelector('attn-stepper').steps.find((s) => s.id === 'q').tensors.Q.data[0]), 2.5);
+    assert.equal(await again.page.inputValue('input[aria-label="Q row 0 (the) column 0"]'), '2.50');
+    assert.deepEqual([...problems, ...again.problems], []);
+    await again.page.close();
+    await page.close();
+  });
+
+  test('step by step: a 0/1 mask prints as 0 and 1, and the formulas name no bias the layer lacks', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/step-by-step.html?mask=causal`);
+    const steps = await page.evaluate(() => document.querySelector('attn-stepper').steps.map((s) => ({ id: s.id, explanation: s.explanation })));
+    for (const { id, explanation } of steps) assert.doesNotMatch(explanation, /b_[qkvo]/, id);
+    const maskIndex = steps.findIndex((s) => s.id === 'masked_scores');
+    const next = page.locator('attn-stepper').getByRole('button', { name: /next/i });
+    for (let i = 0; i < maskIndex; i++) await next.click();
+    const maskMap = page.locator('attn-stepper attn-heatmap').first();
+    const texts = await maskMap.evaluate((h) => [...h.shadowRoot.querySelectorAll('text')].map((t) => t.textContent));
+    assert.ok(texts.includes('0') && texts.includes('1'), texts.join(' '));
+    assert.ok(!texts.includes('1.00') && !texts.includes('0.00'), texts.join(' '));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('scaling: the table is an average over many draws and agrees with the theory', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/scaling.html`);
+    const rows = await page.$$eval('table.data tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    assert.equal(rows.length, 5);
+    assert.match(await page.textContent('.lesson-body'), /200 independent draws/);
+    const meanOf = (text) => Number(text.split('±')[0].replace('−', '-'));
+    for (const [dk, rawSpread, rawWeight, scaledSpread, scaledWeight] of rows) {
+      // Var(q·k) = d_k for N(0, 1) entries: the spread is √d_k unscaled, 1 scaled (200 draws × 5 keys: within 10%).
+      assert.ok(Math.abs(Number(rawSpread) / Math.sqrt(Number(dk)) - 1) < 0.1, `d_k ${dk}: spread ${rawSpread}`);
+      assert.ok(Math.abs(Number(scaledSpread) - 1) < 0.1, `d_k ${dk}: scaled spread ${scaledSpread}`);
+      // Scaled, the expected largest of 5 weights is the same for every d_k (about 0.5 for N(0, 1) scores).
+      assert.ok(meanOf(scaledWeight) > 0.4 && meanOf(scaledWeight) < 0.6, `d_k ${dk}: ${scaledWeight}`);
+      assert.match(rawWeight, /^\d\.\d+ ± \d\.\d+$/);
+    }
+    assert.ok(meanOf(rows[4][2]) > 0.9, `unscaled at d_k 1024: ${rows[4][2]}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('line charts: 12 px text on a 390 px phone, labelled axes, loss and accuracy on separate axes', async () => {
+    for (const slug of ['scaling', 'positions', 'watch-it-learn']) {
+      const { page, problems } = await open(browser, `${server.url}/lessons/${slug}.html`, { width: 390, height: 844 });
+      if (slug === 'watch-it-learn') await page.waitForSelector('svg.line-chart');
+      const charts = await page.$$eval('svg.line-chart', (svgs) => svgs.map((svg) => {
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        const px = Number.parseFloat(getComputedStyle(svg).fontSize) * scale;
+        return { px, texts: [...svg.querySelectorAll('text')].map((t) => t.textContent), label: svg.getAttribute('aria-label') };
+      }));
+      assert.ok(charts.length > 0, slug);
+      for (const chart of charts) {
+        assert.ok(chart.px >= 11.5, `${slug}: “${chart.label}” text is ${chart.px.toFixed(1)} px`);
+        assert.ok(chart.texts.some((t) => /\(.+\)/.test(t)), `${slug}: an axis label with its unit: ${chart.texts.join(' | ')}`);
+      }
+      if (slug === 'watch-it-learn') {
+        assert.ok(charts[0].texts.includes('loss (nats)') && charts[0].texts.includes('held-out accuracy (fraction correct)'), charts[0].texts.join(' | '));
+      }
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
   });
 });

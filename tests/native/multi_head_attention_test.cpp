@@ -193,6 +193,22 @@ TEST(MultiHeadAttention, AlibiAddsEachHeadsDistancePenalty) {
   EXPECT_NEAR(scaled(2, 0), raw(2, 0) / 2.0f - 2 * 0.0625f, 1e-5f);
 }
 
+TEST(MultiHeadAttention, TraceFormulasNameABiasOnlyWhenTheLayerHasOne) {
+  for (const bool bias : {false, true}) {
+    MultiHeadAttention mha({.d_model = 8, .num_heads = 2, .bias = bias, .seed = 5});
+    Trace trace;
+    mha.forward(randn(3, 8, 2), {}, Tracer(trace));
+    const std::vector<std::pair<std::string, std::string>> expected = {
+        {"projection_weights", "Q = X·W_qᵀ + b_q"}, {"q", "Q = X·W_qᵀ + b_q:"}, {"k", "K = X·W_kᵀ + b_k:"},
+        {"v", "V = X·W_vᵀ + b_v:"}, {"output", "output = concat·W_oᵀ + b_o "}};
+    for (const auto& [id, with_bias] : expected) {
+      const std::string& explanation = trace.step(id).explanation;
+      EXPECT_EQ(explanation.find(with_bias) != std::string::npos, bias) << id << ": " << explanation;
+      EXPECT_EQ(explanation.find("b_") != std::string::npos, bias) << id << ": " << explanation;
+    }
+  }
+}
+
 TEST(MultiHeadAttention, RotaryScoresDependOnlyOnRelativePosition) {
   // With RoPE and identical tokens everywhere, the score depends only on j − i.
   MultiHeadAttention rope({.d_model = 8, .num_heads = 2, .positions = PositionalScheme::rotary, .seed = 5});

@@ -257,7 +257,8 @@ export class AttnHeatmap extends RenderedElement {
     if (texts) this.#sizeValues(widest);
     const [lo, hi] = domain;
     this.#parts.gradientStops.forEach((stop, k) => stop.setAttribute('stop-color', color(lo + ((hi - lo) * k) / (LEGEND_STOPS - 1))));
-    this.#parts.ticks.forEach((tick, k) => { tick.textContent = formatTick(lo + ((hi - lo) * k) / 2, decimals); });
+    // Ticks keep two places even for whole-number cells: a 0/1 mask's legend midpoint is 0.5, not 1.
+    this.#parts.ticks.forEach((tick, k) => { tick.textContent = formatTick(lo + ((hi - lo) * k) / 2, Math.max(decimals, 2)); });
   }
 
   // One font size for all printed values: as large as fits the widest in a cell.

@@ -122,7 +122,7 @@ export class AttnStepper extends RenderedElement {
       const m = tensors[name];
       const view = tensorView(name, m, this.#labels);
       Object.assign(this.#heatmaps[k], {
-        matrix: m, caption: `${name}  [${m.rows}×${m.cols}]`, palette: view.palette, domain: view.domain,
+        matrix: m, caption: `${name}  [${m.rows}×${m.cols}]`, palette: view.palette, domain: view.domain, decimals: view.decimals,
         rowTitle: view.rowTitle, colTitle: view.colTitle, rowLabels: view.rowLabels, colLabels: view.colLabels,
       });
       if (newStep) this.#heatmaps[k].highlight = null;

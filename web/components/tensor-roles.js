@@ -13,13 +13,16 @@ const PARAMETER = /^W_/;
 // Values in [0, 1]: the sequential palette on a fixed domain, so heads and steps compare at a glance.
 const PROBABILITY = /(^|_)(weights|mask)$/;
 
-// → { palette, domain, rowTitle, colTitle, rowLabels, colLabels } for one tensor.
+// A mask is 0 (blocked) or 1 (kept): printed as such, not as 0.00 / 1.00.
+const DECIMALS = (name) => (name === 'mask' ? 0 : 2);
+
+// → { palette, domain, decimals, rowTitle, colTitle, rowLabels, colLabels } for one tensor.
 // labels: { rows?: query tokens, cols?: key tokens (default: the query tokens, as in self-attention) }.
 export function tensorView(name, matrix, labels = {}) {
   const queries = labels.rows;
   const keys = labels.cols ?? labels.rows;
   const fit = (list, n) => (Array.isArray(list) && list.length === n ? list : null);
-  const colour = PROBABILITY.test(name) ? { palette: 'YlOrRd', domain: [0, 1] } : { palette: 'RdBu', domain: null };
+  const colour = { ...(PROBABILITY.test(name) ? { palette: 'YlOrRd', domain: [0, 1] } : { palette: 'RdBu', domain: null }), decimals: DECIMALS(name) };
   if (ATTENTION_SHAPED.test(name)) {
     return { ...colour, rowTitle: 'Query', colTitle: 'Key', rowLabels: fit(queries, matrix.rows), colLabels: fit(keys, matrix.cols) };
   }

@@ -52,7 +52,7 @@ lessonPage({
     const choose = (layer, head) => ctx.set({ layer, head });
     const thumbs = [];
     const grid = headGrid('Every layer’s and head’s attention', model.config, (l, h) => {
-      const map = heatmap({ showValues: false, domain: [0, 1], rowTitle: '', colTitle: '', caption: '' });
+      const map = heatmap({ showValues: false, rowTitle: '', colTitle: '', caption: '' });
       map.setAttribute('no-export', '');
       map.addEventListener('click', () => choose(l, h));
       const button = el('button', { type: 'button', class: 'head-pick', text: `L${l} H${h}`, 'aria-label': `L${l} H${h}: enlarge layer ${l}, head ${h}`,
@@ -60,7 +60,7 @@ lessonPage({
       thumbs.push({ layer: l, head: h, map, cell: el('div', { class: 'head-thumb' }, button, map) });
       return thumbs.at(-1).cell;
     });
-    const large = heatmap({ domain: [0, 1], rowTitle: 'Query (each token)', colTitle: 'Key (tokens it can see)' });
+    const large = heatmap({ rowTitle: 'Query (each token)', colTitle: 'Key (tokens it can see)' });
     const about = el('p', { class: 'explain', 'aria-live': 'polite' });
     const pick = el('div', { class: 'controls' },
       ...layerHeadPickers(model.config, Math.min(state.layer, numLayers - 1), Math.min(state.head, numHeads - 1), choose));

@@ -3,7 +3,7 @@
 import { el, field, formatNumber, select } from '../dom.js';
 import { exerciseSet, MASKS, QUERY_ROW, SCORE_AT, SENTENCE, SHAPE } from '../exercise-set.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel } from '../views.js';
+import { heatmap, panel, SIGNED } from '../views.js';
 
 // One exercise: a question, the learner's answer control, and a check that reveals the truth.
 function exercise(title, question, control, check) {
@@ -50,11 +50,11 @@ lessonPage({
         exercise(`2. What is score[${si}][${sj}]?`, `The raw score is q_${si} · k_${sj}, before scaling: here Q = K = X, so it is ` +
           `row ${si} of X dotted with row ${sj} of X (shown below, exactly: X has two decimals). Type it to two decimals.`,
           el('span', {}, field(`score[${si}][${sj}]`, scoreInput),
-            panel('X (= Q = K)', heatmap({ rowLabels: tokens, matrix: x, palette: 'RdBu', showValues: true, decimals: 2,
+            panel('X (= Q = K)', heatmap({ rowLabels: tokens, matrix: x, ...SIGNED, showValues: true, decimals: 2,
               rowTitle: 'Token', colTitle: 'Dimension' }))), () => {
             const { correct, truth } = check.score(scoreInput.value);
             return { correct, message: `score[${si}][${sj}] = ${formatNumber(truth, 4)}.`,
-              shown: [panel('Raw scores QKᵀ', map(scores, { palette: 'RdBu' }))] };
+              shown: [panel('Raw scores QKᵀ', map(scores, SIGNED))] };
           }),
         exercise('3. Make the upper triangle zero', 'Which mask makes every weight above the diagonal exactly 0.0?',
           field('Mask', maskChoice), () => {
@@ -70,61 +70,6 @@ lessonPage({
         exercise('5. Rows of the weights', 'What does every row of the weights add up to?', field('Sum', sumInput), () => {
           const { correct, sums } = check.rowSum(sumInput.value);
           return { correct, message: `The row sums are ${sums.map((s) => formatNumber(s, 4)).join(', ')} — a softmax makes each row a probability distribution.` };
-        }),
-      );
-    };
-  },
-});
-      const { weights, scores } = lab.scaledDotProductAttention(x, x, x);
-      const row = 2;
-      const rowWeights = Array.from(weights.data.slice(row * n, (row + 1) * n));
-      const largest = Math.max(...rowWeights);
-      const best = rowWeights.indexOf(largest);
-
-      const tokenChoice = select(tokens.map((t, j) => [j, `${j}: ${t}`]), 0, () => {});
-      const scoreInput = el('input', { type: 'number', step: '0.01', 'aria-label': 'score[1][2]' });
-      const maskChoice = select([['none', 'no mask'], ['causal', 'causal mask'], ['padding', 'padding mask (4 real tokens)']], 'none', () => {});
-      const shapeRows = el('input', { type: 'number', min: 1, max: 20, 'aria-label': 'output rows' });
-      const shapeCols = el('input', { type: 'number', min: 1, max: 20, 'aria-label': 'output columns' });
-      const sumInput = el('input', { type: 'number', step: '0.01', 'aria-label': 'sum of a row of weights' });
-      const map = (m, props) => heatmap({ rowLabels: tokens, colLabels: tokens, matrix: m, ...props });
-
-      root.replaceChildren(
-        exercise('1. Which token gets the most weight?', `X is the embedding of “${SENTENCE}”, and Q = K = V = X. ` +
-          `In row ${row} (the query “${tokens[row]}”), which key gets the most weight?`, field('Your answer', tokenChoice), () => ({
-          // A repeated word ("the") is the same key twice: either copy is right.
-          correct: rowWeights[Number(tokenChoice.value)] === largest,
-          message: `Row ${row} puts ${formatNumber(rowWeights[best])} on “${tokens[best]}”.`,
-          shown: [panel('The weights', map(weights, { highlight: { rows: [row] } }))],
-        })),
-        exercise('2. What is score[1][2]?', 'The raw score is q_1 · k_2, before scaling: here Q = K = X, so it is row 1 ' +
-          'of X dotted with row 2 of X (shown below). Type it to two decimals.',
-          el('span', {}, field('score[1][2]', scoreInput),
-            panel('X (= Q = K)', heatmap({ rowLabels: tokens, matrix: x, palette: 'RdBu', showValues: true, rowTitle: 'Token', colTitle: 'Dimension' }))), () => {
-            const truth = scores.data[1 * n + 2];
-            return { correct: Math.abs(Number(scoreInput.value) - truth) < 0.01 && scoreInput.value !== '',
-              message: `score[1][2] = ${formatNumber(truth, 4)}.`, shown: [panel('Raw scores QKᵀ', map(scores, { palette: 'RdBu' }))] };
-          }),
-        exercise('3. Make the upper triangle zero', 'Which mask makes every weight above the diagonal exactly 0.0?',
-          field('Mask', maskChoice), () => {
-            const choice = maskChoice.value;
-            const mask = choice === 'causal' ? lab.causalMask(n) : choice === 'padding' ? lab.keyPaddingMask(n, n, 4) : undefined;
-            const w = lab.scaledDotProductAttention(x, x, x, mask ? { mask } : {}).weights;
-            let above = 0;
-            for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (w.data[i * n + j] !== 0) above++;
-            return { correct: above === 0, message: above === 0 ? 'The causal mask blocks every future key.'
-              : `${above} weights above the diagonal are not zero with this mask.`, shown: [panel('Weights with your mask', map(w))] };
-          }),
-        exercise('4. The shape of the output', 'Q is 4×8, K is 6×8 and V is 6×8. What shape is the output?',
-          el('span', {}, field('rows', shapeRows), field('columns', shapeCols)), () => {
-            const out = lab.scaledDotProductAttention(lab.randn(4, 8, 1), lab.randn(6, 8, 2), lab.randn(6, 8, 3)).output;
-            return { correct: Number(shapeRows.value) === out.rows && Number(shapeCols.value) === out.cols,
-              message: `The output is ${out.rows}×${out.cols}: one row per query, as wide as V.` };
-          }),
-        exercise('5. Rows of the weights', 'What does every row of the weights add up to?', field('Sum', sumInput), () => {
-          const sums = Array.from({ length: n }, (_, i) => weights.data.slice(i * n, (i + 1) * n).reduce((s, w) => s + w, 0));
-          return { correct: Math.abs(Number(sumInput.value) - 1) < 1e-3,
-            message: `The row sums are ${sums.map((s) => formatNumber(s, 4)).join(', ')} — a softmax makes each row a probability distribution.` };
         }),
       );
     };

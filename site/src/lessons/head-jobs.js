@@ -4,7 +4,7 @@
 import { el, formatNumber } from '../dom.js';
 import { bestHead, inductionRun, layerHeadPickers, nats, repeatLength, repeatRange, scoreMap } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
-import { lineChart } from '../line-chart.js';
+import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, seedField, sentenceInput, slider } from '../views.js';
 
@@ -48,7 +48,7 @@ lessonPage({
     const maps = Object.fromEntries(SCORES.map(([key, title, what]) => [key, scoreMap(`${title}: ${what}`, model.config)]));
     const findings = el('p', { class: 'explain', 'aria-live': 'polite' });
     const headChoice = el('div', { class: 'controls' });
-    const stripe = heatmap({ domain: [0, 1], showValues: false, rowTitle: 'Query position', colTitle: 'Key position' });
+    const stripe = heatmap({ showValues: false, rowTitle: 'Query position', colTitle: 'Key position' });
     const lossReadout = el('p', { class: 'explain', 'aria-live': 'polite' });
     const chart = el('div', { class: 'panel' });
     root.append(modelLine(prepared),
@@ -86,7 +86,8 @@ lessonPage({
           ? `The second copy costs ${formatNumber(run.first - run.second, 2)} nats less per token: the model copies from context.`
           : 'The second copy costs about as much as the first: this model shows no copying from context.');
       chart.replaceChildren(lineChart([{ name: 'loss per token', points: Array.from(run.losses, (loss, t) => [t + 1, loss]) }],
-        { xLabel: 'position of the predicted token (second copy starts at T)', yLabel: 'loss (nats)', title: 'Loss per token on the repeated sequence' }));
+        { xLabel: `position of the predicted token (tokens; the second copy starts at ${T})`, yLabel: 'loss (nats)', width: chartWidth(chart),
+          title: 'Loss per token on the repeated sequence' }));
     };
   },
 });

@@ -72,9 +72,9 @@ lessonPage({
     } } });
     const sentenceLine = el('p', { class: 'feedback', 'aria-live': 'polite' });
     const split = el('p', { class: 'explain' });
-    const namedMap = heatmap({ domain: [0, 1], rowTitle: 'Query', colTitle: 'Key (each word)' });
-    const layerMaps = Array.from({ length: numLayers }, () => heatmap({ domain: [0, 1], rowTitle: 'Head', colTitle: 'Key (each word)' }));
-    const sharesMap = heatmap({ domain: [0, 1], rowTitle: 'Layer', colTitle: 'Head',
+    const namedMap = heatmap({ rowTitle: 'Query', colTitle: 'Key (each word)' });
+    const layerMaps = Array.from({ length: numLayers }, () => heatmap({ rowTitle: 'Head', colTitle: 'Key (each word)' }));
+    const sharesMap = heatmap({ rowTitle: 'Layer', colTitle: 'Head',
       rowLabels: Array.from({ length: numLayers }, (_, l) => `layer ${l}`), colLabels: Array.from({ length: numHeads }, (_, h) => `head ${h}`),
       caption: 'Held-out sentences where the head’s largest weight from “it” is on the right noun (share)' });
     const held = summary.heldoutHeadShares;

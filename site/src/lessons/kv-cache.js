@@ -5,7 +5,7 @@ import { el, formatNumber } from '../dom.js';
 import { layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, seedField, sentenceInput } from '../views.js';
+import { heatmap, panel, seedField, sentenceInput, SIGNED } from '../views.js';
 
 const MAX_NEW = 48;
 
@@ -38,9 +38,9 @@ lessonPage({
     const dHead = dModel / numHeads;
     const session = model.session();
     const text = el('p', { class: 'generated', 'aria-live': 'polite' });
-    const query = heatmap({ rowTitle: 'New query', colTitle: 'Cached key', domain: [0, 1], caption: 'The new token’s attention over the cache' });
-    const keys = heatmap({ palette: 'RdBu', showValues: false, rowTitle: 'Position', colTitle: 'Dimension', caption: 'K cache' });
-    const values = heatmap({ palette: 'RdBu', showValues: false, rowTitle: 'Position', colTitle: 'Dimension', caption: 'V cache' });
+    const query = heatmap({ rowTitle: 'New query', colTitle: 'Cached key', caption: 'The new token’s attention over the cache' });
+    const keys = heatmap({ ...SIGNED, showValues: false, rowTitle: 'Position', colTitle: 'Dimension', caption: 'K cache' });
+    const values = heatmap({ ...SIGNED, showValues: false, rowTitle: 'Position', colTitle: 'Dimension', caption: 'V cache' });
     const counts = el('table', { class: 'data' });
     const headChoice = el('div', { class: 'controls' });
     root.append(

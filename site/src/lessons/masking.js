@@ -29,8 +29,8 @@ lessonPage({
     const attention = attentionCache(lab);
     const chips = tokenChips([]);
     const check = el('p', { class: 'explain', 'aria-live': 'polite' });
-    const maskMap = heatmap({ caption: 'Mask (1 = may attend)', rowTitle: 'Query', colTitle: 'Key', domain: [0, 1], palette: 'cividis' });
-    const weightsMap = heatmap({ caption: 'Attention weights', rowTitle: 'Query', colTitle: 'Key', domain: [0, 1] });
+    const maskMap = heatmap({ caption: 'Mask (1 = may attend)', rowTitle: 'Query', colTitle: 'Key' });
+    const weightsMap = heatmap({ caption: 'Attention weights', rowTitle: 'Query', colTitle: 'Key' });
     const valid = el('input', { type: 'number', min: 1, max: 32, value: state.valid,
       on: { change: (e) => ctx.set({ valid: Math.max(1, Math.min(32, Math.trunc(Number(e.target.value)) || 1)) }) } });
     root.append(

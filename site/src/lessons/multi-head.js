@@ -1,5 +1,7 @@
 // Lesson 5: multi-head attention — per-head heatmaps side by side, the split/combine shapes, and
 // the rule that num_heads must divide d_model.
+import { AttnLabError } from 'attnlab';
+
 import { el, field, select, shape } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
@@ -45,11 +47,12 @@ lessonPage({
       try {
         mha = attention({ dModel: state.dModel, numHeads: state.heads, seed: state.seed });
       } catch (error) {
+        // One message, the package's with the reason spelled out; page.js hides the stale figures.
         heads.replaceChildren();
         headMaps = [];
-        shapes.textContent = `d_model = ${state.dModel} cannot be split into ${state.heads} equal heads: each head needs ` +
-          `d_k = d_model / num_heads columns, and ${state.dModel} / ${state.heads} is not a whole number. Pick a num_heads that divides d_model.`;
-        throw error;
+        if (!(error instanceof AttnLabError)) throw error;
+        throw new AttnLabError(`${error.message}. Each head needs d_k = d_model / num_heads columns, and ` +
+          `${state.dModel} / ${state.heads} is not a whole number: pick a num_heads that divides d_model.`);
       }
       const x = lab.embedTokens(tokens, state.dModel, { seed: state.seed });
       const { output, weights, averageWeights } = mha.forward(x, x, x, { causal: state.mask === 'causal' });
@@ -61,10 +64,8 @@ lessonPage({
         headMaps = Array.from({ length: state.heads }, (_, h) => heatmap({ caption: `Head ${h}`, rowTitle: 'Query', colTitle: 'Key' }));
         heads.replaceChildren(...headMaps.map((m) => panel(null, m)));
       }
-      // One colour scale for all heads, so the same colour means the same weight side by side.
-      let largest = 0;
-      for (const w of weights) for (const x of w.data) largest = Math.max(largest, x);
-      headMaps.forEach((m, h) => Object.assign(m, { rowLabels: tokens, colLabels: tokens, matrix: weights[h], domain: [0, largest] }));
+      // Every head on the site's one weight scale ([0, 1]): the same colour means the same weight side by side.
+      headMaps.forEach((m, h) => Object.assign(m, { rowLabels: tokens, colLabels: tokens, matrix: weights[h] }));
       Object.assign(average, { rowLabels: tokens, colLabels: tokens, matrix: averageWeights });
     };
   },

@@ -1,10 +1,10 @@
 // Lesson 8: positional encoding — the position × dimension heatmap and curves, the permutation demo,
 // and four schemes compared by how the score between two positions changes with their distance.
-import { el, field, select } from '../dom.js';
-import { lineChart } from '../line-chart.js';
+import { el, field, formatNumber, select } from '../dom.js';
+import { chartWidth, lineChart } from '../line-chart.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, tokensOf } from '../views.js';
+import { heatmap, panel, sentenceInput, slider, tokensOf } from '../views.js';
 
 const D_MODEL = 16;
 const DISTANCES = 32;
@@ -16,16 +16,27 @@ function falloff(lab, d, seed) {
   const against0 = (m, scale) => Array.from(lab.scaledDotProductAttention(row0(m), m, m, { scale }).scaledScores.data);
   const sinusoidal = lab.positionalEncoding(DISTANCES, d);                      // |PE_p|² = d/2
   const learned = lab.positionalEncoding(DISTANCES, d, 'learned', { seed });    // N(0,1) rows: |row|² ≈ d
-  const rope = lab.applyRotary(lab.matrix(DISTANCES, d, new Float32Array(DISTANCES * d).fill(1)));  // |ones|² = d
+  // RoPE on one seeded random vector at every position: the score then depends only on the distance,
+  // with a shape of its own (an all-ones vector would land exactly on the sinusoidal curve and hide it).
+  const content = lab.randn(1, d, seed + 7);
+  const norm2 = content.data.reduce((sum, v) => sum + v * v, 0);
+  const rope = lab.applyRotary(lab.matrix(DISTANCES, d, Array.from({ length: DISTANCES }, () => Array.from(content.data)).flat()));
   const slope = lab.alibiSlopes(8)[4];
   const alibi = Array.from(lab.alibiBias(DISTANCES, DISTANCES, slope).data.slice(0, DISTANCES));
   const points = (values) => values.map((v, k) => [k, v]);
   return [
     { name: 'sinusoidal (added to X)', points: points(against0(sinusoidal, 2 / d)) },
     { name: 'learned table (random init)', points: points(against0(learned, 1 / d)) },
-    { name: 'RoPE (rotates q and k)', points: points(against0(rope, 1 / d)) },
+    { name: 'RoPE (rotates q and k)', points: points(against0(rope, 1 / norm2)) },
     { name: `ALiBi bias (slope 1/${Math.round(1 / slope)})`, points: points(alibi) },
   ];
+}
+
+// Each sine/cosine pair's wavelength in positions, read off the package's encoding: PE[1, 2i] =
+// sin(ω_i) with ω_i = 1/10000^(2i/d) ≤ 1 rad, so ω_i = asin(PE[1, 2i]) and the pair repeats every
+// 2π/ω_i positions. → [{ pair, wavelength }] for i = 0 … d/2 − 1.
+function wavelengths(pe) {
+  return Array.from({ length: pe.cols / 2 }, (_, i) => ({ pair: i, wavelength: 2 * Math.PI / Math.asin(pe.data[pe.cols + 2 * i]) }));
 }
 
 lessonPage({
@@ -59,12 +70,15 @@ lessonPage({
     const withPositions = heatmap({ caption: 'Reversed order, with sinusoidal positions', rowTitle: 'Query', colTitle: 'Key' });
     const permutationNote = el('p', { class: 'explain', 'aria-live': 'polite' });
     const chart = el('div');
+    const waveNote = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const waveChart = el('div');
     root.append(
       el('div', { class: 'controls' },
-        field('Positions', el('input', { type: 'range', min: 2, max: 100, value: state.positions,
-          on: { input: (e) => ctx.set({ positions: Number(e.target.value) }) } })),
+        slider('Positions', { min: 2, max: 100, value: state.positions }, (positions) => ctx.set({ positions })),
         field('Dimensions', select([8, 16, 32, 64, 128].map((d) => [d, String(d)]), state.dims, (d) => ctx.set({ dims: Number(d) })))),
       el('div', { class: 'grid' }, panel('Position × dimension', peMap), panel('Dimensions 0, 1, 4 and 8 over positions', curves)),
+      el('h2', { text: 'Why high dimensions change slowly' }),
+      waveNote, waveChart,
       el('h2', { text: 'Attention alone ignores order' }),
       el('div', { class: 'controls' }, sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence }))),
       permutationNote,
@@ -72,14 +86,26 @@ lessonPage({
       el('h2', { text: 'Four ways to add position, compared' }),
       el('p', { text: 'The score between position 0 and position k as k grows (one head, d = 16, same content everywhere). ' +
         'Sinusoidal similarity wanders down with a ripple; a random learned table has no structure until it is trained; ' +
-        'RoPE lies exactly on the sinusoidal curve here — rotating identical q and k gives the same sum of cos(k·θ_i) — ' +
-        'but it does so inside every head, whatever the content; ALiBi simply subtracts more the further apart two words are.' }),
+        'RoPE rotates the same random q and k by k steps: the score is a content-weighted sum of cos(k·θ_i), so it depends ' +
+        'only on the distance, inside every head; ALiBi simply subtracts more the further apart two words are.' }),
       chart);
     return () => {
       const pe = lab.positionalEncoding(state.positions, state.dims);
       peMap.matrix = pe;
       curves.matrix = pe;
       curves.dims = [0, 1, 4, 8].filter((d) => d < state.dims);
+
+      const waves = wavelengths(pe);
+      const last = waves.at(-1);
+      const turns = (w) => formatNumber(state.positions / w.wavelength, 2);
+      waveNote.textContent = `Pair i (dimensions 2i and 2i+1) turns at ω_i = 1/10000^(2i/d) radians per position, so it repeats ` +
+        `every 2π/ω_i positions. With d = ${state.dims}: pair 0 repeats every ${formatNumber(waves[0].wavelength, 1)} positions and ` +
+        `goes round ${turns(waves[0])} times over the ${state.positions} positions shown; pair ${last.pair} repeats every ` +
+        `${Math.round(last.wavelength).toLocaleString('en')} positions and turns ${turns(last)} of a circle — its dimensions barely move. ` +
+        'Fast pairs tell neighbours apart, slow pairs tell far-apart positions apart without ever repeating.';
+      waveChart.replaceChildren(lineChart([{ name: 'wavelength of each pair', points: waves.map((w) => [w.pair, Math.log10(w.wavelength)]) }], {
+        xLabel: 'pair i (dimensions 2i, 2i+1)', yLabel: 'log₁₀ wavelength (positions)', width: chartWidth(waveChart),
+        title: `Wavelength of each sine/cosine pair for d = ${state.dims}, on a log scale: from ${formatNumber(waves[0].wavelength, 1)} to ${Math.round(last.wavelength)} positions` }));
 
       const { tokens } = tokensOf(lab, state.sentence, 'the cat sat');
       const reversed = [...tokens].reverse();
@@ -103,7 +129,7 @@ lessonPage({
       Object.assign(withPositions, { rowLabels: reversed, colLabels: reversed, matrix: weightsOf(reversed, 'sinusoidal') });
 
       chart.replaceChildren(lineChart(falloff(lab, D_MODEL, state.seed), {
-        xLabel: 'distance k', yLabel: 'score with position 0', yDomain: [-1, 1],
+        xLabel: 'distance k (positions)', yLabel: 'score with position 0 (1 = identical)', yDomain: [-1, 1], width: chartWidth(chart),
         title: 'Score between position 0 and position k for sinusoidal, learned, RoPE and ALiBi' }));
     };
   },

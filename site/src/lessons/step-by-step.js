@@ -2,13 +2,39 @@
 // are the core's trace: the projections from MultiHeadAttention.trace (one head, no bias), then the
 // attention itself from traceAttention on Q, K, V — so an edited Q flows through the real computation.
 import { el, field, formatNumber, isolated, select } from '../dom.js';
-import { matrixEditor, withEntry } from '../matrix-editor.js';
+import { matrixEditor } from '../matrix-editor.js';
 import { lessonPage } from '../page.js';
 import { panel, rowOf, seedField, sentenceInput, sliceRows, tokenChips, tokensOf } from '../views.js';
 
 const D_MODEL = 8;
 const MAX_TOKENS = 10;
 const EDITABLE = { input: ['X'], projection_weights: ['W_q', 'W_k', 'W_v'], q: ['Q'], k: ['K'], v: ['V'] };
+const EDITABLE_NAMES = Object.values(EDITABLE).flat();
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+// "X.0.1=0.5;W_q.2.3=-1" → [{ name, row, col, value }], the entries in the order they were made; a
+// malformed or unknown entry is dropped (and reported by the caller).
+function parseEdits(text) {
+  const entries = [];
+  let dropped = 0;
+  for (const part of text.split(';').filter(Boolean)) {
+    const match = /^([A-Za-z_]+)\.(\d+)\.(\d+)=(.+)$/.exec(part);
+    const value = match ? Number(match[4]) : NaN;
+    if (!match || !EDITABLE_NAMES.includes(match[1]) || !Number.isFinite(value) || Math.abs(value) > FLOAT32_MAX) dropped++;
+    else entries.push({ name: match[1], row: Number(match[2]), col: Number(match[3]), value });
+  }
+  return { entries, dropped };
+}
+const formatEdits = (entries) => entries.map((e) => `${e.name}.${e.row}.${e.col}=${e.value}`).join(';');
+
+// The tensor with the learner's entries for it written in (entries outside its shape are ignored).
+function applyEdits(m, name, entries) {
+  const mine = entries.filter((e) => e.name === name && e.row < m.rows && e.col < m.cols);
+  if (!mine.length) return m;
+  const data = Float32Array.from(m.data);
+  for (const e of mine) data[e.row * m.cols + e.col] = e.value;
+  return { rows: m.rows, cols: m.cols, data };
+}
 
 lessonPage({
   slug: 'step-by-step',
@@ -29,16 +55,17 @@ lessonPage({
     seed: { type: 'int', min: 0, max: 999999, default: 1 },
     mask: { type: 'enum', values: ['none', 'causal'], default: 'none' },
     step: { type: 'int', min: 0, max: 20, default: 0 },
+    // The learner's edited entries, "X.0.1=0.5;W_q.2.3=-1" (see parseEdits): a link reproduces them.
+    edits: { type: 'text', maxLength: 1000, default: '' },
   },
   setup(ctx) {
     const { lab, state, root } = ctx;
-    let edits = {};
     let inputsKey = '';
     let mha = null;
     let initial = null;  // the seeded weights, kept so that "Undo my edits" can restore them
     const stepper = document.createElement('attn-stepper');
     const chips = tokenChips([]);
-    const editor = el('div');
+    const editor = el('div', { class: 'inputs' });  // stays on screen after a refused value, to fix it
     const dot = el('div', { class: 'explain', hidden: true, 'aria-live': 'polite' });
     let steps = [];
     let tokens = [];
@@ -48,7 +75,7 @@ lessonPage({
       el('div', { class: 'controls' }, sentence,
         seedField(state.seed, (seed) => ctx.set({ seed })),
         field('Mask', select([['none', 'none'], ['causal', 'causal (torch.tril)']], state.mask, (mask) => ctx.set({ mask }))),
-        el('button', { type: 'button', text: 'Undo my edits', on: { click: () => { edits = {}; ctx.set({}); } } })),
+        el('button', { type: 'button', text: 'Undo my edits', on: { click: () => ctx.set({ edits: '' }) } })),
       chips, stepper, dot, editor);
 
     stepper.addEventListener('step-change', (e) => {
@@ -80,10 +107,12 @@ lessonPage({
       for (const name of names) {
         const m = step.tensors[name];
         const labels = name.startsWith('W') ? null : tokens;
-        editor.append(panel(`Edit ${name} (${m.rows}×${m.cols})`, matrixEditor(name, m, labels, (r, c, value) => {
-          edits[name] = withEntry(m, r, c, value);
-          if (['X', 'W_q', 'W_k', 'W_v'].includes(name)) for (const downstream of ['Q', 'K', 'V']) delete edits[downstream];
-          ctx.set({});
+        editor.append(panel(`Edit ${name} (${m.rows}×${m.cols})`, matrixEditor(name, m, labels, (row, col, value) => {
+          // An edit of X or a W replaces Q, K and V, so edits made to those before no longer apply.
+          const upstream = ['X', 'W_q', 'W_k', 'W_v'].includes(name);
+          const kept = parseEdits(state.edits).entries.filter((e) => !(upstream && ['Q', 'K', 'V'].includes(e.name)) &&
+            !(e.name === name && e.row === row && e.col === col));
+          ctx.set({ edits: formatEdits([...kept, { name, row, col, value }]) });
         })));
       }
     }
@@ -92,30 +121,38 @@ lessonPage({
       const { tokens: all } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
       tokens = all.slice(0, MAX_TOKENS);
       const key = `${tokens.join(' ')}|${state.seed}`;
-      if (key !== inputsKey) {  // new sentence or seed: fresh weights, edits no longer fit
+      if (key !== inputsKey) {  // new sentence or seed: fresh weights; edits made for the old ones go
+        if (inputsKey !== '' && state.edits !== '') ctx.remember({ edits: '' });
         inputsKey = key;
-        edits = {};
         mha?.dispose();
         mha = new lab.MultiHeadAttention({ dModel: D_MODEL, numHeads: 1, bias: false, seed: state.seed });
         initial = mha.weights();
       }
       tokenChips(tokens, chips);
-      const x = edits.X ?? lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
-      const w = ['W_q', 'W_k', 'W_v'].map((name, i) => edits[name] ?? sliceRows(initial.inProjWeight, i * D_MODEL, D_MODEL));
+      const { entries: edits, dropped } = parseEdits(state.edits);
+      if (dropped) ctx.notice(`${dropped} edit${dropped > 1 ? 's' : ''} in the link could not be read and ${dropped > 1 ? 'were' : 'was'} left out.`);
+      const edited = new Set(edits.map((e) => e.name));
+      const x = applyEdits(lab.embedTokens(tokens, D_MODEL, { seed: state.seed }), 'X', edits);
+      const w = ['W_q', 'W_k', 'W_v'].map((name, i) => applyEdits(sliceRows(initial.inProjWeight, i * D_MODEL, D_MODEL), name, edits));
       mha.loadWeights({ inProjWeight: lab.matrix(3 * D_MODEL, D_MODEL, [...w[0].data, ...w[1].data, ...w[2].data]),
         outProjWeight: initial.outProjWeight });
       const front = mha.trace(x).filter((s) => EDITABLE[s.id]);
       for (const s of front) {
         for (const name of Object.keys(s.tensors)) {
-          if (edits[name]) {
-            s.tensors[name] = edits[name];
+          if (edited.has(name)) {
+            s.tensors[name] = applyEdits(s.tensors[name], name, edits);
             s.explanation += ' (with your edits)';
           }
         }
       }
       const [q, k, v] = ['Q', 'K', 'V'].map((n) => front.find((s) => s.tensors[n]).tensors[n]);
       const back = lab.traceAttention(q, k, v, { causal: state.mask === 'causal' });
+      // The step on screen stays the same step when the list changes (the mask adds one before the
+      // softmax): found again by its id, not by its position.
+      const shownId = steps[state.step]?.id;
       steps = [...front, ...back];
+      const again = steps.findIndex((st) => st.id === shownId);
+      if (again >= 0 && again !== state.step) ctx.remember({ step: again });
       stepper.labels = { rows: tokens, cols: tokens };
       stepper.steps = steps;
       stepper.index = Math.min(state.step, steps.length - 1);

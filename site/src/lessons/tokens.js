@@ -4,7 +4,7 @@
 import { el, field, formatNumber, select } from '../dom.js';
 import { lessonModel, modelLine, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, slider } from '../views.js';
+import { heatmap, panel, sentenceInput, SIGNED, slider } from '../views.js';
 
 const EXAMPLES = [
   'In the beginning God created the heaven and the earth.',
@@ -41,7 +41,7 @@ lessonPage({
     const table = el('table', { class: 'data' });
     const pieceChoice = el('div', { class: 'controls' });
     const replay = el('div', { class: 'panel' });
-    const embedding = heatmap({ palette: 'RdBu', showValues: false, rowTitle: 'Token', colTitle: `Dimension (0 … ${d - 1})`,
+    const embedding = heatmap({ ...SIGNED, showValues: false, rowTitle: 'Token', colTitle: `Dimension (0 … ${d - 1})`,
       caption: 'The embedding rows the ids pick (wte)' });
     const summary = el('p', { class: 'explain', 'aria-live': 'polite' });
     root.append(

@@ -4,7 +4,7 @@
 import { AttnLabError } from 'attnlab';
 
 import { el, field, formatNumber, select } from '../dom.js';
-import { lineChart } from '../line-chart.js';
+import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
 import { PREDICTED_EXAMPLES, TASK_SETTINGS, TASKS, exampleToWatch, predictions } from '../training-tasks.js';
 import { heatmap, panel, seedField } from '../views.js';
@@ -28,7 +28,7 @@ const LOOK_FOR = {
     'adjective and on “not” (the example shown is a negated one).',
 };
 
-function lossCurve(losses, accuracies) {
+function lossCurve(losses, accuracies, width) {
   // Means of LOSS_BUCKET steps keep the chart at a few dozen points however long training runs.
   const buckets = new Map();
   for (const [step, loss] of losses) {
@@ -39,11 +39,13 @@ function lossCurve(losses, accuracies) {
   const lossPoints = [...buckets].map(([step, [sum, n]]) => [step, sum / n]);
   const accuracyPoints = accuracies.map(([step, accuracy]) => [step, accuracy]);
   const top = Math.max(1, ...lossPoints.map((p) => p[1]));
+  // Loss and accuracy on their own axes: nats on the left, the fraction correct (0 … 1) on the right.
   return lineChart([
     { name: 'training loss (mean of 10 steps)', points: lossPoints },
-    { name: 'held-out accuracy', points: accuracyPoints },
-  ], { xLabel: 'step', yLabel: 'loss / accuracy', yDomain: [0, Math.ceil(top * 2) / 2],
-    title: 'Training loss and held-out accuracy against the step' });
+    { name: 'held-out accuracy', points: accuracyPoints, axis: 'right' },
+  ], { xLabel: 'training step (batches of 16)', yLabel: 'loss (nats)', y2Label: 'held-out accuracy (fraction correct)',
+    yDomain: [0, Math.ceil(top * 2) / 2], y2Domain: [0, 1], width,
+    title: 'Training loss (left axis) and held-out accuracy (right axis) against the step' });
 }
 
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
@@ -60,17 +62,18 @@ lessonPage({
       'on 200 held-out examples it never trains on; training stops by itself at 95% held-out accuracy.',
   ],
   formula: String.raw`\begin{aligned}\mathcal{L} &= -\frac{1}{N}\sum_{i=1}^{N} \log \operatorname{softmax}(z_i)_{y_i} \\ \theta &\leftarrow \theta - \eta\,\frac{\hat m}{\sqrt{\hat v} + \epsilon}, \qquad \hat m, \hat v = \text{bias-corrected running means of } \nabla_\theta\mathcal{L} \text{ and } (\nabla_\theta\mathcal{L})^2\end{aligned}`,
-  pytorch: 'loss_fn = nn.CrossEntropyLoss()            # ignores targets of -100\n' +
-    'optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n' +
+  // The learning rate quoted is the one the page trains the chosen task with.
+  pytorch: (state) => 'loss_fn = nn.CrossEntropyLoss()            # ignores targets of -100\n' +
+    `optimizer = torch.optim.Adam(model.parameters(), lr=${TASK_SETTINGS[state.task].lr})\n` +
     'for tokens, targets in loader:               # batches of 16\n' +
     '    logits = model(tokens)\n' +
     '    loss = loss_fn(logits.view(-1, logits.size(-1)), targets.view(-1))\n' +
     '    optimizer.zero_grad()\n' +
     '    loss.backward()\n' +
     '    optimizer.step()',
-  call: 'await lab.loadTraining();                 // the training module, loaded on demand\n' +
-    "const model = new lab.TaskModel({ task: 'copy', dModel: 32, numHeads: 2, lr: 3e-3, seed: 3 });\n" +
-    'const { train, test } = model.split(4000, 200, 3);\n' +
+  call: (state) => 'await lab.loadTraining();                 // the training module, loaded on demand\n' +
+    `const model = new lab.TaskModel({ task: '${state.task}', dModel: 32, numHeads: 2, layers: 1, lr: ${TASK_SETTINGS[state.task].lr}, seed: ${state.seed} });\n` +
+    `const { train, test } = model.split(${TASK_SETTINGS[state.task].trainCount}, ${TASK_SETTINGS[state.task].testCount}, ${state.seed});\n` +
     'for (let i = 0; model.evaluate(test).accuracy < 0.95; i += 16) {\n' +
     '  model.trainStep(train.slice(i, i + 16));   // forward, backward, Adam\n' +
     '}\n' +
@@ -166,7 +169,7 @@ lessonPage({
       const count = layers.reduce((n, l) => n + l.length, 0);
       if (heads.length !== count) {
         heads = layers.flatMap((l, li) => l.map((_, h) => heatmap({
-          caption: layers.length > 1 ? `Layer ${li + 1}, head ${h}` : `Head ${h}`, rowTitle: 'Query', colTitle: 'Key', domain: [0, 1] })));
+          caption: layers.length > 1 ? `Layer ${li + 1}, head ${h}` : `Head ${h}`, rowTitle: 'Query', colTitle: 'Key' })));
         maps.replaceChildren(...heads.map((h) => panel(null, h)));
       }
       let i = 0;
@@ -180,7 +183,7 @@ lessonPage({
           node.matrix = m;
         }
       }
-      chart.replaceChildren(lossCurve(run.losses, run.accuracies));
+      chart.replaceChildren(lossCurve(run.losses, run.accuracies, chartWidth(chart)));
       drawPredictions(run.predictions);
       const [accStep, accuracy] = run.accuracies.at(-1);
       readout.dataset.accuracy = String(accuracy);

@@ -35,7 +35,7 @@ lessonPage({
   setup(ctx) {
     const { state, root, prepared: referent } = ctx;
     const { layer, head } = referent.namedHead;
-    const lookup = heatmap({ rowLabels: ['it'], rowTitle: 'Query', colTitle: 'Key (each word)', domain: [0, 1] });
+    const lookup = heatmap({ rowLabels: ['it'], rowTitle: 'Query', colTitle: 'Key (each word)' });
     const says = el('p', { class: 'explain' });
     const top = el('p', { class: 'feedback' });
     const link = el('p', {}, 'Measured in a trained model: ',
