@@ -250,4 +250,25 @@ describe('the site', () => {
       await page.close();
     }
   });
+
+  test('encoder: a block diagram highlights the part of the layer each step is in; "Input X" is shown once', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/encoder.html`);
+    const titles = await page.evaluate(() => document.querySelector('attn-stepper').steps.map((s) => s.title));
+    assert.equal(titles.filter((t) => t === 'Input X').length, 1, titles.join(' | '));
+    const active = () => page.$eval('.block-diagram li.active', (li) => li.textContent);
+    assert.match(await active(), /^Input X$/);
+    await page.getByRole('button', { name: /^Feed-forward/ }).click();
+    assert.equal(await page.evaluate(() => { const s = document.querySelector('attn-stepper'); return s.steps[s.index].id; }), 'ffn.linear1');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('step') !== '0');
+    const next = page.locator('attn-stepper').getByRole('button', { name: /next/i });
+    await next.click();
+    assert.match(await active(), /^Feed-forward.*step 2 of 3: GELU$/);
+    assert.equal(await page.locator('.block-diagram [aria-current="step"]').count(), 1);
+    // Pre-norm: the norm comes first, and the attention's input is the normed X.
+    await page.locator('label.field', { hasText: 'Layout' }).locator('select').selectOption('pre');
+    const parts = await page.$$eval('.block-diagram .block-name', (ns) => ns.map((n) => n.textContent));
+    assert.deepEqual(parts.slice(0, 3), ['Input X', 'Norm', 'Multi-head attention']);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
 });

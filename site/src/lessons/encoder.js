@@ -1,5 +1,6 @@
 // Lesson 9: the encoder layer — attention → add & norm → FFN → add & norm — stepped through its trace,
 // with the parameter count of each part.
+import { blockDiagram } from '../block-diagram.js';
 import { el, field, select } from '../dom.js';
 import { lessonPage } from '../page.js';
 import { sentenceInput, tokenChips, tokensOf } from '../views.js';
@@ -30,13 +31,22 @@ lessonPage({
     const chips = tokenChips([]);
     const stepper = document.createElement('attn-stepper');
     const counts = el('div', { class: 'table-wrap' });
-    stepper.addEventListener('step-change', (e) => ctx.remember({ step: e.detail.index }));
+    const diagram = blockDiagram((index) => {
+      stepper.index = index;
+      ctx.remember({ step: index });
+      diagram.show(stepper.steps, index);
+    });
+    stepper.addEventListener('step-change', (e) => {
+      ctx.remember({ step: e.detail.index });
+      diagram.show(stepper.steps, e.detail.index);
+    });
     root.append(
       el('div', { class: 'controls' },
         sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })),
         field('Norm', select([['layernorm', 'LayerNorm'], ['rmsnorm', 'RMSNorm']], state.norm, (norm) => ctx.set({ norm }))),
         field('Layout', select([['post', 'post-norm (PyTorch default)'], ['pre', 'pre-norm']], state.order, (order) => ctx.set({ order })))),
-      chips, el('h2', { text: 'Parameters' }), counts, el('h2', { text: 'Every step' }), stepper);
+      chips, el('h2', { text: 'Parameters' }), counts, el('h2', { text: 'Every step' }),
+      el('div', { class: 'layer-walk' }, diagram.node, stepper));
     let layer = null;
     let key = '';
     const small = new lab.MultiHeadAttention({ dModel: 32, numHeads: 4, bias: false });
@@ -64,8 +74,14 @@ lessonPage({
         el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'part' }), el('th', { scope: 'col', text: 'parameters' }))),
         el('tbody', {}, rows.map(([name, n]) => el('tr', {}, el('th', { scope: 'row', text: name }), el('td', { text: n.toLocaleString('en-US') }))))));
       stepper.labels = { rows: tokens, cols: tokens };
-      stepper.steps = layer.trace(x);
+      // The attention's own "Input X" repeats the layer's input in post-norm (one step, shown once);
+      // in pre-norm it is the normed X, and says so.
+      stepper.steps = layer.trace(x).flatMap((step) => {
+        if (step.id !== 'attn.input') return [step];
+        return state.order === 'pre' ? [{ ...step, title: 'Attention’s input: the normed X' }] : [];
+      });
       stepper.index = Math.min(state.step, stepper.steps.length - 1);
+      diagram.show(stepper.steps, stepper.index);
     };
   },
 });

@@ -79,7 +79,7 @@ lessonPage({
     '}\n' +
     'model.attentionWeights(test[0]).layers[0];   // one n×n matrix per head',
   schema: {
-    task: { type: 'enum', values: TASKS, default: 'copy' },
+    task: { type: 'enum', values: TASKS, default: 'sort' },  // several hundred steps: time to watch the heads form
     seed: { type: 'int', min: 0, max: 999999, default: 3 },
     speed: { type: 'enum', values: ['watch', 'full'], default: 'watch' },
   },
