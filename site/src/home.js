@@ -1,23 +1,98 @@
-// The home page: what attnlab is and the lessons in order.
+// The home page, the start of the course: what the learner will be able to do, the path through the
+// two parts (each with a figure computed live by attnlab), the trained model as the destination, the
+// lessons opened so far (kept in this browser only) and one clear first click. It loads no wasm and
+// no KaTeX itself: the figures' code (home-previews.js) is fetched when a figure scrolls into view,
+// and the first lesson's script is fetched ahead in idle time, so the first click is quick.
 import '../styles.css';
 
 import { el } from './dom.js';
+import { siteHeader } from './header.js';
 import { LESSONS, PARTS } from './lessons.js';
-import { siteHeader } from './page.js';
+import { forgetProgress, nextLesson, openedLessons } from './progress.js';
 
-document.body.replaceChildren(
-  siteHeader(null),
-  el('main', { id: 'main' },
-    el('h1', { text: 'Attention, with numbers you can poke' }),
-    el('p', { class: 'intro', text: 'You have seen softmax(QKᵀ/√d_k)V, split_heads and torch.tril masks as code. ' +
-      'Here every matrix is computed live by attnlab — a C++ implementation compiled to WebAssembly that agrees ' +
-      'with PyTorch — and you can step through it, edit any number and watch what changes downstream.' }),
-    ...PARTS.flatMap((part, i) => [
-      el('h2', { text: `Part ${i + 1}: ${part.title}` }),
-      part.id === 'trained' ? el('p', { class: 'intro', text: 'Then the same mechanism inside a GPT that attnlab trained on the ' +
-        'King James Bible: what it predicts, how it generates, and what its heads have learned to do.' }) : null,
-      el('ol', { class: 'lesson-list', start: LESSONS.findIndex((l) => l.part === part.id) + 1 },
-        LESSONS.filter((l) => l.part === part.id).map((l) => el('li', {}, el('a', { href: `./lessons/${l.slug}.html`, text: l.title })))),
-    ])),
-);
+const SKILLS = [
+  'compute softmax(QKᵀ/√d_k)·V by hand on a small sentence, and check every number against attnlab and PyTorch;',
+  'say why the scores are divided by √d_k, what a causal or padding mask does, and how positions get in;',
+  'follow a multi-head encoder layer shape by shape, and watch a small transformer learn a task;',
+  'read a trained GPT’s next-token probabilities, and what temperature, top-k and top-p do to them;',
+  'explain the KV cache, and find heads with jobs — previous-token, induction — then knock them out and measure what breaks.',
+];
+
+const PART_TEXT = {
+  mechanism: 'The mechanism, on numbers you can edit: every matrix of attention computed live, step by step, from a ' +
+    'sentence you type. Ends with exercises that check your answers against the library.',
+  trained: 'The destination: the same mechanism inside a GPT that attnlab trained on the King James Bible. What it ' +
+    'predicts, how it generates, what each of its heads learned to do, and what breaks when you switch one off.',
+};
+
+const PREVIEW_CAPTION = {
+  mechanism: 'Live: self-attention weights of “the cat sat on the mat” (each row: where one word looks).',
+  trained: 'Live: what attnlab’s trained model expects after “In the beginning God created the heaven and the”.',
+};
+
+const lessonUrl = (slug) => `./lessons/${slug}.html`;
+
+function render() {
+  const opened = openedLessons();
+  const next = nextLesson(opened);
+  const first = LESSONS[0];
+  const start = opened.size === 0 || !next
+    ? el('a', { class: 'start', href: lessonUrl(first.slug), text: `Start with lesson 1: ${first.title} →` })
+    : el('a', { class: 'start', href: lessonUrl(next.slug), text: `Continue with lesson ${LESSONS.indexOf(next) + 1}: ${next.title} →` });
+  const progress = opened.size
+    ? el('p', { class: 'progress' }, `You have opened ${opened.size} of ${LESSONS.length} lessons (kept in this browser only). `,
+      el('button', { type: 'button', text: 'Forget my progress', on: { click: () => { forgetProgress(); render(); } } }))
+    : el('p', { class: 'progress', text: `${LESSONS.length} lessons, in order. Your progress is kept in this browser only.` });
+
+  const parts = PARTS.map((part, i) => {
+    const lessons = LESSONS.filter((l) => l.part === part.id);
+    const preview = el('div', { class: 'preview', 'data-part': part.id },
+      el('p', { class: 'preview-caption', text: PREVIEW_CAPTION[part.id] }),
+      el('div', { class: 'preview-figure', 'aria-live': 'polite' }, el('p', { class: 'field-hint', text: 'Computed when it scrolls into view…' })));
+    return el('section', { class: `part part-${part.id}`, 'aria-labelledby': `part-${part.id}` },
+      el('h2', { id: `part-${part.id}`, text: `Part ${i + 1}: ${part.title}` }),
+      el('p', { class: 'intro', text: PART_TEXT[part.id] }),
+      el('div', { class: 'part-body' },
+        el('ol', { class: 'lesson-list', start: LESSONS.indexOf(lessons[0]) + 1 }, lessons.map((l) => {
+          const done = opened.has(l.slug);
+          return el('li', { class: done ? 'opened' : '' }, el('a', { href: lessonUrl(l.slug), text: l.title }),
+            done ? el('span', { class: 'tick', text: ' ✓ opened' }) : null);
+        })),
+        preview));
+  });
+
+  document.body.replaceChildren(
+    siteHeader(null),
+    el('main', { id: 'main', class: 'home' },
+      el('h1', { text: 'Attention, with numbers you can poke' }),
+      el('p', { class: 'intro', text: 'You have met softmax(QKᵀ/√d_k)V, split_heads and torch.tril as code. Here every ' +
+        'matrix is computed live in your browser by attnlab — a C++ library compiled to WebAssembly that agrees with PyTorch ' +
+        'to the last digit — and you can step through it, edit any number and watch what changes. Everything runs offline.' }),
+      start, progress,
+      el('h2', { text: 'By the end you will be able to' }),
+      el('ul', { class: 'skills' }, SKILLS.map((s) => el('li', { text: s }))),
+      ...parts));
+  watchPreviews();
+}
+
+// Each part's figure is computed the first time it is on screen (the code and wasm it needs load then).
+function watchPreviews() {
+  const draw = (node) => import('./home-previews.js').then(({ drawPreview }) => drawPreview(node.dataset.part, node.querySelector('.preview-figure')));
+  const nodes = [...document.querySelectorAll('.preview')];
+  if (!('IntersectionObserver' in window)) { nodes.forEach(draw); return; }
+  const seen = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      seen.unobserve(entry.target);
+      draw(entry.target);
+    }
+  }, { rootMargin: '200px' });
+  nodes.forEach((n) => seen.observe(n));
+}
+
+render();
 document.body.dataset.ready = 'true';
+document.body.dataset.typeset = 'true';  // nothing to typeset here
+// The first click is most likely lesson 1 (or the next lesson): fetch its page ahead while idle.
+const ahead = nextLesson() ?? LESSONS[0];
+(window.requestIdleCallback ?? setTimeout)(() => document.head.append(el('link', { rel: 'prefetch', href: lessonUrl(ahead.slug) })));

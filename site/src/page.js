@@ -1,38 +1,27 @@
 // The frame every lesson shares: navigation, the formula (KaTeX), the matching PyTorch line and
 // attnlab call, the URL state with its corrections, the loaded attnlab module, and error display.
-import 'katex/dist/katex.min.css';
 import '../styles.css';
 import 'attnlab/components';
-import katex from 'katex';
-import { AttnLabError, init } from 'attnlab';
+import { AttnLabError } from 'attnlab';
 
 import { el } from './dom.js';
+import { siteHeader } from './header.js';
+import { getLab } from './lab.js';
 import { LESSONS } from './lessons.js';
+import { markOpened } from './progress.js';
 import { readState, writeState } from './url-state.js';
 
-let labPromise;
-export function getLab() {
-  labPromise ??= init();
-  return labPromise;
-}
+export { getLab, siteHeader };
 
-export function siteHeader(current) {
-  const index = LESSONS.findIndex((l) => l.slug === current);
-  const link = (lesson, rel) => lesson
-    ? el('a', { href: `./${lesson.slug}.html`, rel, text: `${rel === 'prev' ? '← ' : ''}${lesson.title}${rel === 'next' ? ' →' : ''}` })
-    : el('span');
-  return el('header', { class: 'site-header' },
-    el('a', { class: 'brand', href: current ? '../index.html' : './index.html', text: 'attnlab' }),
-    current ? el('nav', { class: 'lesson-nav', 'aria-label': 'Lessons' },
-      link(LESSONS[index - 1], 'prev'), el('span', { class: 'lesson-count', text: `Lesson ${index + 1} of ${LESSONS.length}` }),
-      link(LESSONS[index + 1], 'next')) : null);
-}
 
+// The formula, typeset by KaTeX loaded after the lesson is interactive (KaTeX and its fonts are most of
+// a lesson's script; the numbers come first). Until then the TeX source stands in its place.
 export function formulaBlock(tex) {
-  const node = el('div', { class: 'formula' });
-  katex.render(tex, node, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
+  const node = el('div', { class: 'formula' }, el('code', { class: 'formula-source', text: tex }));
+  typesetLater.push(() => import('./typeset.js').then(({ typeset }) => typeset(tex, node)));
   return node;
 }
+const typesetLater = [];
 
 // code: a string, or state → string for a snippet that quotes the page's settings (a learning rate,
 // say), so what the snippet says is what the page runs; refresh() re-renders it from the state.
@@ -126,5 +115,8 @@ export async function lessonPage(lesson) {
   writeState(state);
   run();
   document.body.dataset.ready = 'true';
+  markOpened(lesson.slug);
+  await Promise.all(typesetLater.splice(0).map((typeset) => typeset()));
+  document.body.dataset.typeset = 'true';
   return ctx;
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
-import { checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
+import { axeViolations, checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
 
 const shots = SCREENSHOTS;
 // The mechanism lessons (the trained-model lessons: trained-lessons.test.js).
@@ -33,13 +33,50 @@ describe('the site', () => {
     await site?.close();
   });
 
-  test('the home page lists every lesson', async () => {
-    const { page, problems } = await open(browser, `${server.url}/index.html`);
-    const links = await page.$$eval('main a', (as) => as.map((a) => a.getAttribute('href')));
+  test('the home page: one first click, every lesson, live figures when in view, progress kept locally', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const problems = [];
+    const fetched = [];
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
+    page.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true');
+    const start = page.locator('a.start');
+    assert.equal(await start.textContent(), 'Start with lesson 1: Why attention →');
+    const links = await page.$$eval('.lesson-list a', (as) => as.map((a) => a.getAttribute('href')));
     assert.deepEqual(links, [...LESSONS, ...TRAINED_LESSONS].map((l) => `./lessons/${l}.html`));
+    // Part 1's figure is in view: computed by the package. Part 2's model is fetched only once scrolled to.
+    await page.waitForSelector('.part-mechanism attn-heatmap');
+    const weights = await heatmapData(page, 'Self-attention weights');
+    for (let i = 0; i < weights.rows; i++) {
+      const row = weights.data.slice(i * weights.cols, (i + 1) * weights.cols).reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(row - 1) < 1e-5, `row ${i} sums to ${row}`);
+    }
+    assert.ok(!fetched.some((f) => f.endsWith('.safetensors')), 'the model is not fetched before its figure is in view');
+    assert.ok(!fetched.some((f) => f.startsWith('katex') || f.startsWith('typeset')), 'the home page loads no KaTeX');
     await page.screenshot({ path: `${shots}home.png`, fullPage: true });
+    await page.locator('.part-trained .preview').scrollIntoViewIfNeeded();
+    await page.waitForSelector('.part-trained .bars li');
+    const next = await page.$$eval('.part-trained .bar-label', (ls) => ls.map((l) => l.textContent));
+    assert.equal(next[0], '·earth', `Genesis 1:1 ends “the heaven and the earth”: ${next.join(' ')}`);
+    // Progress: open lesson 1, come back — it is ticked and the first click continues with lesson 2.
+    await start.click();
+    await page.waitForFunction(() => document.body.dataset.ready === 'true' && location.pathname.endsWith('why-attention.html'));
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true');
+    assert.equal(await page.locator('a.start').textContent(), 'Continue with lesson 2: Scaled dot-product attention, step by step →');
+    assert.equal(await page.locator('.lesson-list li.opened').count(), 1);
+    assert.match(await page.textContent('.progress'), /opened 1 of 19 lessons/);
+    await page.getByRole('button', { name: 'Forget my progress' }).click();
+    assert.equal(await page.locator('.lesson-list li.opened').count(), 0);
+    assert.deepEqual(await axeViolations(page), []);
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll at 390 px');
+    await page.screenshot({ path: `${shots}home-390px.png`, fullPage: true });
     assert.deepEqual(problems, []);
-    await page.close();
+    await context.close();
   });
 
   for (const lesson of LESSONS) {

@@ -18,6 +18,10 @@ TEST(Tokenizer, PunctuationWhitespaceAndUtf8) {
   EXPECT_EQ(tokenize("  Hello,world!  'quoted' "), (Tokens{"hello", ",", "world", "!", "'", "quoted", "'"}));
   EXPECT_EQ(tokenize("Le chat s'assoit — café"), (Tokens{"le", "chat", "s'assoit", "—", "café"}));
   EXPECT_TRUE(tokenize(" \t\n").empty());
+  // Abbreviations and numbers keep their dots and commas; a sentence's full stop is its own token.
+  EXPECT_EQ(tokenize("The U.S.A. is big."), (Tokens{"the", "u.s.a.", "is", "big", "."}));
+  EXPECT_EQ(tokenize("e.g. 3.14 or 1,000, i.e. pi"), (Tokens{"e.g.", "3.14", "or", "1,000", ",", "i.e.", "pi"}));
+  EXPECT_EQ(tokenize("I saw a. Mr. Smith paid 5."), (Tokens{"i", "saw", "a", ".", "mr", ".", "smith", "paid", "5", "."}));
 }
 
 TEST(Vocabulary, IdsInFirstSeenOrderAfterPadAndUnknown) {

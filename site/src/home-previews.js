@@ -1,0 +1,47 @@
+// The home page's live figures, loaded when one scrolls into view (home.js): the package computes
+// them in the page, as in the lessons.
+import 'attnlab/components';
+import { AttnLabError } from 'attnlab';
+
+import { probabilityBars, topIds } from './bars.js';
+import { el } from './dom.js';
+import { tokenLabel } from './gpt-model.js';
+import { getLab } from './lab.js';
+import { heatmap } from './views.js';
+
+const SENTENCE = 'the cat sat on the mat';
+const PROMPT = 'In the beginning God created the heaven and the';
+
+async function mechanism(figure) {
+  const lab = await getLab();
+  const tokens = lab.tokenize(SENTENCE);
+  const x = lab.embedTokens(tokens, 16, { seed: 0, positions: 'sinusoidal' });
+  const { weights } = lab.scaledDotProductAttention(x, x, x);
+  const map = heatmap({ matrix: weights, rowLabels: tokens, colLabels: tokens, caption: 'Self-attention weights',
+    rowTitle: 'Query (each word)', colTitle: 'Key' });
+  map.setAttribute('no-export', '');
+  figure.replaceChildren(map);
+}
+
+async function trained(figure) {
+  const lab = await getLab();
+  const { model, tokenizer } = await lab.loadBuiltinModel();
+  const ids = tokenizer.encode(PROMPT);
+  const { logits } = model.forward(ids);
+  const last = logits.data.slice((ids.length - 1) * logits.cols, ids.length * logits.cols);
+  const { probabilities } = lab.sample(last, { temperature: 1, topK: 0, topP: 1, seed: 0 });
+  const bars = probabilityBars(`The next token after “${PROMPT}”: the 5 most likely`);
+  bars.update(topIds(probabilities, 5).map((id) => ({ label: tokenLabel(tokenizer, id), value: probabilities[id] })));
+  figure.replaceChildren(bars.node);
+}
+
+const DRAW = { mechanism, trained };
+
+export async function drawPreview(part, figure) {
+  try {
+    await DRAW[part](figure);
+  } catch (error) {
+    const message = error instanceof AttnLabError ? error.message : `The figure could not be computed: ${error?.message ?? error}`;
+    figure.replaceChildren(el('p', { class: 'error', text: message }));
+  }
+}
