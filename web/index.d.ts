@@ -428,6 +428,8 @@ export interface Lab {
    *  on this call (in Node, read from disk). `baseUrl`: a folder serving model.safetensors, vocab.json
    *  and merges.txt, when the host does not serve them next to the package. */
   loadBuiltinModel(options?: { baseUrl?: string | URL }): Promise<{ model: GPTModel; tokenizer: Tokenizer }>;
+  /** The built-in model's tokenizer alone (models/kjv/vocab.json and merges.txt, not the weights). */
+  loadBuiltinTokenizer(options?: { baseUrl?: string | URL }): Promise<Tokenizer>;
   /** The "it" sentence model attnlab trained (models/referent/, scripts/train-referent.sh), fetched on this
    *  call, with its training log. */
   loadReferentModel(options?: { baseUrl?: string | URL }): Promise<ReferentModel>;

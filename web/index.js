@@ -130,6 +130,19 @@ class Lab {
     return { model, tokenizer };
   }
 
+  // The built-in model's tokenizer alone (vocab.json and merges.txt, 106 kB; not the weights): for text
+  // split as the trained model splits it. options: { baseUrl }.
+  async loadBuiltinTokenizer(options) {
+    const fn = 'loadBuiltinTokenizer';
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
+    const [vocab, merges, gpt] = await allInOrder([
+      readBuiltinFile(fn, 'vocab', { baseUrl, as: 'text' }),
+      readBuiltinFile(fn, 'merges', { baseUrl, as: 'text' }),
+      this.#gptModule(fn),
+    ]);
+    return new gpt.classes.Tokenizer(gpt.call(fn, () => gpt.raw.TokenizerHandle.fromGPT2(vocab, merges)));
+  }
+
   // The "it" sentence model attnlab trained (the package's models/referent/, fetched on this call): a
   // ReferentModel (lib/referent.js) with its training log. options: { baseUrl }.
   async loadReferentModel(options) {

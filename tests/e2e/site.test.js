@@ -152,7 +152,7 @@ describe('the site', () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/masking.html?mask=causal`);
     const w = await heatmapData(page, 'Attention weights');
     for (let i = 0; i < w.rows; i++) for (let j = i + 1; j < w.cols; j++) assert.equal(w.data[i * w.cols + j], 0, `(${i}, ${j})`);
-    await page.selectOption('select', 'none');
+    await page.locator('label.field', { hasText: 'Mask' }).locator('select').selectOption('none');
     const open_ = await heatmapData(page, 'Attention weights');
     assert.ok(open_.data[1] > 0, 'without a mask the first row sees the second key');
     assert.deepEqual(problems, []);
@@ -307,5 +307,22 @@ describe('the site', () => {
     assert.deepEqual(parts.slice(0, 3), ['Input X', 'Norm', 'Multi-head attention']);
     assert.deepEqual(problems, []);
     await page.close();
+  });
+
+  test('sentence lessons offer the trained GPT\'s BPE tokens; the word splitter keeps U.S.A. and 3.14 whole', async () => {
+    const sentence = 'The U.S.A. paid 3.14 dollars';
+    const words = await open(browser, `${server.url}/lessons/self-attention.html?sentence=${encodeURIComponent(sentence)}`);
+    assert.deepEqual(await words.page.$$eval('.tokens li', (l) => l.map((x) => x.textContent)), ['the', 'u.s.a.', 'paid', '3.14', 'dollars']);
+    await words.page.locator('label.field', { hasText: 'Tokens' }).locator('select').selectOption('bpe');
+    await words.page.waitForFunction(() => new URLSearchParams(location.search).get('tokens') === 'bpe');
+    const bpe = await (await init({ simd: true })).loadBuiltinTokenizer();
+    // The tokenizer's own pieces, spaces shown as "·" as in the trained-model lessons.
+    const expected = Array.from(bpe.encode(sentence), (id) => new TextDecoder().decode(bpe.tokenBytes(id)).replaceAll(' ', '·'));
+    await words.page.waitForFunction((n) => document.querySelectorAll('.tokens li').length === n, expected.length);
+    assert.deepEqual(await words.page.$$eval('.tokens li', (l) => l.map((x) => x.textContent)), expected);
+    const map = await heatmapData(words.page, 'Attention weights');
+    assert.deepEqual(map.rowLabels, expected);
+    assert.deepEqual(words.problems, []);
+    await words.page.close();
   });
 });

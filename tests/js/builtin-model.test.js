@@ -78,6 +78,19 @@ test('allInOrder: when several reads fail, the error is the first in list order,
   assert.deepEqual(await allInOrder([Promise.resolve(1), 2]), [1, 2]);
 });
 
+test('loadBuiltinTokenizer: the built-in model\'s tokenizer without its weights', async () => {
+  const l = await lab(true);
+  const tokenizer = await l.loadBuiltinTokenizer();
+  const { tokenizer: withModel, model } = await l.loadBuiltinModel();
+  const text = 'And God said, Let there be light: and there was light. U.S.A. 3.14 café';
+  assert.deepEqual(Array.from(tokenizer.encode(text)), Array.from(withModel.encode(text)));
+  assert.equal(tokenizer.decode(tokenizer.encode(text)), text);
+  assert.equal(tokenizer.vocabSize, config.tokenizer.vocab_size);
+  await rejectsWith(l.loadBuiltinTokenizer({ baseUrl: 'file:///nonexistent/' }),
+    'loadBuiltinTokenizer: could not read /nonexistent/vocab.json (ENOENT)');
+  model.dispose();
+});
+
 test('loadBuiltinModel: a bad baseUrl is an AttnLabError naming it, and the next call still works', async () => {
   const l = await lab(true);
   await rejectsWith(l.loadBuiltinModel({ baseUrl: 'models' }), 'loadBuiltinModel: baseUrl must name a folder (end in "/"), got "models"');

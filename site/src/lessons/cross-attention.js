@@ -2,7 +2,7 @@
 import { el, shape } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
+import { heatmap, panel, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
 
 const D_MODEL = 16;
 
@@ -19,6 +19,7 @@ lessonPage({
   call: 'const { output, weights } = mha.forward(target, source, source);',
   schema: {
     source: { type: 'text', maxLength: 200, default: 'the cat sat on the mat' },
+    tokens: TOKENS_SCHEMA,
     target: { type: 'text', maxLength: 200, default: 'le chat est assis' },
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
   },
@@ -32,12 +33,12 @@ lessonPage({
     root.append(
       el('div', { class: 'controls' },
         sentenceInput('Source sentence (keys and values)', state.source, (source) => ctx.set({ source })),
-        sentenceInput('Target sentence (queries)', state.target, (target) => ctx.set({ target }))),
+        sentenceInput('Target sentence (queries)', state.target, (target) => ctx.set({ target })), tokensField(ctx)),
       el('p', { text: 'Source tokens:' }), sourceChips, el('p', { text: 'Target tokens:' }), targetChips, shapes,
       panel('Target attends to source', map));
     return () => {
-      const source = tokensOf(lab, state.source, 'the cat sat on the mat').tokens;
-      const target = tokensOf(lab, state.target, 'le chat est assis').tokens;
+      const source = tokensOf(lab, state.source, 'the cat sat on the mat', { mode: state.tokens, ctx }).tokens;
+      const target = tokensOf(lab, state.target, 'le chat est assis', { mode: state.tokens, ctx }).tokens;
       tokenChips(source, sourceChips);
       tokenChips(target, targetChips);
       const x = lab.embedTokens(source, D_MODEL, { seed: state.seed });

@@ -3,7 +3,7 @@
 import { blockDiagram } from '../block-diagram.js';
 import { el, field, select } from '../dom.js';
 import { lessonPage } from '../page.js';
-import { sentenceInput, tokenChips, tokensOf } from '../views.js';
+import { sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
 
 const CONFIG = { dModel: 64, numHeads: 4, dFF: 256 };
 
@@ -21,6 +21,7 @@ lessonPage({
   call: "const layer = new lab.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256 });\nconst steps = layer.trace(x);",
   schema: {
     sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat' },
+    tokens: TOKENS_SCHEMA,
     norm: { type: 'enum', values: ['layernorm', 'rmsnorm'], default: 'layernorm' },
     order: { type: 'enum', values: ['post', 'pre'], default: 'post' },
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
@@ -42,7 +43,7 @@ lessonPage({
     });
     root.append(
       el('div', { class: 'controls' },
-        sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })),
+        sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
         field('Norm', select([['layernorm', 'LayerNorm'], ['rmsnorm', 'RMSNorm']], state.norm, (norm) => ctx.set({ norm }))),
         field('Layout', select([['post', 'post-norm (PyTorch default)'], ['pre', 'pre-norm']], state.order, (order) => ctx.set({ order })))),
       chips, el('h2', { text: 'Parameters' }), counts, el('h2', { text: 'Every step' }),
@@ -59,7 +60,7 @@ lessonPage({
         layer = new lab.TransformerEncoderLayer({ ...CONFIG, norm: state.norm, normFirst: state.order === 'pre', seed: state.seed });
         key = next;
       }
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, CONFIG.dModel, { seed: state.seed, positions: 'sinusoidal' });
       const parts = layer.parameterCounts();

@@ -2,7 +2,7 @@
 import { el, field, isolated, select } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
+import { heatmap, panel, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
 
 const D_MODEL = 16;
 const MASKS = { none: 'none', causal: 'causal (torch.tril)', padding: 'padding' };
@@ -20,6 +20,7 @@ lessonPage({
   call: 'const mask = lab.causalMask(n);            // or lab.keyPaddingMask(n, n, valid)\nconst { weights } = mha.forward(x, x, x, { mask });',
   schema: {
     sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat pad pad' },
+    tokens: TOKENS_SCHEMA,
     mask: { type: 'enum', values: Object.keys(MASKS), default: 'causal' },
     valid: { type: 'int', min: 1, max: 32, default: 6 },
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
@@ -35,12 +36,12 @@ lessonPage({
       on: { change: (e) => ctx.set({ valid: Math.max(1, Math.min(32, Math.trunc(Number(e.target.value)) || 1)) }) } });
     root.append(
       el('div', { class: 'controls' },
-        sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence })),
+        sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
         field('Mask', select(Object.entries(MASKS), state.mask, (mask) => ctx.set({ mask }))),
         field('Real tokens (padding mask)', valid, 'keys after this many are padding')),
       chips, check, el('div', { class: 'grid' }, panel('Mask', maskMap), panel('Weights', weightsMap)));
     return () => {
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
       const n = tokens.length;
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });

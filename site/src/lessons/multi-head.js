@@ -5,7 +5,7 @@ import { AttnLabError } from 'attnlab';
 import { el, field, select, shape } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
+import { heatmap, panel, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
 
 lessonPage({
   slug: 'multi-head',
@@ -20,6 +20,7 @@ lessonPage({
   call: 'const mha = new lab.MultiHeadAttention({ dModel, numHeads });\nconst { output, weights, averageWeights } = mha.forward(x);',
   schema: {
     sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat because it was warm' },
+    tokens: TOKENS_SCHEMA,
     dModel: { type: 'enum', values: [8, 12, 16, 32, 64], default: 32 },
     heads: { type: 'enum', values: [1, 2, 3, 4, 6, 8], default: 4 },
     mask: { type: 'enum', values: ['none', 'causal'], default: 'none' },
@@ -35,13 +36,13 @@ lessonPage({
     let headMaps = [];
     root.append(
       el('div', { class: 'controls' },
-        sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })),
+        sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
         field('d_model', select([8, 12, 16, 32, 64].map((d) => [d, String(d)]), state.dModel, (d) => ctx.set({ dModel: Number(d) }))),
         field('num_heads', select([1, 2, 3, 4, 6, 8].map((h) => [h, String(h)]), state.heads, (h) => ctx.set({ heads: Number(h) }))),
         field('Mask', select([['none', 'none'], ['causal', 'causal']], state.mask, (mask) => ctx.set({ mask })))),
       chips, shapes, heads, el('h2', { text: 'Per-head vs averaged' }), panel(null, average));
     return () => {
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
       tokenChips(tokens, chips);
       let mha;
       try {

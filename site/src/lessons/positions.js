@@ -4,7 +4,7 @@ import { el, field, formatNumber, select } from '../dom.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, slider, tokensOf } from '../views.js';
+import { heatmap, panel, sentenceInput, slider, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
 
 const D_MODEL = 16;
 const DISTANCES = 32;
@@ -56,6 +56,7 @@ lessonPage({
     positions: { type: 'int', min: 2, max: 100, default: 50 },
     dims: { type: 'enum', values: [8, 16, 32, 64, 128], default: 128 },
     sentence: { type: 'text', maxLength: 200, default: 'the cat sat' },
+    tokens: TOKENS_SCHEMA,
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
   },
   setup(ctx) {
@@ -80,7 +81,7 @@ lessonPage({
       el('h2', { text: 'Why high dimensions change slowly' }),
       waveNote, waveChart,
       el('h2', { text: 'Attention alone ignores order' }),
-      el('div', { class: 'controls' }, sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence }))),
+      el('div', { class: 'controls' }, sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx)),
       permutationNote,
       el('div', { class: 'grid' }, panel(null, original), panel(null, shuffled), panel(null, withPositions)),
       el('h2', { text: 'Four ways to add position, compared' }),
@@ -107,7 +108,7 @@ lessonPage({
         xLabel: 'pair i (dimensions 2i, 2i+1)', yLabel: 'log₁₀ wavelength (positions)', width: chartWidth(waveChart),
         title: `Wavelength of each sine/cosine pair for d = ${state.dims}, on a log scale: from ${formatNumber(waves[0].wavelength, 1)} to ${Math.round(last.wavelength)} positions` }));
 
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat');
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat', { mode: state.tokens, ctx });
       const reversed = [...tokens].reverse();
       const mha = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed });
       const weightsOf = (words, positions) => {

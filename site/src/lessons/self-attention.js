@@ -2,7 +2,7 @@
 import { el, formatNumber } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, seedField, sentenceInput, tokenChips, tokensOf } from '../views.js';
+import { heatmap, panel, seedField, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
 
 const D_MODEL = 16;
 
@@ -19,6 +19,7 @@ lessonPage({
   call: 'const attn = new lab.MultiHeadAttention({ dModel: 16, numHeads: 1 });\nconst { output, weights } = attn.forward(x);',
   schema: {
     sentence: { type: 'text', maxLength: 200, default: "The animal didn't cross the street because it was too tired" },
+    tokens: TOKENS_SCHEMA,
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
   },
   setup(ctx) {
@@ -30,11 +31,11 @@ lessonPage({
     const whoTable = el('div', { class: 'table-wrap' });
     root.append(
       el('div', { class: 'controls' },
-        sentenceInput('Your sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })),
+        sentenceInput('Your sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
         seedField(state.seed, (seed) => ctx.set({ seed }))),
       chips, note, el('div', { class: 'grid' }, panel('Who attends to whom', map), panel('Most attended word per row', whoTable)));
     return () => {
-      const { tokens, truncated, empty } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
+      const { tokens, truncated, empty } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
       note.textContent = empty ? 'The sentence has no words; showing “the cat sat on the mat”.' :
         truncated ? 'Only the first 32 tokens are used.' : '';
       tokenChips(tokens, chips);

@@ -4,7 +4,7 @@
 import { el, field, formatNumber, isolated, select } from '../dom.js';
 import { matrixEditor } from '../matrix-editor.js';
 import { lessonPage } from '../page.js';
-import { panel, rowOf, seedField, sentenceInput, sliceRows, tokenChips, tokensOf } from '../views.js';
+import { panel, rowOf, seedField, sentenceInput, sliceRows, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
 
 const D_MODEL = 8;
 const MAX_TOKENS = 10;
@@ -52,6 +52,7 @@ lessonPage({
     'const back = lab.traceAttention(q, k, v, { causal });  // scores … output',
   schema: {
     sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat' },
+    tokens: TOKENS_SCHEMA,
     seed: { type: 'int', min: 0, max: 999999, default: 1 },
     mask: { type: 'enum', values: ['none', 'causal'], default: 'none' },
     step: { type: 'int', min: 0, max: 20, default: 0 },
@@ -72,7 +73,7 @@ lessonPage({
 
     const sentence = sentenceInput('Sentence (up to 10 tokens)', state.sentence, (value) => ctx.set({ sentence: value }));
     root.append(
-      el('div', { class: 'controls' }, sentence,
+      el('div', { class: 'controls' }, sentence, tokensField(ctx),
         seedField(state.seed, (seed) => ctx.set({ seed })),
         field('Mask', select([['none', 'none'], ['causal', 'causal (torch.tril)']], state.mask, (mask) => ctx.set({ mask }))),
         el('button', { type: 'button', text: 'Undo my edits', on: { click: () => ctx.set({ edits: '' }) } })),
@@ -118,7 +119,7 @@ lessonPage({
     }
 
     return () => {
-      const { tokens: all } = tokensOf(lab, state.sentence, 'the cat sat on the mat');
+      const { tokens: all } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
       tokens = all.slice(0, MAX_TOKENS);
       const key = `${tokens.join(' ')}|${state.seed}`;
       if (key !== inputsKey) {  // new sentence or seed: fresh weights; edits made for the old ones go
