@@ -190,6 +190,7 @@ describe('hostile input', () => {
     ['why-attention', 'ending=constructor&ending=wide', { ending: 'tired' }, [/“ending” .* must be one of tired, wide; using tired/]],
     ['multi-head', 'dModel=__proto__&heads=constructor&mask=toString', { dModel: '32', heads: '4', mask: 'none' }, [/“dModel”/, /“heads”/, /“mask”/]],
     ['self-attention', 'seed=5&seed=7&sentence=a%20b&sentence=c', { seed: '5', sentence: 'a b' }, []],
+    ['self-attention', 'tokens=gpt5&sentence=U.S.A.', { tokens: 'words', sentence: 'U.S.A.' }, [/“tokens” .* must be one of words, bpe; using words/]],
     ['self-attention', '__proto__[x]=1&__proto__=1&constructor=1&toString=1&hasOwnProperty=1&valueOf=1&unknown=%3Cb%3Ex#%3Cimg%20src=x%20onerror=alert(1)%3E',
       { seed: '0', sentence: "The animal didn't cross the street because it was too tired" }, []],
     ['self-attention', 'sentence=%E0%A4%A&seed=%', { sentence: '\uFFFD%A', seed: '0' }, ['“seed” in the link is not a whole number; using 0.']],
@@ -197,7 +198,7 @@ describe('hostile input', () => {
     ['cross-attention', 'source=&target=%20%09', { source: '', target: ' \t' }, []],
     ['masking', 'mask=padding&valid=2&sentence=the%20cat%20%E2%80%AEsat%20on%20the%20mat', { mask: 'padding', valid: '2' }, []],
   ];
-  const SCHEMA_KEYS = { 'self-attention': ['sentence', 'seed'] };
+  const SCHEMA_KEYS = { 'self-attention': ['sentence', 'seed', 'tokens'] };
 
   test('hostile links: values are clamped or replaced, each correction is shown, nothing else changes', async () => {
     const { page, problems, visit } = await strictPage(browser);
@@ -239,7 +240,7 @@ describe('hostile input', () => {
     assert.deepEqual(seen.notices, ['“sentence” in the link was longer than 200 characters and was cut.',
       '“seed” in the link must be between 0 and 999999; using 999999.']);
     const params = await page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
-    assert.deepEqual(params, { sentence: 'A'.repeat(200), seed: '999999' });
+    assert.deepEqual(params, { sentence: 'A'.repeat(200), tokens: 'words', seed: '999999' });
     problems.push(...await takeViolations(page));
     assert.deepEqual(problems, []);
     await page.close();
