@@ -161,8 +161,20 @@ export function tokenize(text) {
   const isWord = (ch) => ch !== undefined && (/[A-Za-z0-9]/.test(ch) || ch.codePointAt(0) >= 0x80);
   const tokens = [];
   let word = '';
+  const digit = (ch) => ch !== undefined && /^[0-9]$/.test(ch);
+  const letter = (ch) => ch !== undefined && /^[A-Za-z]$/.test(ch);
+  // A '.' or ',' stays in the word between two digits (3.14, 1,000); a '.' after a lone letter stays
+  // when another "letter." follows or the word is already such an abbreviation (u.s.a., e.g.).
+  const keepsPunctuation = (ch, i) => {
+    if (word === '' || (ch !== '.' && ch !== ',')) return false;
+    const last = word.at(-1);
+    if (digit(last) && digit(chars[i + 1])) return true;
+    if (ch !== '.') return false;
+    const lone = letter(last) && (word.length === 1 || word.at(-2) === '.');
+    return lone && ((letter(chars[i + 1]) && chars[i + 2] === '.') || word.includes('.'));
+  };
   chars.forEach((ch, i) => {
-    if (isWord(ch) || (ch === "'" && word !== '' && isWord(chars[i + 1]))) {
+    if (isWord(ch) || (ch === "'" && word !== '' && isWord(chars[i + 1])) || keepsPunctuation(ch, i)) {
       word += /[A-Z]/.test(ch) ? ch.toLowerCase() : ch;
       return;
     }
