@@ -325,4 +325,20 @@ describe('the site', () => {
     assert.deepEqual(words.problems, []);
     await words.page.close();
   });
+
+  test('snippets quote what the page runs: the task\'s learning rate, the layer\'s sizes', async () => {
+    const learn = await open(browser, `${server.url}/lessons/watch-it-learn.html?task=coreference&seed=4`);
+    const code = () => learn.page.$$eval('.code code', (cs) => cs.map((c) => c.textContent).join('\n'));
+    assert.match(await code(), /Adam\(model\.parameters\(\), lr=0\.001\)/);
+    assert.match(await code(), /task: 'coreference', dModel: 32, numHeads: 2, layers: 1, lr: 0\.001, seed: 4/);
+    await learn.page.locator('select').first().selectOption('copy');
+    assert.match(await code(), /lr=0\.003\)/);
+    await learn.page.close();
+    const mh = await open(browser, `${server.url}/lessons/multi-head.html?dModel=16&heads=2&mask=causal`);
+    const mhCode = await mh.page.$$eval('.code code', (cs) => cs.map((c) => c.textContent).join('\n'));
+    assert.match(mhCode, /nn\.MultiheadAttention\(16, 2, batch_first=True\)/);
+    assert.match(mhCode, /dModel: 16, numHeads: 2, seed: 0.*causal: true/s);
+    assert.deepEqual([...learn.problems, ...mh.problems], []);
+    await mh.page.close();
+  });
 });

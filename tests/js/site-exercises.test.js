@@ -38,9 +38,9 @@ test('exercises: every correct answer is accepted and wrong ones refused, 300 se
   }
 });
 
-test('exercises: the mask, shape and row-sum answers', async () => {
+test('exercises: the mask, shape and row-sum answers, 300 seeds', async () => {
   const l = await lab(true);
-  for (let seed = 0; seed < 20; seed++) {
+  for (let seed = 0; seed < SEEDS; seed++) {
     const { check } = exerciseSet(l, seed);
     assert.ok(check.mask('causal').correct);
     assert.ok(!check.mask('none').correct);

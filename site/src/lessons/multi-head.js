@@ -16,8 +16,11 @@ lessonPage({
     'Each head can learn a different pattern. Try a d_model that num_heads does not divide to see why it must.',
   ],
   formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1,\dots,\text{head}_h)\,W_o,\quad \text{head}_i = \operatorname{Attention}(XW_q^{(i)}, XW_k^{(i)}, XW_v^{(i)})`,
-  pytorch: 'mha = nn.MultiheadAttention(d_model, num_heads, batch_first=True)\nout, w = mha(x, x, x, average_attn_weights=False)',
-  call: 'const mha = new lab.MultiHeadAttention({ dModel, numHeads });\nconst { output, weights, averageWeights } = mha.forward(x);',
+  // The snippets quote the page's settings.
+  pytorch: (state) => `mha = nn.MultiheadAttention(${state.dModel}, ${state.heads}, batch_first=True)\n` +
+    `out, w = mha(x, x, x, average_attn_weights=False${state.mask === 'causal' ? ', attn_mask=causal' : ''})`,
+  call: (state) => `const mha = new lab.MultiHeadAttention({ dModel: ${state.dModel}, numHeads: ${state.heads}, seed: ${state.seed} });\n` +
+    `const { output, weights, averageWeights } = mha.forward(x, x, x, { causal: ${state.mask === 'causal'} });`,
   schema: {
     sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat because it was warm' },
     tokens: TOKENS_SCHEMA,

@@ -15,8 +15,10 @@ lessonPage({
       'makes “it” look at “animal”. What you can see is the mechanism: every row is a probability distribution over the words.',
   ],
   formula: String.raw`\operatorname{SelfAttention}(X) = \operatorname{softmax}\Big(\frac{(XW_q)(XW_k)^\top}{\sqrt{d_k}}\Big)\,XW_v`,
+  // The snippets quote the page's settings: the same sizes, the seed of the page's weights.
   pytorch: 'attn = nn.MultiheadAttention(16, num_heads=1, batch_first=True)\nout, weights = attn(x, x, x)',
-  call: 'const attn = new lab.MultiHeadAttention({ dModel: 16, numHeads: 1 });\nconst { output, weights } = attn.forward(x);',
+  call: (state) => `const x = lab.embedTokens(tokens, 16, { seed: ${state.seed} });\n` +
+    `const attn = new lab.MultiHeadAttention({ dModel: 16, numHeads: 1, seed: ${state.seed} });\nconst { output, weights } = attn.forward(x);`,
   schema: {
     sentence: { type: 'text', maxLength: 200, default: "The animal didn't cross the street because it was too tired" },
     tokens: TOKENS_SCHEMA,
