@@ -29,7 +29,10 @@ function tickText(value, step) {
 
 // The chart's width for a container: its width now, kept within what the layout can hold.
 export function chartWidth(container) {
-  const w = container?.clientWidth || DEFAULT_WIDTH;
+  // clientWidth counts the padding; the chart gets the content box.
+  const style = container ? getComputedStyle(container) : null;
+  const padding = style ? Number.parseFloat(style.paddingLeft) + Number.parseFloat(style.paddingRight) : 0;
+  const w = container?.clientWidth ? container.clientWidth - padding : DEFAULT_WIDTH;
   return Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, Math.round(w)));
 }
 

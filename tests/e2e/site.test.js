@@ -267,21 +267,27 @@ describe('the site', () => {
   });
 
   test('line charts: 12 px text on a 390 px phone, labelled axes, loss and accuracy on separate axes', async () => {
-    for (const slug of ['scaling', 'positions', 'watch-it-learn']) {
+    for (const slug of ['scaling', 'positions', 'watch-it-learn', 'head-jobs']) {
       const { page, problems } = await open(browser, `${server.url}/lessons/${slug}.html`, { width: 390, height: 844 });
       if (slug === 'watch-it-learn') await page.waitForSelector('svg.line-chart');
       const charts = await page.$$eval('svg.line-chart', (svgs) => svgs.map((svg) => {
         const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
         const px = Number.parseFloat(getComputedStyle(svg).fontSize) * scale;
-        return { px, texts: [...svg.querySelectorAll('text')].map((t) => t.textContent), label: svg.getAttribute('aria-label') };
+        const box = svg.getBoundingClientRect();
+        const outside = [...svg.querySelectorAll('text')].filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1;
+        }).map((t) => t.textContent);
+        return { px, outside, texts: [...svg.querySelectorAll('text')].map((t) => t.textContent), label: svg.getAttribute('aria-label') };
       }));
       assert.ok(charts.length > 0, slug);
       for (const chart of charts) {
         assert.ok(chart.px >= 11.5, `${slug}: “${chart.label}” text is ${chart.px.toFixed(1)} px`);
+        assert.deepEqual(chart.outside, [], `${slug}: “${chart.label}”: text cut off at the chart's edge`);
         assert.ok(chart.texts.some((t) => /\(.+\)/.test(t)), `${slug}: an axis label with its unit: ${chart.texts.join(' | ')}`);
       }
       if (slug === 'watch-it-learn') {
-        assert.ok(charts[0].texts.includes('loss (nats)') && charts[0].texts.includes('held-out accuracy (fraction correct)'), charts[0].texts.join(' | '));
+        assert.ok(charts[0].texts.includes('loss (nats)') && charts[0].texts.includes('accuracy (0–1)'), charts[0].texts.join(' | '));
       }
       assert.deepEqual(problems, []);
       await page.close();

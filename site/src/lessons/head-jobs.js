@@ -86,7 +86,7 @@ lessonPage({
           ? `The second copy costs ${formatNumber(run.first - run.second, 2)} nats less per token: the model copies from context.`
           : 'The second copy costs about as much as the first: this model shows no copying from context.');
       chart.replaceChildren(lineChart([{ name: 'loss per token', points: Array.from(run.losses, (loss, t) => [t + 1, loss]) }],
-        { xLabel: `position of the predicted token (tokens; the second copy starts at ${T})`, yLabel: 'loss (nats)', width: chartWidth(chart),
+        { xLabel: `token position (2nd copy starts at ${T})`, yLabel: 'loss (nats)', width: chartWidth(chart),
           title: 'Loss per token on the repeated sequence' }));
     };
   },

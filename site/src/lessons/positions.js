@@ -130,7 +130,7 @@ lessonPage({
       Object.assign(withPositions, { rowLabels: reversed, colLabels: reversed, matrix: weightsOf(reversed, 'sinusoidal') });
 
       chart.replaceChildren(lineChart(falloff(lab, D_MODEL, state.seed), {
-        xLabel: 'distance k (positions)', yLabel: 'score with position 0 (1 = identical)', yDomain: [-1, 1], width: chartWidth(chart),
+        xLabel: 'distance k (positions)', yLabel: 'score with position 0', yDomain: [-1, 1], width: chartWidth(chart),
         title: 'Score between position 0 and position k for sinusoidal, learned, RoPE and ALiBi' }));
     };
   },

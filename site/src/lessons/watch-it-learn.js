@@ -43,7 +43,7 @@ function lossCurve(losses, accuracies, width) {
   return lineChart([
     { name: 'training loss (mean of 10 steps)', points: lossPoints },
     { name: 'held-out accuracy', points: accuracyPoints, axis: 'right' },
-  ], { xLabel: 'training step (batches of 16)', yLabel: 'loss (nats)', y2Label: 'held-out accuracy (fraction correct)',
+  ], { xLabel: 'training step (batches of 16)', yLabel: 'loss (nats)', y2Label: 'accuracy (0–1)',
     yDomain: [0, Math.ceil(top * 2) / 2], y2Domain: [0, 1], width,
     title: 'Training loss (left axis) and held-out accuracy (right axis) against the step' });
 }
