@@ -188,7 +188,7 @@ describe('the site', () => {
     await page.getByLabel('d_model').selectOption('12');
     await page.getByLabel('num_heads').selectOption('8');
     const error = await page.textContent('.error');
-    assert.match(error, /d_model = 12 is not divisible by num_heads = 8.*12 \/ 8 is not a whole number/);
+    assert.match(error, /d_model = 12 is not divisible by num_heads = 8.*12 \/ 8 = 1.5 is not a whole number: pick a num_heads that divides 12 \(1, 2, 3, 4, 6\)/);
     // One message on the page (not a second copy of it), and nothing drawn for d_model 32 remains visible.
     const visible = await page.evaluate(() => [...document.querySelectorAll('attn-heatmap, .shapes')].filter((e) => e.checkVisibility()).length);
     assert.equal(visible, 0);

@@ -7,6 +7,8 @@ import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
 
+const HEADS = [1, 2, 3, 4, 6, 8];  // the num_heads choices
+
 lessonPage({
   slug: 'multi-head',
   intro: [
@@ -25,7 +27,7 @@ lessonPage({
     sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat because it was warm' },
     tokens: TOKENS_SCHEMA,
     dModel: { type: 'enum', values: [8, 12, 16, 32, 64], default: 32 },
-    heads: { type: 'enum', values: [1, 2, 3, 4, 6, 8], default: 4 },
+    heads: { type: 'enum', values: HEADS, default: 4 },
     mask: { type: 'enum', values: ['none', 'causal'], default: 'none' },
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
   },
@@ -41,7 +43,7 @@ lessonPage({
       el('div', { class: 'controls' },
         sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
         field('d_model', select([8, 12, 16, 32, 64].map((d) => [d, String(d)]), state.dModel, (d) => ctx.set({ dModel: Number(d) }))),
-        field('num_heads', select([1, 2, 3, 4, 6, 8].map((h) => [h, String(h)]), state.heads, (h) => ctx.set({ heads: Number(h) }))),
+        field('num_heads', select(HEADS.map((h) => [h, String(h)]), state.heads, (h) => ctx.set({ heads: Number(h) }))),
         field('Mask', select([['none', 'none'], ['causal', 'causal']], state.mask, (mask) => ctx.set({ mask })))),
       chips, shapes, heads, el('h2', { text: 'Per-head vs averaged' }), panel(null, average));
     return () => {
@@ -55,8 +57,9 @@ lessonPage({
         heads.replaceChildren();
         headMaps = [];
         if (!(error instanceof AttnLabError)) throw error;
-        throw new AttnLabError(`${error.message}. Each head needs d_k = d_model / num_heads columns, and ` +
-          `${state.dModel} / ${state.heads} is not a whole number: pick a num_heads that divides d_model.`);
+        const fits = HEADS.filter((h) => state.dModel % h === 0).join(', ');
+        throw new AttnLabError(`${error.message}. ${state.dModel} / ${state.heads} = ${state.dModel / state.heads} is not a ` +
+          `whole number: pick a num_heads that divides ${state.dModel} (${fits}).`);
       }
       const x = lab.embedTokens(tokens, state.dModel, { seed: state.seed });
       const { output, weights, averageWeights } = mha.forward(x, x, x, { causal: state.mask === 'causal' });
