@@ -1,8 +1,9 @@
 // A word-level tokenizer and vocabulary for the lessons' example sentences.
 //   tokenize("The animal didn't cross the street.") → the, animal, didn't, cross, the, street, .
 // Words are runs of letters and digits (ASCII letters lower-cased; bytes ≥ 0x80 kept as part of a
-// word, so UTF-8 words survive), an apostrophe between letters stays inside the word ("didn't"),
-// every other punctuation character is a token of its own, and whitespace separates.
+// word, so UTF-8 words survive), an apostrophe between letters stays inside the word ("didn't"), so do
+// a number's '.' or ',' between digits ("3.14", "1,000") and an abbreviation's dots ("U.S.A." → u.s.a.,
+// "e.g."); every other punctuation character is a token of its own, and whitespace separates.
 #pragma once
 
 #include <string>
