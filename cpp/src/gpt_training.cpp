@@ -36,12 +36,9 @@ double CosineSchedule::lr(std::int64_t step) const {
   return min_lr + 0.5 * (1.0 + std::cos(std::numbers::pi * progress)) * (max_lr - min_lr);
 }
 
-std::vector<ParameterGroup> gpt_parameter_groups(GPT& model, double weight_decay, bool decay_embeddings) {
+std::vector<ParameterGroup> gpt_parameter_groups(GPT& model, double weight_decay) {
   ParameterGroup decayed{{}, weight_decay}, not_decayed{{}, 0.0};
-  for (ParameterRef& p : model.parameters()) {
-    const bool embedding = p.name == "wte.weight" || p.name == "wpe.weight";
-    (p.shape.size() == 2 && (decay_embeddings || !embedding) ? decayed : not_decayed).parameters.push_back(p);
-  }
+  for (ParameterRef& p : model.parameters()) (p.shape.size() == 2 ? decayed : not_decayed).parameters.push_back(p);
   return {decayed, not_decayed};
 }
 
@@ -64,7 +61,7 @@ const GPTTrainerConfig& checked(const GPTTrainerConfig& c) {
 GPTTrainer::GPTTrainer(GPT& model, const GPTTrainerConfig& config)
     : model_(model),
       config_(checked(config)),
-      optimizer_(gpt_parameter_groups(model, config.weight_decay, config.decay_embeddings),
+      optimizer_(gpt_parameter_groups(model, config.weight_decay),
                  {.lr = config.schedule.lr(0), .beta1 = config.beta1, .beta2 = config.beta2, .eps = config.eps}) {}
 
 GPTStepResult GPTTrainer::step(std::span<const int> ids, std::span<const int> targets, int batch) {

@@ -106,7 +106,6 @@ RunConfig read_config(const json& j) {
   c.trainer.schedule = {.max_lr = t.at("max_lr"), .min_lr = t.at("min_lr"), .warmup_steps = t.at("warmup_steps"),
                         .total_steps = c.steps};
   c.trainer.weight_decay = t.at("weight_decay");
-  if (t.contains("decay_embeddings")) c.trainer.decay_embeddings = t.at("decay_embeddings");
   c.trainer.beta1 = t.at("beta1");
   c.trainer.beta2 = t.at("beta2");
   c.trainer.clip_norm = t.at("clip_norm");

@@ -2,7 +2,6 @@
 // against PyTorch (tests/fixtures/make_gpt_fixtures.py): losses, gradient norms, gradients and weights.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -49,26 +48,6 @@ TEST(AdamW, OneStepByHand) {
   EXPECT_EQ(adamw.steps(), 1);
   expect_error([&] { AdamW({{{{"a", a.data(), ga.data(), 1, {1}}}, -1.0}}); },
                "AdamW: groups[0].weight_decay must be finite and ≥ 0, got -1");
-}
-
-TEST(GPTParameterGroups, EmbeddingsDecayUnlessToldNot) {
-  GPT model({.vocab_size = 17, .context_length = 16, .d_model = 8, .num_heads = 2, .num_layers = 1}, 1);
-  const auto names = [](const ParameterGroup& g) {
-    std::vector<std::string> out;
-    for (const ParameterRef& p : g.parameters) out.push_back(p.name);
-    return out;
-  };
-  // 1 layer: wte, wpe, c_attn, attn c_proj, c_fc, mlp c_proj weights are matrices; 2 + 4 = 6 decayed.
-  const std::vector<ParameterGroup> nano = gpt_parameter_groups(model, 0.1);
-  EXPECT_EQ(names(nano[0]).size(), 6u);
-  EXPECT_DOUBLE_EQ(nano[0].weight_decay, 0.1);
-  const std::vector<ParameterGroup> min = gpt_parameter_groups(model, 0.1, false);
-  const std::vector<std::string> decayed = names(min[0]), kept = names(min[1]);
-  EXPECT_EQ(decayed.size(), 4u);
-  EXPECT_EQ(std::count(decayed.begin(), decayed.end(), "wte.weight"), 0);
-  EXPECT_EQ(std::count(kept.begin(), kept.end(), "wte.weight"), 1);
-  EXPECT_EQ(std::count(kept.begin(), kept.end(), "wpe.weight"), 1);
-  EXPECT_DOUBLE_EQ(min[1].weight_decay, 0.0);
 }
 
 TEST(GPTTrainer, MemorisesARepeatedSequence) {

@@ -33,17 +33,14 @@ struct CosineSchedule {
   double lr(std::int64_t step) const;
 };
 
-// The usual GPT groups: weight_decay for every matrix (the Conv1D weights, and wte and wpe as nanoGPT
-// does), 0 for biases and LayerNorm parameters. decay_embeddings = false leaves wte and wpe undecayed,
-// as minGPT does (embeddings are lookups, not maps: shrinking a rarely seen token's row or a position's
-// row towards 0 only blurs it).
-std::vector<ParameterGroup> gpt_parameter_groups(GPT& model, double weight_decay, bool decay_embeddings = true);
+// The usual GPT groups: weight_decay for every matrix (wte, wpe, the Conv1D weights), 0 for biases and
+// LayerNorm parameters.
+std::vector<ParameterGroup> gpt_parameter_groups(GPT& model, double weight_decay);
 
 struct GPTTrainerConfig {
   CosineSchedule schedule;
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
   double weight_decay = 0.1;
-  bool decay_embeddings = true;  // whether weight_decay applies to wte and wpe too
   double clip_norm = 1.0;  // 0 = no clipping
 };
 
