@@ -40,8 +40,11 @@ export interface InitOptions {
   /** The bytes of the chosen build's GPT module (attnlab-gpt-simd.wasm or attnlab-gpt-scalar.wasm), used
    *  when it loads (the first Lab.loadGPT, createGPT, loadTokenizer, trainTokenizer or loadGPTModule). */
   gptWasmBinary?: ArrayBuffer | Uint8Array;
+  /** The bytes of the chosen build's referent module (attnlab-referent-simd.wasm or
+   *  attnlab-referent-scalar.wasm), used when Lab.loadReferentModel loads it. */
+  referentWasmBinary?: ArrayBuffer | Uint8Array;
   /** Where to fetch each .wasm from (browsers): given the file name, return its URL. Used for the
-   *  training and GPT modules too, unless their bytes are given. */
+   *  training, GPT and referent modules too, unless their bytes are given. */
   locateFile?: (file: string, scriptDirectory: string) => string;
   /** Bytes one call may use for what it creates (default 512 MiB, at most 2 GiB). A call that would
    *  need more is refused with an AttnLabError before it allocates anything. */

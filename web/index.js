@@ -18,7 +18,7 @@ import { referentClass } from './lib/referent.js';
 export { AttnLabError };
 
 // init(options?) → Lab. options: { simd?: 'auto' | true | false, wasmBinary?, trainingWasmBinary?,
-// gptWasmBinary?, locateFile?, memoryBudget?, training?: boolean }. Training (TaskModel) and the GPT
+// gptWasmBinary?, referentWasmBinary?, locateFile?, memoryBudget?, training?: boolean }. Training (TaskModel) and the GPT
 // (GPTModel, Tokenizer) are modules of their own, loaded by lab.loadTraining() (or training: true) and
 // by the first lab.loadGPT(), createGPT(), loadTokenizer() or trainTokenizer(), so that pages which
 // never train or run a GPT do not download them.
@@ -31,6 +31,7 @@ export async function init(options = {}) {
   const lab = new Lab(raw, variant, {
     training: { wasmBinary: opts.trainingWasmBinary, locateFile: opts.locateFile },
     gpt: { wasmBinary: opts.gptWasmBinary, locateFile: opts.locateFile },
+    referent: { wasmBinary: opts.referentWasmBinary, locateFile: opts.locateFile },
   });
   lab.setMemoryBudget(budget);
   if (training) await lab.loadTraining();
@@ -58,9 +59,10 @@ class Lab {
   #budget = DEFAULT_MEMORY_BUDGET;
   #training;  // LazyModule: TaskModel
   #gpt;       // LazyModule: GPTModel, GPTSession, Tokenizer, sample
+  #referent;  // LazyModule: ReferentModel
   #gptClasses = null;
 
-  // sources: { training, gpt }, each { wasmBinary?, locateFile? }: where those modules come from.
+  // sources: { training, gpt, referent }, each { wasmBinary?, locateFile? }: where those modules come from.
   constructor(raw, variant, sources) {
     this.#raw = raw;
     this.#call = makeCaller(raw);
@@ -71,6 +73,7 @@ class Lab {
       applyCurrentBudget(module);
       this.#gptClasses = gptClasses(module);
     }, { byCaller: true });
+    this.#referent = new LazyModule(`attnlab-referent-${variant}`, sources.referent, this, applyCurrentBudget);
     this.simd = variant === 'simd';
     this.version = raw.version();
     this.kernels = raw.kernelVariant();
@@ -148,13 +151,14 @@ class Lab {
   async loadReferentModel(options) {
     const fn = 'loadReferentModel';
     const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
-    const [bytes, logText, gpt] = await allInOrder([
+    const [bytes, logText] = await allInOrder([
       readBuiltinFile(fn, 'referentModel', { baseUrl }),
       readBuiltinFile(fn, 'referentLog', { baseUrl, as: 'text' }),
-      this.#gptModule(fn),
+      this.#referent.load(fn),
     ]);
-    const ReferentModel = referentClass(gpt, { log: parseTrainingLog(logText) });
-    return new ReferentModel(gpt.call(fn, () => gpt.raw.ReferentHandle.fromSafetensors(bytes)));
+    const module = this.#referent.loaded;
+    const ReferentModel = referentClass(module, { log: parseTrainingLog(logText) });
+    return new ReferentModel(module.call(fn, () => module.raw.ReferentHandle.fromSafetensors(bytes)));
   }
 
   // The built-in model's training log: { setup (config, corpus sizes, n-gram baselines), steps (loss,

@@ -83,10 +83,10 @@ describe('the site', () => {
     test(`lesson ${lesson}: loads, no console error, no serious axe violation, fits a phone`, async () => {
       const { page, problems, wasm } = await open(browser, `${server.url}/lessons/${lesson}.html`);
       // The main module (Chromium has SIMD); the training module only where a lesson trains, the GPT
-      // module (which holds the trained "it" model) only where lesson 1 shows that model's head.
+      // referent module (the trained "it" model) only where lesson 1 shows that model's head.
       assert.deepEqual(wasm.map((name) => name.replace(/-[\w-]{8}\.wasm$/, '.wasm')),
         { 'watch-it-learn': ['attnlab-simd.wasm', 'attnlab-train-simd.wasm'],
-          'why-attention': ['attnlab-simd.wasm', 'attnlab-gpt-simd.wasm'] }[lesson] ?? ['attnlab-simd.wasm']);
+          'why-attention': ['attnlab-simd.wasm', 'attnlab-referent-simd.wasm'] }[lesson] ?? ['attnlab-simd.wasm']);
       const defined = await page.evaluate(() => ['attn-heatmap', 'attn-stepper', 'pe-plot'].every((t) => customElements.get(t)));
       assert.ok(defined, 'the components are registered');
       await checkLessonLayout(browser, { page, problems }, `${server.url}/lessons/${lesson}.html`, `${shots}${lesson}`);

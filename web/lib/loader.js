@@ -1,4 +1,5 @@
-// Loads the wasm modules: the main one at init(), the training one (TaskModel) and the GPT one when asked, each in
+// Loads the wasm modules: the main one at init(), the training one (TaskModel), the GPT one and the
+// referent one (lesson 1's "it" encoder) when asked, each in
 // the SIMD build when the engine validates SIMD, else the scalar build. In Node the .wasm bytes are
 // read from disk next to this package; in browsers and bundlers they are fetched relative to this file
 // (import.meta.url), or from where `locateFile` says.
@@ -40,6 +41,14 @@ const BUILDS = {
   'attnlab-gpt-scalar': {
     factory: () => import('../dist/attnlab-gpt-scalar.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-gpt-scalar.wasm', import.meta.url),
+  },
+  'attnlab-referent-simd': {
+    factory: () => import('../dist/attnlab-referent-simd.mjs'),
+    wasmUrl: () => new URL('../dist/attnlab-referent-simd.wasm', import.meta.url),
+  },
+  'attnlab-referent-scalar': {
+    factory: () => import('../dist/attnlab-referent-scalar.mjs'),
+    wasmUrl: () => new URL('../dist/attnlab-referent-scalar.wasm', import.meta.url),
   },
 };
 

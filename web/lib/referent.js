@@ -1,5 +1,5 @@
 // ReferentModel: the "it" sentence model attnlab trained (cpp/train/train_referent.cpp; the package's
-// models/referent/), in the GPT module. It reads a sentence such as
+// models/referent/), in its own small module (attnlab-referent-*.wasm). It reads a sentence such as
 //   "the animal didn't cross the street because it was too tired"
 // and, at "it", says which noun "it" stands for; every head's attention is returned with the answer.
 //   const referent = await lab.loadReferentModel();
