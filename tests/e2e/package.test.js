@@ -3,7 +3,7 @@
 // pages run in headless Chromium, compute an attention matrix and log no console error.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -117,7 +117,7 @@ describe('the packed npm package', () => {
       'dist/attnlab-gpt-simd.mjs', 'dist/attnlab-gpt-simd.wasm', 'dist/attnlab-referent-scalar.mjs', 'dist/attnlab-referent-scalar.wasm',
       'dist/attnlab-referent-simd.mjs', 'dist/attnlab-referent-simd.wasm', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm',
       'dist/attnlab-simd.mjs', 'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm',
-      'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.d.ts', 'index.js',
+      'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.cjs', 'index.d.cts', 'index.d.ts', 'index.js',
       'lib/builtin-model.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js',
       'lib/modules.js', 'lib/referent.js', 'lib/task-model.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
       'models/kjv/training-log.jsonl', 'models/kjv/vocab.json', 'models/referent/model.safetensors',
@@ -161,6 +161,70 @@ describe('the packed npm package', () => {
     try {
       checkResult(await visit(browser, `${server.url}/plain.html`));
     } finally {
+      await server.close();
+    }
+  });
+
+  test('require() from a CommonJS project (npm init\'s default): init and load() work', () => {
+    const cjs = join(project, '..', 'cjs-app');
+    run('mkdir', ['-p', cjs]);
+    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'cjs-app', private: true }));  // no "type": CommonJS
+    run('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], cjs);
+    writeFileSync(join(cjs, 'index.js'), `
+const { init, load } = require('attnlab');
+(async () => {
+  const lab = await init();
+  const { weights } = lab.scaledDotProductAttention(lab.randn(2, 4, 1), lab.randn(3, 4, 2), lab.randn(3, 4, 3));
+  const { AttnLabError } = await load();
+  let refused = '';
+  try { lab.randn(0, 4, 1); } catch (e) { refused = e instanceof AttnLabError ? e.message : String(e); }
+  console.log(JSON.stringify({ rows: weights.rows, cols: weights.cols, refused }));
+})();
+`);
+    const result = JSON.parse(run('node', ['index.js'], cjs));
+    assert.deepEqual([result.rows, result.cols], [2, 3]);
+    assert.match(result.refused, /^randn: rows/);
+  });
+
+  // web/README.md's code blocks as written: every js block as an .mjs file of the installed project
+  // (except the vite.config.js one, which the Vite test uses), the HTML one as a page in Chromium.
+  test('every code block of web/README.md runs as written', async () => {
+    const readme = readFileSync(join(web, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```(js|html)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code }));
+    const scripts = blocks.filter((b) => b.lang === 'js' && !b.code.startsWith('// vite.config.js'));
+    assert.ok(scripts.length >= 4, `${scripts.length} js blocks`);
+    scripts.forEach(({ code }, i) => {
+      writeFileSync(join(project, `readme-${i}.mjs`), code);
+      try {
+        run('node', [`readme-${i}.mjs`], project);
+      } catch (error) {
+        assert.fail(`web/README.md js block ${i + 1} failed:\n${code}\n${error.stderr}`);
+      }
+    });
+    const [page] = blocks.filter((b) => b.lang === 'html');
+    writeFileSync(join(project, 'readme.html'), page.code);
+    const server = await serve(project);
+    const tab = await browser.newPage();
+    const problems = [];
+    // The browser's own request for /favicon.ico is the page's only 404: not the README's doing.
+    tab.on('console', (m) => { if (m.type() === 'error' && !/404/.test(m.text())) problems.push(m.text()); });
+    tab.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`); });
+    tab.on('pageerror', (e) => problems.push(String(e)));
+    try {
+      await tab.goto(`${server.url}/readme.html`);
+      await tab.waitForFunction(() => document.querySelector('attn-heatmap').matrix && document.querySelector('attn-stepper').steps.length > 0);
+      const shown = await tab.evaluate(() => {
+        const { matrix, rowLabels } = document.querySelector('attn-heatmap');
+        const stepper = document.querySelector('attn-stepper');
+        return { rows: matrix.rows, rowLabels, steps: stepper.steps.length, explanations: stepper.steps.map((st) => st.explanation).join(' ') };
+      });
+      assert.deepEqual(shown.rowLabels, ['the', 'cat', 'sat', 'on', 'the', 'mat']);
+      assert.equal(shown.rows, 6);
+      assert.ok(shown.steps > 10);
+      assert.doesNotMatch(shown.explanations, /b_[qkvo]/, 'bias: false, so no bias in the formulas');
+      assert.deepEqual(problems, []);
+    } finally {
+      await tab.close();
       await server.close();
     }
   });
