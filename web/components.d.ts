@@ -94,6 +94,10 @@ export interface AttnStepperElement extends RenderedElement {
   labels: { rows?: string[]; cols?: string[] };
   /** Picking a cell of a step's result outlines the operands it came from; default true. */
   highlightOperands: boolean;
+  /** Places printed in every heatmap (attribute `decimals`; a 0/1 mask always prints 0 and 1); default 2. */
+  decimals: number;
+  /** Printed values in every heatmap (attribute `show-values`); default 'auto'. */
+  showValues: 'auto' | boolean;
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnStepperElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'step-change', listener: (this: AttnStepperElement, ev: CustomEvent<StepChangeDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'cell-focus', listener: (this: AttnStepperElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;

@@ -167,6 +167,16 @@ describe('web components in Chromium', () => {
     assert.ok(ascii(shown.activeLabel).includes(exact(values[0])));
   });
 
+  test('attn-heatmap: focus() focuses its grid, so the arrow keys work at once', async () => {
+    const focused = await page.evaluate(() => {
+      const heatmap = document.getElementById('weights');
+      heatmap.focus();
+      return document.activeElement === heatmap && heatmap.shadowRoot.activeElement?.getAttribute('role') === 'grid';
+    });
+    assert.ok(focused);
+    await page.locator('body').click({ position: { x: 1, y: 1 } });
+  });
+
   test('attn-heatmap: a masked cell is announced as −∞, never NaN', async () => {
     await pointAt(page.locator('#weights'), 0, 2);
     const shown = await inShadow(page, 'weights', readHeatmap);
@@ -390,6 +400,29 @@ describe('web components in Chromium', () => {
       });
       assert.equal(clamped, 2);
       assert.deepEqual(await changes(), [], 'no step-change for a change the page made');
+    });
+
+    test('decimals, show-values and no-export on the stepper reach every heatmap it draws', async () => {
+      const seen = await page.evaluate(async () => {
+        const stepper = document.getElementById('stepper');
+        const read = () => [...stepper.shadowRoot.querySelectorAll('attn-heatmap')].map((h) => ({
+          decimals: h.decimals, showValues: h.showValues, noExport: h.hasAttribute('no-export') }));
+        const before = read();
+        stepper.setAttribute('decimals', '4');
+        stepper.showValues = true;
+        stepper.setAttribute('no-export', '');
+        await stepper.updateComplete;
+        const after = read();
+        stepper.removeAttribute('decimals');
+        stepper.removeAttribute('show-values');
+        stepper.removeAttribute('no-export');
+        await stepper.updateComplete;
+        return { before, after, reset: read() };
+      });
+      assert.ok(seen.after.length > 0);
+      for (const h of seen.before) assert.deepEqual(h, { decimals: h.decimals === 0 ? 0 : 2, showValues: 'auto', noExport: false });
+      for (const h of seen.after) assert.deepEqual(h, { decimals: h.decimals === 0 ? 0 : 4, showValues: true, noExport: true });
+      assert.deepEqual(seen.reset, seen.before);
     });
   });
 

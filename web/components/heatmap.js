@@ -88,6 +88,8 @@ export class AttnHeatmap extends RenderedElement {
     figure.append(help);
 
     this.#svg.addEventListener('keydown', (event) => this.#onKey(event));
+    // heatmap.focus() focuses the grid (the host itself is not focusable): the arrow keys then work.
+    this.focus = (options) => this.#svg.focus(options);
     this.#svg.addEventListener('focus', () => this.#showTooltip(this.#active.row, this.#active.col));
     this.#svg.addEventListener('blur', () => this.#tooltip.hide());
     this.#svg.addEventListener('pointermove', (event) => this.#onPointer(event));

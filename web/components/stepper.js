@@ -2,7 +2,7 @@
 // step at a time — its title, its explanation and each of its tensors as a labelled heatmap. Picking
 // a cell of the step's result outlines the operands it came from (the row of Q and the row of K
 // behind a score), so a lesson can point at "q_i · k_j".
-import { RenderedElement } from './base.js';
+import { attributeProperties, RenderedElement } from './base.js';
 import { adoptStyles } from './styles.js';
 import { operandHighlight, tensorView } from './tensor-roles.js';
 
@@ -111,6 +111,8 @@ export class AttnStepper extends RenderedElement {
   }
 
   #showTensors(tensors, newStep) {
+    // The stepper's own display options, passed to every heatmap it draws.
+    const shared = { decimals: this.decimals, showValues: this.showValues };
     this.#names = Object.keys(tensors);
     while (this.#heatmaps.length > this.#names.length) this.#heatmaps.pop().remove();
     while (this.#heatmaps.length < this.#names.length) {
@@ -121,8 +123,13 @@ export class AttnStepper extends RenderedElement {
     this.#names.forEach((name, k) => {
       const m = tensors[name];
       const view = tensorView(name, m, this.#labels);
-      Object.assign(this.#heatmaps[k], {
-        matrix: m, caption: `${name}  [${m.rows}×${m.cols}]`, palette: view.palette, domain: view.domain, decimals: view.decimals,
+      const heatmap = this.#heatmaps[k];
+      heatmap.toggleAttribute('no-export', this.hasAttribute('no-export'));
+      Object.assign(heatmap, {
+        matrix: m, caption: `${name}  [${m.rows}×${m.cols}]`, palette: view.palette, domain: view.domain,
+        showValues: shared.showValues,
+        // A mask prints 0/1 whatever the stepper's decimals; everything else takes the stepper's.
+        decimals: view.decimals === 0 ? 0 : shared.decimals,
         rowTitle: view.rowTitle, colTitle: view.colTitle, rowLabels: view.rowLabels, colLabels: view.colLabels,
       });
       if (newStep) this.#heatmaps[k].highlight = null;
@@ -178,3 +185,11 @@ export class AttnStepper extends RenderedElement {
     if (focused === this.#prev && this.#prev.disabled && !this.#next.disabled) this.#next.focus();
   }
 }
+
+// Display options for every heatmap of every step (attributes, like <attn-heatmap>'s): decimals,
+// show-values ('auto' | true | false); no-export (a boolean attribute) hides their SVG/PNG buttons.
+attributeProperties(AttnStepper, {
+  decimals: { attr: 'decimals', fallback: 2, parse: (text) => Number.parseInt(text, 10) },
+  showValues: { attr: 'show-values', fallback: 'auto', parse: (text) => (text === 'false' ? false : text === 'auto' ? 'auto' : true) },
+});
+Object.defineProperty(AttnStepper, 'observedAttributes', { configurable: true, get: () => ['decimals', 'show-values', 'no-export'] });
