@@ -523,4 +523,72 @@ describe('web components in Chromium', () => {
     assert.deepEqual(errors, []);
     assert.deepEqual(dialogs, []);
   });
+
+  // Every wrong setting is named — thrown by a property setter, or shown in the element in place of the
+  // picture and logged once with console.error — and never replaced by a default. A page of its own,
+  // since these are meant to log errors.
+  test('wrong input is an error naming the setting, never a silent substitute', async () => {
+    const tab = await open(browser, server.url + PAGE, { viewport: { width: 900, height: 700 } });
+    const results = await tab.page.evaluate(async () => {
+      const out = {};
+      const problemOf = async (element) => {
+        await element.updateComplete;
+        const note = element.shadowRoot.querySelector('.problem');
+        return note.hidden ? null : note.textContent;
+      };
+      const thrown = (fn) => { try { fn(); return null; } catch (e) { return `${e.name}: ${e.message}`; } };
+      const m = { rows: 2, cols: 3, data: [0.1, 0.2, 0.7, 0.3, 0.3, 0.4] };
+      const heatmap = () => { const h = document.createElement('attn-heatmap'); document.body.append(h); h.matrix = m; return h; };
+
+      let h = heatmap();
+      h.rowLabels = ['a', 'b', 'c'];
+      out.rowLabels = await problemOf(h);
+      h.rowLabels = ['a', 'b'];
+      out.fixed = await problemOf(h);
+      h.colLabels = 'abc';
+      out.colLabels = await problemOf(h);
+      h = heatmap();
+      h.setAttribute('palette', 'rainbow');
+      out.palette = await problemOf(h);
+      h = heatmap();
+      h.setAttribute('decimals', 'abc');
+      out.decimals = await problemOf(h);
+      h = heatmap();
+      out.reversed = thrown(() => { h.domain = [1, 0]; });
+      out.zeroWidth = thrown(() => { h.domain = [0.5, 0.5]; });
+      out.domainNull = thrown(() => { h.domain = null; });
+      out.strings = thrown(() => { h.matrix = { rows: 1, cols: 2, data: [0.5, 'e'] }; });
+
+      const pe = document.createElement('pe-plot');
+      document.body.append(pe);
+      pe.matrix = { rows: 4, cols: 8, data: Array.from({ length: 32 }, (_, i) => Math.sin(i)) };
+      pe.dims = [0, 9, 12];
+      out.dims = await problemOf(pe);
+      pe.dims = [0, 1];
+      out.dimsFixed = await problemOf(pe);
+      out.dimsType = thrown(() => { pe.dims = [0.5]; });
+      pe.setAttribute('mode', 'bars');
+      out.mode = await problemOf(pe);
+      return out;
+    });
+    assert.equal(results.rowLabels, '<attn-heatmap>.rowLabels has 3 labels but the matrix has 2 rows');
+    assert.equal(results.fixed, null, 'a right-length list brings the picture back');
+    assert.equal(results.colLabels, '<attn-heatmap>.colLabels has a string but the matrix has 3 columns');
+    assert.equal(results.palette, '<attn-heatmap> palette="rainbow" is not one of YlOrRd, cividis, viridis, RdBu, PuOr');
+    assert.equal(results.decimals, '<attn-heatmap> decimals="abc" must be a whole number from 0 to 10');
+    assert.equal(results.reversed, 'AttnLabError: <attn-heatmap>.domain must be [min, max] with finite min < max, or null for the data\'s range; got [1, 0]');
+    assert.match(results.zeroWidth, /got \[0\.5, 0\.5\]$/);
+    assert.equal(results.domainNull, null);
+    assert.equal(results.strings, 'AttnLabError: <attn-heatmap>.matrix.data[1] must be a number, got "e" (string)');
+    assert.equal(results.dims, '<pe-plot>.dims asks for dimensions 9, 12 but the table has 8 (0 … 7)');
+    assert.equal(results.dimsFixed, null);
+    assert.match(results.dimsType, /^AttnLabError: <pe-plot>\.dims must be a list of whole numbers/);
+    assert.equal(results.mode, '<pe-plot> mode="bars" must be "curves" or "heatmap"');
+    // Each message shown was also logged, once.
+    const logged = tab.errors.filter((e) => e.includes('AttnLabError'));
+    for (const shown of [results.rowLabels, results.colLabels, results.palette, results.decimals, results.dims, results.mode]) {
+      assert.equal(logged.filter((e) => e.includes(shown)).length, 1, `${shown} in ${logged.join(' | ')}`);
+    }
+    await tab.page.close();
+  });
 });

@@ -10,6 +10,7 @@
 // tab stop, with aria-rowcount/colcount of the whole matrix; only the active cell is present, as a
 // row (aria-rowindex) holding a gridcell (aria-colindex) labelled with its exact value, and
 // aria-activedescendant points at it. Each move makes a fresh cell, so screen readers announce it.
+import { AttnLabError } from '../lib/errors.js';
 import { attributeProperties, RenderedElement } from './base.js';
 import { standaloneSVG, svgToPNG } from './export.js';
 import { figureShell } from './figure.js';
@@ -74,10 +75,12 @@ export class AttnHeatmap extends RenderedElement {
   #active = { row: 0, col: 0 };
   #activeCell = null;
   #hovered = null; // the cell under the pointer, so cell-hover fires once per cell
+  #report; // figure.js: shows a setting that cannot be drawn honestly, or clears it
 
   constructor() {
     super();
-    const { figure, caption, body } = figureShell(this, CSS, 'heatmap', 'frame');
+    const { figure, caption, body, report } = figureShell(this, CSS, 'heatmap', 'frame');
+    this.#report = report;
     this.#caption = caption;
     this.#svg = svg('svg', { role: 'grid', tabindex: 0, 'font-family': FONT_FAMILY, 'aria-describedby': 'help' });
     body.append(this.#canvas.canvas, this.#svg, this.#tooltip.element);
@@ -120,8 +123,12 @@ export class AttnHeatmap extends RenderedElement {
   set colLabels(labels) { this.#colLabels = labels ?? null; this.requestRender(); }
 
   get domain() { return this.#domain; }
+  // null: the data's range. Anything else must be [min, max] with finite min < max.
   set domain(d) {
-    this.#domain = Array.isArray(d) && d.length === 2 && d.every(Number.isFinite) && d[0] < d[1] ? [...d] : null;
+    if (d != null && !(Array.isArray(d) && d.length === 2 && d.every(Number.isFinite) && d[0] < d[1])) {
+      throw new AttnLabError(`<attn-heatmap>.domain must be [min, max] with finite min < max, or null for the data's range; got ${describeDomain(d)}`);
+    }
+    this.#domain = d == null ? null : [...d];
     this.requestRender();
   }
 
@@ -146,15 +153,19 @@ export class AttnHeatmap extends RenderedElement {
     const m = this.#matrix;
     this.#caption.textContent = this.caption;
     if (!m) {
+      this.#report(attributeProblem(this));
       this.#svg.replaceChildren();
       this.#canvas.canvas.hidden = true;
       this.#layout = this.#parts = null;
       this.#builtFor = '';
       return;
     }
+    const rows = axisLabels(this.#rowLabels, m.rows, { element: 'attn-heatmap', property: 'rowLabels', axis: 'rows' });
+    const cols = axisLabels(this.#colLabels, m.cols, { element: 'attn-heatmap', property: 'colLabels', axis: 'columns' });
+    const problem = attributeProblem(this) ?? rows.problem ?? cols.problem;
+    this.#report(problem);
+    if (problem) return;
     const stats = scan(m.data);
-    const rows = axisLabels(this.#rowLabels, m.rows);
-    const cols = axisLabels(this.#colLabels, m.cols);
     const showValues = this.showValues === 'auto' ? m.rows <= SHOW_VALUES_MAX && m.cols <= SHOW_VALUES_MAX : this.showValues;
     const spec = { rows: m.rows, cols: m.cols, rowLabels: rows.texts, colLabels: cols.texts,
       rowTitle: this.rowTitle, colTitle: this.colTitle, blocked: stats.blocked, showValues };
@@ -425,10 +436,29 @@ export class AttnHeatmap extends RenderedElement {
   }
 }
 
+// Attribute values are read leniently (an unknown palette reads as the default) so that the getters
+// always return something drawable; render() reports every such value instead of drawing with it.
 const asDecimals = (text) => {
   const n = Number.parseInt(text, 10);
   return Number.isInteger(n) && n >= 0 && n <= 10 ? n : 2;
 };
+const DECIMALS_TEXT = /^(10|[0-9])$/;
+const SHOW_VALUES_TEXT = new Set(['', 'true', 'false', 'auto']);
+
+// The first attribute whose value this element cannot honour, described, or null.
+function attributeProblem(element) {
+  const paletteName = element.getAttribute('palette');
+  if (paletteName !== null && !Object.hasOwn(PALETTES, paletteName)) {
+    return `<attn-heatmap> palette="${paletteName}" is not one of ${Object.keys(PALETTES).join(', ')}`;
+  }
+  const decimals = element.getAttribute('decimals');
+  if (decimals !== null && !DECIMALS_TEXT.test(decimals)) return `<attn-heatmap> decimals="${decimals}" must be a whole number from 0 to 10`;
+  const showValues = element.getAttribute('show-values');
+  if (showValues !== null && !SHOW_VALUES_TEXT.has(showValues)) return `<attn-heatmap> show-values="${showValues}" must be true, false or auto`;
+  return null;
+}
+
+const describeDomain = (d) => (Array.isArray(d) ? `[${d.map(String).join(', ')}]` : typeof d === 'string' ? JSON.stringify(d) : String(d));
 // show-values="" (a bare attribute) means true, like a boolean attribute.
 const asShowValues = (text) => (text === 'false' ? false : text === 'auto' ? 'auto' : true);
 const asPalette = (text) => (Object.hasOwn(PALETTES, text) ? text : DEFAULT_PALETTE);

@@ -1,3 +1,5 @@
+import { AttnLabError } from '../lib/errors.js';
+
 // Checking what a page hands to a component: a Matrix is { rows, cols, data } row-major, where data
 // may be a Float32Array or a plain number array. A wrong shape throws at once, naming the property,
 // rather than drawing a misleading picture.
@@ -6,13 +8,26 @@ export function checkMatrix(element, property, m) {
     && m.data && typeof m.data.length === 'number' && m.data.length === m.rows * m.cols;
   if (!ok) {
     const shape = m && m.data ? `${m.rows}×${m.cols} with ${m.data.length} values` : typeof m;
-    throw new TypeError(`<${element}>.${property} must be { rows, cols, data } with rows·cols values, got ${shape}`);
+    throw new AttnLabError(`<${element}>.${property} must be { rows, cols, data } with rows·cols values, got ${shape}`);
+  }
+  // A plain array may hold anything: every entry must be a number (NaN and ±Infinity are drawn as such).
+  if (!ArrayBuffer.isView(m.data)) {
+    const bad = Array.prototype.findIndex.call(m.data, (v) => typeof v !== 'number');
+    if (bad >= 0) {
+      const v = m.data[bad];
+      throw new AttnLabError(`<${element}>.${property}.data[${bad}] must be a number, got ${typeof v === 'string' ? JSON.stringify(v) : String(v)} (${typeof v})`);
+    }
   }
   return m;
 }
 
-// Labels for an axis of `count` entries: the page's labels when there is one per entry, else indices.
-export function axisLabels(labels, count) {
-  if (Array.isArray(labels) && labels.length === count) return { texts: labels.map(String), custom: true };
-  return { texts: Array.from({ length: count }, (_, i) => String(i)), custom: false };
+// Labels for an axis of `count` entries: the page's labels (one per entry), or indices when none are
+// given (null). → { texts, custom } or { problem } for a list of the wrong length.
+export function axisLabels(labels, count, { element, property, axis }) {
+  if (labels == null) return { texts: Array.from({ length: count }, (_, i) => String(i)), custom: false };
+  if (!Array.isArray(labels) || labels.length !== count) {
+    const got = Array.isArray(labels) ? `${labels.length} label${labels.length === 1 ? '' : 's'}` : `a ${typeof labels}`;
+    return { problem: `<${element}>.${property} has ${got} but the matrix has ${count} ${axis}` };
+  }
+  return { texts: labels.map(String), custom: true };
 }

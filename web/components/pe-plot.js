@@ -1,6 +1,7 @@
 // <pe-plot>: a positional-encoding table (positions × dims) drawn as the tutorials draw it — a few
 // dimensions as curves over the positions, each a sinusoid of its own frequency — or, in
 // mode="heatmap", the whole table as an <attn-heatmap> with a diverging palette.
+import { AttnLabError } from '../lib/errors.js';
 import { attributeProperties, RenderedElement } from './base.js';
 import { standaloneSVG, svgToPNG } from './export.js';
 import { figureShell } from './figure.js';
@@ -52,10 +53,11 @@ export class PePlot extends RenderedElement {
   #svg = null;
   #heatmap = null;
   #width = MAX_WIDTH;
+  #report; // figure.js: shows a setting that cannot be drawn honestly, or clears it
 
   constructor() {
     super();
-    ({ caption: this.#caption, body: this.#body } = figureShell(this, CSS, 'plot', 'plot'));
+    ({ caption: this.#caption, body: this.#body, report: this.#report } = figureShell(this, CSS, 'plot', 'plot'));
     globalThis.ResizeObserver && new ResizeObserver(([entry]) => {
       const width = Math.max(MIN_WIDTH, Math.min(MAX_WIDTH, Math.floor(entry.contentRect.width)));
       if (width === this.#width) return;
@@ -71,8 +73,12 @@ export class PePlot extends RenderedElement {
   }
 
   get dims() { return this.#dims; }
+  // null: dims 0, 1, 4 and 8. A list must hold whole numbers; render() checks them against the table.
   set dims(list) {
-    this.#dims = Array.isArray(list) ? list.filter(Number.isInteger) : [0, 1, 4, 8];
+    if (list != null && !(Array.isArray(list) && list.every(Number.isInteger))) {
+      throw new AttnLabError(`<pe-plot>.dims must be a list of whole numbers (dimension indices), or null; got ${Array.isArray(list) ? `[${list.map(String).join(', ')}]` : String(list)}`);
+    }
+    this.#dims = list == null ? [0, 1, 4, 8] : [...list];
     this.requestRender();
   }
 
@@ -90,6 +96,9 @@ export class PePlot extends RenderedElement {
   render() {
     this.#caption.textContent = this.caption;
     const m = this.#matrix;
+    const problem = this.#problem(m);
+    this.#report(problem);
+    if (problem) return;
     if (!m) {
       this.#body.replaceChildren();
       this.#svg = this.#heatmap = null;
@@ -98,6 +107,19 @@ export class PePlot extends RenderedElement {
     } else {
       this.#renderCurves(m);
     }
+  }
+
+  // The first setting this element cannot honour, described, or null: an unknown mode, or (curves) a
+  // requested dimension the table does not have.
+  #problem(m) {
+    const mode = this.getAttribute('mode');
+    if (mode !== null && mode !== 'curves' && mode !== 'heatmap') return `<pe-plot> mode="${mode}" must be "curves" or "heatmap"`;
+    if (!m || this.mode === 'heatmap') return null;
+    const missing = this.#dims.filter((d) => d < 0 || d >= m.cols);
+    if (!missing.length) return null;
+    // The default dims (0, 1, 4, 8) on a table narrower than 9 dimensions draw the ones it has.
+    if (this.#dims.join() === '0,1,4,8' && missing.every((d) => d >= m.cols)) return null;
+    return `<pe-plot>.dims asks for dimension${missing.length > 1 ? 's' : ''} ${missing.join(', ')} but the table has ${m.cols} (0 … ${m.cols - 1})`;
   }
 
   #renderHeatmap(m) {

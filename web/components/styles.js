@@ -23,6 +23,9 @@ button:focus-visible { outline: 2px solid #0b57d0; outline-offset: 2px; }
 button:disabled { color: #6e7781; border-color: #d0d7de; cursor: default; }
 .tools { display: flex; gap: 0.35rem; justify-content: flex-end; margin-top: 0.25rem; }
 :host([no-export]) .tools { display: none; }
+/* A setting the element cannot draw honestly (figure.js): its message instead of the picture. */
+.problem { margin: 0.25rem 0; padding: 0.4rem 0.6rem; border: 1px solid #f1b5ae; border-radius: 4px;
+  background: #fdecea; color: #7a1a12; font-size: 0.9rem; overflow-wrap: anywhere; }
 `;
 
 // Styles a shadow root with BASE_CSS plus the component's own rules, as a constructed stylesheet
