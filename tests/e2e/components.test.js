@@ -591,4 +591,27 @@ describe('web components in Chromium', () => {
     }
     await tab.page.close();
   });
+
+  test('a page with no code: matrix and labels from a child <script type="application/json">', async () => {
+    const page = await browser.newPage();
+    const logged = [];
+    page.on('console', (m) => { if (m.type() === 'error') logged.push(m.text()); });
+    await page.goto(`${server.url}/tests/e2e/pages/json-data.html`);
+    await page.waitForFunction(() => document.getElementById('static').matrix && document.getElementById('pe').matrix);
+    const shown = await page.evaluate(async () => {
+      const h = document.getElementById('static');
+      await h.updateComplete;
+      return { data: Array.from(h.matrix.data), rows: h.rowLabels, cols: h.colLabels, domain: h.domain,
+        texts: [...h.shadowRoot.querySelectorAll('.values text')].map((t) => t.textContent),
+        peDims: document.getElementById('pe').dims, broken: document.getElementById('broken').matrix };
+    });
+    assert.deepEqual(shown.data, [0.5, 0.25, 0.25, 0, 0.5, 0.5]);
+    assert.deepEqual([shown.rows, shown.cols, shown.domain], [['cat', 'sat'], ['the', 'cat', 'sat'], [0, 1]]);
+    assert.deepEqual(shown.texts, ['0.5', '0.3', '0.3', '0.0', '0.5', '0.5']);  // decimals="1"
+    assert.deepEqual(shown.peDims, [0, 1]);
+    assert.equal(shown.broken, null, 'a block with an unknown key sets nothing');
+    assert.equal(logged.length, 1, logged.join(' | '));
+    assert.match(logged[0], /<attn-heatmap>: its JSON sets rowlabels, which it does not have \(it takes matrix, rowLabels, colLabels, domain, highlight\)/);
+    await page.close();
+  });
 });

@@ -201,30 +201,37 @@ const { init, load } = require('attnlab');
         assert.fail(`web/README.md js block ${i + 1} failed:\n${code}\n${error.stderr}`);
       }
     });
-    const [page] = blocks.filter((b) => b.lang === 'html');
-    writeFileSync(join(project, 'readme.html'), page.code);
+    // HTML: the full page as written; a fragment inside a page that loads the components from the package.
+    const pages = blocks.filter((b) => b.lang === 'html').map(({ code }) => (code.startsWith('<!doctype') ? code
+      : `<!doctype html><html lang="en"><meta charset="utf-8"><title>fragment</title>
+<script type="module" src="./node_modules/attnlab/dist/components.js"></script>${code}</html>`));
+    assert.ok(pages.length >= 2);
     const server = await serve(project);
-    const tab = await browser.newPage();
-    const problems = [];
-    // The browser's own request for /favicon.ico is the page's only 404: not the README's doing.
-    tab.on('console', (m) => { if (m.type() === 'error' && !/404/.test(m.text())) problems.push(m.text()); });
-    tab.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`); });
-    tab.on('pageerror', (e) => problems.push(String(e)));
     try {
-      await tab.goto(`${server.url}/readme.html`);
-      await tab.waitForFunction(() => document.querySelector('attn-heatmap').matrix && document.querySelector('attn-stepper').steps.length > 0);
-      const shown = await tab.evaluate(() => {
-        const { matrix, rowLabels } = document.querySelector('attn-heatmap');
-        const stepper = document.querySelector('attn-stepper');
-        return { rows: matrix.rows, rowLabels, steps: stepper.steps.length, explanations: stepper.steps.map((st) => st.explanation).join(' ') };
-      });
-      assert.deepEqual(shown.rowLabels, ['the', 'cat', 'sat', 'on', 'the', 'mat']);
-      assert.equal(shown.rows, 6);
-      assert.ok(shown.steps > 10);
-      assert.doesNotMatch(shown.explanations, /b_[qkvo]/, 'bias: false, so no bias in the formulas');
-      assert.deepEqual(problems, []);
+      for (const [i, html] of pages.entries()) {
+        writeFileSync(join(project, `readme-${i}.html`), html);
+        const tab = await browser.newPage();
+        const problems = [];
+        // The browser's own request for /favicon.ico is the only 404: not the README's doing.
+        tab.on('console', (m) => { if (m.type() === 'error' && !/404/.test(m.text())) problems.push(m.text()); });
+        tab.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`); });
+        tab.on('pageerror', (e) => problems.push(String(e)));
+        await tab.goto(`${server.url}/readme-${i}.html`);
+        await tab.waitForFunction(() => [...document.querySelectorAll('attn-heatmap')].every((h) => h.matrix)
+          && [...document.querySelectorAll('attn-stepper')].every((st) => st.steps.length > 0));
+        const shown = await tab.evaluate(() => ({
+          labels: [...document.querySelectorAll('attn-heatmap')].map((h) => h.rowLabels),
+          steps: [...document.querySelectorAll('attn-stepper')].map((st) => st.steps.map((x) => x.explanation).join(' ')),
+        }));
+        if (i === 0) {
+          assert.deepEqual(shown.labels, [['the', 'cat', 'sat', 'on', 'the', 'mat']]);
+          assert.equal(shown.steps.length, 1);
+          assert.doesNotMatch(shown.steps[0], /b_[qkvo]/, 'bias: false, so no bias in the formulas');
+        }
+        assert.deepEqual(problems, [], `web/README.md html block ${i + 1}`);
+        await tab.close();
+      }
     } finally {
-      await tab.close();
       await server.close();
     }
   });

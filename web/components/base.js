@@ -4,6 +4,8 @@
 //  - properties a page set before the element was defined (the module loaded late) are not lost;
 //  - simple properties live in attributes, so an HTML author can write <attn-heatmap palette=RdBu>.
 
+import { AttnLabError } from '../lib/errors.js';
+
 // Importing the bundle outside a browser (server rendering, Node tests) must not throw.
 const Base = globalThis.HTMLElement ?? class {};
 
@@ -21,7 +23,41 @@ export class RenderedElement extends Base {
       delete this[name];
       this[name] = value;
     }
+    this.#readJsonChild();
+    // Attached while the parser is still reading the page: its JSON child may not be parsed yet.
+    if (document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', () => { this.#readJsonChild(); this.requestRender(); }, { once: true });
+    }
     this.requestRender();
+  }
+
+  // Data written into the page, for pages without code (a Markdown page, say): a child
+  // <script type="application/json">{ "matrix": { "rows": 2, "cols": 2, "data": [...] }, "rowLabels": [...] }</script>
+  // sets those JS-only properties (the names in upgradedProperties) once, when the element is attached.
+  // The browser never runs it, so it passes a strict Content-Security-Policy. A malformed block or an
+  // unknown key is logged as an AttnLabError naming the element; the element stays empty.
+  #readJsonChild() {
+    const block = [...this.children].find((c) => c.localName === 'script' && c.type === 'application/json');
+    if (!block || block.dataset.read === 'true') return;
+    block.dataset.read = 'true';
+    const tag = this.localName;
+    try {
+      let values;
+      try {
+        values = JSON.parse(block.textContent);
+      } catch (error) {
+        throw new AttnLabError(`<${tag}>: its <script type="application/json"> is not valid JSON (${error.message})`);
+      }
+      if (values === null || typeof values !== 'object' || Array.isArray(values)) {
+        throw new AttnLabError(`<${tag}>: its <script type="application/json"> must hold an object of properties`);
+      }
+      const known = this.constructor.upgradedProperties;
+      const unknown = Object.keys(values).filter((key) => !known.includes(key));
+      if (unknown.length) throw new AttnLabError(`<${tag}>: its JSON sets ${unknown.join(', ')}, which it does not have (it takes ${known.join(', ')})`);
+      for (const key of known) if (key in values) this[key] = values[key];
+    } catch (error) {
+      console.error(error);
+    }
   }
 
   attributeChangedCallback() {
