@@ -92,6 +92,7 @@ function watchPreviews() {
 
 render();
 document.body.dataset.ready = 'true';
+performance.mark('interactive');  // bench/site-load.mjs reads it
 document.body.dataset.typeset = 'true';  // nothing to typeset here
 // The first click is most likely lesson 1 (or the next lesson): fetch its page ahead while idle.
 const ahead = nextLesson() ?? LESSONS[0];
