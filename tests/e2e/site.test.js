@@ -34,7 +34,8 @@ describe('the site', () => {
   });
 
   test('the home page: one first click, every lesson, live figures when in view, progress kept locally', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    // 700 px tall: part 1's figure is in view (with the 200 px margin), part 2's far below it.
+    const context = await browser.newContext({ viewport: { width: 1200, height: 700 } });
     const page = await context.newPage();
     const problems = [];
     const fetched = [];
