@@ -70,7 +70,11 @@ export interface AttnHeatmapElement extends RenderedElement, Exportable {
   addEventListener(type: 'cell-focus', listener: (this: AttnHeatmapElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
   /** The pointer moved onto another cell (same detail as cell-focus). */
   addEventListener(type: 'cell-hover', listener: (this: AttnHeatmapElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The pointer left the grid after hovering a cell (detail: that cell's { row, col }). */
+  addEventListener(type: 'cell-leave', listener: (this: AttnHeatmapElement, ev: CustomEvent<{ row: number; col: number }>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  /** Focuses the grid (the arrow keys then move between cells). */
+  focus(options?: FocusOptions): void;
 }
 
 /** <pe-plot>: a positional-encoding table (positions × dims) as curves or as a heatmap.

@@ -614,4 +614,42 @@ describe('web components in Chromium', () => {
     assert.match(logged[0], /<attn-heatmap>: its JSON sets rowlabels, which it does not have \(it takes matrix, rowLabels, colLabels, domain, highlight\)/);
     await page.close();
   });
+
+  test('linked heatmaps share a hover; cell-leave fires when the pointer leaves the grid', async () => {
+    const tab = await open(browser, server.url + PAGE, { viewport: { width: 900, height: 900 } });
+    await tab.page.evaluate(async () => {
+      document.body.replaceChildren();
+      const m = (seed) => ({ rows: 3, cols: 3, data: Array.from({ length: 9 }, (_, i) => ((i + seed) % 4) / 4) });
+      window.left = [];
+      for (const [id, seed] of [['a', 0], ['b', 1], ['c', 2]]) {
+        const h = document.createElement('attn-heatmap');
+        h.id = id;
+        if (id !== 'c') h.setAttribute('link', 'heads');  // c is not linked
+        h.matrix = m(seed);
+        h.addEventListener('cell-leave', (e) => window.left.push([id, e.detail.row, e.detail.col]));
+        document.body.append(h);
+        await h.updateComplete;
+      }
+    });
+    const ring = (id) => tab.page.evaluate((i) => {
+      const g = document.getElementById(i).shadowRoot.querySelector('.linked-ring');
+      return { display: g.getAttribute('display'), y: g.lastElementChild.getAttribute('y') };
+    }, id);
+    const rowTop = (id, row) => tab.page.evaluate(([i, r]) => {
+      const h = document.getElementById(i).shadowRoot;
+      const hit = h.querySelector('.hit');
+      return String(Number(hit.getAttribute('y')) + (r * Number(hit.getAttribute('height'))) / 3);
+    }, [id, row]);
+    await pointAt(tab.page.locator('#a'), 2, 1, 'hover');
+    const b = await ring('b');
+    assert.equal(b.display, 'inline');
+    assert.ok(Math.abs(Number(b.y) - Number(await rowTop('b', 2))) < 0.51, `${b.y} vs ${await rowTop('b', 2)}`);
+    assert.equal((await ring('c')).display, 'none', 'c has no link attribute');
+    assert.equal((await ring('a')).display, 'none', 'the hovered heatmap shows its own hover ring, not the linked one');
+    await tab.page.mouse.move(890, 890);
+    assert.equal((await ring('b')).display, 'none');
+    assert.deepEqual(await tab.page.evaluate(() => window.left), [['a', 2, 1]]);
+    assert.deepEqual([...tab.errors, ...tab.dialogs], []);
+    await tab.page.close();
+  });
 });

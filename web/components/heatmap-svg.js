@@ -23,6 +23,9 @@ export function buildHeatmapSVG(root, layout, spec, id) {
   parts.highlights = svg('g', { class: 'highlights', 'aria-hidden': 'true' }, root);
   parts.hoverRing = ring(root, 'hover-ring', 1.5);
   parts.hoverRing.setAttribute('display', 'none');
+  // The row hovered in a linked heatmap (the `link` attribute, heatmap.js).
+  parts.linkedRing = ring(root, 'linked-ring', 1.5);
+  parts.linkedRing.setAttribute('display', 'none');
   parts.focusRing = ring(root, 'focus-ring', 2.5);
   // The ARIA grid's one present row and cell (the active one; see heatmap.js).
   parts.activeRow = svg('g', { class: 'active-row', 'data-screen-only': '' }, root);

@@ -34,7 +34,8 @@ svg:focus-visible { outline: 2px solid #0b57d0; outline-offset: 3px; }
 .focus-ring { display: none; }
 svg:focus .focus-ring { display: inline; }
 .hit { cursor: pointer; }
-.values, .focus-ring, .hover-ring, .highlights, .active-row { pointer-events: none; }
+.values, .focus-ring, .hover-ring, .linked-ring, .highlights, .active-row { pointer-events: none; }
+.linked-ring rect:last-child { stroke-dasharray: 4 3; }
 .compact .values { display: none; }
 ${TOOLTIP_CSS}`;
 
@@ -344,6 +345,31 @@ export class AttnHeatmap extends RenderedElement {
     return row >= 0 && row < rows && col >= 0 && col < cols ? { row, col } : null;
   }
 
+  // Heatmaps with the same `link` attribute share a hover: the row under the pointer in one is
+  // outlined (dashed) in the others, e.g. one query's attention in every head side by side.
+  #linked() {
+    const group = this.getAttribute('link');
+    if (!group || !this.isConnected) return [];
+    return [...this.getRootNode().querySelectorAll('attn-heatmap')].filter((h) => h !== this && h.getAttribute('link') === group);
+  }
+
+  #showLinkedRow(row) {
+    const ring = this.#parts?.linkedRing;
+    if (!ring) return;
+    if (row === null || row >= this.#matrix.rows) {
+      ring.setAttribute('display', 'none');
+      return;
+    }
+    const { cell, gridX, gridY } = this.#layout;
+    for (const rect of ring.children) {
+      rect.setAttribute('x', px(gridX));
+      rect.setAttribute('y', px(gridY + row * cell.h));
+      rect.setAttribute('width', px(this.#matrix.cols * cell.w));
+      rect.setAttribute('height', px(cell.h));
+    }
+    ring.setAttribute('display', 'inline');
+  }
+
   #onPointer(event) {
     const cell = this.#cellAt(event);
     if (!cell) return this.#onPointerLeave();
@@ -355,11 +381,18 @@ export class AttnHeatmap extends RenderedElement {
       this.#hovered = cell;
       const value = this.#matrix.data[cell.row * this.#matrix.cols + cell.col];
       this.dispatchEvent(new CustomEvent('cell-hover', { detail: { ...cell, value }, bubbles: true, composed: true }));
+      for (const other of this.#linked()) other.#showLinkedRow(cell.row);
     }
   }
 
   #onPointerLeave() {
+    const left = this.#hovered;
     this.#hovered = null;
+    if (left) {
+      // The pointer left the grid: hover ended (pages clear what they explained on cell-hover).
+      this.dispatchEvent(new CustomEvent('cell-leave', { detail: { row: left.row, col: left.col }, bubbles: true, composed: true }));
+      for (const other of this.#linked()) other.#showLinkedRow(null);
+    }
     this.#parts?.hoverRing.setAttribute('display', 'none');
     if (this.shadowRoot.activeElement === this.#svg) this.#showTooltip(this.#active.row, this.#active.col);
     else this.#tooltip.hide();

@@ -38,6 +38,7 @@ lessonPage({
     const shapes = el('div', { class: 'explain shapes', 'aria-live': 'polite' });
     const heads = el('div', { class: 'grid' });
     const average = heatmap({ caption: 'Average over heads (PyTorch’s default return)', rowTitle: 'Query', colTitle: 'Key' });
+    average.setAttribute('link', 'heads');
     let headMaps = [];
     root.append(
       el('div', { class: 'controls' },
@@ -68,7 +69,12 @@ lessonPage({
       shapes.textContent = `X: ${shape(x)} → Q, K, V: ${n}×${state.dModel} → split_heads: ${state.heads} heads × ${n}×${dK} ` +
         `(d_k = ${state.dModel}/${state.heads} = ${dK}) → attention per head → combine_heads: ${n}×${state.dModel} → W_o → ${shape(output)}`;
       if (headMaps.length !== state.heads) {
-        headMaps = Array.from({ length: state.heads }, (_, h) => heatmap({ caption: `Head ${h}`, rowTitle: 'Query', colTitle: 'Key' }));
+        // One shared hover (the `link` attribute): a query row pointed at in one head is outlined in all.
+        headMaps = Array.from({ length: state.heads }, (_, h) => {
+          const map = heatmap({ caption: `Head ${h}`, rowTitle: 'Query', colTitle: 'Key' });
+          map.setAttribute('link', 'heads');
+          return map;
+        });
         heads.replaceChildren(...headMaps.map((m) => panel(null, m)));
       }
       // Every head on the site's one weight scale ([0, 1]): the same colour means the same weight side by side.
