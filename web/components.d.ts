@@ -64,6 +64,9 @@ export interface AttnHeatmapElement extends RenderedElement, Exportable {
   decimals: number;
   /** 'auto' (default) prints values when both dimensions are at most 12. */
   showValues: 'auto' | boolean;
+  /** 'natural' (default): the heatmap's own size, shrunk to fit a narrow container; 'width': as wide as
+   *  its container, growing too (attribute `fit`). */
+  fit: 'natural' | 'width';
   highlight: Highlight | null;
   caption: string;
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnHeatmapElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;

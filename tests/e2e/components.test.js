@@ -652,4 +652,28 @@ describe('web components in Chromium', () => {
     assert.deepEqual([...tab.errors, ...tab.dialogs], []);
     await tab.page.close();
   });
+
+  test('fit="width" grows a small heatmap to its container; the natural size does not', async () => {
+    const tab = await open(browser, server.url + PAGE, { viewport: { width: 1000, height: 800 } });
+    const widths = await tab.page.evaluate(async () => {
+      document.body.replaceChildren();
+      const out = {};
+      for (const fit of ['natural', 'width']) {
+        const box = document.createElement('div');
+        box.style.width = '700px';
+        const h = document.createElement('attn-heatmap');
+        h.setAttribute('fit', fit);
+        h.matrix = { rows: 5, cols: 5, data: Array.from({ length: 25 }, (_, i) => i / 25) };
+        box.append(h);
+        document.body.append(box);
+        await h.updateComplete;
+        out[fit] = h.shadowRoot.querySelector('svg[role=grid]').getBoundingClientRect().width;
+      }
+      return out;
+    });
+    assert.ok(widths.natural < 400, `natural ${widths.natural}`);
+    assert.ok(Math.abs(widths.width - 700) < 2, `fit=width ${widths.width}`);
+    assert.deepEqual([...tab.errors, ...tab.dialogs], []);
+    await tab.page.close();
+  });
 });

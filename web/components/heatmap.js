@@ -37,6 +37,7 @@ svg:focus .focus-ring { display: inline; }
 .values, .focus-ring, .hover-ring, .linked-ring, .highlights, .active-row { pointer-events: none; }
 .linked-ring rect:last-child { stroke-dasharray: 4 3; }
 .compact .values { display: none; }
+:host([fit="width"]) figure { width: 100%; }
 ${TOOLTIP_CSS}`;
 
 const SHOW_VALUES_MAX = 12; // showValues 'auto' prints values when both dims are at most this
@@ -169,7 +170,7 @@ export class AttnHeatmap extends RenderedElement {
     const stats = scan(m.data);
     const showValues = this.showValues === 'auto' ? m.rows <= SHOW_VALUES_MAX && m.cols <= SHOW_VALUES_MAX : this.showValues;
     const spec = { rows: m.rows, cols: m.cols, rowLabels: rows.texts, colLabels: cols.texts,
-      rowTitle: this.rowTitle, colTitle: this.colTitle, blocked: stats.blocked, showValues };
+      rowTitle: this.rowTitle, colTitle: this.colTitle, blocked: stats.blocked, showValues, fit: this.fit };
     const key = JSON.stringify(spec);
     if (key !== this.#builtFor || this.#refit) {
       if (this.#refit || !this.#relabel(spec)) this.#build(spec);
@@ -206,7 +207,8 @@ export class AttnHeatmap extends RenderedElement {
     this.#parts = buildHeatmapSVG(this.#svg, layout, spec, this.#id);
     this.#svg.setAttribute('aria-rowcount', spec.rows);
     this.#svg.setAttribute('aria-colcount', spec.cols);
-    this.#svg.style.width = `${layout.width}px`; // natural size; max-width: 100% shrinks it to fit
+    // Natural size (max-width: 100% shrinks it to fit), or fit="width": as wide as the container.
+    this.#svg.style.width = this.fit === 'width' ? '100%' : `${layout.width}px`;
     this.#canvas.canvas.hidden = false;
     this.#canvas.place(layout, spec.rows, spec.cols);
     this.#fills = new Array(spec.rows * spec.cols);
@@ -486,6 +488,8 @@ function attributeProblem(element) {
   }
   const decimals = element.getAttribute('decimals');
   if (decimals !== null && !DECIMALS_TEXT.test(decimals)) return `<attn-heatmap> decimals="${decimals}" must be a whole number from 0 to 10`;
+  const fit = element.getAttribute('fit');
+  if (fit !== null && fit !== 'natural' && fit !== 'width') return `<attn-heatmap> fit="${fit}" must be natural or width`;
   const showValues = element.getAttribute('show-values');
   if (showValues !== null && !SHOW_VALUES_TEXT.has(showValues)) return `<attn-heatmap> show-values="${showValues}" must be true, false or auto`;
   return null;
@@ -501,6 +505,7 @@ attributeProperties(AttnHeatmap, {
   decimals: { attr: 'decimals', fallback: 2, parse: asDecimals },
   showValues: { attr: 'show-values', fallback: 'auto', parse: asShowValues },
   caption: { attr: 'caption', fallback: '' },
+  fit: { attr: 'fit', fallback: 'natural', parse: (text) => (text === 'width' ? 'width' : 'natural') },
   rowTitle: { attr: 'row-title', fallback: 'Query' },
   colTitle: { attr: 'col-title', fallback: 'Key' },
 });
