@@ -1,16 +1,22 @@
 // Export of a component's picture: a standalone SVG file (the on-screen markup itself, so the file
 // shows exactly what the learner saw) and a PNG drawn from that SVG.
 import { SVG_NS, svg } from './svg.js';
+import { exportColours, resolveInks } from './theme.js';
 
 // Attributes that wire the live picture to the page (focus, screen readers) and mean nothing in a file.
 const LIVE_ATTRIBUTES = ['role', 'tabindex', 'style', 'aria-label', 'aria-hidden', 'aria-activedescendant',
   'aria-describedby', 'aria-rowcount', 'aria-colcount', 'aria-rowindex', 'aria-colindex', 'aria-roledescription'];
 
 // The SVG as a file: without the focus ring, hover outline and ARIA wiring (marked data-screen-only
-// or listed above), with xmlns, a pixel size, a white background and the caption as its <title>.
+// or listed above), with xmlns, a pixel size, the caption as its <title>, and the colours the screen
+// shows: the page's background painted behind, the themed text and lines written in (theme.js), so
+// a figure exported from a dark page is light on dark, and legible, in any viewer.
 // complete(clone), when given, adds what the screen draws outside the SVG (a heatmap's canvas).
 export function standaloneSVG(liveSvg, title = '', complete = null) {
   const clone = liveSvg.cloneNode(true);
+  const { text, background } = exportColours(liveSvg.getRootNode().host ?? liveSvg);
+  resolveInks(liveSvg, clone, background);
+  clone.setAttribute('color', text);
   complete?.(clone);
   for (const node of clone.querySelectorAll('[data-screen-only]')) node.remove();
   for (const node of [clone, ...clone.querySelectorAll('*')]) {
@@ -22,7 +28,7 @@ export function standaloneSVG(liveSvg, title = '', complete = null) {
   clone.setAttribute('xmlns', SVG_NS);
   clone.setAttribute('width', String(width));
   clone.setAttribute('height', String(height));
-  clone.prepend(svg('rect', { width: '100%', height: '100%', fill: '#ffffff' }));
+  clone.prepend(svg('rect', { width: '100%', height: '100%', fill: background }));
   if (title) {
     const titleNode = svg('title');
     titleNode.textContent = title;
@@ -74,6 +80,7 @@ export function fileStem(text, fallback) {
 export function exportTools(element, kind) {
   const tools = document.createElement('div');
   tools.className = 'tools';
+  tools.setAttribute('part', 'tools');
   const name = () => fileStem(element.caption ?? '', kind);
   const actions = {
     SVG: async () => download(new Blob([element.toSVG()], { type: 'image/svg+xml' }), `${name()}.svg`),
@@ -83,6 +90,7 @@ export function exportTools(element, kind) {
     const button = document.createElement('button');
     button.type = 'button';
     button.textContent = label;
+    button.setAttribute('part', 'button');
     button.setAttribute('aria-label', `Download ${kind} as ${label}`);
     button.addEventListener('click', () => action().catch((error) => console.error(error)));
     tools.append(button);

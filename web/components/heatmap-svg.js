@@ -2,6 +2,7 @@
 // outlines. Built once per shape and label set; painting fills in colours and numbers later.
 import { BLOCKED } from './palettes.js';
 import { px, svg, svgText } from './svg.js';
+import { INK } from './theme.js';
 
 export const LEGEND_STOPS = 16;
 
@@ -61,7 +62,8 @@ function defs(root, id) {
 // The axis labels and titles; returns the label elements so new label texts that fit the same
 // geometry can be written in place (see relabelHeatmapSVG).
 function axes(root, layout, spec) {
-  const group = svg('g', { 'aria-hidden': 'true', 'font-size': px(layout.font), fill: '#1f2328' }, root);
+  // The page's text colour (theme.js): legible on a dark page as on a light one.
+  const group = svg('g', { 'aria-hidden': 'true', part: 'labels', 'font-size': px(layout.font), fill: 'currentColor', [INK]: 'fill' }, root);
   const rowLabelNodes = layout.rowLabels.map((label) =>
     svgText(label.text, { x: px(label.x), y: px(label.y), dy: '0.35em', 'text-anchor': 'end' }, group));
   const colLabelNodes = layout.colLabels.map((label) => {
@@ -93,12 +95,12 @@ export function relabelHeatmapSVG(parts, current, next) {
   return true;
 }
 
-// White lines between cells: one path however many cells there are.
+// Lines of the background's colour between cells (white on a light page): one path for all of them.
 function gridLines(root, { cell, gridX, gridY, gridW, gridH }, { rows, cols }) {
   let d = '';
   for (let c = 1; c < cols; c++) d += `M${px(gridX + c * cell.w)} ${gridY}v${px(gridH)}`;
   for (let r = 1; r < rows; r++) d += `M${gridX} ${px(gridY + r * cell.h)}h${px(gridW)}`;
-  svg('path', { d, stroke: '#ffffff', 'stroke-width': 1, fill: 'none', 'aria-hidden': 'true' }, root);
+  svg('path', { d, class: 'stroke-background', [INK]: 'stroke', 'stroke-width': 1, fill: 'none', 'aria-hidden': 'true' }, root);
 }
 
 // A <text> per cell whose Text node painting rewrites (no element is replaced on an update).
@@ -123,17 +125,17 @@ function ring(parent, className, width) {
 }
 
 function legend(root, { legend: bar, blockedKey, tickFont }, id) {
-  const group = svg('g', { class: 'legend', 'aria-hidden': 'true', 'font-size': px(tickFont), fill: '#1f2328' }, root);
+  const group = svg('g', { class: 'legend', part: 'legend', 'aria-hidden': 'true', 'font-size': px(tickFont), fill: 'currentColor', [INK]: 'fill' }, root);
   svg('rect', { x: bar.x, y: px(bar.y), width: px(bar.w), height: px(bar.h),
-    fill: `url(#${id}-legend)`, stroke: '#8c959f', 'stroke-width': 0.5 }, group);
+    fill: `url(#${id}-legend)`, class: 'stroke-muted', [INK]: 'stroke', 'stroke-width': 0.5 }, group);
   const ticks = ['start', 'middle', 'end'].map((anchor, k) => {
     const x = px(bar.x + (k * bar.w) / 2);
-    svg('line', { x1: x, x2: x, y1: px(bar.y + bar.h), y2: px(bar.y + bar.h * 1.3), stroke: '#57606a' }, group);
+    svg('line', { x1: x, x2: x, y1: px(bar.y + bar.h), y2: px(bar.y + bar.h * 1.3), class: 'stroke-muted', [INK]: 'stroke' }, group);
     return svgText('', { x, y: px(bar.tickY), 'text-anchor': anchor }, group);
   });
   if (blockedKey) {
     const { x, y, size, text } = blockedKey;
-    svg('rect', { x, y: px(y), width: size, height: size, fill: `url(#${id}-blocked)`, stroke: '#8c959f', 'stroke-width': 0.5 }, group);
+    svg('rect', { x, y: px(y), width: size, height: size, fill: `url(#${id}-blocked)`, class: 'stroke-muted', [INK]: 'stroke', 'stroke-width': 0.5 }, group);
     svgText(text, { x: px(x + size * 1.5), y: px(y + size / 2), dy: '0.35em' }, group);
   }
   return { ticks };

@@ -30,7 +30,7 @@ const CSS = `
 .frame { position: relative; }
 .frame svg { position: relative; } /* above the cells' canvas */
 svg:focus { outline: none; }
-svg:focus-visible { outline: 2px solid #0b57d0; outline-offset: 3px; }
+svg:focus-visible { outline: 2px solid var(--attnlab-focus, currentColor); outline-offset: 3px; }
 .focus-ring { display: none; }
 svg:focus .focus-ring { display: inline; }
 .hit { cursor: pointer; }
@@ -84,7 +84,7 @@ export class AttnHeatmap extends RenderedElement {
     const { figure, caption, body, report } = figureShell(this, CSS, 'heatmap', 'frame');
     this.#report = report;
     this.#caption = caption;
-    this.#svg = svg('svg', { role: 'grid', tabindex: 0, 'font-family': FONT_FAMILY, 'aria-describedby': 'help' });
+    this.#svg = svg('svg', { role: 'grid', tabindex: 0, part: 'chart', 'font-family': FONT_FAMILY, 'aria-describedby': 'help' });
     body.append(this.#canvas.canvas, this.#svg, this.#tooltip.element);
     const help = document.createElement('p');
     help.id = 'help';

@@ -1,13 +1,20 @@
-// attnlab/components: <attn-heatmap>, <pe-plot> and <attn-stepper>. Importing this module registers
-// them. They only draw the matrices they are given (they never load the wasm package), so a
-// tutorial can show any matrix, from attnlab or elsewhere.
+// attnlab/components: <attn-heatmap>, <pe-plot>, <attn-stepper> and the attention views
+// <attn-model-view>, <attn-head-view> and <attn-token-colors>. Importing this module registers them.
+// They only draw the matrices they are given (they never load the wasm package), so a tutorial can
+// show any matrix, from attnlab or elsewhere.
 // The elements create each other by tag name (<pe-plot mode=heatmap> holds an <attn-heatmap>), so
 // whichever class owns a tag — even another copy of this bundle — is the one used.
 import { defineElements } from './base.js';
+import { AttnHeadView } from './head-view.js';
 import { AttnHeatmap } from './heatmap.js';
+import { AttnModelView } from './model-view.js';
 import { PePlot } from './pe-plot.js';
 import { AttnStepper } from './stepper.js';
+import { AttnTokenColors } from './token-colors.js';
 
-defineElements({ 'attn-heatmap': AttnHeatmap, 'pe-plot': PePlot, 'attn-stepper': AttnStepper });
+defineElements({
+  'attn-heatmap': AttnHeatmap, 'pe-plot': PePlot, 'attn-stepper': AttnStepper,
+  'attn-model-view': AttnModelView, 'attn-head-view': AttnHeadView, 'attn-token-colors': AttnTokenColors,
+});
 
-export { AttnHeatmap, PePlot, AttnStepper };
+export { AttnHeatmap, PePlot, AttnStepper, AttnModelView, AttnHeadView, AttnTokenColors };

@@ -10,6 +10,7 @@ import { checkMatrix } from './matrix.js';
 import { FONT_FAMILY, textWidth } from './measure.js';
 import { niceTicks } from './ticks.js';
 import { px, svg, svgText } from './svg.js';
+import { INK } from './theme.js';
 
 const CSS = `
 .plot svg { overflow: visible; }
@@ -17,7 +18,10 @@ const CSS = `
 
 // Okabe–Ito colours (distinguishable with every common colour-vision deficiency), the darker ones
 // first (the pale orange and sky blue are faint on white); dash patterns tell curves apart in greyscale.
-const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#000000', '#E69F00', '#56B4E9'];
+// Okabe–Ito's black is the page's text colour instead, so that it shows on a dark page too.
+const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', 'currentColor', '#E69F00', '#56B4E9'];
+// The theme marks (theme.js) for a stroke of one of these colours: currentColor is resolved on export.
+const inkOf = (color) => (color === 'currentColor' ? { [INK]: 'stroke' } : {});
 const DASHES = ['none', '7 4', '2 3', '10 3 2 3', '4 2', '1 2 6 2', '12 4'];
 // The chart is laid out for its container's width (text stays 12 px on a phone, where a scaled
 // 640-unit drawing would shrink it to 7 px), between these bounds.
@@ -154,8 +158,8 @@ export class PePlot extends RenderedElement {
     const x = (p) => plot.left + ((plot.right - plot.left) * p) / xMax;
     const y = (v) => plot.bottom - ((plot.bottom - plot.top) * (v - lo)) / (hi - lo);
 
-    const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'font-family': FONT_FAMILY,
-      'font-size': FONT, fill: '#1f2328' });
+    const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', part: 'chart', 'font-family': FONT_FAMILY,
+      'font-size': FONT, fill: 'currentColor', [INK]: 'fill' });
     root.style.width = `${width}px`;
     root.setAttribute('aria-label', `${this.caption ? `${this.caption}: ` : ''}line chart of positional encoding `
       + `dimensions ${dims.join(', ') || 'none'} over positions 0 to ${m.rows - 1}; `
@@ -164,12 +168,12 @@ export class PePlot extends RenderedElement {
     this.#drawAxes(root, plot, xTicks, niceTicks(lo, hi, 5), x, y);
     series.forEach((values, k) => {
       const d = values.map((v, p) => `${p ? 'L' : 'M'}${px(x(p))} ${px(y(Number.isFinite(v) ? v : 0))}`).join('');
-      svg('path', { d, class: 'curve', fill: 'none', stroke: COLORS[k % COLORS.length], 'stroke-width': 2,
+      svg('path', { d, class: 'curve', fill: 'none', stroke: COLORS[k % COLORS.length], ...inkOf(COLORS[k % COLORS.length]), 'stroke-width': 2,
         'stroke-dasharray': DASHES[k % DASHES.length], 'stroke-linejoin': 'round' }, root);
     });
-    const key = svg('g', { class: 'legend' }, root);
+    const key = svg('g', { class: 'legend', part: 'legend' }, root);
     legend.entries.forEach(({ name, x: lx, y: ly }, k) => {
-      svg('line', { x1: lx, x2: lx + 24, y1: ly, y2: ly, stroke: COLORS[k % COLORS.length], 'stroke-width': 2,
+      svg('line', { x1: lx, x2: lx + 24, y1: ly, y2: ly, stroke: COLORS[k % COLORS.length], ...inkOf(COLORS[k % COLORS.length]), 'stroke-width': 2,
         'stroke-dasharray': DASHES[k % DASHES.length] }, key);
       svgText(name, { x: lx + 30, y: ly, dy: '0.35em' }, key);
     });
@@ -178,15 +182,15 @@ export class PePlot extends RenderedElement {
   }
 
   #drawAxes(root, plot, xTicks, yTicks, x, y) {
-    const axes = svg('g', { class: 'axes' }, root);
+    const axes = svg('g', { class: 'axes', part: 'axes' }, root);
     for (const v of yTicks) {
       svg('line', { x1: plot.left, x2: plot.right, y1: px(y(v)), y2: px(y(v)),
-        stroke: v === 0 ? '#8c959f' : '#e1e4e8', 'stroke-width': 1 }, axes);
+        class: v === 0 ? 'stroke-muted' : 'stroke-grid', [INK]: 'stroke', 'stroke-width': 1 }, axes);
       svgText(formatTick(v, 2), { x: plot.left - 6, y: px(y(v)), dy: '0.35em', 'text-anchor': 'end' }, axes);
     }
-    svg('line', { x1: plot.left, x2: plot.right, y1: plot.bottom, y2: plot.bottom, stroke: '#57606a' }, axes);
+    svg('line', { x1: plot.left, x2: plot.right, y1: plot.bottom, y2: plot.bottom, class: 'stroke-muted', [INK]: 'stroke' }, axes);
     for (const p of xTicks) {
-      svg('line', { x1: px(x(p)), x2: px(x(p)), y1: plot.bottom, y2: plot.bottom + 4, stroke: '#57606a' }, axes);
+      svg('line', { x1: px(x(p)), x2: px(x(p)), y1: plot.bottom, y2: plot.bottom + 4, class: 'stroke-muted', [INK]: 'stroke' }, axes);
       svgText(formatTick(p, 0), { x: px(x(p)), y: plot.bottom + 17, 'text-anchor': 'middle' }, axes);
     }
     const title = { 'font-weight': 600, 'text-anchor': 'middle' };

@@ -8,7 +8,7 @@ import { operandHighlight, tensorView } from './tensor-roles.js';
 
 const CSS = `
 .nav { display: flex; align-items: center; flex-wrap: wrap; gap: 0.5rem; }
-.count { margin: 0 0 0 0.25rem; font-size: 0.9rem; color: #57606a; font-variant-numeric: tabular-nums; }
+.count { margin: 0 0 0 0.25rem; font-size: 0.9rem; color: var(--attnlab-ink-muted); font-variant-numeric: tabular-nums; }
 .title { margin: 0.6rem 0 0.2rem; font-size: 1.1rem; font-weight: 700; }
 .explanation { margin: 0 0 0.8rem; line-height: 1.45; overflow-wrap: anywhere; }
 .tensors {
@@ -46,6 +46,7 @@ export class AttnStepper extends RenderedElement {
     group.setAttribute('aria-label', 'Steps of the computation');
     const nav = document.createElement('div');
     nav.className = 'nav';
+    nav.setAttribute('part', 'nav');
     this.#prev = this.#button('←', 'Previous', -1);
     this.#next = this.#button('→', 'Next', 1);
     this.#count = document.createElement('p');
@@ -57,8 +58,10 @@ export class AttnStepper extends RenderedElement {
     this.#status.setAttribute('aria-live', 'polite');
     this.#title = document.createElement('p');
     this.#title.className = 'title';
+    this.#title.setAttribute('part', 'title');
     this.#explanation = document.createElement('p');
     this.#explanation.className = 'explanation';
+    this.#explanation.setAttribute('part', 'explanation');
     this.#tensors = document.createElement('div');
     this.#tensors.className = 'tensors';
     group.append(nav, this.#status, this.#title, this.#explanation, this.#tensors);
@@ -149,6 +152,7 @@ export class AttnStepper extends RenderedElement {
   #button(arrow, label, delta) {
     const button = document.createElement('button');
     button.type = 'button';
+    button.setAttribute('part', 'button');
     const icon = document.createElement('span');
     icon.setAttribute('aria-hidden', 'true');
     icon.textContent = arrow;

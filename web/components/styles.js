@@ -1,8 +1,11 @@
 // CSS shared by the components' shadow roots.
 import { FONT_FAMILY } from './measure.js';
+import { THEME_CSS } from './theme.js';
 
-export const BASE_CSS = `
-:host { display: block; font-family: ${FONT_FAMILY}; color: #1f2328; min-width: 0; }
+// No fixed text colour: the host inherits the page's `color` (theme.js), so a dark page's text
+// reaches captions, labels and buttons alike.
+export const BASE_CSS = `${THEME_CSS}
+:host { display: block; font-family: ${FONT_FAMILY}; min-width: 0; }
 :host([hidden]) { display: none; }
 /* As wide as the picture (so the export buttons sit at its edge), never wider than the container. */
 figure { margin: 0; width: fit-content; max-width: 100%; }
@@ -14,13 +17,15 @@ svg { display: block; max-width: 100%; height: auto; }
   position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;
 }
+/* Tinted with the text colour: a light button on a light page, a dark one on a dark page. */
 button {
-  font: inherit; font-size: 0.8rem; line-height: 1.2; color: #1f2328; background: #f6f8fa;
-  border: 1px solid #8c959f; border-radius: 4px; padding: 0.2rem 0.55rem; cursor: pointer;
+  font: inherit; font-size: 0.8rem; line-height: 1.2; color: inherit;
+  background: color-mix(in srgb, currentColor 7%, transparent);
+  border: 1px solid var(--attnlab-ink-muted); border-radius: 4px; padding: 0.2rem 0.55rem; cursor: pointer;
 }
-button:hover:not(:disabled) { background: #eaeef2; }
-button:focus-visible { outline: 2px solid #0b57d0; outline-offset: 2px; }
-button:disabled { color: #6e7781; border-color: #d0d7de; cursor: default; }
+button:hover:not(:disabled) { background: color-mix(in srgb, currentColor 14%, transparent); }
+button:focus-visible { outline: 2px solid var(--attnlab-focus, currentColor); outline-offset: 2px; }
+button:disabled { color: color-mix(in srgb, currentColor 55%, transparent); border-color: var(--attnlab-ink-grid); cursor: default; }
 .tools { display: flex; gap: 0.35rem; justify-content: flex-end; margin-top: 0.25rem; }
 :host([no-export]) .tools { display: none; }
 /* A setting the element cannot draw honestly (figure.js): its message instead of the picture. */

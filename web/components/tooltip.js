@@ -18,6 +18,7 @@ export class Tooltip {
 
   constructor() {
     this.element.className = 'tooltip';
+    this.element.setAttribute('part', 'tooltip');
     this.element.hidden = true;
     this.element.setAttribute('aria-hidden', 'true');
   }

@@ -1,0 +1,210 @@
+// <attn-head-view>: one head's attention as BertViz's head view draws it — the tokens twice, queries
+// on the left and keys on the right, and a line from each query to every key it attends to whose
+// opacity is the weight. Hovering (or, with the keyboard, choosing) a token on the left leaves only
+// its lines and prints their weights beside the keys; hovering a key on the right leaves the lines
+// into it. Given a layer's heads (Matrix[]), it shows a head picker.
+import { attributeProperties, RenderedElement } from './base.js';
+import { standaloneSVG, svgToPNG } from './export.js';
+import { figureShell } from './figure.js';
+import { formatFixed } from './format.js';
+import { fitText, FONT_FAMILY, textWidth } from './measure.js';
+import { describeRow, QueryPicker } from './query-picker.js';
+import { px, svg, svgText } from './svg.js';
+import { INK } from './theme.js';
+import { weightColor } from './weight-scale.js';
+import { checkHeads, checkTokens, checkWeights, indexProblem, tokenProblem } from './weights-input.js';
+
+const TAG = 'attn-head-view';
+const CSS = `
+.picker { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; margin: 0 0 0.5rem; font-size: 0.9rem; }
+.picker[hidden] { display: none; }
+.picker button[aria-pressed="true"] { background: currentColor; }
+.picker button[aria-pressed="true"] span { color: var(--attnlab-ink-background); }
+.lines svg { display: block; max-width: 100%; height: auto; }
+svg:focus { outline: none; }
+svg:focus-visible { outline: 2px solid var(--attnlab-focus, currentColor); outline-offset: 2px; }
+.token { cursor: pointer; }
+.active-token { font-weight: 700; }
+.note { margin: 0.35rem 0 0; font-size: 0.85rem; color: var(--attnlab-ink-muted); }
+`;
+
+const FONT = 13;
+const ROW = 20;
+const GAP = 150; // between the two columns of tokens, where the lines run
+const VALUE_SPACE = 44; // right of the keys: the printed weights of the query shown
+const MAX_LABEL = 130;
+const MIN_DRAWN = 0.01; // lines of smaller weight would be invisible: not drawn at all
+// The lines' colour: a step of the weight scale dark enough to show at low opacity on a light page
+// and light enough on a dark one; the opacity carries the weight.
+const LINE = weightColor(0.8);
+
+export class AttnHeadView extends RenderedElement {
+  static upgradedProperties = ['attention', 'tokens'];
+
+  #heads = null; // Matrix[]: one entry when a single matrix was given
+  #single = false;
+  #tokens = null;
+  #picker = document.createElement('div');
+  #svg = svg('svg', { role: 'listbox', tabindex: 0, part: 'chart', 'font-family': FONT_FAMILY, 'font-size': FONT });
+  #note = document.createElement('p');
+  #built = null; // { matrix, n, labels, lines[i][j], options[i], values[j], keys[j] } of the last build
+  #query = new QueryPicker(this, { back: 'ArrowUp', forward: 'ArrowDown' });
+  #key = null; // the key token hovered on the right, or null
+  #caption;
+  #report;
+
+  constructor() {
+    super();
+    const { caption, body, report } = figureShell(this, CSS, 'head view', 'lines');
+    this.#caption = caption;
+    this.#report = report;
+    this.#picker.className = 'picker';
+    this.#picker.setAttribute('role', 'group');
+    this.#picker.setAttribute('aria-label', 'Head');
+    this.#picker.setAttribute('part', 'picker');
+    this.#note.className = 'note';
+    this.#note.textContent = 'Line opacity = weight (under 0.01: no line). Hover a token, or use the arrow keys, to see one token’s lines.';
+    body.append(this.#picker, this.#svg, this.#note);
+    this.#svg.addEventListener('keydown', (event) => { if (this.#query.key(event, this.#built?.n ?? 0)) this.#show(); });
+    this.#svg.addEventListener('focus', () => { this.#query.focused = true; this.#show(); });
+    this.#svg.addEventListener('blur', () => { this.#query.focused = false; this.#show(); });
+    this.#svg.addEventListener('pointerleave', () => { this.#query.hovered = this.#key = null; this.#show(); });
+  }
+
+  get attention() { return this.#single ? this.#heads?.[0] ?? null : this.#heads; }
+  // One n×n Matrix of weights, or a layer's heads (Matrix[]) with a picker; errors name the property.
+  set attention(value) {
+    this.#single = value != null && !Array.isArray(value);
+    if (value == null) this.#heads = null;
+    else this.#heads = this.#single ? [checkWeights(TAG, 'attention', value)] : checkHeads(TAG, 'attention', value);
+    this.requestRender();
+  }
+
+  get tokens() { return this.#tokens; }
+  set tokens(list) {
+    this.#tokens = checkTokens(TAG, list);
+    this.requestRender();
+  }
+
+  toSVG() {
+    this.renderNow();
+    return this.#built ? standaloneSVG(this.#svg, this.caption) : '';
+  }
+
+  toPNG(scale = 2) {
+    const text = this.toSVG();
+    return text ? svgToPNG(text, scale) : Promise.reject(new Error(`<${TAG}>.toPNG: no attention to draw`));
+  }
+
+  render() {
+    this.#caption.textContent = this.caption;
+    const heads = this.#heads;
+    if (!heads) {
+      this.#report(null);
+      this.#svg.replaceChildren();
+      this.#built = null;
+      return;
+    }
+    const n = heads[0].rows;
+    const problem = indexProblem(TAG, 'head', this.getAttribute('head'), heads.length, 'heads')
+      ?? indexProblem(TAG, 'query', this.getAttribute('query'), n, 'tokens') ?? tokenProblem(TAG, this.#tokens, n);
+    this.#report(problem);
+    if (problem) return;
+    const head = Number(this.getAttribute('head') ?? 0);
+    this.#drawPicker(heads.length, head);
+    const labels = this.#tokens ?? Array.from({ length: n }, (_, i) => String(i));
+    const matrix = heads[head];
+    if (this.#built?.matrix !== matrix || this.#built.labels.join('\u0000') !== labels.join('\u0000')) this.#build(matrix, labels);
+    this.#query.active = Math.min(this.#query.active, n - 1);
+    this.#show();
+  }
+
+  #drawPicker(count, head) {
+    this.#picker.hidden = this.#single || count < 2;
+    if (this.#picker.hidden) return;
+    if (this.#picker.children.length !== count + 1) {
+      const label = Object.assign(document.createElement('span'), { textContent: 'Head' });
+      label.setAttribute('aria-hidden', 'true');
+      const buttons = Array.from({ length: count }, (_, h) => {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.setAttribute('part', 'button');
+        button.setAttribute('aria-label', `Head ${h}`);
+        button.append(Object.assign(document.createElement('span'), { textContent: String(h) }));
+        button.addEventListener('click', () => {
+          this.setAttribute('head', String(h));
+          this.dispatchEvent(new CustomEvent('head-select', { detail: { head: h }, bubbles: true, composed: true }));
+        });
+        return button;
+      });
+      this.#picker.replaceChildren(label, ...buttons);
+    }
+    [...this.#picker.querySelectorAll('button')].forEach((b, h) => b.setAttribute('aria-pressed', String(h === head)));
+  }
+
+  // The skeleton for one matrix: labels, hit areas, one <line> per drawn weight, value slots.
+  #build(matrix, labels) {
+    const n = matrix.rows;
+    const texts = labels.map((l) => fitText(l, FONT, MAX_LABEL));
+    const column = Math.ceil(Math.max(24, ...texts.map((t) => textWidth(t, FONT)))) + 8;
+    const left = column;
+    const right = column + GAP;
+    const width = right + column + VALUE_SPACE;
+    const height = n * ROW + 8;
+    const y = (i) => 4 + (i + 0.5) * ROW;
+    const root = this.#svg;
+    root.replaceChildren();
+    root.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    root.style.width = `${width}px`;
+    root.setAttribute('aria-label', `${this.caption ? `${this.caption}: ` : ''}attention of ${n} tokens; choose a query token to hear its weights`);
+    const lineGroup = svg('g', { 'aria-hidden': 'true', stroke: LINE, 'stroke-width': 2 }, root);
+    const lines = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => {
+      const w = matrix.data[i * n + j];
+      return w < MIN_DRAWN ? null : svg('line', { x1: left + 4, y1: px(y(i)), x2: right - 4, y2: px(y(j)), 'stroke-opacity': Math.round(Math.min(1, w) * 1000) / 1000 }, lineGroup);
+    }));
+    const text = svg('g', { 'aria-hidden': 'true', part: 'labels', fill: 'currentColor', [INK]: 'fill' }, root);
+    const keys = texts.map((t, j) => svgText(t, { x: right, y: px(y(j)), dy: '0.35em', class: 'token' }, text));
+    const queries = texts.map((t, i) => svgText(t, { x: left, y: px(y(i)), dy: '0.35em', 'text-anchor': 'end', class: 'token' }, text));
+    const values = texts.map((_, j) => svgText('', { x: width - 4, y: px(y(j)), dy: '0.35em', 'text-anchor': 'end', 'font-size': FONT - 1 }, text));
+    // Hit areas: a row's height across each column of tokens.
+    const hits = svg('g', { 'aria-hidden': 'true', fill: 'transparent', 'data-screen-only': '' }, root);
+    for (let i = 0; i < n; i++) {
+      const query = svg('rect', { x: 0, y: px(y(i) - ROW / 2), width: left + 4, height: ROW }, hits);
+      query.addEventListener('pointerenter', () => { this.#key = null; this.#query.hovered = i; this.#show(); });
+      const key = svg('rect', { x: right - 4, y: px(y(i) - ROW / 2), width: column + VALUE_SPACE + 4, height: ROW }, hits);
+      key.addEventListener('pointerenter', () => { this.#query.hovered = null; this.#key = i; this.#show(); });
+    }
+    // The listbox's options (one per query token), labelled with its largest weights.
+    const options = labels.map((label, i) => svg('rect', { role: 'option', id: `q${i}`, x: 0, y: px(y(i) - ROW / 2), width: left, height: ROW,
+      fill: 'none', 'aria-label': describeRow(label, labels, matrix, i), 'data-screen-only': '' }, root));
+    this.#built = { matrix, n, labels, lines, keys, queries, values, options };
+  }
+
+  // Shows the lines of the query shown (or into the key hovered, or all), its weights beside the keys.
+  #show() {
+    const built = this.#built;
+    if (!built) return;
+    const query = this.#key === null ? this.#query.shown() : null;
+    const { n, lines, matrix } = built;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        const line = lines[i][j];
+        if (line) line.setAttribute('display', (query === null || query === i) && (this.#key === null || this.#key === j) ? 'inline' : 'none');
+      }
+      built.queries[i].classList.toggle('active-token', query === i);
+      built.keys[i].classList.toggle('active-token', this.#key === i);
+      built.values[i].textContent = query === null ? '' : formatFixed(matrix.data[query * n + i], 2);
+      built.options[i].setAttribute('aria-selected', String(query === i));
+    }
+    if (this.#query.focused) this.#svg.setAttribute('aria-activedescendant', `q${this.#query.active}`);
+    else this.#svg.removeAttribute('aria-activedescendant');
+    this.#query.announce();
+  }
+}
+
+// head: the head shown of a layer's heads; query: the query token shown when no token is hovered or
+// chosen (absent: all lines); caption; no-export.
+attributeProperties(AttnHeadView, {
+  caption: { attr: 'caption', fallback: '' },
+});
+Object.defineProperty(AttnHeadView, 'observedAttributes', { configurable: true, get: () => ['caption', 'head', 'query'] });

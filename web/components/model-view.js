@@ -1,0 +1,257 @@
+// <attn-model-view>: every head of a model at once, as BertViz's model view draws it — layers × heads
+// small multiples of the attention weights on the one weight scale, one shared legend, a hover linked
+// across all of them (the query row under the pointer is marked in every head), and a head enlarged
+// with its tokens on the axes when chosen.
+//
+// The thumbnails are canvases with one pixel per weight, scaled up without smoothing: 16 heads of a
+// 128-token prompt repaint in a few milliseconds, where 16 full heatmaps would each build labels and
+// a legend nobody can read at that size. The enlarged head is an <attn-heatmap>, so its exact values,
+// tooltip, keyboard grid and export come with it.
+//
+// Keyboard: the thumbnails are one tab stop (a roving tabindex); the arrow keys, Home and End move
+// between heads, Enter or Space enlarges one. Moving through the enlarged heatmap's cells marks that
+// query row in every thumbnail, as the pointer does.
+import { attributeProperties, RenderedElement } from './base.js';
+import { figureShell } from './figure.js';
+import { WEIGHT_STEPS, weightLegend } from './weight-scale.js';
+import { checkModel, checkTokens, indexProblem, tokenProblem } from './weights-input.js';
+
+const TAG = 'attn-model-view';
+const CSS = `
+.views { display: grid; gap: 0.3rem 0.35rem; align-items: center; width: 100%; }
+.head-title { grid-column: 2 / -1; text-align: center; }
+.title { font-size: 0.75rem; font-weight: 600; color: var(--attnlab-ink-muted); text-align: center; white-space: nowrap; }
+.thumb { position: relative; display: block; width: 100%; padding: 2px; border: 2px solid transparent; border-radius: 5px;
+  background: none; line-height: 0; }
+.thumb:hover:not(:disabled) { background: none; border-color: var(--attnlab-ink-grid); }
+.thumb[aria-pressed="true"] { border-color: currentColor; }
+.thumb canvas { display: block; width: 100%; aspect-ratio: 1; image-rendering: pixelated; }
+/* The linked query row: the same two-tone outline as a heatmap's, legible on every weight's colour. */
+.mark { position: absolute; left: 2px; right: 2px; pointer-events: none; outline: 1.5px solid #000; box-shadow: 0 0 0 2.5px #fff; }
+.mark[hidden] { display: none; }
+.legend-row { margin: 0.5rem 0 0.75rem; }
+.legend-row svg { max-width: 100%; height: auto; }
+`;
+
+const MOVES = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
+
+export class AttnModelView extends RenderedElement {
+  static upgradedProperties = ['attention', 'tokens'];
+
+  #attention = null;
+  #tokens = null;
+  #painted = null; // the attention the thumbnails show (a new array repaints them)
+  #shape = '';
+  #views = document.createElement('div');
+  #thumbs = []; // [layer][head] → { button, canvas, mark }
+  #enlarged = document.createElement('attn-heatmap');
+  #focus = { layer: 0, head: 0 }; // the thumbnail that holds the tab stop
+  #row = null; // the linked query row, or null
+  #caption;
+  #report;
+
+  constructor() {
+    super();
+    const { caption, body, report } = figureShell(this, CSS, null, 'model');
+    this.#caption = caption;
+    this.#report = report;
+    this.#views.className = 'views';
+    this.#views.setAttribute('role', 'group');
+    this.#views.setAttribute('part', 'views');
+    const legend = document.createElement('div');
+    legend.className = 'legend-row';
+    legend.append(weightLegend());
+    // The enlarged head: the site's weight scale; properties rescued on upgrade, titles as attributes.
+    this.#enlarged.setAttribute('part', 'enlarged');
+    this.#enlarged.setAttribute('palette', 'YlOrRd');
+    this.#enlarged.domain = [0, 1];
+    this.#enlarged.hidden = true;
+    body.append(this.#views, legend, this.#enlarged);
+
+    this.#views.addEventListener('keydown', (event) => this.#onKey(event));
+    this.#views.addEventListener('pointerleave', () => this.#markRow(null, true));
+    this.#enlarged.addEventListener('cell-hover', (event) => this.#markRow(event.detail.row, false));
+    this.#enlarged.addEventListener('cell-focus', (event) => this.#markRow(event.detail.row, false));
+    this.#enlarged.addEventListener('cell-leave', () => this.#markRow(null, false));
+  }
+
+  get attention() { return this.#attention; }
+  // Matrix[layer][head] of n×n weights in [0, 1]; anything else throws an AttnLabError naming it.
+  set attention(layers) {
+    this.#attention = layers == null ? null : checkModel(TAG, 'attention', layers);
+    this.requestRender();
+  }
+
+  get tokens() { return this.#tokens; }
+  set tokens(list) {
+    this.#tokens = checkTokens(TAG, list);
+    this.requestRender();
+  }
+
+  // The enlarged head ({ layer, head }), or null: the `layer` and `head` attributes.
+  get selected() {
+    const layer = this.getAttribute('layer');
+    const head = this.getAttribute('head');
+    return layer === null || head === null ? null : { layer: Number(layer), head: Number(head) };
+  }
+
+  set selected(value) {
+    if (value == null) {
+      this.removeAttribute('layer');
+      this.removeAttribute('head');
+      return;
+    }
+    this.setAttribute('layer', String(value.layer));
+    this.setAttribute('head', String(value.head));
+  }
+
+  render() {
+    this.#caption.textContent = this.caption;
+    this.#enlarged.toggleAttribute('no-export', this.hasAttribute('no-export'));
+    const layers = this.#attention;
+    if (!layers) {
+      this.#report(null);
+      this.#views.replaceChildren();
+      this.#thumbs = [];
+      this.#shape = '';
+      this.#enlarged.hidden = true;
+      return;
+    }
+    const n = layers[0][0].rows;
+    const problem = indexProblem(TAG, 'layer', this.getAttribute('layer'), layers.length, 'layers')
+      ?? indexProblem(TAG, 'head', this.getAttribute('head'), layers[0].length, 'heads per layer')
+      ?? tokenProblem(TAG, this.#tokens, n);
+    this.#report(problem);
+    if (problem) return;
+    const shape = `${layers.length}×${layers[0].length}`;
+    if (shape !== this.#shape) this.#build(layers.length, layers[0].length);
+    if (this.#painted !== layers || shape !== this.#shape) this.#paint(layers);
+    this.#shape = shape;
+    this.#painted = layers;
+    this.#showSelected(layers, n);
+  }
+
+  #build(numLayers, numHeads) {
+    this.#views.setAttribute('aria-label', `${numLayers} layers × ${numHeads} heads: choose one to enlarge`);
+    this.#views.style.gridTemplateColumns = `auto repeat(${numHeads}, minmax(0, 8rem))`;
+    const title = (text, extra = '') => Object.assign(document.createElement('span'), { className: `title ${extra}`, textContent: text });
+    const nodes = [document.createElement('span'), title('Head', 'head-title'), document.createElement('span')];
+    for (let h = 0; h < numHeads; h++) nodes.push(title(String(h)));
+    this.#focus = { layer: Math.min(this.#focus.layer, numLayers - 1), head: Math.min(this.#focus.head, numHeads - 1) };
+    this.#thumbs = Array.from({ length: numLayers }, (_, l) => {
+      nodes.push(title(`Layer ${l}`));
+      return Array.from({ length: numHeads }, (_, h) => {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'thumb';
+        button.setAttribute('part', 'thumb');
+        button.setAttribute('aria-label', `Enlarge layer ${l}, head ${h}`);
+        button.tabIndex = l === this.#focus.layer && h === this.#focus.head ? 0 : -1;
+        const canvas = document.createElement('canvas');
+        canvas.setAttribute('aria-hidden', 'true');
+        const mark = document.createElement('span');
+        mark.className = 'mark';
+        mark.hidden = true;
+        button.append(canvas, mark);
+        button.addEventListener('click', () => this.#choose(l, h));
+        button.addEventListener('focus', () => this.#moveFocus(l, h, false));
+        button.addEventListener('pointermove', (event) => this.#markRow(this.#rowAt(button, event), true));
+        nodes.push(button);
+        return { button, canvas, mark };
+      });
+    });
+    this.#views.replaceChildren(...nodes);
+  }
+
+  // One pixel per weight, coloured from the weight scale's 256 steps.
+  #paint(layers) {
+    layers.forEach((heads, l) => heads.forEach((m, h) => {
+      const { canvas } = this.#thumbs[l][h];
+      const n = m.rows;
+      if (canvas.width !== n) canvas.width = canvas.height = n;
+      const context = canvas.getContext('2d');
+      const image = context.createImageData(n, n);
+      for (let i = 0; i < n * n; i++) {
+        const v = m.data[i];
+        const rgb = WEIGHT_STEPS[Math.round(Math.min(1, Math.max(0, v)) * 255)];
+        image.data.set(rgb, 4 * i);
+        image.data[4 * i + 3] = 255;
+      }
+      context.putImageData(image, 0, 0);
+    }));
+  }
+
+  #showSelected(layers, n) {
+    const chosen = this.selected;
+    this.#thumbs.forEach((row, l) => row.forEach(({ button }, h) => {
+      button.setAttribute('aria-pressed', String(chosen?.layer === l && chosen?.head === h));
+    }));
+    this.#enlarged.hidden = !chosen;
+    if (!chosen) return;
+    const labels = this.#tokens ?? null;
+    Object.assign(this.#enlarged, { matrix: layers[chosen.layer][chosen.head], rowLabels: labels, colLabels: labels });
+    this.#enlarged.setAttribute('caption', `Layer ${chosen.layer}, head ${chosen.head}: ${n} × ${n} weights`);
+  }
+
+  #choose(layer, head) {
+    this.selected = { layer, head };
+    this.dispatchEvent(new CustomEvent('head-select', { detail: { layer, head }, bubbles: true, composed: true }));
+  }
+
+  // The query row under the pointer in a thumbnail (its canvas fills the button inside a 2 px padding).
+  #rowAt(button, event) {
+    const box = button.getBoundingClientRect();
+    const n = this.#attention[0][0].rows;
+    const row = Math.floor(((event.clientY - box.top - 4) / (box.height - 8)) * n);
+    return Math.max(0, Math.min(n - 1, row));
+  }
+
+  // Marks query row `row` (null: none) in every thumbnail; fromThumbs also outlines it in the enlarged
+  // head (a hover there already shows its own ring).
+  #markRow(row, fromThumbs) {
+    if (row === this.#row) return;
+    this.#row = row;
+    const n = this.#attention?.[0][0].rows ?? 1;
+    for (const { mark } of this.#thumbs.flat()) {
+      mark.hidden = row === null;
+      if (row === null) continue;
+      mark.style.top = `calc(4px + (100% - 8px) * ${row / n})`;
+      mark.style.height = `calc((100% - 8px) / ${n})`;
+    }
+    if (fromThumbs) this.#enlarged.highlight = row === null ? null : { rows: [row] };
+    this.dispatchEvent(new CustomEvent('row-hover', { detail: { row }, bubbles: true, composed: true }));
+  }
+
+  #onKey(event) {
+    if (event.altKey || event.metaKey || !this.#thumbs.length) return;
+    const numLayers = this.#thumbs.length;
+    const numHeads = this.#thumbs[0].length;
+    let { layer, head } = this.#focus;
+    if (MOVES[event.key]) {
+      layer = Math.max(0, Math.min(numLayers - 1, layer + MOVES[event.key][0]));
+      head = Math.max(0, Math.min(numHeads - 1, head + MOVES[event.key][1]));
+    } else if (event.key === 'Home') {
+      head = 0;
+      if (event.ctrlKey) layer = 0;
+    } else if (event.key === 'End') {
+      head = numHeads - 1;
+      if (event.ctrlKey) layer = numLayers - 1;
+    } else return;
+    event.preventDefault();
+    this.#moveFocus(layer, head, true);
+  }
+
+  #moveFocus(layer, head, focus) {
+    this.#thumbs[this.#focus.layer]?.[this.#focus.head]?.button.setAttribute('tabindex', '-1');
+    this.#focus = { layer, head };
+    const { button } = this.#thumbs[layer][head];
+    button.tabIndex = 0;
+    if (focus) button.focus();
+  }
+}
+
+// layer, head: the enlarged head (both, or neither); caption; no-export (passed to the enlarged heatmap).
+attributeProperties(AttnModelView, {
+  caption: { attr: 'caption', fallback: '' },
+});
+Object.defineProperty(AttnModelView, 'observedAttributes', { configurable: true, get: () => ['caption', 'layer', 'head', 'no-export'] });

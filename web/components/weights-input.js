@@ -1,0 +1,76 @@
+// Checking attention weights handed to the views that draw them on the fixed [0, 1] scale (model
+// view, head view, coloured tokens): anything else would be clamped into a misleading picture, so it
+// is an AttnLabError naming the property, thrown by its setter.
+import { AttnLabError } from '../lib/errors.js';
+import { checkMatrix } from './matrix.js';
+
+// float32 softmax rows may hold 1.0000001; anything further outside [0, 1] is not a weight.
+const SLACK = 1e-5;
+
+// An n×n matrix of weights (queries × keys over the same tokens).
+export function checkWeights(element, property, m) {
+  checkMatrix(element, property, m);
+  if (m.rows !== m.cols) {
+    throw new AttnLabError(`<${element}>.${property} must be square (queries × keys over the same tokens), got ${m.rows}×${m.cols}`);
+  }
+  const { data, cols } = m;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i];
+    if (v >= -SLACK && v <= 1 + SLACK) continue;
+    throw new AttnLabError(`<${element}>.${property} holds ${String(v)} at row ${Math.floor(i / cols)}, column ${i % cols}: `
+      + 'attention weights are in [0, 1] (draw scores with <attn-heatmap palette="RdBu">)');
+  }
+  return m;
+}
+
+// Matrix[] of one size: a layer's heads. `size` (optional) is the n every matrix must have.
+export function checkHeads(element, property, list, size = null) {
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new AttnLabError(`<${element}>.${property} must be a non-empty list of heads' matrices, got ${describe(list)}`);
+  }
+  let n = size;
+  list.forEach((m, h) => {
+    checkWeights(element, `${property}[${h}]`, m);
+    n ??= m.rows;
+    if (m.rows !== n) throw new AttnLabError(`<${element}>.${property}[${h}] is ${m.rows}×${m.cols} but the others are ${n}×${n}`);
+  });
+  return [...list];
+}
+
+// Matrix[layer][head], as GPTModel.forward(ids, { attention: true }).attention returns it.
+export function checkModel(element, property, layers) {
+  if (!Array.isArray(layers) || layers.length === 0 || !layers.every(Array.isArray)) {
+    throw new AttnLabError(`<${element}>.${property} must be Matrix[layer][head], as model.forward(ids, { attention: true }).attention `
+      + `returns it; got ${describe(layers)}`);
+  }
+  const heads = layers[0].length;
+  const n = layers[0][0]?.rows ?? null;
+  return layers.map((list, l) => {
+    if (list.length !== heads) throw new AttnLabError(`<${element}>.${property}[${l}] has ${list.length} heads but layer 0 has ${heads}`);
+    return checkHeads(element, `${property}[${l}]`, list, n);
+  });
+}
+
+// Token labels: null (indices are shown) or one string per token; the count is checked when drawing
+// (tokenProblem), since the attention may be set after them.
+export function checkTokens(element, list) {
+  if (list == null) return null;
+  if (!Array.isArray(list)) throw new AttnLabError(`<${element}>.tokens must be a list of strings (one per token) or null, got ${describe(list)}`);
+  return list.map(String);
+}
+
+export function tokenProblem(element, tokens, n) {
+  if (!tokens || tokens.length === n) return null;
+  return `<${element}>.tokens has ${tokens.length} label${tokens.length === 1 ? '' : 's'} but the attention is ${n}×${n}`;
+}
+
+// An attribute holding a whole-number index below `count` (a head, a layer, a query token), or absent.
+// → the problem, described, or null.
+export function indexProblem(element, attribute, text, count, what) {
+  if (text === null) return null;
+  if (!/^\d+$/.test(text)) return `<${element}> ${attribute}="${text}" must be a whole number`;
+  if (Number(text) >= count) return `<${element}> ${attribute}="${text}" but the attention has ${count} ${what} (0 … ${count - 1})`;
+  return null;
+}
+
+const describe = (value) => (Array.isArray(value) ? `a list of ${value.length}` : value === null ? 'null' : typeof value);
