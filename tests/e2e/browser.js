@@ -12,8 +12,9 @@ export function launch() {
 
 // Opens `url` and waits for the page to set document.body.dataset.done; resolves to the open page
 // and the (live) lists of console errors, page errors and dialogs (alert, confirm, …) it produces.
-export async function open(browser, url, { viewport } = {}) {
-  const page = await browser.newPage(viewport ? { viewport } : {});
+// colorScheme ('light' | 'dark') emulates prefers-color-scheme.
+export async function open(browser, url, { viewport, colorScheme } = {}) {
+  const page = await browser.newPage({ ...(viewport ? { viewport } : {}), ...(colorScheme ? { colorScheme } : {}) });
   const errors = [];
   const dialogs = [];
   page.on('console', (message) => {

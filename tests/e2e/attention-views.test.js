@@ -1,0 +1,282 @@
+// The attention views (<attn-model-view>, <attn-head-view>, <attn-token-colors>) and the components'
+// theming, in headless Chromium on tests/e2e/pages/attention-views.html: colours checked against
+// d3-scale-chromatic evaluated here in Node, linked hover, keyboard, wrong input named, and a dark
+// page (prefers-color-scheme: dark) whose labels and exported files keep a real contrast ratio.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { interpolateYlOrRd } from 'd3-scale-chromatic';
+
+import { launch, open } from './browser.js';
+import { serve } from './static-server.js';
+
+const repo = new URL('../../', import.meta.url).pathname;
+const screenshots = join(repo, 'test-output/screenshots');
+const PAGE = '/tests/e2e/pages/attention-views.html';
+const axePath = join(repo, 'node_modules/axe-core/axe.min.js');
+
+// [r, g, b, alpha] (0–255, 0–1) of a computed CSS colour: "#rrggbb", "rgb(…)", "rgba(…)", or
+// "color(srgb r g b / a)" (what Chromium computes for color-mix()).
+function channels(c) {
+  if (c.startsWith('#')) return [...[1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)), 1];
+  const numbers = c.match(/[\d.]+/g).map(Number);
+  if (c.startsWith('color(srgb')) return [...numbers.slice(0, 3).map((v) => v * 255), numbers[3] ?? 1];
+  return [...numbers.slice(0, 3), numbers[3] ?? 1];
+}
+// WCAG 2 contrast of colour `a` as seen over the opaque `b` (a translucent ink is composited first).
+const luminance = (rgb) => {
+  const [r, g, b] = rgb.map((v) => { const s = v / 255; return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+const contrast = (a, b) => {
+  const under = channels(b).slice(0, 3);
+  const [r, g, bl, alpha] = channels(a);
+  const over = [r, g, bl].map((v, k) => alpha * v + (1 - alpha) * under[k]);
+  const [hi, lo] = [luminance(over), luminance(under)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+};
+const near = (a, b, tol) => channels(a).every((v, k) => Math.abs(v - channels(b)[k]) <= tol);
+
+const axe = async (page) => {
+  await page.addScriptTag({ path: axePath });
+  return page.evaluate(async () => (await window.axe.run(document)).violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((node) => node.target.join(' ')).join('; ')})`));
+};
+
+describe('attention views and themes in Chromium', () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    server = await serve(repo);
+    browser = await launch();
+    mkdirSync(screenshots, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const openPage = (options = {}) => open(browser, server.url + PAGE, { viewport: { width: 1280, height: 900 }, ...options });
+
+  test('model view: one thumbnail per layer and head in the weight colours; a hover marks the row in all; a click enlarges', async () => {
+    const { page, errors } = await openPage();
+    const model = page.locator('#model');
+    const shown = await model.evaluate((element) => {
+      const thumbs = [...element.shadowRoot.querySelectorAll('[part=thumb]')];
+      // The canvas pixel of every weight of layer 2, head 3 (the last thumbnail).
+      const canvas = thumbs.at(-1).querySelector('canvas');
+      const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      return { count: thumbs.length, labels: thumbs.map((t) => t.getAttribute('aria-label')),
+        pixels: Array.from({ length: canvas.width * canvas.height }, (_, i) => `rgb(${pixels[4 * i]}, ${pixels[4 * i + 1]}, ${pixels[4 * i + 2]})`),
+        weights: Array.from(window.attention[2][3].data) };
+    });
+    assert.equal(shown.count, 3 * 4);
+    assert.equal(shown.labels[5], 'Enlarge layer 1, head 1');
+    // Thumbnails colour from 256 steps of the scale: within one step of the exact colour.
+    shown.weights.forEach((w, i) => assert.ok(near(shown.pixels[i], interpolateYlOrRd(w), 3), `weight ${w}: ${shown.pixels[i]} vs ${interpolateYlOrRd(w)}`));
+
+    const thumb = model.locator('[part=thumb]').nth(1);  // layer 0, head 1
+    const box = await thumb.boundingBox();
+    await thumb.hover({ position: { x: box.width / 2, y: 4 + ((5.5 / 12) * (box.height - 8)) } });  // query row 5
+    const marks = await model.evaluate((element) => [...element.shadowRoot.querySelectorAll('.mark')]
+      .map((m) => (m.hidden ? null : m.getBoundingClientRect().top - m.parentElement.getBoundingClientRect().top)));
+    assert.ok(marks.every((top) => top !== null), 'the row is marked in every head');
+    assert.ok(marks.every((top) => Math.abs(top - marks[0]) < 1.5), `the same row everywhere: ${marks}`);
+    await thumb.click();
+    const enlarged = await model.evaluate((element) => {
+      const h = element.shadowRoot.querySelector('attn-heatmap');
+      return { hidden: h.hidden, data: Array.from(h.matrix.data), rows: h.rowLabels, caption: h.caption, palette: h.palette, domain: h.domain,
+        highlight: h.highlight, selected: element.selected };
+    });
+    const expected = await page.evaluate(() => Array.from(window.attention[0][1].data));
+    assert.deepEqual(enlarged.data, expected);
+    assert.equal(enlarged.rows[1], 'animal');
+    assert.equal(enlarged.caption, 'Layer 0, head 1: 12 × 12 weights');
+    assert.deepEqual([enlarged.palette, enlarged.domain], ['YlOrRd', [0, 1]], 'the site\'s weight scale');
+    assert.deepEqual(enlarged.highlight, { rows: [5] }, 'the hovered row is outlined in the enlarged head too');
+    assert.deepEqual(enlarged.selected, { layer: 0, head: 1 });
+    const events = await page.evaluate(() => window.seen);
+    assert.ok(events.some((e) => e.type === 'row-hover' && e.row === 5));
+    assert.deepEqual(events.filter((e) => e.type === 'head-select').map((e) => [e.layer, e.head]), [[0, 1]]);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('model view: keyboard — one tab stop, arrows between heads, Enter enlarges; the enlarged grid marks its row in every head', async () => {
+    const { page, errors } = await openPage();
+    await page.locator('#model [part=thumb]').first().focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Enter');
+    const state = await page.evaluate(() => {
+      const root = document.getElementById('model').shadowRoot;
+      return { selected: document.getElementById('model').selected, focused: root.activeElement?.getAttribute('aria-label'),
+        tabStops: [...root.querySelectorAll('[part=thumb]')].filter((t) => t.tabIndex === 0).length };
+    });
+    assert.deepEqual(state.selected, { layer: 1, head: 2 });
+    assert.equal(state.focused, 'Enlarge layer 1, head 2');
+    assert.equal(state.tabStops, 1);
+    await page.evaluate(() => document.getElementById('model').shadowRoot.querySelector('attn-heatmap').focus());
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    const marked = await page.evaluate(() => [...document.getElementById('model').shadowRoot.querySelectorAll('.mark')].filter((m) => !m.hidden).length);
+    assert.equal(marked, 12, 'query row 2, chosen in the enlarged head, is marked in all 12 heads');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('head view: a line per weight with opacity = weight; hovering a query leaves its lines and prints its weights; the picker switches heads', async () => {
+    const { page, errors } = await openPage();
+    const view = page.locator('#heads');
+    const read = () => view.evaluate((element) => {
+      const lines = [...element.shadowRoot.querySelectorAll('svg g line')];
+      const values = [...element.shadowRoot.querySelectorAll('svg text[font-size]')].map((t) => t.textContent);
+      return { opacities: lines.map((l) => Number(l.getAttribute('stroke-opacity'))), shown: lines.filter((l) => l.getAttribute('display') !== 'none').length, values };
+    });
+    const weights = await page.evaluate(() => window.attention.map((layer) => layer.map((m) => Array.from(m.data))));
+    const drawn = (head) => weights[1][head].filter((w) => w >= 0.01);
+    let shown = await read();
+    assert.deepEqual(shown.opacities, drawn(0).map((w) => Math.round(w * 1000) / 1000));
+    assert.equal(shown.shown, drawn(0).length, 'all lines while nothing is chosen');
+    const box = await view.locator('svg[role=listbox]').boundingBox();
+    await page.mouse.move(box.x + 10, box.y + ((4 + 3.5 * 20) / Number(await view.evaluate((e) => e.shadowRoot.querySelector('svg').viewBox.baseVal.height))) * box.height);
+    shown = await read();
+    const row3 = weights[1][0].slice(3 * 12, 4 * 12);
+    assert.equal(shown.shown, row3.filter((w) => w >= 0.01).length, 'only query 3’s lines');
+    assert.deepEqual(shown.values, row3.map((w) => w.toFixed(2)));
+    await page.mouse.move(0, 0);
+    await view.getByRole('button', { name: 'Head 2' }).click();
+    shown = await read();
+    assert.equal(shown.opacities.length, drawn(2).length);
+    await view.locator('svg[role=listbox]').focus();
+    await page.keyboard.press('ArrowDown');
+    const active = await view.evaluate((e) => {
+      const svg = e.shadowRoot.querySelector('svg[role=listbox]');
+      return e.shadowRoot.getElementById(svg.getAttribute('aria-activedescendant')).getAttribute('aria-label');
+    });
+    assert.match(active, /^animal: most weight on /);
+    const events = await page.evaluate(() => window.seen.filter((e) => e.id === 'heads'));
+    assert.ok(events.some((e) => e.type === 'head-select' && e.head === 2));
+    assert.ok(events.some((e) => e.type === 'query-change' && e.query === 3));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('coloured tokens: every token shaded by the weight it receives from the chosen one; hover and keys choose', async () => {
+    const { page, errors } = await openPage();
+    const view = page.locator('#colors');
+    const read = () => view.evaluate((element) => [...element.shadowRoot.querySelectorAll('[part=token]')].map((s) => getComputedStyle(s).backgroundColor));
+    const weights = await page.evaluate(() => Array.from(window.attention[2][1].data));
+    const row = (i) => weights.slice(i * 12, (i + 1) * 12);
+    assert.deepEqual(await read(), row(7).map((w) => interpolateYlOrRd(w)), 'query="7": the weights from “ because”');
+    await view.locator('[part=token]').nth(8).hover();
+    assert.deepEqual(await read(), row(8).map((w) => interpolateYlOrRd(w)));
+    const readout = await view.evaluate((e) => e.shadowRoot.querySelector('.readout').textContent);
+    assert.match(readout, /^From “it”: most weight on /);
+    await page.mouse.move(0, 0);
+    await view.locator('[role=listbox]').focus();
+    await page.keyboard.press('End');
+    assert.deepEqual(await read(), row(11).map((w) => interpolateYlOrRd(w)));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('wrong input is an error naming the setting', async () => {
+    const { page, errors } = await openPage();
+    const results = await page.evaluate(async () => {
+      const thrown = (fn) => { try { fn(); return null; } catch (e) { return `${e.name}: ${e.message}`; } };
+      const problem = async (element) => { await element.updateComplete; const p = element.shadowRoot.querySelector('.problem'); return p.hidden ? null : p.textContent; };
+      const w = { rows: 2, cols: 2, data: [1, 0, 0.5, 0.5] };
+      const model = document.createElement('attn-model-view');
+      const heads = document.createElement('attn-head-view');
+      const colors = document.createElement('attn-token-colors');
+      document.body.append(model, heads, colors);
+      const out = {
+        notNested: thrown(() => { model.attention = [w, w]; }),
+        ragged: thrown(() => { model.attention = [[w, w], [w]]; }),
+        scores: thrown(() => { heads.attention = { rows: 2, cols: 2, data: [1, 0, -3, 4] }; }),
+        notSquare: thrown(() => { colors.attention = { rows: 1, cols: 2, data: [0.5, 0.5] }; }),
+        tokens: thrown(() => { colors.tokens = 'the cat'; }),
+      };
+      model.attention = [[w, w]];
+      model.setAttribute('layer', '3');
+      model.setAttribute('head', '0');
+      out.layer = await problem(model);
+      heads.attention = [w, w];
+      heads.tokens = ['a', 'b', 'c'];
+      out.count = await problem(heads);
+      colors.attention = w;
+      colors.setAttribute('query', 'x');
+      out.query = await problem(colors);
+      return out;
+    });
+    assert.match(results.notNested, /^AttnLabError: <attn-model-view>\.attention must be Matrix\[layer\]\[head\]/);
+    assert.equal(results.ragged, 'AttnLabError: <attn-model-view>.attention[1] has 1 heads but layer 0 has 2');
+    assert.equal(results.scores, 'AttnLabError: <attn-head-view>.attention holds -3 at row 1, column 0: attention weights are in [0, 1] (draw scores with <attn-heatmap palette="RdBu">)');
+    assert.equal(results.notSquare, 'AttnLabError: <attn-token-colors>.attention must be square (queries × keys over the same tokens), got 1×2');
+    assert.equal(results.tokens, 'AttnLabError: <attn-token-colors>.tokens must be a list of strings (one per token) or null, got string');
+    assert.equal(results.layer, '<attn-model-view> layer="3" but the attention has 1 layers (0 … 0)');
+    assert.equal(results.count, '<attn-head-view>.tokens has 3 labels but the attention is 2×2');
+    assert.equal(results.query, '<attn-token-colors> query="x" must be a whole number');
+    for (const shown of [results.layer, results.count, results.query]) assert.equal(errors.filter((e) => e.includes(shown)).length, 1, shown);
+    await page.close();
+  });
+
+  // The page follows prefers-color-scheme with its own colours and sets nothing on the components.
+  for (const scheme of ['light', 'dark']) {
+    test(`a ${scheme} page: labels read on the page's background (contrast ≥ 4.5), exports keep them legible, axe passes, screenshots`, async () => {
+      const { page, errors } = await openPage({ colorScheme: scheme });
+      await page.evaluate(() => { document.getElementById('model').selected = { layer: 1, head: 2 }; });
+      const found = await page.evaluate(async () => {
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const background = getComputedStyle(document.body).backgroundColor;
+        const fill = (node) => getComputedStyle(node).fill;
+        const shadow = (id) => document.getElementById(id).shadowRoot;
+        const heatmapSvg = shadow('heatmap').querySelector('svg[role=grid]');
+        const model = shadow('model');
+        const inks = {
+          'heatmap axis label': fill(heatmapSvg.querySelector('[part=labels] text')),
+          'heatmap legend tick': fill(heatmapSvg.querySelector('[part=legend] text')),
+          'pe-plot tick': fill(shadow('pe').querySelector('[part=axes] text')),
+          'model view title': getComputedStyle(model.querySelector('.title')).color,
+          'model view legend': fill(model.querySelector('[part=legend] text')),
+          'enlarged head label': fill(model.querySelector('attn-heatmap').shadowRoot.querySelector('[part=labels] text')),
+          'head view token': fill(shadow('heads').querySelector('[part=labels] text')),
+          'caption': getComputedStyle(shadow('heatmap').querySelector('[part=caption]')).color,
+          'export button': getComputedStyle(shadow('heatmap').querySelector('[part=button]')).color,
+        };
+        // The exported file: its background rect and the labels' fill, resolved into the file.
+        const file = new DOMParser().parseFromString(document.getElementById('heatmap').toSVG(), 'image/svg+xml');
+        const pe = new DOMParser().parseFromString(document.getElementById('pe').toSVG(), 'image/svg+xml');
+        return { background, inks,
+          file: { background: file.querySelector('svg > rect').getAttribute('fill'), labels: file.querySelector('[part=labels]').getAttribute('fill') },
+          pe: { background: pe.querySelector('svg > rect').getAttribute('fill'), text: pe.querySelector('svg').getAttribute('fill') } };
+      });
+      assert.equal(found.background, scheme === 'dark' ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)');
+      for (const [what, ink] of Object.entries(found.inks)) {
+        assert.ok(contrast(ink, found.background) >= 4.5, `${what}: ${ink} on ${found.background} is ${contrast(ink, found.background).toFixed(2)}:1`);
+      }
+      assert.equal(found.file.background, scheme === 'dark' ? '#0d1117' : '#ffffff', 'the file is painted in the page\'s background');
+      assert.ok(contrast(found.file.labels, found.file.background) >= 4.5, `exported labels ${found.file.labels} on ${found.file.background}`);
+      assert.ok(contrast(found.pe.text, found.pe.background) >= 4.5, `exported plot text ${found.pe.text} on ${found.pe.background}`);
+      assert.deepEqual(await axe(page), []);
+      const stem = scheme === 'dark' ? 'attention-views-dark' : 'attention-views';
+      await page.screenshot({ path: join(screenshots, `${stem}.png`), fullPage: true });
+      const phone = await openPage({ colorScheme: scheme, viewport: { width: 390, height: 844 } });
+      await phone.page.evaluate(() => { document.getElementById('model').selected = { layer: 1, head: 2 }; });
+      await phone.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const widths = await phone.page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+      await phone.page.screenshot({ path: join(screenshots, `${stem}-390.png`), fullPage: true });
+      assert.ok(widths.scroll <= widths.viewport, `page is ${widths.scroll} px wide in a ${widths.viewport} px viewport`);
+      assert.deepEqual([...errors, ...phone.errors], []);
+      await phone.page.close();
+      await page.close();
+    });
+  }
+});
