@@ -174,11 +174,11 @@ describe('attention views and themes in Chromium', () => {
     const read = () => view.evaluate((element) => [...element.shadowRoot.querySelectorAll('[part=token]')].map((s) => getComputedStyle(s).backgroundColor));
     const weights = await page.evaluate(() => Array.from(window.attention[2][1].data));
     const row = (i) => weights.slice(i * 12, (i + 1) * 12);
-    assert.deepEqual(await read(), row(7).map((w) => interpolateYlOrRd(w)), 'query="7": the weights from “ because”');
-    await view.locator('[part=token]').nth(8).hover();
-    assert.deepEqual(await read(), row(8).map((w) => interpolateYlOrRd(w)));
+    assert.deepEqual(await read(), row(8).map((w) => interpolateYlOrRd(w)), 'query="8": the weights from “ it”');
+    await view.locator('[part=token]').nth(7).hover();
+    assert.deepEqual(await read(), row(7).map((w) => interpolateYlOrRd(w)));
     const readout = await view.evaluate((e) => e.shadowRoot.querySelector('.readout').textContent);
-    assert.match(readout, /^From “it”: most weight on /);
+    assert.match(readout, /^From “because”: most weight on /);
     await page.mouse.move(0, 0);
     await view.locator('[role=listbox]').focus();
     await page.keyboard.press('End');
