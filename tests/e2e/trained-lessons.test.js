@@ -104,7 +104,7 @@ describe('the trained-model lessons', () => {
     const prompt = 'In the beginning God created the heaven and the earth.';
     const { page, problems } = await open(browser, `${server.url}/lessons/all-heads.html?prompt=${encodeURIComponent(prompt)}`);
     const { numLayers, numHeads } = model.config;
-    assert.equal(await page.locator('.head-thumb').count(), numLayers * numHeads);
+    assert.equal(await page.locator('attn-model-view [part=thumb]').count(), numLayers * numHeads);
     await page.getByRole('button', { name: `enlarge layer ${numLayers - 1}, head ${numHeads - 1}` }).click();
     await page.waitForFunction((l) => new URLSearchParams(location.search).get('layer') === String(l), numLayers - 1);
     const shown = await heatmapData(page, `Layer ${numLayers - 1}, head ${numHeads - 1}:`);

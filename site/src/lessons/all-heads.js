@@ -1,11 +1,11 @@
-// Trained model, lesson 4: every head at once. The prompt's attention for all layers × heads as small
-// heatmaps on one colour scale (as BertViz's model view draws them); choosing one enlarges it with
-// the tokens on its axes.
+// Trained model, lesson 4: every head at once. The prompt's attention for all layers × heads in the
+// package's <attn-model-view> (small multiples on the one weight scale, a hover linked across heads;
+// choosing one enlarges it with the tokens on its axes), and the chosen layer's heads as lines from
+// token to token in <attn-head-view>.
 import { el, formatNumber } from '../dom.js';
-import { headGrid, layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput } from '../views.js';
+import { panel, sentenceInput } from '../views.js';
 
 const DEFAULT_PROMPT = 'And God said, Let there be light: and there was light. And God saw the light, that it was good.';
 
@@ -49,40 +49,30 @@ lessonPage({
     const { state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
     const { numLayers, numHeads } = model.config;
-    const choose = (layer, head) => ctx.set({ layer, head });
-    const thumbs = [];
-    const grid = headGrid('Every layer’s and head’s attention', model.config, (l, h) => {
-      const map = heatmap({ showValues: false, rowTitle: '', colTitle: '', caption: '' });
-      map.setAttribute('no-export', '');
-      map.addEventListener('click', () => choose(l, h));
-      const button = el('button', { type: 'button', class: 'head-pick', text: `L${l} H${h}`, 'aria-label': `L${l} H${h}: enlarge layer ${l}, head ${h}`,
-        on: { click: () => choose(l, h) } });
-      thumbs.push({ layer: l, head: h, map, cell: el('div', { class: 'head-thumb' }, button, map) });
-      return thumbs.at(-1).cell;
-    });
-    const large = heatmap({ rowTitle: 'Query (each token)', colTitle: 'Key (tokens it can see)' });
+    const views = el('attn-model-view', { caption: 'Every layer’s and head’s attention (hover a row: the same query in every head; choose a head to enlarge it)' });
+    views.addEventListener('head-select', (event) => ctx.set({ layer: event.detail.layer, head: event.detail.head }));
+    const lines = el('attn-head-view');
+    lines.addEventListener('head-select', (event) => ctx.set({ head: event.detail.head }));
     const about = el('p', { class: 'explain', 'aria-live': 'polite' });
-    const pick = el('div', { class: 'controls' },
-      ...layerHeadPickers(model.config, Math.min(state.layer, numLayers - 1), Math.min(state.head, numHeads - 1), choose));
     root.append(modelLine(prepared),
       el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 300)),
-      el('div', { class: 'table-wrap' }, grid), el('h2', { text: 'One head, enlarged' }), pick, about, panel(null, large));
+      panel(null, views), about,
+      el('h2', { text: 'The chosen layer’s heads, token to token' }), panel(null, lines));
 
     let cached = { prompt: null };
     return () => {
       if (cached.prompt !== state.prompt) {
         const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT);
         cached = { prompt: state.prompt, ids, ...model.forward(ids, { attention: true }) };
-        const labels = Array.from(ids, (id) => tokenLabel(tokenizer, id));
-        cached.labels = labels;
-        for (const t of thumbs) t.map.matrix = cached.attention[t.layer][t.head];
+        cached.labels = Array.from(ids, (id) => tokenLabel(tokenizer, id));
+        Object.assign(views, { attention: cached.attention, tokens: cached.labels });
       }
       const layer = Math.min(state.layer, numLayers - 1), head = Math.min(state.head, numHeads - 1);
-      for (const t of thumbs) t.cell.classList.toggle('chosen', t.layer === layer && t.head === head);
-      const weights = cached.attention[layer][head];
-      Object.assign(large, { matrix: weights, rowLabels: cached.labels, colLabels: cached.labels,
-        caption: `Layer ${layer}, head ${head}: ${weights.rows} × ${weights.cols} (hover or use the arrow keys for each weight)` });
-      about.textContent = `Layer ${layer}, head ${head}. ${describeHead(weights)}`;
+      views.selected = { layer, head };
+      Object.assign(lines, { attention: cached.attention[layer], tokens: cached.labels,
+        caption: `Layer ${layer}: each token’s attention as lines (opacity = weight); hover a token, or pick a head` });
+      lines.setAttribute('head', String(head));
+      about.textContent = `Layer ${layer}, head ${head}. ${describeHead(cached.attention[layer][head])}`;
     };
   },
 });

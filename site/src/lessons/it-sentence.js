@@ -73,6 +73,8 @@ lessonPage({
     const sentenceLine = el('p', { class: 'feedback', 'aria-live': 'polite' });
     const split = el('p', { class: 'explain' });
     const namedMap = heatmap({ rowTitle: 'Query', colTitle: 'Key (each word)' });
+    // The named head over the whole sentence as text: “it” is chosen at first; any word can be.
+    const colored = el('attn-token-colors');
     const layerMaps = Array.from({ length: numLayers }, () => heatmap({ rowTitle: 'Head', colTitle: 'Key (each word)' }));
     const sharesMap = heatmap({ rowTitle: 'Layer', colTitle: 'Head',
       rowLabels: Array.from({ length: numLayers }, (_, l) => `layer ${l}`), colLabels: Array.from({ length: numHeads }, (_, h) => `head ${h}`),
@@ -95,7 +97,7 @@ lessonPage({
       'The shipped model is seed 1; cpp/train/train_referent.cpp records the study.' });
 
     root.append(controls, fix, sentenceLine, split,
-      panel(null, namedMap),
+      panel(null, namedMap), panel(null, colored),
       el('div', { class: 'grid' }, ...layerMaps.map((m) => panel(null, m))),
       measured, panel('Where the decision happens: per layer and head', sharesMap), seedNote);
 
@@ -134,6 +136,9 @@ lessonPage({
         : 'This sentence was in the training set. Pick an adjective marked “held out” to see one the model never trained on.';
       Object.assign(namedMap, { matrix: { rows: 1, cols: row.length, data: row }, rowLabels: ['it'], colLabels: labels,
         caption: `Layer ${named.layer}, head ${named.head}: weights from “it” (largest on “${s.words[top]}”) — the named head` });
+      Object.assign(colored, { attention: out.attention[named.layer][named.head], tokens: s.words.map((w, i) => (i ? ` ${w}` : w)),
+        caption: `Layer ${named.layer}, head ${named.head}, the whole sentence: hover or focus a word to shade every word by its weight from it` });
+      colored.setAttribute('query', String(s.itPosition));
       layerMaps.forEach((m, l) => Object.assign(m, {
         matrix: { rows: numHeads, cols: row.length, data: Float32Array.from(out.fromIt[l].flatMap((r) => Array.from(r))) },
         rowLabels: Array.from({ length: numHeads }, (_, h) => `head ${h}`), colLabels: labels,
