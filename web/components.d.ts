@@ -1,6 +1,6 @@
 // Type declarations for attnlab/components (hand-written, like index.d.ts). Importing the module
-// registers <attn-heatmap>, <pe-plot> and <attn-stepper>; the elements only draw the data they are
-// given and never load the wasm package.
+// registers <attn-heatmap>, <pe-plot>, <attn-stepper>, <attn-model-view>, <attn-head-view> and
+// <attn-token-colors>; the elements only draw the data they are given and never load the wasm package.
 import type { Matrix, MatrixInput, Step } from './index.js';
 
 export type { Matrix, MatrixInput, Step };
@@ -111,14 +111,68 @@ export interface AttnStepperElement extends RenderedElement {
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
+/** Matrix[layer][head] of n×n attention weights, as GPTModel.forward(ids, { attention: true }).attention. */
+export type ModelAttention = MatrixInput[][];
+
+/** <attn-model-view>: layers × heads small multiples on the weight scale, one legend, a hover linked
+ *  across heads, a chosen head enlarged with token labels. Attributes: layer, head, caption, no-export.
+ *  Wrong data throws AttnLabError naming the property. */
+export interface AttnModelViewElement extends RenderedElement {
+  attention: ModelAttention | null;
+  /** n token texts (else indices). */
+  tokens: string[] | null;
+  /** The enlarged head (attributes `layer` and `head`), or null for none. */
+  selected: { layer: number; head: number } | null;
+  caption: string;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnModelViewElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The reader chose a head (click, Enter or Space). */
+  addEventListener(type: 'head-select', listener: (this: AttnModelViewElement, ev: CustomEvent<{ layer: number; head: number }>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The query row marked in every head changed (null: the hover ended). */
+  addEventListener(type: 'row-hover', listener: (this: AttnModelViewElement, ev: CustomEvent<{ row: number | null }>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+/** <attn-head-view>: BertViz's head view — lines from each query token to the keys, opacity = weight.
+ *  Attributes: head (of a Matrix[]), query (shown when none is hovered), caption, no-export. */
+export interface AttnHeadViewElement extends RenderedElement, Exportable {
+  /** One n×n Matrix of weights, or a layer's heads (with a head picker). */
+  attention: MatrixInput | MatrixInput[] | null;
+  tokens: string[] | null;
+  caption: string;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnHeadViewElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: 'head-select', listener: (this: AttnHeadViewElement, ev: CustomEvent<{ head: number }>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The query token whose lines are shown changed (null: all lines). */
+  addEventListener(type: 'query-change', listener: (this: AttnHeadViewElement, ev: CustomEvent<{ query: number | null }>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+/** <attn-token-colors>: the tokens as text, shaded by the weight each receives from the chosen token.
+ *  Attributes: query (shown when none is hovered or focused), caption. */
+export interface AttnTokenColorsElement extends RenderedElement {
+  /** One n×n Matrix of weights (a head). */
+  attention: MatrixInput | null;
+  /** The tokens as they read, spaces included. */
+  tokens: string[] | null;
+  caption: string;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnTokenColorsElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: 'query-change', listener: (this: AttnTokenColorsElement, ev: CustomEvent<{ query: number | null }>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
 export declare const AttnHeatmap: { new (): AttnHeatmapElement; prototype: AttnHeatmapElement };
 export declare const PePlot: { new (): PePlotElement; prototype: PePlotElement };
 export declare const AttnStepper: { new (): AttnStepperElement; prototype: AttnStepperElement };
+export declare const AttnModelView: { new (): AttnModelViewElement; prototype: AttnModelViewElement };
+export declare const AttnHeadView: { new (): AttnHeadViewElement; prototype: AttnHeadViewElement };
+export declare const AttnTokenColors: { new (): AttnTokenColorsElement; prototype: AttnTokenColorsElement };
 
 declare global {
   interface HTMLElementTagNameMap {
     'attn-heatmap': AttnHeatmapElement;
     'pe-plot': PePlotElement;
     'attn-stepper': AttnStepperElement;
+    'attn-model-view': AttnModelViewElement;
+    'attn-head-view': AttnHeadViewElement;
+    'attn-token-colors': AttnTokenColorsElement;
   }
 }

@@ -80,7 +80,9 @@ async function main(): Promise<void> {
 void main();
 
 // The components, as a tutorial page uses them.
-import type { AttnHeatmapElement, AttnStepperElement, PePlotElement } from 'attnlab/components';
+import type {
+  AttnHeadViewElement, AttnHeatmapElement, AttnModelViewElement, AttnStepperElement, AttnTokenColorsElement, PePlotElement,
+} from 'attnlab/components';
 
 async function components(lab: Lab): Promise<void> {
   const heatmap = document.createElement('attn-heatmap') satisfies AttnHeatmapElement;
@@ -98,6 +100,20 @@ async function components(lab: Lab): Promise<void> {
   stepper.addEventListener('step-change', (e) => console.log(e.detail.index, e.detail.step.id));
   stepper.steps = lab.traceAttention(lab.randn(3, 4, 1), lab.randn(3, 4, 2), lab.randn(3, 4, 3));
   stepper.index = 2;
-  console.log(svg.length, png.size);
+  // The attention views take Matrix[layer][head], as GPTModel.forward(ids, { attention: true }) returns it.
+  const heads = [lab.softmax(lab.randn(3, 3, 1)), lab.softmax(lab.randn(3, 3, 2))];
+  const model = document.createElement('attn-model-view') satisfies AttnModelViewElement;
+  model.attention = [heads, heads];
+  model.tokens = ['the', 'cat', 'sat'];
+  model.selected = { layer: 1, head: 0 };
+  model.addEventListener('head-select', (e) => console.log(e.detail.layer, e.detail.head));
+  model.addEventListener('row-hover', (e) => console.log(e.detail.row ?? 'none'));
+  const lines = document.createElement('attn-head-view') satisfies AttnHeadViewElement;
+  lines.attention = heads;
+  lines.addEventListener('query-change', (e) => console.log(e.detail.query));
+  const colors = document.createElement('attn-token-colors') satisfies AttnTokenColorsElement;
+  colors.attention = heads[0];
+  colors.tokens = ['The', ' cat', ' sat'];
+  console.log(svg.length, png.size, lines.toSVG().length);
 }
 void components;
