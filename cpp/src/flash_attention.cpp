@@ -9,6 +9,7 @@
 #include "block_mask.hpp"
 #include "checks.hpp"
 #include "kernels/kernels.hpp"
+#include "parallel.hpp"
 
 namespace attnlab {
 
@@ -48,8 +49,8 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   const Eigen::Index offset = n_k - n_q;  // query i sits at sequence position i + offset (causal, ALiBi)
 
   // K and V are laid out for the GEMM once, not once per query block. The scores of one block live in
-  // one reused buffer, and the block's P·V is written (first key block) or added straight into the
-  // output rows.
+  // one reused buffer per thread, and the block's P·V is written (first key block) or added straight
+  // into the output rows.
 #if defined(__EMSCRIPTEN__)
   Workspace workspace;
 #else
@@ -58,13 +59,11 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   kernels::pack_into(k, true, workspace.k_t);
   kernels::pack_into(v, false, workspace.v);
   const kernels::PackedMatrix &k_t = workspace.k_t, &v_packed = workspace.v;
-  std::vector<float>& score_buffer = workspace.scores;
-  score_buffer.resize(static_cast<std::size_t>(std::min(kQueryBlock, n_q) * std::min(kKeyBlock, n_k)));
   const bool scores_may_overflow = options.bias || options.alibi_slope || !detail::scaled_scores_fit_float(q, k, scale);
-
   Matrix out(n_q, v.cols());  // every row is written by its first key block, or zeroed in step 4
-  for (Eigen::Index q0 = 0; q0 < n_q; q0 += kQueryBlock) {
-    const Eigen::Index bq = std::min(kQueryBlock, n_q - q0);
+  // Queries q0 … q0 + bq − 1 against every key block, scores in `score_buffer`.
+  const auto attend_query_block = [&](Eigen::Index q0, Eigen::Index bq, std::vector<float>& score_buffer) {
+    score_buffer.resize(static_cast<std::size_t>(bq * std::min(kKeyBlock, n_k)));
     std::vector<float> row_max(static_cast<std::size_t>(bq), kBlocked), row_sum(static_cast<std::size_t>(bq), 0.0f),
         rescale(static_cast<std::size_t>(bq));
     auto out_block = out.middleRows(q0, bq);
@@ -111,6 +110,25 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
       if (sum > 0.0f) out_block.row(r) /= sum;
       else out_block.row(r).setZero();
     }
+  };
+
+  // Query blocks are independent, so untraced they are split over threads: several blocks per thread
+  // when causal (later blocks see more keys), and each row's arithmetic is the same whichever block
+  // holds it, so the result does not depend on the split.
+  const double work = static_cast<double>(n_q) * static_cast<double>(n_k) * static_cast<double>(q.cols() + v.cols());
+  const int tasks = tracer.enabled() ? 1 : detail::task_count(work, (n_q + 15) / 16);
+  if (tasks == 1) {
+    for (Eigen::Index q0 = 0; q0 < n_q; q0 += kQueryBlock)
+      attend_query_block(q0, std::min(kQueryBlock, n_q - q0), workspace.scores);
+  } else {
+    const Eigen::Index query_block =
+        std::min(kQueryBlock, detail::task_rows(n_q, options.causal ? 4 * tasks : tasks, 0, 16).end);
+    const auto blocks = static_cast<int>((n_q + query_block - 1) / query_block);
+    detail::parallel_for(blocks, [&](int block) {
+      thread_local std::vector<float> score_buffer;  // per thread, kept between calls (see Workspace)
+      const Eigen::Index q0 = block * query_block;
+      attend_query_block(q0, std::min(query_block, n_q - q0), score_buffer);
+    });
   }
   tracer.record("output", "Normalise", "Each output row divided by its total Σexp: the same result as softmax then ·V.",
                 {{"output", out}});

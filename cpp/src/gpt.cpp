@@ -7,6 +7,7 @@
 #include "checks.hpp"
 #include "gpt_ops.hpp"
 #include "kernels/kernels.hpp"
+#include "parallel.hpp"
 
 namespace attnlab {
 
@@ -215,8 +216,9 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
     a.qkv = conv1d(a.ln_1, pw ? &pw->c_attn : nullptr, matrix(p.c_attn_weight), row(p.c_attn_bias));
     a.heads.resize(n, config_.d_model);
     a.weights.resize(static_cast<std::size_t>(batch));
-    for (int b = 0; b < batch; ++b)
+    detail::parallel_for(batch, 2.0 * static_cast<double>(n) * T * config_.d_model, [&](int b) {  // sequences on separate threads
       causal_attention(a.qkv.middleRows(b * T, T), H, a.heads.middleRows(b * T, T), a.weights[static_cast<std::size_t>(b)]);
+    });
     // Ablation: a knocked-out head's output columns become 0, or their mean over each sequence.
     for (const HeadAblation& off : options.ablate) {
       if (off.layer != l) continue;

@@ -5,6 +5,7 @@
 #include "checks.hpp"
 #include "gpt_ops.hpp"
 #include "kernels/kernels.hpp"
+#include "parallel.hpp"
 
 namespace attnlab {
 
@@ -61,9 +62,10 @@ float GPT::forward_backward(std::span<const int> ids, std::span<const int> targe
     Matrix d_heads = conv1d_backward(b.heads, matrix(p.attn_proj_weight), d_x_mid, grad_matrix(p.attn_proj_weight),
                                      grad_row(p.attn_proj_bias));
     Matrix d_qkv(b.qkv.rows(), b.qkv.cols());
-    for (int s = 0; s < a.batch; ++s)
+    detail::parallel_for(a.batch, 4.0 * static_cast<double>(d_qkv.rows()) * T * config_.d_model, [&](int s) {
       causal_attention_backward(b.qkv.middleRows(s * T, T), b.weights[static_cast<std::size_t>(s)], H,
                                 d_heads.middleRows(s * T, T), d_qkv.middleRows(s * T, T));
+    });
     Matrix d_ln_1 = conv1d_backward(b.ln_1, matrix(p.c_attn_weight), d_qkv, grad_matrix(p.c_attn_weight),
                                     grad_row(p.c_attn_bias));
     d_x = d_x_mid + layer_norm_backward(b.x, b.ln_1_mean, b.ln_1_rstd, row(p.ln_1_weight), d_ln_1,

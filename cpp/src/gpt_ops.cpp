@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kernels/kernels.hpp"
+#include "parallel.hpp"
 
 namespace attnlab::gpt_ops {
 
@@ -16,14 +18,14 @@ void layer_norm(const Matrix& x, ConstRow weight, ConstRow bias, Matrix& y, Eige
   y.resize(n, x.cols());
   mean.resize(n);
   rstd.resize(n);
-  for (Eigen::Index r = 0; r < n; ++r) {
+  detail::parallel_for(static_cast<int>(n), 8.0 * static_cast<double>(x.size()), [&](int r) {
     const auto row = x.row(r).cast<double>();
     const double mu = row.mean();
     const double inv_std = 1.0 / std::sqrt((row.array() - mu).square().mean() + kLayerNormEps);
     mean[r] = static_cast<float>(mu);
     rstd[r] = static_cast<float>(inv_std);
     y.row(r) = ((row.array() - mu) * inv_std).cast<float>() * weight.array() + bias.array();
-  }
+  });
 }
 
 Matrix layer_norm_backward(const Matrix& x, const Eigen::VectorXf& mean, const Eigen::VectorXf& rstd,
@@ -96,7 +98,8 @@ void causal_attention(Eigen::Ref<const Matrix> qkv, int num_heads, Eigen::Ref<Ma
   const Eigen::Index T = qkv.rows(), d = qkv.cols() / 3, d_head = d / num_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
   weights.resize(static_cast<std::size_t>(num_heads));
-  for (int h = 0; h < num_heads; ++h) {
+  // Heads are independent: on separate threads when the sequence is long enough to pay for it.
+  detail::parallel_for(num_heads, 2.0 * static_cast<double>(T * T * d), [&](int h) {
     const auto q = qkv.middleCols(h * d_head, d_head);          // [T×d_head]
     const auto k = qkv.middleCols(d + h * d_head, d_head);      // [T×d_head]
     const auto v = qkv.middleCols(2 * d + h * d_head, d_head);  // [T×d_head]
@@ -109,7 +112,7 @@ void causal_attention(Eigen::Ref<const Matrix> qkv, int num_heads, Eigen::Ref<Ma
     kernels::softmax_rows(w);
     // 3. this head's output = weights·v
     y.middleCols(h * d_head, d_head) = kernels::matmul(w, v);
-  }
+  });
 }
 
 void causal_attention_backward(Eigen::Ref<const Matrix> qkv, const std::vector<Matrix>& weights, int num_heads,
@@ -117,7 +120,8 @@ void causal_attention_backward(Eigen::Ref<const Matrix> qkv, const std::vector<M
   // d_y [T×d] → d_qkv [T×3d], undoing causal_attention's three steps in reverse
   const Eigen::Index d = qkv.cols() / 3, d_head = d / num_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
-  for (int h = 0; h < num_heads; ++h) {
+  const double T = static_cast<double>(qkv.rows());
+  detail::parallel_for(num_heads, 4.0 * T * T * static_cast<double>(d), [&](int h) {
     const auto q = qkv.middleCols(h * d_head, d_head);
     const auto k = qkv.middleCols(d + h * d_head, d_head);
     const auto v = qkv.middleCols(2 * d + h * d_head, d_head);
@@ -133,7 +137,7 @@ void causal_attention_backward(Eigen::Ref<const Matrix> qkv, const std::vector<M
     // 1. scores = q·kᵀ·scale  →  d_q = d_scores·k,  d_k = d_scoresᵀ·q
     d_qkv.middleCols(h * d_head, d_head) = kernels::matmul(d_scores, k);
     d_qkv.middleCols(d + h * d_head, d_head) = kernels::matmul(d_scores.transpose(), q);
-  }
+  });
 }
 
 // ---- Cross-entropy ----
@@ -144,21 +148,24 @@ double cross_entropy(const Matrix& logits, std::span<const int> targets, Matrix*
   for (int t : targets) scored += t != kGPTIgnoreTarget;
   if (d_logits) d_logits->setZero(logits.rows(), logits.cols());
   if (scored == 0) return 0.0;
-  double total = 0.0;
-  Eigen::RowVectorXf e(logits.cols());
-  for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+  // Each row's loss on its own (rows on separate threads), then summed in row order: the same total
+  // whatever the thread count.
+  std::vector<double> row_loss(static_cast<std::size_t>(logits.rows()), 0.0);
+  detail::parallel_for(static_cast<int>(logits.rows()), 8.0 * static_cast<double>(logits.size()), [&](int r) {
     const int target = targets[static_cast<std::size_t>(r)];
-    if (target == kGPTIgnoreTarget) continue;
+    if (target == kGPTIgnoreTarget) return;
     // exp(row − max) once, in float (vectorised); the sum in double
     const float max = logits.row(r).maxCoeff();
-    e = (logits.row(r).array() - max).exp();
+    const Eigen::RowVectorXf e = (logits.row(r).array() - max).exp();
     const double sum = e.cast<double>().sum();
-    total += std::log(sum) + max - logits(r, target);
-    if (!d_logits) continue;
+    row_loss[static_cast<std::size_t>(r)] = std::log(sum) + max - logits(r, target);
+    if (!d_logits) return;
     // ∂/∂logits of (logsumexp − logit[target]) / scored = (softmax − onehot) / scored
     d_logits->row(r) = e * static_cast<float>(1.0 / (sum * static_cast<double>(scored)));
     (*d_logits)(r, target) -= static_cast<float>(1.0 / static_cast<double>(scored));
-  }
+  });
+  double total = 0.0;
+  for (double loss : row_loss) total += loss;
   return total / static_cast<double>(scored);
 }
 

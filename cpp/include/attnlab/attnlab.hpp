@@ -24,6 +24,7 @@
 #include "attnlab/rng.hpp"
 #include "attnlab/softmax.hpp"
 #include "attnlab/tasks.hpp"
+#include "attnlab/threads.hpp"
 #include "attnlab/tokenizer.hpp"
 #include "attnlab/trace.hpp"
 #include "attnlab/training.hpp"

@@ -5,9 +5,14 @@
 
 #include "attnlab/error.hpp"
 #include "kernels.hpp"
+#include "parallel.hpp"
 #include "x86.hpp"
 
 namespace attnlab::kernels {
+
+// This build's GEMM on one thread (below); gemm() splits the rows of C over threads and calls it.
+void gemm_serial(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+                 bool accumulate, float* c, Eigen::Index ldc);
 
 namespace {
 // A product with op(B) used once: pack it, multiply, drop the packing.
@@ -26,8 +31,8 @@ Matrix matmul_transposed(MatrixView a, MatrixView b) { return product(a, b, true
 #if defined(__wasm_simd128__)
 
 PackedMatrix pack(MatrixView b, bool transposed) { return simd128::pack(b, transposed); }
-void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
-          bool accumulate, float* c, Eigen::Index ldc) {
+void gemm_serial(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+                 bool accumulate, float* c, Eigen::Index ldc) {
   simd128::gemm(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
 }
 void softmax_rows(Matrix& x) { softmax_rows_with(&simd128::online_softmax_step, x); }
@@ -114,8 +119,8 @@ PackedMatrix pack(MatrixView b, bool transposed) {
   return packed;
 }
 void pack_into(MatrixView b, bool transposed, PackedMatrix& packed) { active()->pack(b, transposed, packed); }
-void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
-          bool accumulate, float* c, Eigen::Index ldc) {
+void gemm_serial(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+                 bool accumulate, float* c, Eigen::Index ldc) {
   active()->gemm(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
 }
 void softmax_rows(Matrix& x) { softmax_rows_with(active()->online_softmax_step, x); }
@@ -152,8 +157,8 @@ PackedMatrix pack(MatrixView b, bool transposed) {
   return packed;
 }
 void pack_into(MatrixView b, bool transposed, PackedMatrix& packed) { eigen_pack(b, transposed, packed); }
-void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
-          bool accumulate, float* c, Eigen::Index ldc) {
+void gemm_serial(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+                 bool accumulate, float* c, Eigen::Index ldc) {
   eigen_gemm(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
 }
 void softmax_rows(Matrix& x) { reference::softmax_rows(x); }
@@ -175,6 +180,23 @@ const char* variant() { return "eigen"; }
 // cost to avoid by reusing storage.
 void pack_into(MatrixView b, bool transposed, PackedMatrix& packed) { packed = pack(b, transposed); }
 #endif
+
+void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
+          bool accumulate, float* c, Eigen::Index ldc) {
+  // C [m×nc] (+)= alpha · A [m×kc] · op(B)[k0…, n0…], rows of C split over threads: each element is
+  // the same sum in the same order as on one thread, so the result does not depend on the split.
+  const Eigen::Index m = a.rows();
+  constexpr Eigen::Index kRowMultiple = 16;  // whole register tiles (4, 6 or 14 rows) for most of each run
+  const int tasks = detail::task_count(static_cast<double>(m) * static_cast<double>(nc) * static_cast<double>(a.cols()),
+                                       m / kRowMultiple);
+  if (tasks == 1) return gemm_serial(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
+  detail::parallel_for(tasks, [&](int task) {
+    const detail::RowRange rows = detail::task_rows(m, tasks, task, kRowMultiple);
+    if (rows.end > rows.begin)
+      gemm_serial(a.middleRows(rows.begin, rows.end - rows.begin), b, k0, n0, nc, alpha, accumulate,
+                  c + rows.begin * ldc, ldc);
+  });
+}
 
 #if !defined(ATTNLAB_X86_KERNELS)
 // Builds with a single kernel set: there is nothing for the tests to switch.

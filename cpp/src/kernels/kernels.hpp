@@ -49,6 +49,7 @@ void pack_into(MatrixView b, bool transposed, PackedMatrix& packed);
 
 // C[m×nc] = alpha · A[m×kc] · op(B)[k0 … k0+kc−1, n0 … n0+nc−1], plus C's old value if accumulate.
 // kc = A's column count; c has row stride ldc. n0 is a multiple of b.width unless b is one panel.
+// Large products split C's rows over threads (threads.hpp): the same result as on one thread.
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc);
 
@@ -68,11 +69,11 @@ void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* re
 
 // A whole-row softmax built from an online-softmax step: the step from an empty state (max −∞, sum 0)
 // leaves exp(x − max) and the row sums, then each row is divided by its sum (a fully blocked row,
-// sum 0, stays 0).
+// sum 0, stays 0). Large matrices are split into runs of rows over threads.
 using OnlineSoftmaxStep = void (*)(MatrixSpan s, float* row_max, float* row_sum, float* rescale);
 void softmax_rows_with(OnlineSoftmaxStep step, Matrix& x);
 // x [rows×cols]: each row with a positive sum divided by it.
-void divide_rows(Matrix& x, const float* row_sum);
+void divide_rows(MatrixSpan x, const float* row_sum);
 
 // Which implementation this build dispatches to: "x86-avx512", "x86-avx2", "eigen", "wasm-scalar" or
 // "wasm-simd128".

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "parallel.hpp"
 
 namespace attnlab::kernels::reference {
 
@@ -54,17 +55,27 @@ void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* re
 
 namespace attnlab::kernels {
 
-void divide_rows(Matrix& x, const float* row_sum) {
+void divide_rows(MatrixSpan x, const float* row_sum) {
   for (Eigen::Index r = 0; r < x.rows(); ++r)
     if (row_sum[r] > 0.0f) x.row(r) *= 1.0f / row_sum[r];
 }
 
 void softmax_rows_with(OnlineSoftmaxStep step, Matrix& x) {
-  // x [rows×cols]
-  const auto rows = static_cast<std::size_t>(x.rows());
-  std::vector<float> max(rows, -std::numeric_limits<float>::infinity()), sum(rows, 0.0f), rescale(rows);
-  step(x, max.data(), sum.data(), rescale.data());
-  divide_rows(x, sum.data());
+  // x [rows×cols]; runs of rows split over threads (a row's softmax does not depend on the others)
+  constexpr Eigen::Index kRowMultiple = 16;  // the x86 kernel rescales 16 rows at a time
+  const Eigen::Index rows = x.rows();
+  const int tasks = detail::task_count(8.0 * static_cast<double>(rows) * static_cast<double>(x.cols()),
+                                       rows / kRowMultiple);  // ~8 multiply-adds per exp
+  detail::parallel_for(tasks, [&](int task) {
+    const detail::RowRange range = detail::task_rows(rows, tasks, task, kRowMultiple);
+    const Eigen::Index n = range.end - range.begin;
+    if (n <= 0) return;
+    const auto count = static_cast<std::size_t>(n);
+    std::vector<float> max(count, -std::numeric_limits<float>::infinity()), sum(count, 0.0f), rescale(count);
+    MatrixSpan block = x.middleRows(range.begin, n);
+    step(block, max.data(), sum.data(), rescale.data());
+    divide_rows(block, sum.data());
+  });
 }
 
 }  // namespace attnlab::kernels
