@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test:
 #   1. the GoogleTest suite natively (Release), with the demo's smoke test;
-#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, and a short libFuzzer run
-#      of each fuzz target (clang, ASan + UBSan) from the committed corpus;
+#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the thread tests under
+#      ThreadSanitizer, and a short libFuzzer run of each fuzz target (clang, ASan + UBSan) from the
+#      committed corpus;
 #   3. the same suite compiled to wasm (SIMD and scalar) and run in Node;
 #   4. the npm package's tests (node:test over the built package, tsc on the .d.ts);
 #   5. the browser tests in headless Chromium: the packed npm package (Node import, a plain page, a
@@ -23,6 +24,11 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_SANITIZE=ON
 cmake --build build/asan -j"$jobs" --target attnlab_tests
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
+
+echo "== threads under ThreadSanitizer =="
+cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_TSAN=ON -DATTNLAB_BUILD_DEMO=OFF >/dev/null
+cmake --build build/tsan -j"$jobs" --target attnlab_thread_tests
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build/tsan/tests/attnlab_thread_tests
 
 echo "== libFuzzer: the committed corpus and 30,000 seeded inputs per target =="
 scripts/fuzz.sh
