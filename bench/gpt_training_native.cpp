@@ -1,6 +1,6 @@
 // Native GPT training throughput: the model size the trained-model issue uses (vocab 4096, context 128,
 // d_model 192, 4 heads, 4 layers), batches of 16 sequences of 128 random tokens from a seed, AdamW with
-// clipping and the cosine schedule, one thread. bench/gpt_training_torch.py trains the same model in
+// clipping and the cosine schedule, on the given number of threads (default 1). bench/gpt_training_torch.py trains the same model in
 // PyTorch; bench/gpt-training.mjs runs both and writes bench/gpt-training-results.md.
 // Prints JSON: { stepMs: [...], tokensPerStep, parameters }.
 #include <chrono>
@@ -10,11 +10,13 @@
 
 #include "attnlab/gpt_training.hpp"
 #include "attnlab/rng.hpp"
+#include "attnlab/threads.hpp"
 
 int main(int argc, char** argv) {
   using namespace attnlab;
   using Clock = std::chrono::steady_clock;
   const int steps = argc > 1 ? std::atoi(argv[1]) : 10;
+  set_num_threads(argc > 2 ? std::atoi(argv[2]) : 1);
   constexpr int kBatch = 16, kT = 128;
   const GPTConfig config{.vocab_size = 4096, .context_length = kT, .d_model = 192, .num_heads = 4, .num_layers = 4};
   GPT model(config, 1);

@@ -7,6 +7,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/limits.hpp"
+#include "attnlab/threads.hpp"
 #include "convert.hpp"
 #include "kernels/kernels.hpp"
 
@@ -30,6 +31,19 @@ val set_memory_budget(double bytes) {
     if (!(bytes >= 1.0 && bytes <= 2147483648.0) || std::floor(bytes) != bytes)
       throw Error("memoryBudget must be a whole number of bytes in 1 … 2147483648 (2 GiB), got " + std::to_string(bytes));
     attnlab::set_memory_budget(static_cast<std::size_t>(bytes));
+    return val(true);
+  });
+}
+
+int max_threads() { return attnlab::max_threads(); }
+int num_threads() { return attnlab::num_threads(); }
+
+val set_num_threads(double threads) {
+  return guarded([&] {
+    if (!(threads >= 1.0 && threads <= attnlab::max_threads()) || std::floor(threads) != threads)
+      throw Error("threads must be a whole number in 1 … " + std::to_string(attnlab::max_threads()) + ", got " +
+                  std::to_string(threads));
+    attnlab::set_num_threads(static_cast<int>(threads));
     return val(true);
   });
 }

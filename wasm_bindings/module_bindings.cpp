@@ -12,4 +12,7 @@ EMSCRIPTEN_BINDINGS(attnlab_module) {
   function("takeLastError", &take_last_error_message);
   function("memoryStats", &memory_stats);
   function("setMemoryBudget", &set_memory_budget);
+  function("maxThreads", &max_threads);
+  function("numThreads", &num_threads);
+  function("setNumThreads", &set_num_threads);
 }

@@ -32,6 +32,13 @@ export class AttnLabError extends Error {
 export interface InitOptions {
   /** 'auto' (default) uses the SIMD build when the engine supports WebAssembly SIMD. */
   simd?: 'auto' | boolean;
+  /** Threads for the main and GPT modules. 'auto' (default): on a cross-origin-isolated page (COOP
+   *  same-origin + COEP require-corp) the threaded SIMD build with every core the browser reports
+   *  (at most 8); a number asks for at most that many. Elsewhere (a page that is not isolated, Node,
+   *  an engine without SIMD) and with 1, the single-threaded build. Results are bit-identical either
+   *  way; Lab.threads says what was picked. Giving wasmBinary or gptWasmBinary picks the
+   *  single-threaded build too (they are its bytes). */
+  threads?: 'auto' | number;
   /** The .wasm bytes of the chosen build (attnlab-simd.wasm or attnlab-scalar.wasm), if you load them yourself. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** The bytes of the chosen build's training module (attnlab-train-simd.wasm or attnlab-train-scalar.wasm),
@@ -392,6 +399,8 @@ export declare class Tokenizer {
 export interface Lab {
   /** True when the SIMD build was loaded. */
   readonly simd: boolean;
+  /** How many threads the core uses (1 unless the threaded build was loaded: InitOptions.threads). */
+  readonly threads: number;
   readonly version: string;
   /** 'wasm-simd128' or 'wasm-scalar'. */
   readonly kernels: string;

@@ -10,15 +10,18 @@ import { makeCaller } from './lib/call.js';
 import { gptClasses, samplingOptions } from './lib/gpt.js';
 import { LazyModule } from './lib/lazy-module.js';
 import { allInOrder, checkBaseUrl, parseTrainingLog, readBuiltinFile } from './lib/builtin-model.js';
-import { chooseVariant, instantiate } from './lib/loader.js';
+import { checkThreads, chooseVariant, instantiate, pageCanUseThreads } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
 import { taskModelClass } from './lib/task-model.js';
 import { referentClass } from './lib/referent.js';
 
 export { AttnLabError };
 
-// init(options?) → Lab. options: { simd?: 'auto' | true | false, wasmBinary?, trainingWasmBinary?,
-// gptWasmBinary?, referentWasmBinary?, locateFile?, memoryBudget?, training?: boolean }. Training (TaskModel) and the GPT
+// init(options?) → Lab. options: { simd?: 'auto' | true | false, threads?: 'auto' | number, wasmBinary?,
+// trainingWasmBinary?, gptWasmBinary?, referentWasmBinary?, locateFile?, memoryBudget?, training?: boolean }.
+// threads: on a cross-origin-isolated page the main and GPT modules are the threaded build, using
+// that many threads (at most the cores the browser reports, capped at 8); elsewhere, or with
+// threads: 1, the single-threaded build. lab.threads says what was picked. Training (TaskModel) and the GPT
 // (GPTModel, Tokenizer) are modules of their own, loaded by lab.loadTraining() (or training: true) and
 // by the first lab.loadGPT(), createGPT(), loadTokenizer() or trainTokenizer(), so that pages which
 // never train or run a GPT do not download them.
@@ -27,8 +30,13 @@ export async function init(options = {}) {
   const budget = checkMemoryBudget('init', opts.memoryBudget === undefined ? DEFAULT_MEMORY_BUDGET : opts.memoryBudget);
   const training = opts.training === undefined ? false : checkBoolean('init', 'training', opts.training);
   const variant = chooseVariant(opts.simd);
-  const raw = await instantiate(`attnlab-${variant}`, opts, 'init');
-  const lab = new Lab(raw, variant, {
+  const threads = checkThreads(opts.threads);
+  // The threaded build where the page allows it and more than one thread may be wanted; else today's.
+  // (wasmBinary and gptWasmBinary are the bytes of a single-threaded build the caller chose.)
+  const threaded = variant === 'simd' && threads !== 1 && pageCanUseThreads() && !opts.wasmBinary && !opts.gptWasmBinary;
+  const raw = await instantiate(threaded ? 'attnlab-simd-mt' : `attnlab-${variant}`, opts, 'init');
+  if (threaded) raw.setNumThreads(threads === 'auto' ? raw.maxThreads() : Math.min(threads, raw.maxThreads()));
+  const lab = new Lab(raw, variant, threaded, {
     training: { wasmBinary: opts.trainingWasmBinary, locateFile: opts.locateFile },
     gpt: { wasmBinary: opts.gptWasmBinary, locateFile: opts.locateFile },
     referent: { wasmBinary: opts.referentWasmBinary, locateFile: opts.locateFile },
@@ -63,14 +71,17 @@ class Lab {
   #gptClasses = null;
 
   // sources: { training, gpt, referent }, each { wasmBinary?, locateFile? }: where those modules come from.
-  constructor(raw, variant, sources) {
+  constructor(raw, variant, threaded, sources) {
     this.#raw = raw;
     this.#call = makeCaller(raw);
+    // Threads the core uses: the main module's; the GPT module gets the same number when it loads.
+    this.threads = raw.numThreads();
     // A module's budget is the lab's current one when it arrives, even if it changed while loading.
     const applyCurrentBudget = (module) => applyBudget('setMemoryBudget', module, this.#budget);
     this.#training = new LazyModule(`attnlab-train-${variant}`, sources.training, this, applyCurrentBudget);
-    this.#gpt = new LazyModule(`attnlab-gpt-${variant}`, sources.gpt, this, (module) => {
+    this.#gpt = new LazyModule(threaded ? 'attnlab-gpt-simd-mt' : `attnlab-gpt-${variant}`, sources.gpt, this, (module) => {
       applyCurrentBudget(module);
+      if (threaded) module.raw.setNumThreads(Math.min(this.threads, module.raw.maxThreads()));
       this.#gptClasses = gptClasses(module);
     }, { byCaller: true });
     this.#referent = new LazyModule(`attnlab-referent-${variant}`, sources.referent, this, applyCurrentBudget);

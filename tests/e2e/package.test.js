@@ -114,8 +114,10 @@ describe('the packed npm package', () => {
     const listing = run('tar', ['-tzf', tarball], repo).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort();
     assert.deepEqual(listing, [
       'LICENSE', 'README.md', 'components.d.ts', 'dist/attnlab-gpt-scalar.mjs', 'dist/attnlab-gpt-scalar.wasm',
+      'dist/attnlab-gpt-simd-mt.mjs', 'dist/attnlab-gpt-simd-mt.wasm', 'dist/attnlab-gpt-simd-mt.worker.js',
       'dist/attnlab-gpt-simd.mjs', 'dist/attnlab-gpt-simd.wasm', 'dist/attnlab-referent-scalar.mjs', 'dist/attnlab-referent-scalar.wasm',
       'dist/attnlab-referent-simd.mjs', 'dist/attnlab-referent-simd.wasm', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm',
+      'dist/attnlab-simd-mt.mjs', 'dist/attnlab-simd-mt.wasm', 'dist/attnlab-simd-mt.worker.js',
       'dist/attnlab-simd.mjs', 'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm',
       'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.cjs', 'index.d.cts', 'index.d.ts', 'index.js',
       'lib/builtin-model.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js',

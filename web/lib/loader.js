@@ -46,6 +46,18 @@ const BUILDS = {
     factory: () => import('../dist/attnlab-referent-simd.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-referent-simd.wasm', import.meta.url),
   },
+  // The threaded builds (pthreads on a shared heap): each has a worker script next to it, which the
+  // module starts once per extra core; listed here so that bundlers emit it too.
+  'attnlab-simd-mt': {
+    factory: () => import('../dist/attnlab-simd-mt.mjs'),
+    wasmUrl: () => new URL('../dist/attnlab-simd-mt.wasm', import.meta.url),
+    workerUrl: () => new URL('../dist/attnlab-simd-mt.worker.js', import.meta.url),
+  },
+  'attnlab-gpt-simd-mt': {
+    factory: () => import('../dist/attnlab-gpt-simd-mt.mjs'),
+    wasmUrl: () => new URL('../dist/attnlab-gpt-simd-mt.wasm', import.meta.url),
+    workerUrl: () => new URL('../dist/attnlab-gpt-simd-mt.worker.js', import.meta.url),
+  },
   'attnlab-referent-scalar': {
     factory: () => import('../dist/attnlab-referent-scalar.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-referent-scalar.wasm', import.meta.url),
@@ -72,6 +84,22 @@ export function chooseVariant(wanted = 'auto') {
   return (wanted === 'auto' ? hasSimd : wanted) ? 'simd' : 'scalar';
 }
 
+// Whether this page can run the threaded build: WebAssembly threads need a SharedArrayBuffer heap,
+// which browsers give only to cross-origin-isolated pages (COOP: same-origin, COEP: require-corp).
+// Node runs the single-threaded builds: Emscripten 3.1.6's pthread glue for an ES module cannot
+// start its workers under Node.
+export function pageCanUseThreads() {
+  return !isNode && typeof SharedArrayBuffer === 'function' && globalThis.crossOriginIsolated === true;
+}
+
+// init's `threads` option: 'auto' (every core the page may use) or a whole number ≥ 1.
+export function checkThreads(threads = 'auto') {
+  if (threads !== 'auto' && !(Number.isInteger(threads) && threads >= 1)) {
+    throw new AttnLabError(`init: threads must be 'auto' or a whole number ≥ 1, got ${String(threads)}`);
+  }
+  return threads;
+}
+
 // Instantiates dist/<name>.wasm with the bytes the caller gave (`wasmBinary`), else from where
 // `locateFile` says, else from disk (Node) or next to this file (browsers). `fn` names the caller in errors.
 export async function instantiate(name, { wasmBinary, locateFile }, fn) {
@@ -80,7 +108,7 @@ export async function instantiate(name, { wasmBinary, locateFile }, fn) {
   if (wasmBinary) moduleArgs.wasmBinary = wasmBinary;
   else if (locateFile) moduleArgs.locateFile = locateFile;
   else if (isNode) moduleArgs.wasmBinary = await readFromDisk(build.wasmUrl());
-  else moduleArgs.locateFile = () => build.wasmUrl().href;
+  else moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? build.workerUrl() : build.wasmUrl()).href;
   const { default: createModule } = await build.factory();
   try {
     return await createModule(moduleArgs);
