@@ -9,6 +9,21 @@
 
 namespace attnlab::gpt_ops {
 
+namespace {
+// fn(first_row, row_count) over runs of an n-row matrix's rows, the runs split over threads when
+// `work` is worth it. Runs are whole multiples of 16 rows (but the last), so Eigen's vectorised
+// element-wise code meets the same packets and tails whatever the split: bit-identical results.
+template <typename Fn>
+void for_row_runs(Eigen::Index n, double work, Fn fn) {
+  constexpr Eigen::Index kRowMultiple = 16;
+  const int tasks = detail::task_count(work, n / kRowMultiple);
+  detail::parallel_for(tasks, [&](int task) {
+    const detail::RowRange rows = detail::task_rows(n, tasks, task, kRowMultiple);
+    if (rows.end > rows.begin) fn(rows.begin, rows.end - rows.begin);
+  });
+}
+}  // namespace
+
 // ---- LayerNorm ----
 
 void layer_norm(const Matrix& x, ConstRow weight, ConstRow bias, Matrix& y, Eigen::VectorXf& mean,
@@ -32,14 +47,17 @@ Matrix layer_norm_backward(const Matrix& x, const Eigen::VectorXf& mean, const E
                            ConstRow weight, const Matrix& d_y, GradRow d_weight, GradRow d_bias) {
   // x, d_y [n×d] → d_x [n×d]. With x̂ = (x − mean)·rstd and g = d_y ⊙ weight:
   //   d_x = rstd · (g − mean(g) − x̂ · mean(g ⊙ x̂)),  d_weight += Σ_rows d_y ⊙ x̂,  d_bias += Σ_rows d_y
+  // Rows of d_x on separate threads; the sums over rows afterwards, in row order, on one.
   Matrix d_x(x.rows(), x.cols());
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+  detail::parallel_for(static_cast<int>(x.rows()), 8.0 * static_cast<double>(x.size()), [&](int r) {
     const Eigen::RowVectorXf x_hat = (x.row(r).array() - mean[r]) * rstd[r];
     const Eigen::RowVectorXf g = d_y.row(r).cwiseProduct(weight);
     const float g_mean = g.mean();
     const float gx_mean = g.cwiseProduct(x_hat).mean();
     d_x.row(r) = rstd[r] * (g.array() - g_mean - x_hat.array() * gx_mean);
-    d_weight += d_y.row(r).cwiseProduct(x_hat);
+  });
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    d_weight += d_y.row(r).cwiseProduct(((x.row(r).array() - mean[r]) * rstd[r]).matrix());
     d_bias += d_y.row(r);
   }
   return d_x;
@@ -78,16 +96,25 @@ constexpr float kCubic = 0.044715f;
 
 Matrix gelu_tanh(const Matrix& x) {
   // x [n×m] → [n×m] (Eigen's vectorised tanh: this runs on every MLP activation, twice per step)
-  const auto v = x.array();
-  return 0.5f * v * (1.0f + (kSqrt2OverPi * (v + kCubic * v.cube())).tanh());
+  Matrix y(x.rows(), x.cols());
+  for_row_runs(x.rows(), 16.0 * static_cast<double>(x.size()), [&](Eigen::Index first, Eigen::Index rows) {
+    const auto v = x.middleRows(first, rows).array();
+    y.middleRows(first, rows) = 0.5f * v * (1.0f + (kSqrt2OverPi * (v + kCubic * v.cube())).tanh());
+  });
+  return y;
 }
 
 Matrix gelu_tanh_backward(const Matrix& x, const Matrix& d_y) {
   // d/dv ½v(1 + tanh u), u = √(2/π)(v + 0.044715v³):  ½(1 + tanh u) + ½v(1 − tanh²u)·√(2/π)(1 + 3·0.044715v²)
-  const auto v = x.array();
-  const Eigen::ArrayXXf t = (kSqrt2OverPi * (v + kCubic * v.cube())).tanh();
-  const auto du = kSqrt2OverPi * (1.0f + 3.0f * kCubic * v.square());
-  return d_y.array() * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t.square()) * du);
+  Matrix d_x(x.rows(), x.cols());
+  for_row_runs(x.rows(), 20.0 * static_cast<double>(x.size()), [&](Eigen::Index first, Eigen::Index rows) {
+    const auto v = x.middleRows(first, rows).array();
+    const Eigen::ArrayXXf t = (kSqrt2OverPi * (v + kCubic * v.cube())).tanh();
+    const auto du = kSqrt2OverPi * (1.0f + 3.0f * kCubic * v.square());
+    d_x.middleRows(first, rows) =
+        (d_y.middleRows(first, rows).array() * (0.5f * (1.0f + t) + 0.5f * v * (1.0f - t.square()) * du)).matrix();
+  });
+  return d_x;
 }
 
 // ---- Causal multi-head attention ----
