@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <limits>
 
 #include "attnlab/rng.hpp"
 #include "checks.hpp"
@@ -242,11 +243,23 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
       t.record("ln_1", "LayerNorm before attention", "ln_1(x) " + shape, {{"ln_1", a.ln_1}});
       t.record("attn.qkv", "Fused q, k, v projection", "qkv = ln_1(x)·W_attn + b " + detail::bracketed_shape(a.qkv),
                {{"qkv", a.qkv}});
-      for (int h = 0; h < H; ++h)
-        t.record("attn.head" + std::to_string(h) + ".weights", "Head " + std::to_string(h) + " attention weights",
-                 "softmax(q·kᵀ/√" + std::to_string(d_head) + ", causal) [" + std::to_string(T) + "×" +
-                     std::to_string(T) + "]",
-                 {{"weights", a.weights[0][static_cast<std::size_t>(h)]}});
+      const std::string square = "[" + std::to_string(T) + "×" + std::to_string(T) + "]";
+      for (int h = 0; h < H; ++h) {
+        // This head's slices of qkv (the first sequence), and its scores again: traced only.
+        const Matrix q = a.qkv.block(0, h * d_head, T, d_head);
+        const Matrix k = a.qkv.block(0, config_.d_model + h * d_head, T, d_head);
+        const Matrix v = a.qkv.block(0, 2 * config_.d_model + h * d_head, T, d_head);
+        Matrix scores = q * k.transpose() / std::sqrt(static_cast<float>(d_head));
+        for (int i = 0; i < T; ++i) scores.row(i).tail(T - i - 1).setConstant(-std::numeric_limits<float>::infinity());
+        const std::string head = "attn.head" + std::to_string(h);
+        t.record(head + ".scores", "Head " + std::to_string(h) + " scores",
+                 "q·kᵀ/√" + std::to_string(d_head) + ", later keys blocked (−∞) " + square, {{"q", q}, {"k", k}, {"scores", scores}});
+        t.record(head + ".weights", "Head " + std::to_string(h) + " attention weights",
+                 "softmax of each row of the scores " + square, {{"weights", a.weights[0][static_cast<std::size_t>(h)]}});
+        t.record(head + ".output", "Head " + std::to_string(h) + " output",
+                 "weights·v [" + std::to_string(T) + "×" + std::to_string(d_head) + "]",
+                 {{"v", v}, {"output", Matrix(a.heads.block(0, h * d_head, T, d_head))}});
+      }
       t.record("attn.heads", "Heads side by side", "the heads' outputs concatenated " + shape, {{"heads", a.heads}});
       t.record("residual_1", "Add attention to the residual stream", "x + c_proj(heads) " + shape, {{"x", a.x_mid}});
       t.record("mlp.c_fc", "MLP up-projection", "ln_2(x)·W_fc + b " + detail::bracketed_shape(a.fc), {{"fc", a.fc}});

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "attnlab/gpt.hpp"
 #include "attnlab/gpt_training.hpp"
+#include "attnlab/trace.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
 #include "gpt_fixture.hpp"
@@ -41,6 +43,40 @@ void expect_forward_matches(const GPT& model, const nlohmann::json& fixture, con
   for (std::size_t l = 0; l < attention.size(); ++l)
     for (std::size_t h = 0; h < attention[l].size(); ++h)
       EXPECT_TRUE(MatricesNear(out.attention[l][h], attention[l][h], 1e-5f, 1e-4f)) << what << " layer " << l << " head " << h;
+}
+
+// The trace names every step, and its numbers are the forward's: each head's weights are the softmax
+// of its recorded scores and its output is weights·v, both formed again here in double precision.
+TEST(GPT, TraceRecordsEveryHeadsScoresWeightsAndOutput) {
+  const nlohmann::json fixture = testing::read_gpt_fixture_json("small.json");
+  const GPT model = GPT::from_safetensors(testing::read_gpt_fixture_bytes("small.safetensors"));
+  const std::vector<int> ids = fixture.at("ids").get<std::vector<int>>();
+  Trace trace;
+  const GPTOutput out = model.forward(ids, {.attention = true}, Tracer(trace));
+  const auto attention = nested_grid(fixture.at("attention"));
+  for (int l = 0; l < model.config().num_layers; ++l)
+    for (int h = 0; h < model.config().num_heads; ++h) {
+      const std::string head = "h" + std::to_string(l) + ".attn.head" + std::to_string(h);
+      const Matrix& scores = trace.tensor(head + ".scores", "scores");
+      const Matrix& weights = trace.tensor(head + ".weights", "weights");
+      EXPECT_TRUE(MatricesNear(weights, attention[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)], 1e-5f, 1e-4f));
+      const Eigen::MatrixXd v = trace.tensor(head + ".output", "v").cast<double>();
+      Eigen::MatrixXd softmax(scores.rows(), scores.cols());
+      for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+        for (Eigen::Index j = i + 1; j < scores.cols(); ++j) {
+          EXPECT_EQ(scores(i, j), -std::numeric_limits<float>::infinity());
+        }
+        const Eigen::ArrayXd row = scores.row(i).head(i + 1).cast<double>().transpose().array();
+        const Eigen::ArrayXd e = (row - row.maxCoeff()).exp();
+        softmax.row(i).setZero();
+        softmax.row(i).head(i + 1) = (e / e.sum()).matrix().transpose();
+      }
+      EXPECT_TRUE(MatricesNear(weights, softmax.cast<float>(), 1e-6f, 1e-4f)) << head;
+      EXPECT_TRUE(MatricesNear(trace.tensor(head + ".output", "output"), (softmax * v).cast<float>(), 1e-5f, 1e-4f)) << head;
+    }
+  EXPECT_TRUE(trace.contains("embed"));
+  EXPECT_TRUE(trace.contains("h0.mlp.gelu"));
+  EXPECT_EQ(trace.tensor("logits", "logits"), out.logits);
 }
 
 TEST(GPT, MatchesPyTorchOnEveryFixture) {

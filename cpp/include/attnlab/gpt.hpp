@@ -110,7 +110,9 @@ class GPT {
   void load_tensor(std::string_view name, std::span<const float> values);
 
   // ids [n], 1 ≤ n ≤ C, each < V → logits [n×V] (and attention, ablations as asked). With an
-  // enabled tracer, records every step by name: embed, h0.ln_1, h0.attn.qkv, h0.attn.head0.scores, …
+  // enabled tracer, records every step by name (for the first sequence): embed; per layer h<l>.ln_1,
+  // .attn.qkv, per head .attn.head<h>.scores (q, k, scores), .weights, .output (v, output), then
+  // .attn.heads, .residual_1, .mlp.c_fc, .mlp.gelu, .residual_2; ln_f, logits.
   GPTOutput forward(std::span<const int> ids, const GPTForwardOptions& options = {},
                     const Tracer& tracer = {}) const;
 
