@@ -2,6 +2,9 @@
 // its bias (0), so q = k = 0 and every head attends uniformly: row i gives 1/(i + 1) to each key.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "attnlab/head_scores.hpp"
 #include "expect_error.hpp"
 
@@ -27,6 +30,51 @@ TEST(HeadScores, UniformAttentionGivesTheHandComputedMeans) {
       EXPECT_NEAR(s.induction(l, h), mean_uniform_weight(5, 10), 1e-6);
       EXPECT_NEAR(s.duplicate_token(l, h), mean_uniform_weight(5, 10), 1e-6);
     }
+}
+
+// A random model, whose heads attend unevenly: every score is the definition (DESIGN.md, after Olsson
+// et al. 2022) applied here to the attention maps the forward returns, in double precision. A wrong
+// key (i − T instead of i − T + 1, say) would not pass, as it would with uniform attention.
+TEST(HeadScores, RandomModelScoresFollowTheDefinitions) {
+  const GPTConfig config{.vocab_size = 40, .context_length = 24, .d_model = 16, .num_heads = 4, .num_layers = 2};
+  GPT model(config, 5);
+  for (ParameterRef& p : model.parameters())  // larger weights than GPT-2's init, for sharper attention
+    for (std::int64_t i = 0; i < p.size; ++i) p.value[i] *= 20.0f;
+  model.weights_changed();
+  const std::vector<int> text = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3};
+  const int T = 10, samples = 3;
+  const HeadScoreOptions options{.repeat_length = T, .samples = samples, .seed = 4, .token_low = 2, .token_high = 30};
+  const HeadScores s = head_scores(model, text, options);
+
+  // mean over rows i in [first, n) of w(i, key(i)), per layer and head, averaged over the maps given
+  const auto mean_weight = [&](const std::vector<std::vector<std::vector<Matrix>>>& maps, int l, int h, int first,
+                               auto key) {
+    double total = 0.0;
+    for (const auto& attention : maps) {
+      const Matrix& w = attention[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+      double sum = 0.0;
+      for (int i = first; i < w.rows(); ++i) sum += w(i, key(i));
+      total += sum / (w.rows() - first);
+    }
+    return total / static_cast<double>(maps.size());
+  };
+  const std::vector<std::vector<std::vector<Matrix>>> on_text = {model.forward(text, {.attention = true}).attention};
+  std::vector<std::vector<std::vector<Matrix>>> repeated;
+  for (int k = 0; k < samples; ++k) {
+    const std::vector<int> ids = repeated_random_tokens(T, 2, 30, 4 + static_cast<std::uint64_t>(k));
+    for (int i = 0; i < T; ++i) ASSERT_EQ(ids[static_cast<std::size_t>(i)], ids[static_cast<std::size_t>(i + T)]);
+    repeated.push_back(model.forward(ids, {.attention = true}).attention);
+  }
+  double spread = 0.0;
+  for (int l = 0; l < 2; ++l)
+    for (int h = 0; h < 4; ++h) {
+      EXPECT_NEAR(s.previous_token(l, h), mean_weight(on_text, l, h, 1, [](int i) { return i - 1; }), 1e-6);
+      EXPECT_NEAR(s.first_token(l, h), mean_weight(on_text, l, h, 1, [](int) { return 0; }), 1e-6);
+      EXPECT_NEAR(s.induction(l, h), mean_weight(repeated, l, h, T, [&](int i) { return i - T + 1; }), 1e-6);
+      EXPECT_NEAR(s.duplicate_token(l, h), mean_weight(repeated, l, h, T, [&](int i) { return i - T; }), 1e-6);
+      spread = std::max(spread, static_cast<double>(std::abs(s.induction(l, h) - s.duplicate_token(l, h))));
+    }
+  EXPECT_GT(spread, 0.01) << "the heads attend too evenly for the test to tell keys apart";
 }
 
 TEST(HeadScores, RepeatedRandomTokensRepeatAndStayInRange) {
