@@ -36,8 +36,8 @@ export interface InitOptions {
    *  same-origin + COEP require-corp) the threaded SIMD build with every core the browser reports
    *  (at most 8); a number asks for at most that many. Elsewhere (a page that is not isolated, Node,
    *  an engine without SIMD) and with 1, the single-threaded build. Results are bit-identical either
-   *  way; Lab.threads says what was picked. Giving wasmBinary or gptWasmBinary picks the
-   *  single-threaded build too (they are its bytes). */
+   *  way; Lab.threads says what was picked. Giving wasmBinary, gptWasmBinary or locateFile
+   *  picks the single-threaded build too (they name its files). */
   threads?: 'auto' | number;
   /** The .wasm bytes of the chosen build (attnlab-simd.wasm or attnlab-scalar.wasm), if you load them yourself. */
   wasmBinary?: ArrayBuffer | Uint8Array;

@@ -32,8 +32,9 @@ export async function init(options = {}) {
   const variant = chooseVariant(opts.simd);
   const threads = checkThreads(opts.threads);
   // The threaded build where the page allows it and more than one thread may be wanted; else today's.
-  // (wasmBinary and gptWasmBinary are the bytes of a single-threaded build the caller chose.)
-  const threaded = variant === 'simd' && threads !== 1 && pageCanUseThreads() && !opts.wasmBinary && !opts.gptWasmBinary;
+  // (wasmBinary, gptWasmBinary and locateFile name a single-threaded build's files: the caller's choice.)
+  const threaded = variant === 'simd' && threads !== 1 && pageCanUseThreads() && !opts.wasmBinary &&
+    !opts.gptWasmBinary && !opts.locateFile;
   const raw = await instantiate(threaded ? 'attnlab-simd-mt' : `attnlab-${variant}`, opts, 'init');
   if (threaded) raw.setNumThreads(threads === 'auto' ? raw.maxThreads() : Math.min(threads, raw.maxThreads()));
   const lab = new Lab(raw, variant, threaded, {

@@ -24,7 +24,8 @@ constexpr Eigen::Index kKeyBlock = 256;
 // to the next: allocating them per call cost ~40% of a seq-256 call, because glibc hands large freed
 // blocks back to the OS and every page faults in again on the next call (the buffers stay as large as
 // the longest call: O(n·d), not O(n²)). In wasm, malloc keeps freed memory in the heap, so there is
-// nothing to gain, and a call leaves the heap in use exactly as it found it.
+// nothing to gain, and a single-threaded call leaves the heap in use exactly as it found it (the
+// threaded build keeps each worker's score block, ≤ 128 KB, like the native build).
 struct Workspace {
   kernels::PackedMatrix k_t, v;
   std::vector<float> scores;

@@ -37,9 +37,38 @@ int hardware_threads() {
 // threads − 1 workers that sleep until a loop is posted, then take its tasks alongside the caller.
 class Pool {
  public:
-  ~Pool() { resize(0); }
+  ~Pool() { stop(); }
 
-  // Keeps `workers` threads (joining the extra ones or starting new ones).
+  // Runs body(0 … tasks − 1) on the caller and `workers` pool threads (started or joined first). One
+  // loop at a time: a second caller waits, so resizing never meets a loop under way.
+  void run(int workers, int tasks, const std::function<void(int)>& body) {
+    std::lock_guard one_loop_at_a_time(run_mutex_);
+    resize(workers);
+    {
+      std::lock_guard lock(mutex_);
+      body_ = &body;
+      tasks_ = tasks;
+      next_ = 0;
+      error_ = nullptr;
+      busy_workers_ = static_cast<int>(threads_.size());
+      ++generation_;
+    }
+    wake_.notify_all();
+    take_tasks();
+    std::unique_lock lock(mutex_);
+    finished_.wait(lock, [this] { return busy_workers_ == 0; });
+    body_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  // Joins every thread (at exit).
+  void stop() {
+    std::lock_guard one_loop_at_a_time(run_mutex_);
+    resize(0);
+  }
+
+ private:
+  // Keeps `workers` threads, joining the extra ones or starting new ones; only between loops.
   void resize(int workers) {
     if (workers < static_cast<int>(threads_.size())) {
       {
@@ -61,26 +90,6 @@ class Pool {
     }
   }
 
-  void run(int tasks, const std::function<void(int)>& body) {
-    std::lock_guard one_loop_at_a_time(run_mutex_);
-    {
-      std::lock_guard lock(mutex_);
-      body_ = &body;
-      tasks_ = tasks;
-      next_ = 0;
-      error_ = nullptr;
-      busy_workers_ = static_cast<int>(threads_.size());
-      ++generation_;
-    }
-    wake_.notify_all();
-    take_tasks();
-    std::unique_lock lock(mutex_);
-    finished_.wait(lock, [this] { return busy_workers_ == 0; });
-    body_ = nullptr;
-    if (error_) std::rethrow_exception(error_);
-  }
-
- private:
   void work(int index) {
     std::uint64_t seen = 0;
     std::unique_lock lock(mutex_);
@@ -163,8 +172,7 @@ void parallel_for(int tasks, const std::function<void(int)>& body) {
     for (int task = 0; task < tasks; ++task) body(task);
     return;
   }
-  pool().resize(thread_setting() - 1);
-  pool().run(tasks, body);
+  pool().run(thread_setting() - 1, tasks, body);
 }
 }  // namespace detail
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "attnlab/attention.hpp"
@@ -101,6 +102,21 @@ TEST_F(ThreadsTest, AnErrorInATaskReachesTheCallerAndThePoolStaysUsable) {
   std::atomic<int> sum{0};
   detail::parallel_for(64, [&](int task) { sum += task; });
   EXPECT_EQ(sum.load(), 63 * 64 / 2);
+}
+
+TEST_F(ThreadsTest, TwoCallersAtOnceEachGetTheirOwnResult) {
+  set_num_threads(max_threads());
+  const Matrix a = randn(400, 96, 8), b = randn(96, 300, 9), c = randn(300, 96, 10);
+  set_num_threads(1);
+  const Matrix ab = kernels::matmul(a, b), ca = kernels::matmul(c, a.transpose());
+  set_num_threads(max_threads());
+  Matrix ab_threaded, ca_threaded;
+  std::thread first([&] { for (int i = 0; i < 20; ++i) ab_threaded = kernels::matmul(a, b); });
+  std::thread second([&] { for (int i = 0; i < 20; ++i) ca_threaded = kernels::matmul(c, a.transpose()); });
+  first.join();
+  second.join();
+  expect_identical(ab_threaded, ab);
+  expect_identical(ca_threaded, ca);
 }
 
 TEST_F(ThreadsTest, ProductsAndSoftmaxAreBitIdenticalOnEveryKernelSet) {

@@ -52,11 +52,13 @@ const BUILDS = {
     factory: () => import('../dist/attnlab-simd-mt.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-simd-mt.wasm', import.meta.url),
     workerUrl: () => new URL('../dist/attnlab-simd-mt.worker.js', import.meta.url),
+    scriptUrl: () => new URL('../dist/attnlab-simd-mt.mjs', import.meta.url),
   },
   'attnlab-gpt-simd-mt': {
     factory: () => import('../dist/attnlab-gpt-simd-mt.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-gpt-simd-mt.wasm', import.meta.url),
     workerUrl: () => new URL('../dist/attnlab-gpt-simd-mt.worker.js', import.meta.url),
+    scriptUrl: () => new URL('../dist/attnlab-gpt-simd-mt.mjs', import.meta.url),
   },
   'attnlab-referent-scalar': {
     factory: () => import('../dist/attnlab-referent-scalar.mjs'),
@@ -88,8 +90,10 @@ export function chooseVariant(wanted = 'auto') {
 // which browsers give only to cross-origin-isolated pages (COOP: same-origin, COEP: require-corp).
 // Node runs the single-threaded builds: Emscripten 3.1.6's pthread glue for an ES module cannot
 // start its workers under Node.
+// A single core has nothing to share.
 export function pageCanUseThreads() {
-  return !isNode && typeof SharedArrayBuffer === 'function' && globalThis.crossOriginIsolated === true;
+  return !isNode && typeof SharedArrayBuffer === 'function' && globalThis.crossOriginIsolated === true &&
+    (globalThis.navigator?.hardwareConcurrency | 0) > 1;
 }
 
 // init's `threads` option: 'auto' (every core the page may use) or a whole number ≥ 1.
@@ -109,6 +113,9 @@ export async function instantiate(name, { wasmBinary, locateFile }, fn) {
   else if (locateFile) moduleArgs.locateFile = locateFile;
   else if (isNode) moduleArgs.wasmBinary = await readFromDisk(build.wasmUrl());
   else moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? build.workerUrl() : build.wasmUrl()).href;
+  // A threaded build's workers import the module's script itself (by this URL: a bundler may have
+  // renamed the factory's copy).
+  if (build.scriptUrl) moduleArgs.mainScriptUrlOrBlob = build.scriptUrl().href;
   const { default: createModule } = await build.factory();
   try {
     return await createModule(moduleArgs);
