@@ -20,9 +20,12 @@ lessonPage({
       'weights over every cached key are the heatmap at the top.',
   ],
   formula: String.raw`\text{attn}(q_{t}) = \operatorname{softmax}\!\Big(\tfrac{q_t\,[\,k_1 \dots k_t\,]^\top}{\sqrt{d_k}}\Big)\,[\,v_1 \dots v_t\,]`,
-  pytorch: 'out = model(ids[:, -1:], past_key_values=past, use_cache=True)\npast = out.past_key_values  # per layer: (K, V), each [batch, heads, t, d_head]',
+  pytorch: 'out = model(ids[:, -1:], past_key_values=past, use_cache=True)\npast = out.past_key_values  # per layer: (K, V), each [batch, heads, t, d_head]\n' +
+    'logits = out.logits[0, -1] / 0.8; v, _ = torch.topk(logits, 40); logits[logits < v[-1]] = -inf  # temperature 0.8, top-k 40\n' +
+    'next_id = torch.multinomial(torch.softmax(logits, -1), 1)',
   call: 'const session = model.session();\nfor (const id of ids) session.append(id);\n' +
-    'const { logits, attention } = session.append(next);  // one row per layer and head\nconst { keys, values } = session.cache(layer);',
+    'const { logits, attention } = session.append(next);  // one row per layer and head\nconst { keys, values } = session.cache(layer);\n' +
+    'const { token } = lab.sample(logits, { temperature: 0.8, topK: 40, seed });',
   schema: {
     prompt: { type: 'text', maxLength: 200, default: 'And it came to pass' },
     steps: { type: 'int', min: 0, max: MAX_NEW, default: 3 },

@@ -21,6 +21,8 @@ lessonPage({
   ],
   formula: String.raw`p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}`,
   pytorch: 'logits = model(ids).logits[0, -1] / temperature\nv, _ = torch.topk(logits, k); logits[logits < v[-1]] = -inf\n' +
+    'p, order = torch.sort(torch.softmax(logits, -1), descending=True)\n' +
+    'logits[order[p.cumsum(-1) - p >= top_p]] = -inf  # top-p: the fewest tokens whose probabilities reach top_p\n' +
     'probs = torch.softmax(logits, -1)\nnext_id = torch.multinomial(probs, 1, generator=torch.Generator().manual_seed(seed))',
   call: 'const { logits } = model.forward(ids);\nconst last = logits.data.subarray((ids.length - 1) * logits.cols);\n' +
     'const { token, probabilities } = lab.sample(last, { temperature, topK, topP, seed });',
