@@ -105,6 +105,14 @@ export interface AttnStepperElement extends RenderedElement {
   decimals: number;
   /** Printed values in every heatmap (attribute `show-values`); default 'auto'. */
   showValues: 'auto' | boolean;
+  /** Sequential palette of the weights and masks, on [0, 1] (attribute `palette`); default 'YlOrRd'. */
+  palette: 'YlOrRd' | 'cividis' | 'viridis';
+  /** Diverging palette of every signed tensor, 0 in the middle (attribute `signed-palette`); default 'RdBu'. */
+  signedPalette: 'RdBu' | 'PuOr';
+  /** Show only this head's steps and the steps every head shares (attribute `head`); null: all. */
+  head: number | null;
+  /** The steps on show: `steps`, or with `head` set the shared ones and that head's. `index` counts these. */
+  readonly shownSteps: Step[];
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnStepperElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'step-change', listener: (this: AttnStepperElement, ev: CustomEvent<StepChangeDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'cell-focus', listener: (this: AttnStepperElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;

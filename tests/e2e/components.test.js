@@ -424,6 +424,56 @@ describe('web components in Chromium', () => {
       for (const h of seen.after) assert.deepEqual(h, { decimals: h.decimals === 0 ? 0 : 4, showValues: true, noExport: true });
       assert.deepEqual(seen.reset, seen.before);
     });
+
+    test('head="1" shows the shared steps and head 1 only; palettes reach the heatmaps; wrong settings are reported', async () => {
+      const seen = await page.evaluate(async () => {
+        const stepper = document.getElementById('stepper');
+        const errors = [];
+        const logged = console.error;
+        console.error = (error) => errors.push(String(error));
+        const palettes = () => [...stepper.shadowRoot.querySelectorAll('attn-heatmap')].map((h) => [h.caption.split(' ')[0], h.palette]);
+        const problem = () => {
+          const p = stepper.shadowRoot.querySelector('.problem');
+          return p.hidden ? null : p.textContent;
+        };
+        stepper.index = 0;
+        stepper.head = 1;
+        await stepper.updateComplete;
+        const ids = stepper.shownSteps.map((s) => s.id);
+        const count = stepper.shadowRoot.querySelector('.count').textContent;
+        stepper.index = ids.indexOf('head1.weights');
+        stepper.setAttribute('palette', 'cividis');
+        stepper.setAttribute('signed-palette', 'PuOr');
+        await stepper.updateComplete;
+        const themed = palettes();
+        stepper.setAttribute('palette', 'RdBu');
+        await stepper.updateComplete;
+        const diverging = { problem: problem(), heatmaps: palettes().length };
+        stepper.removeAttribute('palette');
+        stepper.head = 5;
+        await stepper.updateComplete;
+        const missing = { problem: problem(), heatmaps: palettes().length };
+        stepper.head = null;
+        stepper.removeAttribute('signed-palette');
+        stepper.index = 0;
+        await stepper.updateComplete;
+        console.error = logged;
+        return { ids, count, themed, diverging, missing, errors, restored: { problem: problem(), n: stepper.shownSteps.length } };
+      });
+      const shared = data.steps.filter((id) => !/(^|\.)head\d+(\.|$)/.test(id));
+      const ofHead1 = data.steps.filter((id) => /(^|\.)head1(\.|$)/.test(id));
+      assert.ok(shared.length > 0 && ofHead1.length > 0);
+      assert.deepEqual(seen.ids, data.steps.filter((id) => shared.includes(id) || ofHead1.includes(id)), 'in trace order');
+      assert.equal(seen.count, `Step 1 of ${shared.length + ofHead1.length}`);
+      assert.deepEqual(Object.fromEntries(seen.themed), { masked_scores: 'PuOr', weights: 'cividis' });
+      assert.match(seen.diverging.problem, /palette="RdBu" must be a sequential palette/);
+      assert.equal(seen.diverging.heatmaps, 0, 'no figure drawn with a palette the stepper refused');
+      assert.match(seen.missing.problem, /head="5" but the attention has 2 heads/);
+      assert.equal(seen.missing.heatmaps, 0);
+      assert.equal(seen.errors.length, 2, 'each refused setting logged once');
+      assert.ok(seen.errors.every((e) => e.startsWith('AttnLabError')), seen.errors.join('\n'));
+      assert.deepEqual(seen.restored, { problem: null, n: data.steps.length });
+    });
   });
 
   test('axe-core finds no serious or critical violation', async () => {

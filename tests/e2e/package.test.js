@@ -2,7 +2,7 @@
 // Node, loaded by a plain <script type="module"> page, and bundled into a Vite app — the browser
 // pages run in headless Chromium, compute an attention matrix and log no console error.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -189,11 +189,11 @@ const { init, load } = require('attnlab');
   });
 
   // web/README.md's code blocks as written: every js block as an .mjs file of the installed project
-  // (except the vite.config.js one, which the Vite test uses), the HTML one as a page in Chromium.
+  // the HTML one as a page in Chromium.
   test('every code block of web/README.md runs as written', async () => {
     const readme = readFileSync(join(web, 'README.md'), 'utf8');
     const blocks = [...readme.matchAll(/```(js|html)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code }));
-    const scripts = blocks.filter((b) => b.lang === 'js' && !b.code.startsWith('// vite.config.js'));
+    const scripts = blocks.filter((b) => b.lang === 'js');
     assert.ok(scripts.length >= 4, `${scripts.length} js blocks`);
     scripts.forEach(({ code }, i) => {
       writeFileSync(join(project, `readme-${i}.mjs`), code);
@@ -238,13 +238,18 @@ const { init, load } = require('attnlab');
     }
   });
 
-  test('bundles with Vite and runs in Chromium', async () => {
-    const vite = join(repo, 'node_modules/vite/bin/vite.js');
-    const site = join(project, 'vite-app');
+  // web/README.md says Vite needs no configuration: no vite.config.js in either test.
+  const viteApp = (name) => {
+    const site = join(project, name);
     run('mkdir', ['-p', site]);
     writeFileSync(join(site, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><script type="module" src="./main.js"></script></body></html>');
     writeFileSync(join(site, 'main.js'), PAGE_SCRIPT('attnlab'));
-    writeFileSync(join(site, 'vite.config.js'), "export default { optimizeDeps: { exclude: ['attnlab'] }, build: { target: 'es2022' } };");
+    return site;
+  };
+  const vite = join(repo, 'node_modules/vite/bin/vite.js');
+
+  test('bundles with Vite and runs in Chromium', async () => {
+    const site = viteApp('vite-app');
     run('node', [vite, 'build', '--logLevel', 'error'], site);
     assert.ok(readdirSync(join(site, 'dist/assets')).some((f) => f.endsWith('.wasm')), 'Vite emitted the .wasm');
     const server = await serve(join(site, 'dist'));
@@ -252,6 +257,25 @@ const { init, load } = require('attnlab');
       checkResult(await visit(browser, `${server.url}/`));
     } finally {
       await server.close();
+    }
+  });
+
+  test("runs under Vite's dev server, dependency pre-bundling and all", async () => {
+    const site = viteApp('vite-dev');
+    const server = spawn('node', [vite, '--host', '127.0.0.1', '--port', '0', '--force'], { cwd: site, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise((resolve, reject) => {
+        let printed = '';
+        server.stdout.on('data', (chunk) => {
+          printed += chunk;
+          const found = /http:\/\/127\.0\.0\.1:\d+\//.exec(printed.replace(/\x1b\[[0-9;]*m/g, ''));
+          if (found) resolve(found[0]);
+        });
+        server.on('exit', (code) => reject(new Error(`vite exited (${code}): ${printed}`)));
+      });
+      checkResult(await visit(browser, url));
+    } finally {
+      server.kill();
     }
   });
 });

@@ -2,15 +2,19 @@
 // step at a time — its title, its explanation and each of its tensors as a labelled heatmap. Picking
 // a cell of the step's result outlines the operands it came from (the row of Q and the row of K
 // behind a score), so a lesson can point at "q_i · k_j".
+import { AttnLabError } from '../lib/errors.js';
 import { attributeProperties, RenderedElement } from './base.js';
+import { PALETTES } from './palettes.js';
 import { adoptStyles } from './styles.js';
-import { operandHighlight, tensorView } from './tensor-roles.js';
+import { DEFAULT_PALETTES, headOfStep, operandHighlight, tensorView } from './tensor-roles.js';
+import { indexProblem } from './weights-input.js';
 
 const CSS = `
 .nav { display: flex; align-items: center; flex-wrap: wrap; gap: 0.5rem; }
 .count { margin: 0 0 0 0.25rem; font-size: 0.9rem; color: var(--attnlab-ink-muted); font-variant-numeric: tabular-nums; }
 .title { margin: 0.6rem 0 0.2rem; font-size: 1.1rem; font-weight: 700; }
 .explanation { margin: 0 0 0.8rem; line-height: 1.45; overflow-wrap: anywhere; }
+.problem { margin: 0.5rem 0; font-weight: 600; }
 .tensors {
   display: grid; gap: 1rem 1.25rem; align-items: start;
   grid-template-columns: repeat(auto-fit, minmax(min(100%, 15rem), 1fr));
@@ -37,6 +41,8 @@ export class AttnStepper extends RenderedElement {
   #title;
   #explanation;
   #tensors;
+  #problem;
+  #reported = '';
 
   constructor() {
     super();
@@ -64,7 +70,12 @@ export class AttnStepper extends RenderedElement {
     this.#explanation.setAttribute('part', 'explanation');
     this.#tensors = document.createElement('div');
     this.#tensors.className = 'tensors';
-    group.append(nav, this.#status, this.#title, this.#explanation, this.#tensors);
+    this.#problem = document.createElement('p');
+    this.#problem.className = 'problem';
+    this.#problem.setAttribute('part', 'problem');
+    this.#problem.setAttribute('role', 'alert');
+    this.#problem.hidden = true;
+    group.append(nav, this.#problem, this.#status, this.#title, this.#explanation, this.#tensors);
     adoptStyles(root, CSS);
     root.append(group);
 
@@ -79,7 +90,15 @@ export class AttnStepper extends RenderedElement {
     this.requestRender();
   }
 
-  get index() { return Math.max(0, Math.min(this.#index, this.#steps.length - 1)); }
+  // The steps on show: all of them, or with head="h" the shared steps and head h's own.
+  get shownSteps() {
+    const head = this.getAttribute('head');
+    if (head === null || this.#settingProblem()) return this.#steps;
+    return this.#steps.filter((step) => [null, Number(head)].includes(headOfStep(step)));
+  }
+
+  // An index into shownSteps.
+  get index() { return Math.max(0, Math.min(this.#index, this.shownSteps.length - 1)); }
   set index(i) {
     this.#index = Number.isInteger(i) ? i : 0;
     this.requestRender();
@@ -98,13 +117,16 @@ export class AttnStepper extends RenderedElement {
   }
 
   render() {
-    const n = this.#steps.length;
+    const problem = this.#settingProblem();
+    this.#report(problem);
+    const steps = problem ? [] : this.shownSteps;
+    const n = steps.length;
     const index = this.index;
     this.#index = index;
     this.#prev.disabled = index <= 0;
     this.#next.disabled = index >= n - 1;
     this.#keepFocusOnButtons();
-    const step = this.#steps[index];
+    const step = steps[index];
     this.#count.textContent = n ? `Step ${index + 1} of ${n}` : 'No steps';
     this.#title.textContent = step?.title ?? '';
     this.#explanation.textContent = step?.explanation ?? '';
@@ -116,6 +138,7 @@ export class AttnStepper extends RenderedElement {
   #showTensors(tensors, newStep) {
     // The stepper's own display options, passed to every heatmap it draws.
     const shared = { decimals: this.decimals, showValues: this.showValues };
+    const palettes = { weights: this.palette, signed: this.signedPalette };
     this.#names = Object.keys(tensors);
     while (this.#heatmaps.length > this.#names.length) this.#heatmaps.pop().remove();
     while (this.#heatmaps.length < this.#names.length) {
@@ -125,7 +148,7 @@ export class AttnStepper extends RenderedElement {
     }
     this.#names.forEach((name, k) => {
       const m = tensors[name];
-      const view = tensorView(name, m, this.#labels);
+      const view = tensorView(name, m, this.#labels, palettes);
       const heatmap = this.#heatmaps[k];
       heatmap.toggleAttribute('no-export', this.hasAttribute('no-export'));
       Object.assign(heatmap, {
@@ -137,6 +160,29 @@ export class AttnStepper extends RenderedElement {
       });
       if (newStep) this.#heatmaps[k].highlight = null;
     });
+  }
+
+  // The first setting the stepper cannot honour, described, or null: a head the trace does not have,
+  // a palette of the wrong kind for its numbers.
+  #settingProblem() {
+    const weights = this.getAttribute('palette');
+    if (weights !== null && PALETTES[weights]?.diverging !== false) {
+      return `<attn-stepper> palette="${weights}" must be a sequential palette for weights in [0, 1]: ${sequentialNames().join(', ')}`;
+    }
+    const signed = this.getAttribute('signed-palette');
+    if (signed !== null && PALETTES[signed]?.diverging !== true) {
+      return `<attn-stepper> signed-palette="${signed}" must be a diverging palette centred on 0: ${divergingNames().join(', ')}`;
+    }
+    const heads = Math.max(-1, ...this.#steps.map((step) => headOfStep(step) ?? -1)) + 1;
+    return indexProblem('attn-stepper', 'head', this.getAttribute('head'), heads, heads === 1 ? 'head' : 'heads');
+  }
+
+  // Shows a setting it cannot draw in place of the steps, logged once as an AttnLabError.
+  #report(message) {
+    this.#problem.hidden = !message;
+    this.#problem.textContent = message ?? '';
+    if (message && message !== this.#reported) console.error(new AttnLabError(message));
+    this.#reported = message ?? '';
   }
 
   // A cell picked in the step's result (its last tensor) outlines what it was computed from.
@@ -172,13 +218,14 @@ export class AttnStepper extends RenderedElement {
   }
 
   #go(delta) {
-    const index = Math.max(0, Math.min(this.index + delta, this.#steps.length - 1));
+    const steps = this.shownSteps;
+    const index = Math.max(0, Math.min(this.index + delta, steps.length - 1));
     if (index === this.index) return;
     this.#index = index;
     this.requestRender();
     this.renderNow();
     this.dispatchEvent(new CustomEvent('step-change', {
-      detail: { index, step: this.#steps[index] }, bubbles: true, composed: true,
+      detail: { index, step: steps[index] }, bubbles: true, composed: true,
     }));
   }
 
@@ -190,10 +237,21 @@ export class AttnStepper extends RenderedElement {
   }
 }
 
+const sequentialNames = () => Object.keys(PALETTES).filter((name) => !PALETTES[name].diverging);
+const divergingNames = () => Object.keys(PALETTES).filter((name) => PALETTES[name].diverging);
+
 // Display options for every heatmap of every step (attributes, like <attn-heatmap>'s): decimals,
-// show-values ('auto' | true | false); no-export (a boolean attribute) hides their SVG/PNG buttons.
+// show-values ('auto' | true | false); palette (weights and masks, on [0, 1]) and signed-palette
+// (everything else, centred on 0); no-export (a boolean attribute) hides their SVG/PNG buttons.
+// head="h" shows only the steps of head h and those every head shares.
 attributeProperties(AttnStepper, {
   decimals: { attr: 'decimals', fallback: 2, parse: (text) => Number.parseInt(text, 10) },
   showValues: { attr: 'show-values', fallback: 'auto', parse: (text) => (text === 'false' ? false : text === 'auto' ? 'auto' : true) },
+  palette: { attr: 'palette', fallback: DEFAULT_PALETTES.weights },
+  signedPalette: { attr: 'signed-palette', fallback: DEFAULT_PALETTES.signed },
+  head: { attr: 'head', fallback: null, parse: Number },
 });
-Object.defineProperty(AttnStepper, 'observedAttributes', { configurable: true, get: () => ['decimals', 'show-values', 'no-export'] });
+Object.defineProperty(AttnStepper, 'observedAttributes', {
+  configurable: true,
+  get: () => ['decimals', 'show-values', 'no-export', 'palette', 'signed-palette', 'head'],
+});

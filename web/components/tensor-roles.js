@@ -16,13 +16,21 @@ const PROBABILITY = /(^|_)(weights|mask)$/;
 // A mask is 0 (blocked) or 1 (kept): printed as such, not as 0.00 / 1.00.
 const DECIMALS = (name) => (name === 'mask' ? 0 : 2);
 
+// The site's colour language (web/README.md, "Colours"): a sequential palette on [0, 1] for
+// probabilities, a diverging one centred on 0 for everything signed.
+export const DEFAULT_PALETTES = Object.freeze({ weights: 'YlOrRd', signed: 'RdBu' });
+
 // → { palette, domain, decimals, rowTitle, colTitle, rowLabels, colLabels } for one tensor.
-// labels: { rows?: query tokens, cols?: key tokens (default: the query tokens, as in self-attention) }.
-export function tensorView(name, matrix, labels = {}) {
+// labels: { rows?: query tokens, cols?: key tokens (default: the query tokens, as in self-attention) };
+// palettes: { weights, signed } palette names.
+export function tensorView(name, matrix, labels = {}, palettes = DEFAULT_PALETTES) {
   const queries = labels.rows;
   const keys = labels.cols ?? labels.rows;
   const fit = (list, n) => (Array.isArray(list) && list.length === n ? list : null);
-  const colour = { ...(PROBABILITY.test(name) ? { palette: 'YlOrRd', domain: [0, 1] } : { palette: 'RdBu', domain: null }), decimals: DECIMALS(name) };
+  const colour = {
+    ...(PROBABILITY.test(name) ? { palette: palettes.weights, domain: [0, 1] } : { palette: palettes.signed, domain: null }),
+    decimals: DECIMALS(name),
+  };
   if (ATTENTION_SHAPED.test(name)) {
     return { ...colour, rowTitle: 'Query', colTitle: 'Key', rowLabels: fit(queries, matrix.rows), colLabels: fit(keys, matrix.cols) };
   }
@@ -49,4 +57,11 @@ const OPERANDS = {
 // The highlight for `operand` when cell (i, j) of `result` is picked, or null.
 export function operandHighlight(result, operand, i, j) {
   return OPERANDS[result]?.[operand]?.(i, j) ?? null;
+}
+
+// A step that belongs to one head has a "head<h>" part in its id ("head1.scores",
+// "attn.head0.weights"); → h, or null for a step every head shares (the projections, the concat).
+export function headOfStep(step) {
+  const match = /(?:^|\.)head(\d+)(?:\.|$)/.exec(step?.id ?? '');
+  return match ? Number(match[1]) : null;
 }

@@ -100,6 +100,9 @@ async function components(lab: Lab): Promise<void> {
   stepper.addEventListener('step-change', (e) => console.log(e.detail.index, e.detail.step.id));
   stepper.steps = lab.traceAttention(lab.randn(3, 4, 1), lab.randn(3, 4, 2), lab.randn(3, 4, 3));
   stepper.index = 2;
+  Object.assign(stepper, { head: 0, palette: 'cividis', signedPalette: 'PuOr' });
+  const shown: number = stepper.shownSteps.length;
+  console.log(shown);
   // The attention views take Matrix[layer][head], as GPTModel.forward(ids, { attention: true }) returns it.
   const heads = [lab.softmax(lab.randn(3, 3, 1)), lab.softmax(lab.randn(3, 3, 2))];
   const model = document.createElement('attn-model-view') satisfies AttnModelViewElement;
