@@ -16,7 +16,10 @@
 // - trusted-types attnlab-worker: the one policy the site may create. Under require-trusted-types-for
 //   the Worker constructor takes only a TrustedScriptURL; src/worker-url.js makes one, and only for
 //   the bundled training worker's own same-origin URL ("Watch it learn"). No HTML or script policy
-//   exists, so every other sink still refuses strings; no other policy name (and no 'default') is allowed.
+//   exists, so every other sink still refuses strings.
+// - trusted-types attnlab: the package's own policy (web/lib/loader.js), which makes TrustedScriptURLs
+//   for the threaded build's worker files only, so that on this cross-origin-isolated site attnlab can
+//   start a worker per core. No other policy name (and no 'default') is allowed.
 export const POLICY = {
   'default-src': ["'self'"],
   'script-src': ["'self'", "'wasm-unsafe-eval'"],
@@ -28,7 +31,7 @@ export const POLICY = {
   'base-uri': ["'none'"],
   'form-action': ["'none'"],
   'require-trusted-types-for': ["'script'"],
-  'trusted-types': ['attnlab-worker'],
+  'trusted-types': ['attnlab-worker', 'attnlab'],
 };
 
 // Only an HTTP header can forbid framing (a <meta> policy ignores frame-ancestors, with a warning).
@@ -43,3 +46,14 @@ export const metaPolicy = () => serialize(POLICY);
 
 // The policy as the value of the Content-Security-Policy response header.
 export const headerPolicy = () => serialize({ ...POLICY, ...HEADER_ONLY });
+
+// Cross-origin isolation (COOP + COEP): the page gets SharedArrayBuffer, so attnlab runs its threaded
+// build on every core. Everything the site loads is its own, so require-corp blocks nothing. Only
+// headers can do this; a host that cannot send them serves the single-threaded build (same numbers).
+export const ISOLATION_HEADERS = Object.freeze({
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-embedder-policy': 'require-corp',
+});
+
+// Every header scripts/serve-site.mjs sends with each response.
+export const serverHeaders = () => ({ 'content-security-policy': headerPolicy(), ...ISOLATION_HEADERS });

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
-import { headerPolicy, metaPolicy, POLICY } from '../../site/csp.js';
+import { headerPolicy, ISOLATION_HEADERS, metaPolicy, POLICY } from '../../site/csp.js';
 import { launch } from './browser.js';
 import { DIST, inspect, assertHealthy, openStrict, settle, SLUGS, takeViolations } from './strict-page.js';
 
@@ -73,6 +73,7 @@ describe('the Content-Security-Policy', () => {
     for (const path of ['/', '/index.html', '/lessons/masking.html', `/${asset}`, '/missing.html', '/%E0%A4%A']) {
       const response = await fetch(`${server.url}${path}`);
       assert.equal(response.headers.get('content-security-policy'), headerPolicy(), path);
+      for (const [name, value] of Object.entries(ISOLATION_HEADERS)) assert.equal(response.headers.get(name), value, `${path}: ${name}`);
       await response.body?.cancel();
     }
   });
@@ -89,11 +90,19 @@ describe('the Content-Security-Policy', () => {
           formula: Boolean(document.querySelector('.formula .katex-html .base')),
           katexLoaded: katexFonts.filter((f) => f.status === 'loaded').length,
           katexFailed: katexFonts.filter((f) => f.status === 'error').map((f) => f.family),
+          isolated: globalThis.crossOriginIsolated,
+          wasm: performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()).filter((n) => n.endsWith('.wasm')),
           // :host { display: block } comes from the components' shadow <style>: applied only if the policy allows it.
           unstyled: [...document.querySelectorAll('attn-heatmap, attn-stepper, pe-plot')]
             .filter((n) => getComputedStyle(n).display !== 'block' && !n.hidden && n.checkVisibility()).map((n) => n.tagName),
         };
       });
+      // Isolated, so the main and GPT modules are the threaded builds (started from workers that the
+      // package's own Trusted Types policy allows); the referent and training modules have one build.
+      assert.equal(shown.isolated, true);
+      const builds = shown.wasm.filter((name) => /^attnlab-(gpt-)?(simd|scalar)/.test(name));
+      assert.deepEqual(builds.filter((name) => !/^attnlab-(gpt-)?simd-mt-/.test(name)), [], `single-threaded builds loaded: ${builds}`);
+      if (file !== 'index.html') assert.ok(builds.length > 0, `no main or GPT module loaded: ${shown.wasm}`);
       assert.deepEqual(shown.katexFailed, []);
       assert.deepEqual(shown.unstyled, [], 'a component ignored its stylesheet (site/csp.js lists their hashes)');
       if (file !== 'index.html') {

@@ -1,15 +1,16 @@
 // Helpers for csp.test.js and hostile-input.test.js: the built site served with its
 // Content-Security-Policy header, a page opened with every CSP violation, console error, page error
 // and dialog recorded, and one look at what the page shows.
-import { headerPolicy } from '../../site/csp.js';
+import { serverHeaders } from '../../site/csp.js';
 import { LESSONS } from '../../site/src/lessons.js';
 import { serve } from './static-server.js';
 
 export const DIST = new URL('../../site/dist/', import.meta.url).pathname;
 export const SLUGS = LESSONS.map((l) => l.slug);
 
-// site/dist on a free port, every response carrying the policy header (as scripts/serve-site.mjs does).
-export const serveStrict = () => serve(DIST, 0, { headers: { 'content-security-policy': headerPolicy() } });
+// site/dist on a free port, every response carrying the policy and isolation headers, exactly as
+// scripts/serve-site.mjs sends them.
+export const serveStrict = () => serve(DIST, 0, { headers: serverHeaders() });
 
 // A page that records console errors, page errors, dialogs and CSP violations in `problems` (each
 // violation once: the <meta> and the header policy both report it when read with takeViolations).

@@ -91,9 +91,39 @@ export function chooseVariant(wanted = 'auto') {
 // Node runs the single-threaded builds: Emscripten 3.1.6's pthread glue for an ES module cannot
 // start its workers under Node.
 // A single core has nothing to share.
+// A page whose Content-Security-Policy names the Trusted Types policies it allows, without attnlab
+// among them, cannot start the workers either.
 export function pageCanUseThreads() {
   return !isNode && typeof SharedArrayBuffer === 'function' && globalThis.crossOriginIsolated === true &&
-    (globalThis.navigator?.hardwareConcurrency | 0) > 1;
+    (globalThis.navigator?.hardwareConcurrency | 0) > 1 && workerPolicy() !== null;
+}
+
+// Under require-trusted-types-for 'script' the Worker constructor takes only a TrustedScriptURL. The
+// package's one Trusted Types policy, 'attnlab', makes one for a threaded build's own worker file and
+// refuses every other URL, so it cannot launder anything else. → the policy; undefined in a browser
+// without Trusted Types (plain URLs do); null when the page's trusted-types directive refuses the name.
+let policy;
+function workerPolicy() {
+  if (!globalThis.trustedTypes) return undefined;
+  if (policy !== undefined) return policy;
+  const workerFiles = new Set(Object.values(BUILDS).filter((b) => b.workerUrl).map((b) => b.workerUrl().href));
+  try {
+    policy = trustedTypes.createPolicy('attnlab', {
+      createScriptURL(url) {
+        if (!workerFiles.has(url)) throw new TypeError(`attnlab: refusing script URL ${url}`);
+        return url;
+      },
+    });
+  } catch {
+    policy = null;
+  }
+  return policy;
+}
+
+// The URL a threaded build's worker is started from (a TrustedScriptURL where the page has Trusted Types).
+function workerScriptUrl(build) {
+  const href = build.workerUrl().href;
+  return workerPolicy()?.createScriptURL(href) ?? href;
 }
 
 // init's `threads` option: 'auto' (every core the page may use) or a whole number ≥ 1.
@@ -112,7 +142,7 @@ export async function instantiate(name, { wasmBinary, locateFile }, fn) {
   if (wasmBinary) moduleArgs.wasmBinary = wasmBinary;
   else if (locateFile) moduleArgs.locateFile = locateFile;
   else if (isNode) moduleArgs.wasmBinary = await readFromDisk(build.wasmUrl());
-  else moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? build.workerUrl() : build.wasmUrl()).href;
+  else moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? workerScriptUrl(build) : build.wasmUrl().href);
   // A threaded build's workers import the module's script itself (by this URL: a bundler may have
   // renamed the factory's copy).
   if (build.scriptUrl) moduleArgs.mainScriptUrlOrBlob = build.scriptUrl().href;
