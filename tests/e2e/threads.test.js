@@ -153,3 +153,37 @@ test('the threaded build matches the PyTorch fixtures and keeps errors as AttnLa
   assert.equal(result.badThreads, "AttnLabError: init: threads must be 'auto' or a whole number ≥ 1, got 0");
   assert.deepEqual(errors, []);
 });
+
+// Under Trusted Types the workers start from the package's own 'attnlab' policy: a page whose CSP
+// allows it runs threaded; a page whose trusted-types list leaves it out gets one thread and works.
+test('Trusted Types: the attnlab policy starts the workers; a page that refuses it gets one thread', { timeout: 120000 }, async () => {
+  const policy = (names) => ({ ...ISOLATION, 'content-security-policy': `require-trusted-types-for 'script'; trusted-types ${names}` });
+  const allowing = await serve(repo, 0, { headers: policy('attnlab') });
+  const refusing = await serve(repo, 0, { headers: policy('someone-else') });
+  try {
+    const seen = [];
+    for (const server of [allowing, refusing]) {
+      const { page, errors } = await blankPage(server);
+      const result = await page.evaluate(async () => {
+        const { init } = await import('/web/index.js');
+        const lab = await init();
+        const w = lab.scaledDotProductAttention(lab.randn(300, 64, 1), lab.randn(300, 64, 2), lab.randn(300, 64, 3)).weights;
+        return { threads: lab.threads, first: w.data[0], isolated: globalThis.crossOriginIsolated };
+      });
+      seen.push({ ...result, errors });
+      await page.close();
+    }
+    const [allowed, refused] = seen;
+    assert.equal(allowed.isolated, true);
+    assert.ok(allowed.threads >= 2, `threads ${allowed.threads}`);
+    assert.equal(refused.threads, 1);
+    assert.equal(refused.first, allowed.first, 'the same numbers either way');
+    assert.deepEqual(allowed.errors, []);
+    // The browser itself reports the refused policy, which tells the author what to add.
+    assert.equal(refused.errors.length, 1, refused.errors.join('\n'));
+    assert.match(refused.errors[0], /TrustedTypePolicy named 'attnlab' violates .*trusted-types someone-else/);
+  } finally {
+    await allowing.close();
+    await refusing.close();
+  }
+});
