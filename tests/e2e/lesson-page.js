@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 
+import { serverHeaders } from '../../site/csp.js';
 import { launch } from './browser.js';
 import { serve } from './static-server.js';
 
@@ -56,11 +57,13 @@ export async function checkLessonLayout(browser, { page, problems }, url, shot) 
 export const SITE_DIST = new URL('../../site/dist/', import.meta.url).pathname;
 export const SCREENSHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
 
-// The built site served on a free port, and Chromium: for a test file's before(); close() for after().
+// The built site served on a free port with the headers scripts/serve-site.mjs sends (so the lessons
+// run cross-origin isolated, on the threaded build, as a learner gets them), and Chromium: for a test
+// file's before(); close() for after().
 export async function openSite() {
   assert.ok(existsSync(`${SITE_DIST}index.html`), 'site/dist is missing: run scripts/build-site.sh (scripts/test.sh does)');
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const server = await serve(SITE_DIST);
+  const server = await serve(SITE_DIST, 0, { headers: serverHeaders() });
   const browser = await launch();
   return { server, browser, close: async () => { await browser.close(); await server.close(); } };
 }

@@ -47,9 +47,9 @@ describe('the trained-model lessons', () => {
       const wasm = fetched.filter((f) => f.endsWith('.wasm')).map(strip).sort();
       const modelFiles = fetched.filter((f) => /\.(safetensors|json|txt|jsonl)$/.test(f)).map(strip).sort();
       if (lesson === 'your-model') {
-        assert.deepEqual(wasm, ['attnlab-simd.wasm']);  // it loads the GPT module only when a file is picked
+        assert.deepEqual(wasm, ['attnlab-simd-mt.wasm']);  // it loads the GPT module only when a file is picked
       } else {
-        assert.deepEqual(wasm, ['attnlab-gpt-simd.wasm', 'attnlab-simd.wasm']);
+        assert.deepEqual(wasm, ['attnlab-gpt-simd-mt.wasm', 'attnlab-simd-mt.wasm']);
         assert.deepEqual(modelFiles, ['merges.txt', 'model.safetensors', 'vocab.json']);
       }
       await checkLessonLayout(browser, { page, problems }, `${server.url}/lessons/${lesson}.html`, `${shots}${lesson}`);
