@@ -2,10 +2,13 @@
 // lesson, from navigation until the page is interactive (body[data-ready]: the figures are computed and
 // the controls respond; KaTeX typesets just after), in headless Chromium on the built site with the CPU
 // slowed 4× (DevTools' "4× slowdown") and, in a second profile, a slow network too (1.6 Mbit/s, 150 ms
-// latency, DevTools' "Fast 3G"). Every run starts with an empty cache. Medians of RUNS runs →
-// bench/site-load-results.md.
+// latency, DevTools' "Fast 3G"). Served as a static host serves it (no headers: single-threaded on a
+// first visit) and, in a third profile, as scripts/serve-site.mjs does (cross-origin isolated: the
+// threaded build, which starts a worker per extra core). Every run starts with an empty cache.
+// Medians of RUNS runs → bench/site-load-results.md.
 import { writeFileSync } from 'node:fs';
 
+import { serverHeaders } from '../site/csp.js';
 import { launch } from '../tests/e2e/browser.js';
 import { serve } from '../tests/e2e/static-server.js';
 
@@ -15,6 +18,7 @@ const PAGES = [['index.html', 'home page'], ['lessons/why-attention.html', 'less
 const PROFILES = [
   { name: '4× CPU slowdown, local network', cpu: 4, network: null },
   { name: '4× CPU slowdown, Fast 3G (1.6 Mbit/s, 150 ms)', cpu: 4, network: { latency: 150, kbps: 1600 } },
+  { name: '4× CPU slowdown, local network, served by scripts/serve-site.mjs (isolated: threaded build)', cpu: 4, network: null, isolated: true },
 ];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -41,7 +45,8 @@ async function measure(browser, url, { cpu, network }) {
   return { ready, bytes };
 }
 
-const server = await serve(new URL('../site/dist', import.meta.url).pathname);
+const dist = new URL('../site/dist', import.meta.url).pathname;
+const servers = { plain: await serve(dist), isolated: await serve(dist, 0, { headers: serverHeaders() }) };
 const browser = await launch();
 const lines = ['# Site load: time until interactive', '',
   `Headless Chromium, 390 × 844 viewport, empty cache every run; median of ${RUNS} runs (bench/site-load.mjs).`, '',
@@ -50,7 +55,7 @@ try {
   for (const [path, label] of PAGES) {
     for (const profile of PROFILES) {
       const runs = [];
-      for (let i = 0; i < RUNS; i++) runs.push(await measure(browser, `${server.url}/${path}`, profile));
+      for (let i = 0; i < RUNS; i++) runs.push(await measure(browser, `${servers[profile.isolated ? 'isolated' : 'plain'].url}/${path}`, profile));
       const times = runs.map((r) => r.ready);
       const row = `| ${label} | ${profile.name} | ${median(times)} ms | ${Math.min(...times)}–${Math.max(...times)} ms | ${(median(runs.map((r) => r.bytes)) / 1024).toFixed(0)} kB |`;
       console.log(row);
@@ -59,7 +64,8 @@ try {
   }
 } finally {
   await browser.close();
-  await server.close();
+  await servers.plain.close();
+  await servers.isolated.close();
 }
 lines.push('', 'The home page loads no WebAssembly and no KaTeX (its figures are computed when they scroll into ' +
   'view); lessons typeset their formula after they are interactive. Lesson 1 needs the main module and the small ' +

@@ -2,6 +2,7 @@
 // tokens, d_model 64, 8 heads. Measured in headless Chromium on the built site (scripts/build-site.sh):
 // one edit of the sentence on the multi-head lesson = 8 per-head 32×32 heatmaps + the average, from
 // the input event until every heatmap has rendered and the layout is up to date.
+import { serverHeaders } from '../site/csp.js';
 import { launch } from '../tests/e2e/browser.js';
 import { serve } from '../tests/e2e/static-server.js';
 
@@ -9,7 +10,8 @@ const SAMPLES = 40;
 const words = 'the animal did not cross the street because it was too tired and the cat sat on the warm mat while rain fell over quiet hills near an old stone bridge'.split(' ');
 
 export async function measureSite() {
-  const server = await serve(new URL('../site/dist', import.meta.url).pathname);
+  // As scripts/serve-site.mjs serves it: cross-origin isolated, so the lessons run the threaded build.
+  const server = await serve(new URL('../site/dist', import.meta.url).pathname, 0, { headers: serverHeaders() });
   const browser = await launch();
   try {
     const rows = [];

@@ -7,6 +7,7 @@ import '../styles.css';
 
 import { el } from './dom.js';
 import { siteHeader } from './header.js';
+import { offerIsolation } from './isolation.js';
 import { LESSONS, PARTS } from './lessons.js';
 import { forgetProgress, nextLesson, openedLessons } from './progress.js';
 
@@ -93,6 +94,7 @@ function watchPreviews() {
 render();
 document.body.dataset.ready = 'true';
 performance.mark('interactive');  // bench/site-load.mjs reads it
+offerIsolation();
 document.body.dataset.typeset = 'true';  // nothing to typeset here
 // The first click is most likely lesson 1 (or the next lesson): fetch its page ahead while idle.
 const ahead = nextLesson() ?? LESSONS[0];

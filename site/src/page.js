@@ -6,6 +6,7 @@ import { AttnLabError } from 'attnlab';
 
 import { el } from './dom.js';
 import { siteHeader } from './header.js';
+import { offerIsolation } from './isolation.js';
 import { getLab } from './lab.js';
 import { LESSONS } from './lessons.js';
 import { markOpened } from './progress.js';
@@ -117,6 +118,7 @@ export async function lessonPage(lesson) {
   document.body.dataset.ready = 'true';
   performance.mark('interactive');  // bench/site-load.mjs reads it
   markOpened(lesson.slug);
+  offerIsolation();
   await Promise.all(typesetLater.splice(0).map((typeset) => typeset()));
   document.body.dataset.typeset = 'true';
   return ctx;

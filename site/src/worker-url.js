@@ -1,18 +1,28 @@
-// The page's one Trusted Types policy (site/csp.js allows this name and no other): it turns the
-// bundled training worker's URL into the TrustedScriptURL the Worker constructor requires under
-// require-trusted-types-for 'script', and refuses any other URL, so it cannot launder anything else.
+// The page's own Trusted Types policy (site/csp.js allows this name and the package's 'attnlab'):
+// it turns the two script URLs the site starts itself into the TrustedScriptURLs that the Worker
+// constructor and serviceWorker.register require under require-trusted-types-for 'script' — the
+// bundled training worker ("Watch it learn") and the isolation service worker (src/isolation.js) —
+// and refuses any other URL, so it cannot launder anything else.
 import workerUrl from './train-worker.js?worker&url';
+
+// At the site's root, so that its scope is every page (public/isolation-sw.js, copied as is). The
+// base is read into a variable so that Vite leaves this URL alone instead of emitting an asset.
+const moduleUrl = import.meta.url;
+const isolationWorker = new URL('../isolation-sw.js', moduleUrl).href;
 
 let policy = null;
 
-export function trainWorkerUrl() {
-  const expected = new URL(workerUrl, import.meta.url).href;
-  if (!globalThis.trustedTypes) return expected;  // a browser without Trusted Types takes the plain URL
+function trusted(url) {
+  if (!globalThis.trustedTypes) return url;  // a browser without Trusted Types takes the plain URL
+  const allowed = new Set([new URL(workerUrl, import.meta.url).href, isolationWorker]);
   policy ??= trustedTypes.createPolicy('attnlab-worker', {
     createScriptURL(url) {
-      if (url !== expected) throw new TypeError(`attnlab-worker: refusing script URL ${url}`);
+      if (!allowed.has(url)) throw new TypeError(`attnlab-worker: refusing script URL ${url}`);
       return url;
     },
   });
-  return policy.createScriptURL(expected);
+  return policy.createScriptURL(url);
 }
+
+export const trainWorkerUrl = () => trusted(new URL(workerUrl, import.meta.url).href);
+export const isolationWorkerUrl = () => trusted(isolationWorker);
