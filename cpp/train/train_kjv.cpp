@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -86,6 +87,8 @@ struct RunConfig {
   // The share of training windows that are one passage read twice (see training_window).
   double repeat_fraction = 0.0;
   int repeat_min = 8, repeat_max = 64;
+  // Of those, the share whose passage is random learned tokens instead of corpus text.
+  double repeat_random_fraction = 0.0;
   std::vector<std::string> sample_prompts;
   int sample_tokens = 60;
   SamplingOptions sampling;
@@ -114,6 +117,7 @@ RunConfig read_config(const json& j) {
     c.repeat_fraction = t.at("repeat_fraction");
     c.repeat_min = t.at("repeat_min_tokens");
     c.repeat_max = t.at("repeat_max_tokens");
+    c.repeat_random_fraction = t.value("repeat_random_fraction", 0.0);
   }
   const json& s = j.at("samples");
   c.sample_prompts = s.at("prompts").get<std::vector<std::string>>();
@@ -128,14 +132,25 @@ RunConfig read_config(const json& j) {
 // again and again until the window is full: the second reading can be predicted by looking back at
 // the first. Natural text rewards that too (Numbers 7 repeats one offering twelve times; names and
 // refrains recur within a chapter) but rarely inside 128 tokens, and the heads that do it (induction
-// heads) are what the lessons show; the held-out text is never repeated.
-void training_window(const std::vector<int>& tokens, int T, const RunConfig& config, Rng& rng, int* ids, int* targets) {
+// heads) are what the lessons show; the held-out text is never repeated. With probability
+// repeat_random_fraction the repeated passage is random learned tokens (ids 256 … V−2) rather than
+// text: there nothing but an exact copy predicts the second reading, which sharpens the heads that
+// copy (a passage of text can half be guessed from its words alone).
+void training_window(const std::vector<int>& tokens, int T, int vocab_size, const RunConfig& config, Rng& rng, int* ids,
+                     int* targets) {
   std::vector<int> window(static_cast<std::size_t>(T) + 1);
   const bool repeat = config.repeat_fraction > 0 && rng.uniform_double() < config.repeat_fraction;
   if (repeat) {
     const int length = config.repeat_min + static_cast<int>(rng.next_u32() % static_cast<std::uint32_t>(config.repeat_max - config.repeat_min + 1));
-    const std::size_t start = rng.next_u32() % (tokens.size() - static_cast<std::size_t>(length));
-    for (std::size_t i = 0; i < window.size(); ++i) window[i] = tokens[start + i % static_cast<std::size_t>(length)];
+    std::vector<int> passage(static_cast<std::size_t>(length));
+    if (config.repeat_random_fraction > 0 && rng.uniform_double() < config.repeat_random_fraction) {
+      const auto learned = static_cast<std::uint32_t>(vocab_size - 1 - 256);
+      for (int& id : passage) id = 256 + static_cast<int>(rng.next_u32() % learned);
+    } else {
+      const std::size_t start = rng.next_u32() % (tokens.size() - static_cast<std::size_t>(length));
+      std::copy_n(tokens.begin() + static_cast<std::ptrdiff_t>(start), length, passage.begin());
+    }
+    for (std::size_t i = 0; i < window.size(); ++i) window[i] = passage[i % passage.size()];
   } else {
     const std::size_t start = rng.next_u32() % (tokens.size() - static_cast<std::size_t>(T));
     std::copy_n(tokens.begin() + static_cast<std::ptrdiff_t>(start), T + 1, window.begin());
@@ -212,8 +227,13 @@ int run(const Arguments& args) {
   const bool checking = !args.check_log.empty();
   const int steps = args.steps >= 0 ? args.steps : config.steps;
 
+  // The output folder is made and the log opened before an hour of training, not after it.
   std::ofstream log;
-  if (!checking) log.open(args.out + "/training-log.jsonl");
+  if (!checking) {
+    std::filesystem::create_directories(args.out);
+    log.open(args.out + "/training-log.jsonl");
+    if (!log) throw std::runtime_error("cannot write " + args.out + "/training-log.jsonl");
+  }
   const auto write_log = [&](const json& record) {
     if (checking) return;
     log << record.dump() << '\n';
@@ -286,7 +306,7 @@ int run(const Arguments& args) {
   const auto training_start = Clock::now();
   for (int step = 0; step < steps; ++step) {
     for (int b = 0; b < config.batch; ++b) {
-      training_window(train_tokens, T, config, data_rng, &ids[static_cast<std::size_t>(b) * T], &targets[static_cast<std::size_t>(b) * T]);
+      training_window(train_tokens, T, config.model.vocab_size, config, data_rng, &ids[static_cast<std::size_t>(b) * T], &targets[static_cast<std::size_t>(b) * T]);
     }
     const auto start = Clock::now();
     const GPTStepResult result = trainer.step(ids, targets, config.batch);
