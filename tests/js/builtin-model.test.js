@@ -41,10 +41,11 @@ test('the built-in model copies from context with its induction heads, as its lo
                                 'When a man shall vow a vow unto the LORD, he shall not break his word.');
   // The trainer's options for the random repeated sequences: 8 samples, seed 0, learned tokens only.
   const scores = model.headScores(text, { samples: 8, seed: 0, tokenLow: 256, tokenHigh: config.tokenizer.vocab_size - 1 });
-  // A head that spread its weight evenly over the ~75 positions it sees would score about 0.015.
+  // A head that spread its weight evenly over the ~75 positions it sees would score about 0.015; the
+  // model was trained until one head of each kind put most of its weight where its job says (≥ 0.5).
   const max = (m) => Math.max(...m.data);
-  assert.ok(max(scores.induction) >= 0.3, `best induction score ${max(scores.induction)}`);
-  assert.ok(max(scores.previousToken) >= 0.25, `best previous-token score ${max(scores.previousToken)}`);
+  assert.ok(max(scores.induction) >= 0.5, `best induction score ${max(scores.induction)}`);
+  assert.ok(max(scores.previousToken) >= 0.5, `best previous-token score ${max(scores.previousToken)}`);
   // The second copy of 50 random tokens: each next token is predictable only by looking back.
   const ids = l.repeatedRandomTokens(50, { low: 256, high: config.tokenizer.vocab_size - 1, seed: 9 });
   const losses = model.tokenLosses(ids);
