@@ -113,9 +113,9 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
     }
   };
 
-  // Query blocks are independent, so untraced they are split over threads: several blocks per thread
-  // when causal (later blocks see more keys), and each row's arithmetic is the same whichever block
-  // holds it, so the result does not depend on the split.
+  // Query blocks are independent, so untraced they are split over threads, several blocks per thread
+  // (task_count; causal rows also differ in how many keys they see), and each row's arithmetic is
+  // the same whichever block holds it, so the result does not depend on the split.
   const double work = static_cast<double>(n_q) * static_cast<double>(n_k) * static_cast<double>(q.cols() + v.cols());
   const int tasks = tracer.enabled() ? 1 : detail::task_count(work, (n_q + 15) / 16);
   if (tasks == 1) {
@@ -123,7 +123,7 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
       attend_query_block(q0, std::min(kQueryBlock, n_q - q0), workspace.scores);
   } else {
     const Eigen::Index query_block =
-        std::min(kQueryBlock, detail::task_rows(n_q, options.causal ? 4 * tasks : tasks, 0, 16).end);
+        std::min(kQueryBlock, detail::task_rows(n_q, tasks, 0, 16).end);
     const auto blocks = static_cast<int>((n_q + query_block - 1) / query_block);
     detail::parallel_for(blocks, [&](int block) {
       thread_local std::vector<float> score_buffer;  // per thread, kept between calls (see Workspace)

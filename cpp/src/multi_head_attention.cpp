@@ -5,6 +5,7 @@
 #include "attnlab/positional.hpp"
 #include "checks.hpp"
 #include "lean_attention.hpp"
+#include "parallel.hpp"
 
 namespace attnlab {
 
@@ -134,45 +135,69 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
     cache->rotary_offset = rotary_offset;
   }
 
+  // Head h's options: the mask, causality and its ALiBi slope; dropout only while training.
+  const auto head_attention = [&](int h) {
+    return AttentionOptions{.mask = masking.mask,
+                            .causal = masking.causal,
+                            .scale = std::nullopt,
+                            .bias = nullptr,
+                            .alibi_slope = slopes.empty() ? std::nullopt : std::optional<float>(slopes[h]),
+                            .dropout = dropping ? config_.dropout : 0.0f,
+                            .rng = dropping ? &dropout_rng_ : nullptr};
+  };
+  // Head h's queries and keys, rotated by position under RoPE.
+  const auto rotated = [&](const std::vector<Matrix>& heads, int h, int offset) {
+    return config_.positions == PositionalScheme::rotary ? apply_rotary(heads[h], offset) : heads[h];
+  };
+
   MultiHeadAttentionOutput result;
-  std::vector<Matrix> head_outputs;
-  for (int h = 0; h < config_.num_heads; ++h) {
-    const Tracer head_tracer = tracer.enabled() ? tracer.child("head" + std::to_string(h)) : Tracer();
-    if (tracer.enabled())
-      head_tracer.record("split", "Head " + std::to_string(h) + ": slices of Q, K, V",
-                         "Columns " + std::to_string(h * d_k()) + "…" + std::to_string((h + 1) * d_k() - 1) +
-                             " of Q, K and V: d_k = d_model / num_heads = " + std::to_string(d_k()) + ".",
-                         {{"Q_h", q_heads[h]}, {"K_h", k_heads[h]}, {"V_h", v_heads[h]}});
-    Matrix q_h = q_heads[h], k_h = k_heads[h];
-    if (config_.positions == PositionalScheme::rotary) {
-      q_h = apply_rotary(q_h, rotary_offset);
-      k_h = apply_rotary(k_h);
-      head_tracer.record("rotary", "Rotate by position (RoPE)",
-                         "Each column pair of Q_h and K_h is rotated by an angle proportional to its position.",
-                         {{"Q_h", q_h}, {"K_h", k_h}});
-    }
-    const AttentionOptions attention{.mask = masking.mask,
-                                     .causal = masking.causal,
-                                     .scale = std::nullopt,
-                                     .bias = nullptr,
-                                     .alibi_slope = slopes.empty() ? std::nullopt : std::optional<float>(slopes[h]),
-                                     .dropout = dropping ? config_.dropout : 0.0f,
-                                     .rng = dropping ? &dropout_rng_ : nullptr};
-    if (!masking.need_weights && !dropping && !cache) {
-      head_outputs.push_back(attention_output(q_h, k_h, v_heads[h], attention, head_tracer));
-      continue;
-    }
-    // Only weights and output are kept unless a trace or backward wants the steps between.
-    AttentionResult head = tracer.enabled() || cache
-                               ? scaled_dot_product_attention(q_h, k_h, v_heads[h], attention, head_tracer)
-                               : detail::lean_attention(q_h, k_h, v_heads[h], attention);
-    head_outputs.push_back(head.output);
-    if (masking.need_weights || dropping) result.head_weights.push_back(head.weights);
-    if (cache) {
-      cache->q_heads.push_back(std::move(q_h));
-      cache->k_heads.push_back(std::move(k_h));
-      cache->v_heads.push_back(v_heads[h]);
-      cache->heads.push_back(std::move(head));
+  std::vector<Matrix> head_outputs(static_cast<std::size_t>(config_.num_heads));
+  const bool outputs_only = !masking.need_weights && !dropping && !cache;
+  if (!dropping && !cache && !tracer.enabled()) {
+    // The heads are independent tasks, shared over threads (each head's attention then runs on its
+    // task's thread, so the result is the one-thread result).
+    if (masking.need_weights) result.head_weights.resize(static_cast<std::size_t>(config_.num_heads));
+    const double work = 2.0 * static_cast<double>(n_q) * static_cast<double>(n_k) * static_cast<double>(d);
+    detail::parallel_for(config_.num_heads, work, [&](int h) {
+      const auto i = static_cast<std::size_t>(h);
+      const Matrix q_h = rotated(q_heads, h, rotary_offset), k_h = rotated(k_heads, h, 0);
+      if (outputs_only) {
+        head_outputs[i] = attention_output(q_h, k_h, v_heads[h], head_attention(h));
+      } else {
+        AttentionResult head = detail::lean_attention(q_h, k_h, v_heads[h], head_attention(h));
+        head_outputs[i] = std::move(head.output);
+        result.head_weights[i] = std::move(head.weights);
+      }
+    });
+  } else {
+    for (int h = 0; h < config_.num_heads; ++h) {
+      const Tracer head_tracer = tracer.enabled() ? tracer.child("head" + std::to_string(h)) : Tracer();
+      if (tracer.enabled())
+        head_tracer.record("split", "Head " + std::to_string(h) + ": slices of Q, K, V",
+                           "Columns " + std::to_string(h * d_k()) + "…" + std::to_string((h + 1) * d_k() - 1) +
+                               " of Q, K and V: d_k = d_model / num_heads = " + std::to_string(d_k()) + ".",
+                           {{"Q_h", q_heads[h]}, {"K_h", k_heads[h]}, {"V_h", v_heads[h]}});
+      Matrix q_h = rotated(q_heads, h, rotary_offset), k_h = rotated(k_heads, h, 0);
+      if (config_.positions == PositionalScheme::rotary)
+        head_tracer.record("rotary", "Rotate by position (RoPE)",
+                           "Each column pair of Q_h and K_h is rotated by an angle proportional to its position.",
+                           {{"Q_h", q_h}, {"K_h", k_h}});
+      if (outputs_only) {  // traced
+        head_outputs[static_cast<std::size_t>(h)] = attention_output(q_h, k_h, v_heads[h], head_attention(h), head_tracer);
+        continue;
+      }
+      // A trace or backward keeps the steps between; dropout keeps only weights and output.
+      AttentionResult head = tracer.enabled() || cache
+                                 ? scaled_dot_product_attention(q_h, k_h, v_heads[h], head_attention(h), head_tracer)
+                                 : detail::lean_attention(q_h, k_h, v_heads[h], head_attention(h));
+      head_outputs[static_cast<std::size_t>(h)] = head.output;
+      if (masking.need_weights || dropping) result.head_weights.push_back(head.weights);
+      if (cache) {
+        cache->q_heads.push_back(std::move(q_h));
+        cache->k_heads.push_back(std::move(k_h));
+        cache->v_heads.push_back(v_heads[h]);
+        cache->heads.push_back(std::move(head));
+      }
     }
   }
 

@@ -10,6 +10,8 @@
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
 #define ATTNLAB_HAS_THREADS 1
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -23,18 +25,71 @@ namespace {
 // it costs some 10–50 µs natively and more in a browser, about what one core does in 2^20 of them.
 constexpr double kMinParallelWork = 1 << 20;
 
+// A shared loop is cut into this many tasks per thread, handed out as threads ask for them: a thread
+// that starts late (woken from sleep, or preempted by the browser's own threads) takes fewer, instead
+// of the others waiting for its one large share.
+constexpr int kTasksPerThread = 4;
+
 #if ATTNLAB_HAS_THREADS
 
 // Beyond this the per-task overheads and memory bandwidth win (and the wasm build starts one worker
 // per thread when the module loads: web/lib/ asks for the same number).
 constexpr int kThreadCap = 8;
 
+// How long a thread that has run out of work keeps checking for more before it sleeps. Waking a
+// sleeping thread is slow on this project's 2-vCPU machine: natively ~0.16 ms on average, and in
+// Chromium, where Atomics.notify from the page's thread wakes a worker's Atomics.wait, 0.9–1.9 ms on
+// average and up to 17 ms (measured with 20 wakes after 5 ms idle) — longer than a whole seq-512
+// attention call. A model's forward posts dozens of loops microseconds apart, a training step
+// hundreds, and in a lesson the next input event (a slider drag sends one per frame) comes within
+// 20 ms: threads that spin that long start each of those loops at once, and after it they sleep and
+// cost nothing. (onnxruntime-web's threads spin after a run too.)
+#if defined(__EMSCRIPTEN__)
+constexpr auto kSpinTime = std::chrono::milliseconds(20);
+#else
+constexpr auto kSpinTime = std::chrono::milliseconds(2);
+#endif
+
 int hardware_threads() {
   const unsigned cores = std::thread::hardware_concurrency();
   return std::clamp(static_cast<int>(cores), 1, kThreadCap);
 }
 
-// threads − 1 workers that sleep until a loop is posted, then take its tasks alongside the caller.
+// One turn of a busy wait: natively it offers the core to whoever else wants it (another process, or
+// a thread of ours that was preempted); in wasm there is nothing to yield to.
+void relax() {
+#if !defined(__EMSCRIPTEN__)
+  std::this_thread::yield();
+#endif
+}
+
+// Checks `ready()` for up to kSpinTime; true as soon as it holds.
+template <typename Ready>
+bool spin_until(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+      relax();
+    }
+    if (std::chrono::steady_clock::now() > deadline) return false;
+  }
+}
+
+// One parallel_for: lives on the caller's stack while the caller runs and waits for it.
+struct Loop {
+  const std::function<void(int)>* body;
+  int tasks;
+  std::atomic<int> next{0};      // the next task to hand out
+  std::atomic<int> finished{0};  // tasks run (or skipped after an error)
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;      // the first task's exception; written once, under Pool::mutex_
+};
+
+// threads − 1 workers that take the posted loop's tasks alongside the caller. After a loop they spin
+// for kSpinTime, waiting for the next one, then sleep on a condition variable until a loop is posted.
+// A worker reaches a loop only through `loop_` while it is counted in `attached_`; the caller clears
+// `loop_` and waits for `attached_` to drop to 0 before its Loop leaves the stack.
 class Pool {
  public:
   ~Pool() { stop(); }
@@ -44,21 +99,22 @@ class Pool {
   void run(int workers, int tasks, const std::function<void(int)>& body) {
     std::lock_guard one_loop_at_a_time(run_mutex_);
     resize(workers);
+    Loop loop{.body = &body, .tasks = tasks};
+    loop_.store(&loop);
     {
       std::lock_guard lock(mutex_);
-      body_ = &body;
-      tasks_ = tasks;
-      next_ = 0;
-      error_ = nullptr;
-      busy_workers_ = static_cast<int>(threads_.size());
       ++generation_;
     }
     wake_.notify_all();
-    take_tasks();
-    std::unique_lock lock(mutex_);
-    finished_.wait(lock, [this] { return busy_workers_ == 0; });
-    body_ = nullptr;
-    if (error_) std::rethrow_exception(error_);
+    take_tasks(loop);
+    const auto all_finished = [&] { return loop.finished.load() == tasks; };
+    if (!spin_until(all_finished)) {
+      std::unique_lock lock(mutex_);
+      finished_.wait(lock, all_finished);
+    }
+    loop_.store(nullptr);
+    while (attached_.load() != 0) relax();  // a worker between seeing the loop and leaving it
+    if (loop.error) std::rethrow_exception(loop.error);
   }
 
   // Joins every thread (at exit).
@@ -73,7 +129,7 @@ class Pool {
     if (workers < static_cast<int>(threads_.size())) {
       {
         std::lock_guard lock(mutex_);
-        stop_above_ = workers;
+        stop_above_.store(workers);
         ++generation_;
       }
       wake_.notify_all();
@@ -81,8 +137,7 @@ class Pool {
         threads_.back().join();
         threads_.pop_back();
       }
-      std::lock_guard lock(mutex_);
-      stop_above_ = kThreadCap;
+      stop_above_.store(kThreadCap);
     }
     while (static_cast<int>(threads_.size()) < workers) {
       const int index = static_cast<int>(threads_.size());
@@ -92,34 +147,35 @@ class Pool {
 
   void work(int index) {
     std::uint64_t seen = 0;
-    std::unique_lock lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
-      if (index >= stop_above_) return;
-      if (!body_) continue;
-      lock.unlock();
-      take_tasks();
-      lock.lock();
-      if (--busy_workers_ == 0) finished_.notify_one();
+      const auto posted = [&] { return generation_.load() != seen; };
+      if (!spin_until(posted)) {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, posted);
+      }
+      seen = generation_.load();
+      if (index >= stop_above_.load()) return;
+      attached_.fetch_add(1);
+      if (Loop* loop = loop_.load()) take_tasks(*loop);
+      attached_.fetch_sub(1);
     }
   }
 
-  // Runs tasks until none is left; the first exception is kept and the remaining tasks skipped.
-  void take_tasks() {
+  // Runs the loop's tasks until none is left; after an exception the rest are skipped (but counted).
+  void take_tasks(Loop& loop) {
     inside_task() = true;
-    for (;;) {
-      int task;
-      {
-        std::lock_guard lock(mutex_);
-        if (next_ >= tasks_ || error_) break;
-        task = next_++;
+    for (int task; (task = loop.next.fetch_add(1)) < loop.tasks;) {
+      if (!loop.failed.load()) {
+        try {
+          (*loop.body)(task);
+        } catch (...) {
+          std::lock_guard lock(mutex_);
+          if (!loop.failed.exchange(true)) loop.error = std::current_exception();
+        }
       }
-      try {
-        (*body_)(task);
-      } catch (...) {
-        std::lock_guard lock(mutex_);
-        if (!error_) error_ = std::current_exception();
+      if (loop.finished.fetch_add(1) + 1 == loop.tasks) {
+        std::lock_guard lock(mutex_);  // the caller may be checking under the lock before it sleeps
+        finished_.notify_one();
       }
     }
     inside_task() = false;
@@ -135,11 +191,10 @@ class Pool {
   std::vector<std::thread> threads_;
   std::mutex run_mutex_, mutex_;
   std::condition_variable wake_, finished_;
-  std::uint64_t generation_ = 0;
-  int stop_above_ = kThreadCap;
-  const std::function<void(int)>* body_ = nullptr;
-  int tasks_ = 0, next_ = 0, busy_workers_ = 0;
-  std::exception_ptr error_;
+  std::atomic<std::uint64_t> generation_{0};  // bumped (under mutex_) for each loop and each resize
+  std::atomic<Loop*> loop_{nullptr};
+  std::atomic<int> attached_{0};
+  std::atomic<int> stop_above_{kThreadCap};  // workers from this index on leave at their next wake
 };
 
 int& thread_setting() {
@@ -196,8 +251,8 @@ void parallel_for(int tasks, const std::function<void(int)>& body) {
 namespace detail {
 
 int task_count(double multiply_adds, std::ptrdiff_t max_tasks) {
-  if (multiply_adds < kMinParallelWork) return 1;
-  return static_cast<int>(std::clamp<std::ptrdiff_t>(max_tasks, 1, num_threads()));
+  if (multiply_adds < kMinParallelWork || num_threads() == 1) return 1;
+  return static_cast<int>(std::clamp<std::ptrdiff_t>(max_tasks, 1, kTasksPerThread * num_threads()));
 }
 
 void parallel_for(int tasks, double multiply_adds, const std::function<void(int)>& body) {

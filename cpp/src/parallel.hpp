@@ -16,8 +16,8 @@ void parallel_for(int tasks, const std::function<void(int task)>& body);
 // share (see task_count).
 void parallel_for(int tasks, double multiply_adds, const std::function<void(int task)>& body);
 
-// How many tasks `multiply_adds` of work should be split into, at most `max_tasks`: 1 below the size
-// at which waking another thread costs more than it saves, otherwise the thread count.
+// How many tasks `multiply_adds` of work should be split into, at most `max_tasks`: 1 on one thread or
+// below the size at which waking another thread costs more than it saves, otherwise a few per thread.
 int task_count(double multiply_adds, std::ptrdiff_t max_tasks);
 
 // Rows [begin, end) of task `task` when `rows` rows are split into `tasks` runs whose sizes are

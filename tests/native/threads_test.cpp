@@ -12,6 +12,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/gpt.hpp"
+#include "attnlab/multi_head_attention.hpp"
 #include "attnlab/rng.hpp"
 #include "attnlab/threads.hpp"
 #include "expect_error.hpp"
@@ -156,6 +157,24 @@ TEST_F(ThreadsTest, AttentionIsBitIdentical) {
     expect_identical(full1.weights, full2.weights);
     expect_identical(full1.output, full2.output);
   }
+}
+
+TEST_F(ThreadsTest, MultiHeadAttentionIsBitIdenticalWithAndWithoutWeights) {
+  // 8 heads over the threads; RoPE and ALiBi give each head its own inputs or bias.
+  const Matrix x = randn(160, 128, 6);
+  for (PositionalScheme positions : {PositionalScheme::none, PositionalScheme::rotary, PositionalScheme::alibi})
+    for (bool need_weights : {false, true}) {
+      SCOPED_TRACE(std::to_string(static_cast<int>(positions)) + (need_weights ? " with weights" : " output only"));
+      const auto [one, all] = one_and_all([&] {
+        MultiHeadAttention mha({.d_model = 128, .num_heads = 8, .positions = positions, .seed = 3});
+        return mha.forward(x, {.causal = true, .need_weights = need_weights});
+      });
+      expect_identical(one.output, all.output);
+      ASSERT_EQ(one.head_weights.size(), need_weights ? 8u : 0u);
+      ASSERT_EQ(all.head_weights.size(), one.head_weights.size());
+      for (std::size_t h = 0; h < one.head_weights.size(); ++h) expect_identical(one.head_weights[h], all.head_weights[h]);
+      if (need_weights) expect_identical(one.average_weights, all.average_weights);
+    }
 }
 
 TEST_F(ThreadsTest, GPTForwardAndGradientsAreBitIdentical) {
