@@ -2,7 +2,7 @@
 // onnxruntime-web with the same number of threads, in headless Chromium on a cross-origin-isolated
 // page (COOP + COEP, which WebAssembly threads need). Two pages: one where both libraries run on one
 // thread, one where both use every core the browser reports. The same seeded inputs everywhere; each
-// peer's output is checked against attnlab's first. Medians of RUNS timed runs after WARMUP.
+// peer's output is checked against attnlab's first. Medians of RUNS timed runs, in blocks (see measure).
 //   1. the attention core softmax(Q·Kᵀ/√d)·V, seq 256 / 512 / 1024, d_k 64 (attnlab: weights: false);
 //   2. multi-head self-attention, d_model 512, 8 heads, seq 128 / 512;
 //   3. attnlab-kjv (the shipped GPT): a 128-token forward with every head's attention, greedy
@@ -23,8 +23,8 @@ const repo = new URL('../', import.meta.url).pathname;
 const ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 const CORE_SEQ = [256, 512, 1024];
 const MHA_SEQ = [128, 512];
-const RUNS = 15;
-const WARMUP = 3;
+const RUNS = 30;
+const WARMUP = 1;
 
 // The ONNX graphs, built here in Node (the MHA graph needs the MHA's weights, from attnlab's seed 7).
 async function graphs() {
@@ -40,24 +40,42 @@ async function graphs() {
 }
 
 // ---- in the page (serialised by page.evaluate: only its argument is in scope) ----
-// Times attnlab with 1 thread and with every core (two labs in this page, their runs alternating so
-// that a change in the machine's load touches both alike), and onnxruntime-web with `ortThreads` in
-// runs of its own (its pool's threads spin for a while after each run, which would slow whatever
-// runs next).
+// Times attnlab with 1 thread and with every core (two labs in this page), and onnxruntime-web with
+// `ortThreads`. Each library runs in short blocks of its own, ten rounds of blocks, with a pause before
+// each block: both libraries' threads keep spinning for a while after a run (attnlab's for 20 ms),
+// and a spinning thread from one block would otherwise take a core from the next. The rounds spread
+// a change in the machine's load over every column.
 async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
   const { init } = await import('/web/index.js');
   const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
   ort.env.wasm.numThreads = ortThreads;
   const labs = [await init({ threads: 1 }), await init()];
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  // Medians of `count` timed runs of each function, after `rounds` untimed ones, alternating.
-  async function time(fns, count = runs, rounds = warmup) {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 60));
+  const ROUNDS = 10;  // this VM's speed drifts over seconds: short blocks, many rounds
+  // Untimed calls for at least `ms` milliseconds and `calls` calls.
+  async function untimed(fn, ms, calls) {
+    for (let i = 0, start = performance.now(); i < calls || performance.now() - start < ms; i++) await fn();
+  }
+  // Medians of `count` timed runs of each function, in ROUNDS blocks. First each runs untimed for a
+  // second: V8 compiles a hot wasm function's optimised code in the background, and separately in each
+  // worker, so the threaded build's first ~20 calls are slow. Each block starts with 40 ms of untimed
+  // calls: after the pause the threads sleep, and a worker woken in Chromium here takes 1–17 ms to start.
+  async function time(fns, count = runs, calls = warmup) {
     const ms = fns.map(() => []);
-    for (let i = 0; i < rounds + count; i++) {
+    for (const fn of fns) {
+      await pause();
+      await untimed(fn, 1000, calls);
+    }
+    for (let round = 0; round < ROUNDS; round++) {
       for (const [j, fn] of fns.entries()) {
-        const start = performance.now();
-        await fn();
-        if (i >= rounds) ms[j].push(performance.now() - start);
+        await pause();
+        await untimed(fn, 40, calls);
+        for (let i = 0; i < Math.ceil(count / ROUNDS); i++) {
+          const start = performance.now();
+          await fn();
+          ms[j].push(performance.now() - start);
+        }
       }
     }
     return ms.map(median);
@@ -91,7 +109,7 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
   const ids = Array.from({ length: contextLength }, (_, i) => (i * 7919 + 13) % vocabSize);
   add('attnlab-kjv: 128-token forward, every head\'s attention', await time(models.map((m) => () => m.forward(ids, { attention: true }))));
   const generated = contextLength - 16;
-  const generation = await time(models.map((m) => () => m.generate(ids.slice(0, 16), { temperature: 0, maxTokens: generated })), 7, 1);
+  const generation = await time(models.map((m) => () => m.generate(ids.slice(0, 16), { temperature: 0, maxTokens: generated })), 10, 1);
   add(`attnlab-kjv: greedy generation with the KV cache, ${generated} tokens`, generation,
     { tokensPerSecond: generation.map((ms) => generated / (ms / 1000)) });
   models.forEach((m) => m.dispose());
@@ -99,7 +117,7 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
   trainees.forEach((t) => t.startTraining({ maxLr: 1e-3, minLr: 1e-4, warmupSteps: 2, totalSteps: 1000 }));
   const batch = Array.from({ length: 16 * 128 }, (_, i) => (i * 7919 + 13) % 4096);
   const targets = Array.from({ length: 16 * 128 }, (_, i) => (i * 31 + 5) % 4096);
-  add('GPT training step, attnlab-kjv\'s size, 16 × 128 tokens (AdamW)', await time(trainees.map((t) => () => t.trainStep(batch, targets, 16)), 5, 1));
+  add('GPT training step, attnlab-kjv\'s size, 16 × 128 tokens (AdamW)', await time(trainees.map((t) => () => t.trainStep(batch, targets, 16)), 10, 1));
   trainees.forEach((t) => t.dispose());
   return { threads: labs[1].threads, rows };
 }
@@ -148,10 +166,14 @@ const report = `# Threads in the browser
 \`node bench/threads.mjs\`, ${new Date().toISOString().slice(0, 10)}, headless Chromium on a cross-origin-isolated page,
 ${os.cpus()[0].model.trim()}, ${os.cpus().length} cores (load average ${os.loadavg()[0].toFixed(1)} at the end).
 attnlab 1 thread = the single-threaded SIMD build (\`init({ threads: 1 })\`); attnlab ${n} threads = the threaded
-build (\`init()\`); both in the same page, their runs alternating. onnxruntime-web 1.30 (wasm backend, SIMD) with
+build (\`init()\`); both in the same page. onnxruntime-web 1.30 (wasm backend, SIMD) with
 \`numThreads\` 1 (its own page) and ${n} (the page attnlab's columns come from), on the same inputs, its output
 checked against attnlab's first (largest difference ${Math.max(...main.rows.filter((r) => r.difference !== undefined).map((r) => r.difference)).toExponential(1)}).
-Medians of ${RUNS} runs after ${WARMUP} (generation: 7 after 1; training: 5 after 1).
+Each library first runs for a second untimed (V8 optimises a hot wasm function in the background, in each
+worker separately), then in blocks of its own with a 60 ms pause before each (both keep their threads spinning
+for a while after a run), ten rounds of blocks, each starting with 40 ms of untimed calls (a worker woken from
+sleep takes 1–17 ms here to start); medians of ${RUNS} runs, ${RUNS / 10} per block (generation and training: 10,
+1 per block). This VM's speed drifts by up to 1.5× over minutes: compare within a row.
 
 | what | attnlab 1 thread | attnlab ${n} threads | speed-up | onnxruntime-web 1 thread | onnxruntime-web ${n} threads | attnlab ${n} threads vs onnxruntime-web ${n} threads |
 |---|---|---|---|---|---|---|

@@ -117,7 +117,7 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   // (task_count; causal rows also differ in how many keys they see), and each row's arithmetic is
   // the same whichever block holds it, so the result does not depend on the split.
   const double work = static_cast<double>(n_q) * static_cast<double>(n_k) * static_cast<double>(q.cols() + v.cols());
-  const int tasks = tracer.enabled() ? 1 : detail::task_count(work, (n_q + 15) / 16);
+  const int tasks = tracer.enabled() ? 1 : detail::task_count(work, (n_q + 31) / 32);
   if (tasks == 1) {
     for (Eigen::Index q0 = 0; q0 < n_q; q0 += kQueryBlock)
       attend_query_block(q0, std::min(kQueryBlock, n_q - q0), workspace.scores);

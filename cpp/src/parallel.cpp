@@ -28,7 +28,7 @@ constexpr double kMinParallelWork = 1 << 20;
 // A shared loop is cut into this many tasks per thread, handed out as threads ask for them: a thread
 // that starts late (woken from sleep, or preempted by the browser's own threads) takes fewer, instead
 // of the others waiting for its one large share.
-constexpr int kTasksPerThread = 4;
+constexpr int kTasksPerThread = 8;
 
 #if ATTNLAB_HAS_THREADS
 
