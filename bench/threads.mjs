@@ -178,11 +178,18 @@ sleep takes 1–17 ms here to start); medians of ${RUNS} runs, ${RUNS / 10} per 
 | what | attnlab 1 thread | attnlab ${n} threads | speed-up | onnxruntime-web 1 thread | onnxruntime-web ${n} threads | attnlab ${n} threads vs onnxruntime-web ${n} threads |
 |---|---|---|---|---|---|---|
 ${table.join('\n')}
-| native (AVX2), GPT training step as above (\`bench/gpt_training_native.cpp\`, median of 8 steps) | ${ms(native[0])} | ${ms(native[1])} | ${ratio(native[0], native[1])} | | | |
+| native (x86 SIMD kernels), GPT training step as above (\`bench/gpt_training_native.cpp\`, median of 8 steps) | ${ms(native[0])} | ${ms(native[1])} | ${ratio(native[0], native[1])} | | | |
 
 Generation: ${tokens[0]} tokens/s on 1 thread, ${tokens[1]} tokens/s on ${n}. One token's work (a 1×192 row through
 192×576 and 192×768 products) is far below the 2²⁰ multiply-adds at which the core shares a loop, so the threaded
 build runs it on one thread; what differs is that build's JavaScript-emulated exceptions (web/README.md, "Threads").
+The 128-token forward hands back 128 × 4,096 logits and 16 attention matrices, about 3 MB that JavaScript
+copies out of the heap on the page's thread (about 1.7 ms of each call in a Chromium profile), whatever the
+thread count.
+
+How the threads work (cpp/src/parallel.cpp): a loop is cut into up to 8 tasks per thread, handed out as threads
+ask; after a loop the workers spin for 20 ms before sleeping, because a sleeping worker took 0.9–1.9 ms on
+average (up to 17 ms) to wake here, longer than a seq-512 attention call.
 `;
 writeFileSync(new URL('threads-results.md', import.meta.url), report);
 console.log(report);
