@@ -134,26 +134,35 @@ describe('attention views and themes in Chromium', () => {
   test('head view: a line per weight with opacity = weight; hovering a query leaves its lines and prints its weights; the picker switches heads', async () => {
     const { page, errors } = await openPage();
     const view = page.locator('#heads');
+    // The lines are drawn as one path per opacity: [opacity, number of lines] of each path, sorted.
     const read = () => view.evaluate((element) => {
-      const lines = [...element.shadowRoot.querySelectorAll('svg g line')];
+      const paths = [...element.shadowRoot.querySelectorAll('svg g path')];
       const values = [...element.shadowRoot.querySelectorAll('svg text[font-size]')].map((t) => t.textContent);
-      return { opacities: lines.map((l) => Number(l.getAttribute('stroke-opacity'))), shown: lines.filter((l) => l.getAttribute('display') !== 'none').length, values };
+      const lines = paths.map((p) => [Number(p.getAttribute('stroke-opacity')), p.getAttribute('d').split('M').length - 1]);
+      return { lines: lines.sort((a, b) => a[0] - b[0]), shown: lines.reduce((sum, [, count]) => sum + count, 0), values };
     });
+    // What the paths should be for these weights: each weight ≥ 0.01 a line, its opacity the weight to 2 decimals.
+    const expected = (ws) => {
+      const counts = new Map();
+      for (const w of ws.filter((x) => x >= 0.01)) counts.set(Math.round(w * 100) / 100, (counts.get(Math.round(w * 100) / 100) ?? 0) + 1);
+      return [...counts].sort((a, b) => a[0] - b[0]);
+    };
     const weights = await page.evaluate(() => window.attention.map((layer) => layer.map((m) => Array.from(m.data))));
     const drawn = (head) => weights[1][head].filter((w) => w >= 0.01);
     let shown = await read();
-    assert.deepEqual(shown.opacities, drawn(0).map((w) => Math.round(w * 1000) / 1000));
+    assert.deepEqual(shown.lines, expected(weights[1][0]));
     assert.equal(shown.shown, drawn(0).length, 'all lines while nothing is chosen');
     const box = await view.locator('svg[role=listbox]').boundingBox();
     await page.mouse.move(box.x + 10, box.y + ((4 + 3.5 * 20) / Number(await view.evaluate((e) => e.shadowRoot.querySelector('svg').viewBox.baseVal.height))) * box.height);
     shown = await read();
     const row3 = weights[1][0].slice(3 * 12, 4 * 12);
     assert.equal(shown.shown, row3.filter((w) => w >= 0.01).length, 'only query 3’s lines');
+    assert.deepEqual(shown.lines, expected(row3));
     assert.deepEqual(shown.values, row3.map((w) => w.toFixed(2)));
     await page.mouse.move(0, 0);
     await view.getByRole('button', { name: 'Head 2' }).click();
     shown = await read();
-    assert.equal(shown.opacities.length, drawn(2).length);
+    assert.deepEqual(shown.lines, expected(weights[1][2]));
     await view.locator('svg[role=listbox]').focus();
     await page.keyboard.press('ArrowDown');
     const active = await view.evaluate((e) => {

@@ -34,6 +34,10 @@ const GAP = 150; // between the two columns of tokens, where the lines run
 const VALUE_SPACE = 44; // right of the keys: the printed weights of the query shown
 const MAX_LABEL = 130;
 const MIN_DRAWN = 0.01; // lines of smaller weight would be invisible: not drawn at all
+// Lines are drawn as one <path> per opacity, the weight to 2 decimals (at most 100 paths, not one
+// <line> per weight): a 40-token prompt has some 800 lines, and building, attributing and laying out
+// that many elements took most of an edit's time in the every-head lesson.
+const OPACITY_STEPS = 100;
 // The lines' colour: a step of the weight scale dark enough to show at low opacity on a light page
 // and light enough on a dark one; the opacity carries the weight.
 const LINE = weightColor(0.8);
@@ -47,7 +51,7 @@ export class AttnHeadView extends RenderedElement {
   #picker = document.createElement('div');
   #svg = svg('svg', { role: 'listbox', tabindex: 0, part: 'chart', 'font-family': FONT_FAMILY, 'font-size': FONT });
   #note = document.createElement('p');
-  #built = null; // { matrix, n, labels, lines[i][j], options[i], values[j], keys[j] } of the last build
+  #built = null; // { matrix, n, labels, lineGroup, ends, options[i], values[j], keys[j] } of the last build
   #query = new QueryPicker(this, { back: 'ArrowUp', forward: 'ArrowDown' });
   #key = null; // the key token hovered on the right, or null
   #caption;
@@ -142,7 +146,7 @@ export class AttnHeadView extends RenderedElement {
     [...this.#picker.querySelectorAll('button')].forEach((b, h) => b.setAttribute('aria-pressed', String(h === head)));
   }
 
-  // The skeleton for one matrix: labels, hit areas, one <line> per drawn weight, value slots.
+  // The skeleton for one matrix: labels, hit areas, the group the lines go in, value slots.
   #build(matrix, labels) {
     const n = matrix.rows;
     const texts = labels.map((l) => fitText(l, FONT, MAX_LABEL));
@@ -157,11 +161,8 @@ export class AttnHeadView extends RenderedElement {
     root.setAttribute('viewBox', `0 0 ${width} ${height}`);
     root.style.width = `${width}px`;
     root.setAttribute('aria-label', `${this.caption ? `${this.caption}: ` : ''}attention of ${n} tokens; choose a query token to hear its weights`);
-    const lineGroup = svg('g', { 'aria-hidden': 'true', stroke: LINE, 'stroke-width': 2 }, root);
-    const lines = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => {
-      const w = matrix.data[i * n + j];
-      return w < MIN_DRAWN ? null : svg('line', { x1: left + 4, y1: px(y(i)), x2: right - 4, y2: px(y(j)), 'stroke-opacity': Math.round(Math.min(1, w) * 1000) / 1000 }, lineGroup);
-    }));
+    const lineGroup = svg('g', { 'aria-hidden': 'true', stroke: LINE, 'stroke-width': 2, fill: 'none' }, root);
+    const ends = { x1: left + 4, x2: right - 4, y: Array.from({ length: n }, (_, i) => px(y(i))) };
     const text = svg('g', { 'aria-hidden': 'true', part: 'labels', fill: 'currentColor', [INK]: 'fill' }, root);
     const keys = texts.map((t, j) => svgText(t, { x: right, y: px(y(j)), dy: '0.35em', class: 'token' }, text));
     const queries = texts.map((t, i) => svgText(t, { x: left, y: px(y(i)), dy: '0.35em', 'text-anchor': 'end', class: 'token' }, text));
@@ -177,7 +178,7 @@ export class AttnHeadView extends RenderedElement {
     // The listbox's options (one per query token), labelled with its largest weights.
     const options = labels.map((label, i) => svg('rect', { role: 'option', id: `q${i}`, x: 0, y: px(y(i) - ROW / 2), width: left, height: ROW,
       fill: 'none', 'aria-label': describeRow(label, labels, matrix, i), 'data-screen-only': '' }, root));
-    this.#built = { matrix, n, labels, lines, keys, queries, values, options };
+    this.#built = { matrix, n, labels, lineGroup, ends, keys, queries, values, options };
   }
 
   // Shows the lines of the query shown (or into the key hovered, or all), its weights beside the keys.
@@ -185,12 +186,9 @@ export class AttnHeadView extends RenderedElement {
     const built = this.#built;
     if (!built) return;
     const query = this.#key === null ? this.#query.shown() : null;
-    const { n, lines, matrix } = built;
+    const { n, matrix } = built;
+    this.#drawLines(query, this.#key);
     for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) {
-        const line = lines[i][j];
-        if (line) line.setAttribute('display', (query === null || query === i) && (this.#key === null || this.#key === j) ? 'inline' : 'none');
-      }
       built.queries[i].classList.toggle('active-token', query === i);
       built.keys[i].classList.toggle('active-token', this.#key === i);
       built.values[i].textContent = query === null ? '' : formatFixed(matrix.data[query * n + i], 2);
@@ -199,6 +197,21 @@ export class AttnHeadView extends RenderedElement {
     if (this.#query.focused) this.#svg.setAttribute('aria-activedescendant', `q${this.#query.active}`);
     else this.#svg.removeAttribute('aria-activedescendant');
     this.#query.announce();
+  }
+
+  // The lines from `query` (null: every query) into `key` (null: every key), one path per opacity.
+  #drawLines(query, key) {
+    const { n, matrix, lineGroup, ends } = this.#built;
+    const segments = new Map(); // opacity step → "M … L …" of its lines
+    for (let i = query ?? 0; i < (query === null ? n : query + 1); i++) {
+      for (let j = key ?? 0; j < (key === null ? n : key + 1); j++) {
+        const w = matrix.data[i * n + j];
+        if (!(w >= MIN_DRAWN)) continue;
+        const step = Math.round(Math.min(1, w) * OPACITY_STEPS);
+        segments.set(step, `${segments.get(step) ?? ''}M${ends.x1} ${ends.y[i]}L${ends.x2} ${ends.y[j]}`);
+      }
+    }
+    lineGroup.replaceChildren(...[...segments].map(([step, d]) => svg('path', { d, 'stroke-opacity': step / OPACITY_STEPS })));
   }
 }
 
