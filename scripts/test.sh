@@ -4,7 +4,7 @@
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the thread tests under
 #      ThreadSanitizer, and a short libFuzzer run of each fuzz target (clang, ASan + UBSan) from the
 #      committed corpus;
-#   3. the same suite compiled to wasm (SIMD and scalar) and run in Node;
+#   3. the same suite compiled to wasm (SIMD, scalar, and SIMD with threads) and run in Node;
 #   4. the npm package's tests (node:test over the built package, tsc on the .d.ts);
 #   5. the browser tests in headless Chromium: the packed npm package (Node import, a plain page, a
 #      Vite app), the web components, and every lesson of the site (axe, screenshots in
@@ -33,7 +33,7 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build/tsan/tests/attnlab_th
 echo "== libFuzzer: the committed corpus and 30,000 seeded inputs per target =="
 scripts/fuzz.sh
 
-echo "== wasm (SIMD and scalar), GoogleTest in Node =="
+echo "== wasm (SIMD, scalar, threaded SIMD), GoogleTest in Node =="
 scripts/build-wasm.sh --test
 
 echo "== components and site =="
