@@ -91,14 +91,18 @@ export class AttnStepper extends RenderedElement {
   }
 
   // The steps on show: all of them, or with head="h" the shared steps and head h's own.
-  get shownSteps() {
+  get shownSteps() { return this.#shown(this.#settingProblem()); }
+
+  // shownSteps, given what #settingProblem() said (a head that is not there filters nothing).
+  #shown(problem) {
     const head = this.getAttribute('head');
-    if (head === null || this.#settingProblem()) return this.#steps;
+    if (head === null || problem) return this.#steps;
     return this.#steps.filter((step) => [null, Number(head)].includes(headOfStep(step)));
   }
 
   // An index into shownSteps.
-  get index() { return Math.max(0, Math.min(this.#index, this.shownSteps.length - 1)); }
+  get index() { return this.#clamped(this.shownSteps.length); }
+  #clamped(count) { return Math.max(0, Math.min(this.#index, count - 1)); }
   set index(i) {
     this.#index = Number.isInteger(i) ? i : 0;
     this.requestRender();
@@ -117,11 +121,12 @@ export class AttnStepper extends RenderedElement {
   }
 
   render() {
-    const problem = this.#settingProblem();
+    const problem = this.#settingProblem(); // asked once: it scans every step
     this.#report(problem);
-    const steps = problem ? [] : this.shownSteps;
+    const shown = this.#shown(problem);
+    const steps = problem ? [] : shown;
     const n = steps.length;
-    const index = this.index;
+    const index = this.#clamped(shown.length); // kept while a setting is refused
     this.#index = index;
     this.#prev.disabled = index <= 0;
     this.#next.disabled = index >= n - 1;
