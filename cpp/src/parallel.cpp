@@ -21,8 +21,9 @@
 namespace attnlab {
 
 namespace {
-// Work below this many multiply-adds stays on one thread: waking a sleeping thread and waiting for
-// it costs some 10–50 µs natively and more in a browser, about what one core does in 2^20 of them.
+// Work below this many multiply-adds stays on one thread: handing tasks to a spinning thread and
+// waiting for it costs some microseconds (and a sleeping one far more, see kSpinTime), while one core
+// does 2^20 of them in some tens of microseconds.
 constexpr double kMinParallelWork = 1 << 20;
 
 // A shared loop is cut into this many tasks per thread, handed out as threads ask for them: a thread
@@ -83,7 +84,7 @@ struct Loop {
   std::atomic<int> next{0};      // the next task to hand out
   std::atomic<int> finished{0};  // tasks run (or skipped after an error)
   std::atomic<bool> failed{false};
-  std::exception_ptr error;      // the first task's exception; written once, under Pool::mutex_
+  std::exception_ptr error;      // the first task's exception: written once, by whoever set `failed`
 };
 
 // threads − 1 workers that take the posted loop's tasks alongside the caller. After a loop they spin
@@ -169,7 +170,6 @@ class Pool {
         try {
           (*loop.body)(task);
         } catch (...) {
-          std::lock_guard lock(mutex_);
           if (!loop.failed.exchange(true)) loop.error = std::current_exception();
         }
       }
