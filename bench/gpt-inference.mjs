@@ -48,6 +48,7 @@ async function readWeights(bytes) {
 async function installBench({ forwardTokens, promptTokens }) {
   const { init } = await import('/web/index.js');
   const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
+  const { greedy, int64, ortGenerate } = await import('/bench/ort-gpt-page.mjs');
   ort.env.wasm.numThreads = 1;
   const bytes = async (name) => new Uint8Array(await (await fetch(`/gpt-bench/${name}`)).arrayBuffer());
   const lab = await init({ simd: true });
@@ -55,49 +56,18 @@ async function installBench({ forwardTokens, promptTokens }) {
   const sessionOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
   const forwardSession = await ort.InferenceSession.create(await bytes('forward.onnx'), sessionOptions);
   const decodeSession = await ort.InferenceSession.create(await bytes('decode.onnx'), sessionOptions);
-  const { vocabSize, contextLength, numLayers, numHeads, dModel } = model.config;
+  const { vocabSize, contextLength } = model.config;
 
   // Fixed pseudo-random token ids: the same work every run, for both sides.
   const ids = Array.from({ length: forwardTokens }, (_, i) => (i * 7919 + 13) % vocabSize);
   const prompt = ids.slice(0, promptTokens);
   const newTokens = contextLength - promptTokens;  // the prompt plus the tokens fed back fill the context
-  const int64 = (values) => new ort.Tensor('int64', BigInt64Array.from(values, BigInt), [values.length]);
-  const idsTensor = int64(ids);
-  const argmax = (row) => {
-    let best = 0;
-    for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i;
-    return best;
-  };
-
-  // Greedy decoding, one token at a time: `step(id, position)` → that position's logits. The prompt
-  // goes in token by token too (as GPTModel.generate does), the last generated token is not fed back.
-  async function greedy(step) {
-    const tokens = [];
-    for (let t = 0; t < promptTokens + newTokens - 1; t++) {
-      const logits = await step(t < promptTokens ? prompt[t] : tokens[t - promptTokens], t);
-      if (t >= promptTokens - 1) tokens.push(argmax(logits));
-    }
-    return tokens;
-  }
-
-  function ortGenerate() {
-    const empty = new Float32Array(0);
-    let cache = {};
-    for (let l = 0; l < numLayers; l++) {
-      for (const kv of ['k', 'v']) cache[`past_${kv}_${l}`] = new ort.Tensor('float32', empty, [numHeads, 0, dModel / numHeads]);
-    }
-    return greedy(async (id, position) => {
-      const out = await decodeSession.run({ id: int64([id]), position: int64([position]), ...cache });
-      cache = {};
-      for (let l = 0; l < numLayers; l++) for (const kv of ['k', 'v']) cache[`past_${kv}_${l}`] = out[`present_${kv}_${l}`];
-      return out.logits.data;
-    });
-  }
+  const idsTensor = int64(ort, ids);
 
   async function sessionGenerate() {
     const session = model.session();
     try {
-      return await greedy((id) => session.append(id).logits);
+      return await greedy((id) => session.append(id).logits, prompt, newTokens);
     } finally {
       session.dispose();
     }
@@ -112,7 +82,7 @@ async function installBench({ forwardTokens, promptTokens }) {
     generation: {
       'attnlab GPTModel.generate': () => Array.from(model.generate(prompt, { temperature: 0, maxTokens: newTokens }).tokens),
       'attnlab GPTSession.append loop': sessionGenerate,
-      'onnxruntime-web': ortGenerate,
+      'onnxruntime-web': () => ortGenerate(ort, decodeSession, model.config, prompt, newTokens),
     },
   };
 

@@ -6,17 +6,18 @@
 //   1. the attention core softmax(Q·Kᵀ/√d)·V, seq 256 / 512 / 1024, d_k 64 (attnlab: weights: false);
 //   2. multi-head self-attention, d_model 512, 8 heads, seq 128 / 512;
 //   3. attnlab-kjv (the shipped GPT): a 128-token forward with every head's attention, greedy
-//      generation with the KV cache from 16 tokens to the full context, and one training step of
-//      16 × 128 tokens (AdamW) on a model of its size.
+//      generation with the KV cache from 16 tokens to the full context (onnxruntime-web on the same
+//      weights for both), and one training step of 16 × 128 tokens (AdamW) on a model of its size.
 // And natively: bench/gpt_training_native.cpp's training step on 1 thread and on every core.
 // Writes bench/threads-results.md.   node bench/threads.mjs   (scripts/bench.sh builds the native part)
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 
 import { launch } from '../tests/e2e/browser.js';
 import { serve } from '../tests/e2e/static-server.js';
 import { init } from '../web/index.js';
+import { gptDecodeModel, gptForwardModel } from './onnx-gpt-graph.mjs';
 import { attentionCoreModel, multiHeadModel } from './onnx-graphs.mjs';
 
 const repo = new URL('../', import.meta.url).pathname;
@@ -26,7 +27,8 @@ const MHA_SEQ = [128, 512];
 const RUNS = 30;
 const WARMUP = 1;
 
-// The ONNX graphs, built here in Node (the MHA graph needs the MHA's weights, from attnlab's seed 7).
+// The ONNX graphs, built here in Node (the MHA graph needs the MHA's weights, from attnlab's seed 7;
+// the GPT graphs attnlab-kjv's weights as attnlab decodes them).
 async function graphs() {
   const lab = await init();
   const out = {};
@@ -36,6 +38,11 @@ async function graphs() {
     out[`mha-${n}.onnx`] = multiHeadModel(n, 512, 8, mha.weights());
     mha.dispose();
   }
+  const model = await lab.loadGPT(readFileSync(`${repo}web/models/kjv/model.safetensors`));
+  const tensors = Object.fromEntries(model.tensorNames().map((name) => [name, model.tensor(name)]));
+  out['gpt-forward.onnx'] = gptForwardModel(tensors, model.config, model.config.contextLength);
+  out['gpt-decode.onnx'] = gptDecodeModel(tensors, model.config);
+  model.dispose();
   return out;
 }
 
@@ -81,8 +88,8 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
     return ms.map(median);
   }
   const worst = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
-  const session = async (name) => ort.InferenceSession.create(new Uint8Array(await (await fetch(`/threads-bench/${name}`)).arrayBuffer()),
-    { executionProviders: ['wasm'] });
+  const session = async (name, options = { executionProviders: ['wasm'] }) =>
+    ort.InferenceSession.create(new Uint8Array(await (await fetch(`/threads-bench/${name}`)).arrayBuffer()), options);
   const tensor = (m) => new ort.Tensor('float32', m.data, [m.rows, m.cols]);
   const rows = [];
   const add = (what, [one, many, peer], extra = {}) => rows.push({ what, one, many, peer, ...extra });
@@ -107,11 +114,24 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
   const models = await Promise.all(labs.map(async (lab) => (await lab.loadBuiltinModel({ baseUrl: '/web/models/kjv/' })).model));
   const { vocabSize, contextLength } = models[0].config;
   const ids = Array.from({ length: contextLength }, (_, i) => (i * 7919 + 13) % vocabSize);
-  add('attnlab-kjv: 128-token forward, every head\'s attention', await time(models.map((m) => () => m.forward(ids, { attention: true }))));
+  // onnxruntime-web runs the same weights (bench/gpt-inference.mjs checks the two agree in detail; here
+  // the logits and the greedy tokens are compared).
+  const { int64, ortGenerate } = await import('/bench/ort-gpt-page.mjs');
+  const gptOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+  const forwardSession = await session('gpt-forward.onnx', gptOptions);
+  const decodeSession = await session('gpt-decode.onnx', gptOptions);
+  const idsTensor = int64(ort, ids);
+  const forwardDifference = worst(models[1].forward(ids).logits.data, (await forwardSession.run({ ids: idsTensor })).logits.data);
+  add('attnlab-kjv: 128-token forward, every head\'s attention', [...await time(models.map((m) => () => m.forward(ids, { attention: true }))),
+    ...await time([() => forwardSession.run({ ids: idsTensor })])], { difference: forwardDifference });
+  const prompt = ids.slice(0, 16);
   const generated = contextLength - 16;
-  const generation = await time(models.map((m) => () => m.generate(ids.slice(0, 16), { temperature: 0, maxTokens: generated })), 10, 1);
+  const ourTokens = Array.from(models[1].generate(prompt, { temperature: 0, maxTokens: generated }).tokens);
+  const theirTokens = await ortGenerate(ort, decodeSession, models[0].config, prompt, generated);
+  const generation = [...await time(models.map((m) => () => m.generate(prompt, { temperature: 0, maxTokens: generated })), 10, 1),
+    ...await time([() => ortGenerate(ort, decodeSession, models[0].config, prompt, generated)], 10, 1)];
   add(`attnlab-kjv: greedy generation with the KV cache, ${generated} tokens`, generation,
-    { tokensPerSecond: generation.map((ms) => generated / (ms / 1000)) });
+    { tokensPerSecond: generation.map((ms) => generated / (ms / 1000)), sameTokens: ourTokens.join() === theirTokens.join() });
   models.forEach((m) => m.dispose());
   const trainees = await Promise.all(labs.map((lab) => lab.createGPT({ vocabSize: 4096, contextLength: 128, dModel: 192, numHeads: 4, numLayers: 4, seed: 1 })));
   trainees.forEach((t) => t.startTraining({ maxLr: 1e-3, minLr: 1e-4, warmupSteps: 2, totalSteps: 1000 }));
@@ -157,10 +177,13 @@ const ms = (x) => (x === undefined ? '—' : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
 for (const row of [...first.rows, ...main.rows]) {
   if (row.difference !== undefined && row.difference > 1e-3) throw new Error(`${row.what}: onnxruntime-web differs from attnlab by ${row.difference}`);
+  if (row.sameTokens === false) throw new Error(`${row.what}: onnxruntime-web generated other tokens than attnlab`);
 }
 const table = main.rows.map((r, i) =>
   `| ${r.what} | ${ms(r.one)} | ${ms(r.many)} | ${ratio(r.one, r.many)} | ${ms(first.rows[i].peer)} | ${ms(r.peer)} | ${ratio(r.peer, r.many)} |`);
-const tokens = main.rows.find((r) => r.tokensPerSecond).tokensPerSecond.map((t) => Math.round(t).toLocaleString('en-US'));
+const tokensPerSecond = (results) => results.rows.find((r) => r.tokensPerSecond).tokensPerSecond.map((t) => Math.round(t).toLocaleString('en-US'));
+const tokens = tokensPerSecond(main);
+const ortTokensOnOne = tokensPerSecond(first)[2];
 const report = `# Threads in the browser
 
 \`node bench/threads.mjs\`, ${new Date().toISOString().slice(0, 10)}, headless Chromium on a cross-origin-isolated page,
@@ -180,7 +203,15 @@ sleep takes 1–17 ms here to start); medians of ${RUNS} runs, ${RUNS / 10} per 
 ${table.join('\n')}
 | native (x86 SIMD kernels), GPT training step as above (\`bench/gpt_training_native.cpp\`, median of 8 steps) | ${ms(native[0])} | ${ms(native[1])} | ${ratio(native[0], native[1])} | | | |
 
-Generation: ${tokens[0]} tokens/s on 1 thread, ${tokens[1]} tokens/s on ${n}. One token's work (a 1×192 row through
+The GPT rows' onnxruntime-web columns run attnlab-kjv's weights in ONNX graphs (\`bench/onnx-gpt-graph.mjs\`:
+the forward returns the logits and every layer's attention; the decode graph takes and returns the K/V cache,
+looped in JavaScript with the argmax there); its logits were checked against attnlab's (in the difference
+above) and its greedy tokens are the same. onnxruntime-web 1.30 has no training API (the package ships
+inference sessions only), so the training row has no peer; \`bench/gpt-training-results.md\` compares
+training with PyTorch.
+
+Generation: attnlab ${tokens[0]} tokens/s on 1 thread, ${tokens[1]} tokens/s on ${n}; onnxruntime-web ${ortTokensOnOne}
+on 1 thread, ${tokens[2]} on ${n}. One token's work (a 1×192 row through
 192×576 and 192×768 products) is far below the 2²⁰ multiply-adds at which the core shares a loop, so the threaded
 build runs it on one thread; what differs is that build's JavaScript-emulated exceptions (web/README.md, "Threads").
 The 128-token forward hands back 128 × 4,096 logits and 16 attention matrices, about 3 MB that JavaScript

@@ -40,7 +40,7 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
   // The output mixes value rows with weights summing to 1 (1/(1−p) after dropout), but the online path
   // sums them first with unnormalised weights of up to 1 each: |V| · n_k / (1 − p) must stay inside
   // float32 for either to be exact.
-  const double v_max = v.cwiseAbs().maxCoeff();
+  const double v_max = detail::max_magnitude(v.data(), v.size());
   if (v_max * static_cast<double>(v.rows()) / (1.0 - options.dropout) > std::numeric_limits<float>::max())
     detail::fail(kFunction, "V's largest entry ", v_max, " × n_k = ", v.rows(),
                  options.dropout > 0.0f ? " / (1 − dropout)" : "", " overflows float32 when the values are summed (scale V down)");
@@ -70,12 +70,12 @@ void require_finite_scores(const char* function, const Eigen::Ref<const Matrix>&
 bool scaled_scores_fit_float(const Matrix& q, const Matrix& k, float scale) {
   // Q [n_q×d_k], K [n_k×d_k]
   // The sums are formed before scaling (the GEMM applies scale at the end), so both must fit.
-  // Norms in float (vectorised; a norm that overflows to ∞ only makes the bound fail, and the blocks
-  // are then checked one by one), their product in double.
-  const double bound = std::max(1.0, std::abs(static_cast<double>(scale))) *
-                       std::sqrt(static_cast<double>(q.rowwise().squaredNorm().maxCoeff())) *
-                       std::sqrt(static_cast<double>(k.rowwise().squaredNorm().maxCoeff()));
-  // A quarter of the range leaves room for float32's rounding in the sums and the scaling.
+  // |q·k| ≤ ‖q‖‖k‖ ≤ d_k · max|Q| · max|K| (Cauchy–Schwarz, then each norm ≤ √d_k · the largest entry):
+  // looser than the row norms, but two vectorised passes instead of two scalar ones in wasm, and inputs
+  // past it only cost a check of each score block, not a wrong answer. The product in double.
+  const double bound = std::max(1.0, std::abs(static_cast<double>(scale))) * static_cast<double>(q.cols()) *
+                       static_cast<double>(detail::max_magnitude(q.data(), q.size())) *
+                       static_cast<double>(detail::max_magnitude(k.data(), k.size()));
   return bound < std::numeric_limits<float>::max() / 4.0;
 }
 

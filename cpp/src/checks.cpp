@@ -1,8 +1,10 @@
 #include "checks.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace attnlab {
 
@@ -49,6 +51,22 @@ bool all_finite(const float* values, Eigen::Index count) {
     special |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
   }
   return special == 0;
+}
+
+// For finite floats, |x| orders like the bits of x with the sign cleared, read as an integer (the
+// exponent is the high field), and NaN and ±Inf sort above every finite value: one integer max over
+// the bits, which compilers vectorise (Eigen's cwiseAbs().maxCoeff() is scalar in wasm).
+float max_magnitude(const float* values, Eigen::Index count) {
+  std::int32_t largest = 0;
+  for (Eigen::Index i = 0; i < count; ++i) {
+    std::int32_t bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    largest = std::max(largest, bits & 0x7fffffff);
+  }
+  if (largest >= 0x7f800000) return std::numeric_limits<float>::infinity();
+  float magnitude;
+  std::memcpy(&magnitude, &largest, sizeof magnitude);
+  return magnitude;
 }
 
 void require_finite(std::string_view function, std::string_view argument, const Matrix& m) {

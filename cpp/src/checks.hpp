@@ -40,6 +40,7 @@ template <typename... Parts>
 inline std::string bracketed_shape(const Matrix& m) { return "[" + shape_of(m) + "]"; }
 
 bool all_finite(const float* values, Eigen::Index count);  // no NaN, no ±Inf
+float max_magnitude(const float* values, Eigen::Index count);  // max |x|; +∞ if any is NaN or ±Inf
 void require_positive(std::string_view function, std::string_view argument, long long value);
 void require_non_empty(std::string_view function, std::string_view argument, const Matrix& m);
 void require_finite(std::string_view function, std::string_view argument, const Matrix& m);

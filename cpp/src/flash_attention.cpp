@@ -28,7 +28,7 @@ constexpr Eigen::Index kKeyBlock = 256;
 // threaded build keeps each worker's score block, ≤ 128 KB, like the native build).
 struct Workspace {
   kernels::PackedMatrix k_t, v;
-  std::vector<float> scores;
+  kernels::FloatBuffer scores;
 };
 }  // namespace
 
@@ -53,17 +53,29 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   // one reused buffer per thread, and the block's P·V is written (first key block) or added straight
   // into the output rows.
 #if defined(__EMSCRIPTEN__)
-  Workspace workspace;
+  Workspace call_workspace;
+  Workspace& workspace = call_workspace;
 #else
-  thread_local Workspace workspace;
+  thread_local Workspace thread_workspace;
+  Workspace& workspace = thread_workspace;  // named by reference: the packing below may run on another thread
 #endif
-  kernels::pack_into(k, true, workspace.k_t);
-  kernels::pack_into(v, false, workspace.v);
+  // Query blocks are independent, so untraced they are split over threads, several blocks per thread
+  // (task_count; causal rows also differ in how many keys they see), and each row's arithmetic is
+  // the same whichever block holds it, so the result does not depend on the split.
+  const double work = static_cast<double>(n_q) * static_cast<double>(n_k) * static_cast<double>(q.cols() + v.cols());
+  const int tasks = tracer.enabled() ? 1 : detail::task_count(work, (n_q + 31) / 32);
+  // With threads, K and V are packed at the same time (the packing is otherwise the serial part).
+  const auto pack_operand = [&](int operand) {
+    if (operand == 0) kernels::pack_into(k, true, workspace.k_t);
+    else kernels::pack_into(v, false, workspace.v);
+  };
+  if (tasks == 1) pack_operand(0), pack_operand(1);
+  else detail::parallel_for(2, pack_operand);
   const kernels::PackedMatrix &k_t = workspace.k_t, &v_packed = workspace.v;
   const bool scores_may_overflow = options.bias || options.alibi_slope || !detail::scaled_scores_fit_float(q, k, scale);
   Matrix out(n_q, v.cols());  // every row is written by its first key block, or zeroed in step 4
   // Queries q0 … q0 + bq − 1 against every key block, scores in `score_buffer`.
-  const auto attend_query_block = [&](Eigen::Index q0, Eigen::Index bq, std::vector<float>& score_buffer) {
+  const auto attend_query_block = [&](Eigen::Index q0, Eigen::Index bq, kernels::FloatBuffer& score_buffer) {
     score_buffer.resize(static_cast<std::size_t>(bq * std::min(kKeyBlock, n_k)));
     std::vector<float> row_max(static_cast<std::size_t>(bq), kBlocked), row_sum(static_cast<std::size_t>(bq), 0.0f),
         rescale(static_cast<std::size_t>(bq));
@@ -113,11 +125,6 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
     }
   };
 
-  // Query blocks are independent, so untraced they are split over threads, several blocks per thread
-  // (task_count; causal rows also differ in how many keys they see), and each row's arithmetic is
-  // the same whichever block holds it, so the result does not depend on the split.
-  const double work = static_cast<double>(n_q) * static_cast<double>(n_k) * static_cast<double>(q.cols() + v.cols());
-  const int tasks = tracer.enabled() ? 1 : detail::task_count(work, (n_q + 31) / 32);
   if (tasks == 1) {
     for (Eigen::Index q0 = 0; q0 < n_q; q0 += kQueryBlock)
       attend_query_block(q0, std::min(kQueryBlock, n_q - q0), workspace.scores);
@@ -126,7 +133,7 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
         std::min(kQueryBlock, detail::task_rows(n_q, tasks, 0, 16).end);
     const auto blocks = static_cast<int>((n_q + query_block - 1) / query_block);
     detail::parallel_for(blocks, [&](int block) {
-      thread_local std::vector<float> score_buffer;  // per thread, kept between calls (see Workspace)
+      thread_local kernels::FloatBuffer score_buffer;  // per thread, kept between calls (see Workspace)
       const Eigen::Index q0 = block * query_block;
       attend_query_block(q0, std::min(query_block, n_q - q0), score_buffer);
     });

@@ -25,12 +25,18 @@ Matrix product(MatrixView a, MatrixView b, bool transposed) {
 }
 }  // namespace
 
+PackedMatrix pack(MatrixView b, bool transposed) {
+  PackedMatrix packed;
+  pack_into(b, transposed, packed);
+  return packed;
+}
+
 Matrix matmul(MatrixView a, MatrixView b) { return product(a, b, false); }
 Matrix matmul_transposed(MatrixView a, MatrixView b) { return product(a, b, true); }
 
 #if defined(__wasm_simd128__)
 
-PackedMatrix pack(MatrixView b, bool transposed) { return simd128::pack(b, transposed); }
+void pack_into(MatrixView b, bool transposed, PackedMatrix& packed) { simd128::pack(b, transposed, packed); }
 void gemm_serial(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
                  bool accumulate, float* c, Eigen::Index ldc) {
   simd128::gemm(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
@@ -113,11 +119,6 @@ const KernelSet*& active() {
 }
 }  // namespace
 
-PackedMatrix pack(MatrixView b, bool transposed) {
-  PackedMatrix packed;
-  active()->pack(b, transposed, packed);
-  return packed;
-}
 void pack_into(MatrixView b, bool transposed, PackedMatrix& packed) { active()->pack(b, transposed, packed); }
 void gemm_serial(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
                  bool accumulate, float* c, Eigen::Index ldc) {
@@ -151,11 +152,6 @@ void set_variant(std::string_view name) {
 
 #else
 
-PackedMatrix pack(MatrixView b, bool transposed) {
-  PackedMatrix packed;
-  eigen_pack(b, transposed, packed);
-  return packed;
-}
 void pack_into(MatrixView b, bool transposed, PackedMatrix& packed) { eigen_pack(b, transposed, packed); }
 void gemm_serial(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
                  bool accumulate, float* c, Eigen::Index ldc) {
@@ -175,11 +171,6 @@ const char* variant() { return "eigen"; }
 
 #endif
 
-#if defined(__wasm_simd128__)
-// simd128.cpp packs into a new matrix; the wasm heap is never handed back, so there is no page-fault
-// cost to avoid by reusing storage.
-void pack_into(MatrixView b, bool transposed, PackedMatrix& packed) { packed = pack(b, transposed); }
-#endif
 
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc) {

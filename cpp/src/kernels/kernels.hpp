@@ -10,8 +10,10 @@
 // tested against.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attnlab/matrix.hpp"
@@ -26,12 +28,35 @@ using MatrixSpan = Eigen::Ref<Matrix>;
 // C[m×n] = A[m×k] · B[k×n]
 Matrix matmul(MatrixView a, MatrixView b);
 
+// A vector of floats whose resize leaves new elements unset (std::vector<float> zeroes them): for
+// buffers whose every element is written before it is read (packed panels, score blocks), where the
+// zero fill was 1% of a seq-256 attention call in wasm.
+template <typename T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  UninitialisedAllocator() = default;
+  template <typename U>
+  UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialised: no value written
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using FloatBuffer = std::vector<float, UninitialisedAllocator<float>>;
+
 // op(B) [depth×cols] laid out once for this build's GEMM, so a product that reuses B (every query
 // block of attention reuses K and V) does not rearrange it again. Panel j holds columns j·width …
 // j·width + width − 1 as `depth` rows of `width` floats, zero-padded past `cols`. A single panel
 // (width ≥ cols) is plain row-major op(B): what the Eigen builds use.
 struct PackedMatrix {
-  std::vector<float> data;
+  FloatBuffer data;
   Eigen::Index depth = 0, cols = 0, width = 1;
 
   // Where row `row`, column `col` of op(B) lives; the panels after it follow every depth·width floats.
@@ -97,7 +122,7 @@ void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* re
 
 #if defined(__wasm_simd128__)
 namespace simd128 {
-PackedMatrix pack(MatrixView b, bool transposed);
+void pack(MatrixView b, bool transposed, PackedMatrix& packed);  // as pack_into
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc);
 void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale);

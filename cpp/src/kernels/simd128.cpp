@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "pack_panels.hpp"
 
 namespace attnlab::kernels::simd128 {
 
@@ -94,6 +95,18 @@ v128_t exp_f32x4(v128_t x) {
   return wasm_v128_andnot(e, wasm_f32x4_lt(x, wasm_f32x4_splat(-0x1.5D589Ep6f)));
 }
 
+// dst[i][j] = src[j][i] for a 4×4 block (row strides lds, ldd): interleave row pairs, then their halves.
+void transpose_4x4(const float* src, Eigen::Index lds, float* dst, Eigen::Index ldd) {
+  const v128_t r0 = wasm_v128_load(src), r1 = wasm_v128_load(src + lds), r2 = wasm_v128_load(src + 2 * lds),
+               r3 = wasm_v128_load(src + 3 * lds);
+  const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+  const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+  wasm_v128_store(dst, wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5));
+  wasm_v128_store(dst + ldd, wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7));
+  wasm_v128_store(dst + 2 * ldd, wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5));
+  wasm_v128_store(dst + 3 * ldd, wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7));
+}
+
 float horizontal_max(v128_t v) {
   v = wasm_f32x4_max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   v = wasm_f32x4_max(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
@@ -108,21 +121,8 @@ float horizontal_sum(v128_t v) {
 
 }  // namespace
 
-PackedMatrix pack(MatrixView b, bool transposed) {
-  // op(B) [depth×cols] into panels of 8 columns (B [depth×cols], or [cols×depth] when transposed).
-  PackedMatrix packed;
-  packed.depth = transposed ? b.cols() : b.rows();
-  packed.cols = transposed ? b.rows() : b.cols();
-  packed.width = kNr;
-  const Eigen::Index panels = (packed.cols + kNr - 1) / kNr;
-  packed.data.assign(static_cast<std::size_t>(panels * packed.depth * kNr), 0.0f);
-  for (Eigen::Index j0 = 0; j0 < packed.cols; j0 += kNr) {
-    const Eigen::Index width = std::min<Eigen::Index>(kNr, packed.cols - j0);
-    float* panel = packed.data.data() + j0 * packed.depth;
-    for (Eigen::Index p = 0; p < packed.depth; ++p)
-      for (Eigen::Index jj = 0; jj < width; ++jj) panel[p * kNr + jj] = transposed ? b(j0 + jj, p) : b(p, j0 + jj);
-  }
-  return packed;
+void pack(MatrixView b, bool transposed, PackedMatrix& packed) {
+  pack_panels<4>(b, transposed, kNr, packed, &transpose_4x4);
 }
 
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,

@@ -2,7 +2,7 @@
 //
 // This file is compiled with the default flags. Each instruction set's code lives in functions marked
 // with its target attribute (ATTNLAB_AVX512, ATTNLAB_AVX2), so the binary runs on any x86-64 CPU and
-// only a set the CPU supports is ever called. Here: the CPU checks, the packing both sets share, and
+// only a set the CPU supports is ever called. Here: the CPU checks, the 8×8 transpose both sets pack Kᵀ with, and
 // each set's vector traits (the only per-set code); the kernels themselves are x86_kernels.inl,
 // included once per set.
 #include "x86.hpp"
@@ -28,6 +28,8 @@
 #include <limits>
 #include <stdexcept>
 #include <utility>
+
+#include "pack_panels.hpp"
 
 #define ATTNLAB_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,fma")))
 #define ATTNLAB_AVX2 __attribute__((target("avx2,fma")))
@@ -61,37 +63,6 @@ ATTNLAB_AVX2 void transpose_8x8(const float* src, Eigen::Index lds, float* dst, 
   for (int i = 0; i < 4; ++i) {
     _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
     _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
-  }
-}
-
-// op(B) [depth×cols] into panels of `width` columns: panel j is `depth` rows of `width` floats (columns
-// j·width …), zero-padded past `cols`. B is [depth×cols], or [cols×depth] when transposed (Kᵀ from K:
-// 8×8 blocks transposed in registers, the edges one float at a time). `packed`'s storage is reused,
-// so only the padding is cleared, not the whole buffer.
-void pack_panels(MatrixView b, bool transposed, int width, PackedMatrix& packed) {
-  packed.depth = transposed ? b.cols() : b.rows();
-  packed.cols = transposed ? b.rows() : b.cols();
-  packed.width = width;
-  const Eigen::Index depth = packed.depth, panels = (packed.cols + width - 1) / width, ldb = b.outerStride();
-  packed.data.resize(static_cast<std::size_t>(panels * depth * width));
-  for (Eigen::Index j0 = 0; j0 < packed.cols; j0 += width) {
-    const Eigen::Index w = std::min<Eigen::Index>(width, packed.cols - j0);
-    float* panel = packed.data.data() + j0 * depth;
-    if (transposed) {  // column j0 + jj of op(B) is row j0 + jj of B
-      const float* rows = b.data() + j0 * ldb;
-      const Eigen::Index w8 = w / 8 * 8, depth8 = depth / 8 * 8;
-      for (Eigen::Index jj = 0; jj < w8; jj += 8)
-        for (Eigen::Index p = 0; p < depth8; p += 8) transpose_8x8(rows + jj * ldb + p, ldb, panel + p * width + jj, width);
-      for (Eigen::Index p = 0; p < depth; ++p)
-        for (Eigen::Index jj = p < depth8 ? w8 : 0; jj < w; ++jj) panel[p * width + jj] = rows[jj * ldb + p];
-    } else {
-      for (Eigen::Index p = 0; p < depth; ++p) {
-        const float* row = b.data() + p * ldb + j0;
-        for (Eigen::Index jj = 0; jj < w; ++jj) panel[p * width + jj] = row[jj];
-      }
-    }
-    if (w < width)
-      for (Eigen::Index p = 0; p < depth; ++p) std::fill(panel + p * width + w, panel + (p + 1) * width, 0.0f);
   }
 }
 

@@ -179,7 +179,9 @@ ATTNLAB_X86_TARGET void softmax_step(float* s, Index rows, Index cols, Index lds
 }  // namespace
 
 // The entry points kernels.hpp's interface calls (default target: they only unpack Eigen's views).
-void pack(MatrixView b, bool transposed, PackedMatrix& packed) { pack_panels(b, transposed, kNr, packed); }
+void pack(MatrixView b, bool transposed, PackedMatrix& packed) {
+  pack_panels<8>(b, transposed, kNr, packed, &transpose_8x8);
+}
 
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc) {
