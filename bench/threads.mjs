@@ -1,8 +1,8 @@
 // Threads in the browser: attnlab's threaded build against its single-threaded one, and against
-// onnxruntime-web with the same number of threads, in headless Chromium on a cross-origin-isolated
-// page (COOP + COEP, which WebAssembly threads need). Two pages: one where both libraries run on one
-// thread, one where both use every core the browser reports. The same seeded inputs everywhere; each
-// peer's output is checked against attnlab's first. Medians of RUNS timed runs, in blocks (see measure).
+// onnxruntime-web and tfjs-backend-wasm with the same number of threads, in headless Chromium on a
+// cross-origin-isolated page (COOP + COEP, which WebAssembly threads need). Two pages: one where the
+// peers run on one thread, one where they use every core the browser reports. The same seeded inputs
+// everywhere; each peer's output is checked against attnlab's first. Medians of RUNS timed runs, in blocks (see measure).
 //   1. the attention core softmax(Q·Kᵀ/√d)·V, seq 256 / 512 / 1024, d_k 64 (attnlab: weights: false);
 //   2. multi-head self-attention, d_model 512, 8 heads, seq 128 / 512;
 //   3. attnlab-kjv (the shipped GPT): a 128-token forward with every head's attention, greedy
@@ -57,6 +57,7 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
   const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
   ort.env.wasm.numThreads = ortThreads;
   const labs = [await init({ threads: 1 }), await init()];
+  const tf = await loadTfjs(ortThreads);
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const pause = () => new Promise((resolve) => setTimeout(resolve, 60));
   const ROUNDS = 10;  // this VM's speed drifts over seconds: short blocks, many rounds
@@ -88,27 +89,41 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
     return ms.map(median);
   }
   const worst = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
+  // tfjs: each call's result read back with dataSync(), as the others hand their output to JavaScript.
+  const tfRun = (compute) => () => {
+    const out = tf.tidy(compute);
+    out.dataSync();
+    out.dispose();
+  };
   const session = async (name, options = { executionProviders: ['wasm'] }) =>
     ort.InferenceSession.create(new Uint8Array(await (await fetch(`/threads-bench/${name}`)).arrayBuffer()), options);
   const tensor = (m) => new ort.Tensor('float32', m.data, [m.rows, m.cols]);
   const rows = [];
-  const add = (what, [one, many, peer], extra = {}) => rows.push({ what, one, many, peer, ...extra });
+  const add = (what, [one, many, peer, tfjs], extra = {}) => rows.push({ what, one, many, peer, tfjs, ...extra });
   for (const n of coreSeq) {
     const [q, k, v] = [1, 2, 3].map((seed) => labs[0].randn(n, 64, seed));
     const s = await session(`core-${n}.onnx`);
     const feeds = { q: tensor(q), k: tensor(k), v: tensor(v) };
-    const difference = worst(labs[1].scaledDotProductAttention(q, k, v, { weights: false }).output.data, (await s.run(feeds)).out.data);
+    // tfjs: its fast path for this (bench/peers.mjs): an explicit transpose and 2-D matMuls.
+    const [tq, tk, tv] = [q, k, v].map((m) => tf.tensor2d(m.data, [m.rows, m.cols]));
+    const tfCore = () => tf.matMul(tf.softmax(tf.mul(tf.matMul(tq, tf.transpose(tk)), 1 / Math.sqrt(64))), tv);
+    const ours = labs[1].scaledDotProductAttention(q, k, v, { weights: false }).output.data;
+    const difference = Math.max(worst(ours, (await s.run(feeds)).out.data), worst(ours, tf.tidy(tfCore).dataSync()));
     add(`attention core, seq ${n}`, [...await time(labs.map((lab) => () => lab.scaledDotProductAttention(q, k, v, { weights: false }))),
-      ...await time([() => s.run(feeds)])], { difference });
+      ...await time([() => s.run(feeds)]), ...await time([tfRun(tfCore)])], { difference });
+    tf.dispose([tq, tk, tv]);
   }
   for (const n of mhaSeq) {
     const mhas = labs.map((lab) => new lab.MultiHeadAttention({ dModel: 512, numHeads: 8, seed: 7 }));
     const x = labs[0].randn(n, 512, 4);
     const s = await session(`mha-${n}.onnx`);
     const feeds = { x: tensor(x) };
-    const difference = worst(mhas[1].forward(x, x, x, { weights: false }).output.data, (await s.run(feeds)).out.data);
+    const tfMha = multiHeadTfjs(tf, mhas[0].weights(), 8, tf.tensor2d(x.data, [n, 512]));
+    const ours = mhas[1].forward(x, x, x, { weights: false }).output.data;
+    const difference = Math.max(worst(ours, (await s.run(feeds)).out.data), worst(ours, tf.tidy(tfMha.run).dataSync()));
     add(`multi-head attention, d_model 512, seq ${n}`, [...await time(mhas.map((mha) => () => mha.forward(x, x, x, { weights: false }))),
-      ...await time([() => s.run(feeds)])], { difference });
+      ...await time([() => s.run(feeds)]), ...await time([tfRun(tfMha.run)])], { difference });
+    tfMha.dispose();
     mhas.forEach((mha) => mha.dispose());
   }
   const models = await Promise.all(labs.map(async (lab) => (await lab.loadBuiltinModel({ baseUrl: '/web/models/kjv/' })).model));
@@ -139,7 +154,58 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
   const targets = Array.from({ length: 16 * 128 }, (_, i) => (i * 31 + 5) % 4096);
   add('GPT training step, attnlab-kjv\'s size, 16 × 128 tokens (AdamW)', await time(trainees.map((t) => () => t.trainStep(batch, targets, 16)), 10, 1));
   trainees.forEach((t) => t.dispose());
-  return { threads: labs[1].threads, rows };
+  return { threads: labs[1].threads, tfjsThreads: tf.wasm.getThreadsCount(), rows };
+
+  // tfjs-core and tfjs-backend-wasm (UMD builds: the ES builds import files the packages do not ship)
+  // on `threads` threads. Its C++ caps the thread pool at navigator.hardwareConcurrency / 2, read as the
+  // backend starts ("many x86-64 processors have 2 threads per core", tfjs-backend-wasm's backend.cc),
+  // so on this 2-core machine it would run 1 thread whatever it is asked: the page reports twice the
+  // threads asked for until the backend is up. (attnlab's labs above were made before.)
+  async function loadTfjs(threads) {
+    const script = (src) => new Promise((resolve, reject) => {
+      const element = document.createElement('script');
+      element.src = src;
+      element.onload = resolve;
+      element.onerror = () => reject(new Error(`cannot load ${src}`));
+      document.head.append(element);
+    });
+    await script('/node_modules/@tensorflow/tfjs-core/dist/tf-core.js');
+    await script('/node_modules/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.js');
+    const cores = Object.getOwnPropertyDescriptor(Navigator.prototype, 'hardwareConcurrency');
+    Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { configurable: true, get: () => 2 * threads });
+    try {
+      globalThis.tf.wasm.setWasmPaths('/node_modules/@tensorflow/tfjs-backend-wasm/dist/');
+      globalThis.tf.wasm.setThreadsCount(threads);
+      await globalThis.tf.setBackend('wasm');
+    } finally {
+      Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', cores);
+    }
+    return globalThis.tf;
+  }
+
+  // Multi-head self-attention in tfjs with attnlab's weights, as the ONNX graph computes it: the weights
+  // transposed once, outside the timed call (as the ONNX graph stores them). → { run, dispose }
+  function multiHeadTfjs(tf, w, heads, x) {
+    const [n, d] = x.shape;
+    const dK = d / heads;
+    const inProj = tf.tensor2d(w.inProjWeight.data, [3 * d, d]);
+    const projections = [0, 1, 2].map((i) => ({
+      weight: tf.transpose(inProj.slice([i * d, 0], [d, d])),
+      bias: tf.tensor1d(w.inProjBias.slice(i * d, (i + 1) * d)),
+    }));
+    const outWeight = tf.transpose(tf.tensor2d(w.outProjWeight.data, [d, d]));
+    const outBias = tf.tensor1d(w.outProjBias);
+    inProj.dispose();
+    const split = (t) => tf.transpose(tf.reshape(t, [n, heads, dK]), [1, 0, 2]);  // [h, n, dK]
+    const run = () => {
+      const [q, k, v] = projections.map(({ weight, bias }) => split(tf.add(tf.matMul(x, weight), bias)));
+      const weights = tf.softmax(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(dK)));
+      const concat = tf.reshape(tf.transpose(tf.matMul(weights, v), [1, 0, 2]), [n, d]);
+      return tf.add(tf.matMul(concat, outWeight), outBias);
+    };
+    const dispose = () => tf.dispose([x, outWeight, outBias, ...projections.flatMap(({ weight, bias }) => [weight, bias])]);
+    return { run, dispose };
+  }
 }
 
 // Native training steps (ms, median after the first) on `threads` threads.
@@ -175,12 +241,16 @@ const main = results[os.cpus().length];
 const n = main.threads;
 const ms = (x) => (x === undefined ? '—' : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
+for (const [page, result] of [[1, first], [os.cpus().length, main]]) {
+  if (result.tfjsThreads !== page) throw new Error(`tfjs-backend-wasm runs ${result.tfjsThreads} threads, not ${page}`);
+}
 for (const row of [...first.rows, ...main.rows]) {
-  if (row.difference !== undefined && row.difference > 1e-3) throw new Error(`${row.what}: onnxruntime-web differs from attnlab by ${row.difference}`);
+  if (row.difference !== undefined && row.difference > 1e-3) throw new Error(`${row.what}: a peer differs from attnlab by ${row.difference}`);
   if (row.sameTokens === false) throw new Error(`${row.what}: onnxruntime-web generated other tokens than attnlab`);
 }
 const table = main.rows.map((r, i) =>
-  `| ${r.what} | ${ms(r.one)} | ${ms(r.many)} | ${ratio(r.one, r.many)} | ${ms(first.rows[i].peer)} | ${ms(r.peer)} | ${ratio(r.peer, r.many)} |`);
+  `| ${r.what} | ${ms(r.one)} | ${ms(r.many)} | ${ratio(r.one, r.many)} | ${ms(first.rows[i].peer)} | ${ms(r.peer)} | ${ratio(r.peer, r.many)} | ` +
+  `${ms(first.rows[i].tfjs)} | ${ms(r.tfjs)} | ${ratio(r.tfjs, r.many)} |`);
 const tokensPerSecond = (results) => results.rows.find((r) => r.tokensPerSecond).tokensPerSecond.map((t) => Math.round(t).toLocaleString('en-US'));
 const tokens = tokensPerSecond(main);
 const ortTokensOnOne = tokensPerSecond(first)[2];
@@ -191,17 +261,25 @@ ${os.cpus()[0].model.trim()}, ${os.cpus().length} cores (load average ${os.loada
 attnlab 1 thread = the single-threaded SIMD build (\`init({ threads: 1 })\`); attnlab ${n} threads = the threaded
 build (\`init()\`); both in the same page. onnxruntime-web 1.30 (wasm backend, SIMD) with
 \`numThreads\` 1 (its own page) and ${n} (the page attnlab's columns come from), on the same inputs, its output
-checked against attnlab's first (largest difference ${Math.max(...main.rows.filter((r) => r.difference !== undefined).map((r) => r.difference)).toExponential(1)}).
+checked against attnlab's first; tfjs-backend-wasm 4.22 (SIMD; its threaded build on ${n} threads, which it
+needs a nudge to use, see below) the same way, each call's result read back with \`dataSync()\`
+(largest difference of either peer ${Math.max(...main.rows.filter((r) => r.difference !== undefined).map((r) => r.difference)).toExponential(1)}).
 Each library first runs for a second untimed (V8 optimises a hot wasm function in the background, in each
 worker separately), then in blocks of its own with a 60 ms pause before each (both keep their threads spinning
 for a while after a run), ten rounds of blocks, each starting with 40 ms of untimed calls (a worker woken from
 sleep takes 1–17 ms here to start); medians of ${RUNS} runs, ${RUNS / 10} per block (generation and training: 10,
 1 per block). This VM's speed drifts by up to 1.5× over minutes: compare within a row.
 
-| what | attnlab 1 thread | attnlab ${n} threads | speed-up | onnxruntime-web 1 thread | onnxruntime-web ${n} threads | attnlab ${n} threads vs onnxruntime-web ${n} threads |
-|---|---|---|---|---|---|---|
+| what | attnlab 1 thread | attnlab ${n} threads | speed-up | onnxruntime-web 1 thread | onnxruntime-web ${n} threads | attnlab ${n} threads vs onnxruntime-web ${n} threads | tfjs-wasm 1 thread | tfjs-wasm ${n} threads | attnlab ${n} threads vs tfjs-wasm ${n} threads |
+|---|---|---|---|---|---|---|---|---|---|
 ${table.join('\n')}
-| native (x86 SIMD kernels), GPT training step as above (\`bench/gpt_training_native.cpp\`, median of 8 steps) | ${ms(native[0])} | ${ms(native[1])} | ${ratio(native[0], native[1])} | | | |
+| native (x86 SIMD kernels), GPT training step as above (\`bench/gpt_training_native.cpp\`, median of 8 steps) | ${ms(native[0])} | ${ms(native[1])} | ${ratio(native[0], native[1])} | | | | | | |
+
+tfjs-backend-wasm caps its thread pool at \`navigator.hardwareConcurrency\` / 2 (its backend.cc assumes two
+hardware threads per core), so on this 2-core machine \`setThreadsCount(2)\` quietly runs 1 thread. The page
+reports twice the threads asked for while its backend starts, and the run checks \`tf.wasm.getThreadsCount()\`
+(${main.tfjsThreads} here). Its multi-head attention is the same computation as the ONNX graph, with the
+projection weights transposed once outside the timed call.
 
 The GPT rows' onnxruntime-web columns run attnlab-kjv's weights in ONNX graphs (\`bench/onnx-gpt-graph.mjs\`:
 the forward returns the logits and every layer's attention; the decode graph takes and returns the K/V cache,

@@ -177,7 +177,7 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
   // C [m×nc] (+)= alpha · A [m×kc] · op(B)[k0…, n0…], rows of C split over threads: each element is
   // the same sum in the same order as on one thread, so the result does not depend on the split.
   const Eigen::Index m = a.rows();
-  // Runs of whole register tiles. Our kernels (wasm 4 rows, x86 4, 6, 14) give the same sums for any
+  // Runs of whole register tiles. Our kernels (wasm 2 rows, x86 4, 6, 14) give the same sums for any
   // split, so in wasm runs are 8 rows (a 128-row product still makes 16 tasks); Eigen's GEMM, which
   // natively backs machines without AVX2, treats a row differently in its 12/24/48-row tiles than in
   // its 1-packet tail, so there a run must not end inside one of them.

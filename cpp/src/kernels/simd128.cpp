@@ -1,8 +1,8 @@
 // WebAssembly SIMD kernels (baseline simd128: no FMA, so multiply then add).
 //
 // GEMM in the XNNPACK f32-gemm style: the right-hand operand is packed into contiguous panels of
-// 8 columns (k rows × 8 floats, zero-padded), then a 4×8 register-blocked micro-kernel keeps 8
-// accumulators of 4 lanes while it walks k, splatting 4 values of A per step. Both C = A·B and
+// 16 columns (k rows × 16 floats, zero-padded), then a 2×16 register-blocked micro-kernel keeps 8
+// accumulators of 4 lanes while it walks k, splatting 2 values of A per step. Both C = A·B and
 // C = A·Bᵀ use the same micro-kernel; only the packing differs. Row tails reuse the last valid row
 // pointer (their results are not stored) and column tails are zero-padded, so the inner loop has no
 // branches.
@@ -25,51 +25,56 @@ namespace attnlab::kernels::simd128 {
 
 namespace {
 
-constexpr int kNr = 8;  // columns of C per packed panel: two v128 accumulators per row
+constexpr int kNr = 16;  // columns of C per packed panel: four v128 accumulators per row
+constexpr int kNv = kNr / 4;
 
 inline v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
 
-// C[rows×width] = alpha · A[rows×kc] · panel[kc×8] (+ C), rows ≤ Mr, width ≤ 8. a: row stride lda;
+// C[rows×width] = alpha · A[rows×kc] · panel[kc×16] (+ C), rows ≤ Mr, width ≤ 16. a: row stride lda;
 // c: row stride ldc. Each step of k broadcasts one value of each A row straight from memory
 // (v128.load32_splat: a load, not a shuffle, so the multiply and add units are left to the
-// products) against two vectors of the panel; the 2·Mr accumulators stay in registers for the
+// products) against four vectors of the panel; the 4·Mr accumulators stay in registers for the
 // whole of k.
-// Full blocks (FullHeight) use constant row offsets. The 1–3 rows left at the bottom go through one
-// more instance that reuses the last row's pointer and stores only its rows: slower (its row
-// pointers live in memory) but one instance instead of three keeps the .wasm small.
+// Full blocks (FullHeight) use constant row offsets. A row left at the bottom goes through one
+// more instance that reuses the last row's pointer and stores only its rows.
 template <int Mr, bool FullHeight>
 void micro_kernel(const float* a, Eigen::Index lda, int rows, const float* panel, Eigen::Index kc, float alpha,
                   bool accumulate, float* c, Eigen::Index ldc, int width) {
   const float* row[Mr];
   for (int r = 0; r < Mr; ++r) row[r] = a + (FullHeight ? r : std::min(r, rows - 1)) * lda;
-  v128_t acc[Mr][2];
-  for (int r = 0; r < Mr; ++r) acc[r][0] = acc[r][1] = wasm_f32x4_splat(0.0f);
+  v128_t acc[Mr][kNv];
+  for (int r = 0; r < Mr; ++r)
+    for (int v = 0; v < kNv; ++v) acc[r][v] = wasm_f32x4_splat(0.0f);
   for (Eigen::Index p = 0; p < kc; ++p) {
-    const v128_t b0 = wasm_v128_load(panel + p * kNr), b1 = wasm_v128_load(panel + p * kNr + 4);
+    v128_t bv[kNv];
+    for (int v = 0; v < kNv; ++v) bv[v] = wasm_v128_load(panel + p * kNr + 4 * v);
     for (int r = 0; r < Mr; ++r) {
       const v128_t s = wasm_v128_load32_splat((FullHeight ? a + r * lda : row[r]) + p);
-      acc[r][0] = madd(acc[r][0], s, b0);
-      acc[r][1] = madd(acc[r][1], s, b1);
+      for (int v = 0; v < kNv; ++v) acc[r][v] = madd(acc[r][v], s, bv[v]);
     }
   }
   const v128_t valpha = wasm_f32x4_splat(alpha);
   for (int r = 0; r < (FullHeight ? Mr : rows); ++r) {
     float* out = c + r * ldc;
-    v128_t lo = wasm_f32x4_mul(acc[r][0], valpha), hi = wasm_f32x4_mul(acc[r][1], valpha);
     if (width == kNr) {
-      if (accumulate) lo = wasm_f32x4_add(lo, wasm_v128_load(out)), hi = wasm_f32x4_add(hi, wasm_v128_load(out + 4));
-      wasm_v128_store(out, lo);
-      wasm_v128_store(out + 4, hi);
+      for (int v = 0; v < kNv; ++v) {
+        v128_t x = wasm_f32x4_mul(acc[r][v], valpha);
+        if (accumulate) x = wasm_f32x4_add(x, wasm_v128_load(out + 4 * v));
+        wasm_v128_store(out + 4 * v, x);
+      }
     } else {
       alignas(16) float lanes[kNr];
-      wasm_v128_store(lanes, lo);
-      wasm_v128_store(lanes + 4, hi);
+      for (int v = 0; v < kNv; ++v) wasm_v128_store(lanes + 4 * v, wasm_f32x4_mul(acc[r][v], valpha));
       for (int j = 0; j < width; ++j) out[j] = accumulate ? out[j] + lanes[j] : lanes[j];
     }
   }
 }
 
-constexpr int kMr = 4;  // rows of C per micro-kernel call: 8 accumulators, leaving V8 registers spare
+// Rows of C per micro-kernel call. 2×16 (8 accumulators, 4 panel vectors, 1 splat: 13 of the 15
+// registers V8 allocates on x86-64) against the 4×8 it replaced: every step of k also costs integer
+// work per A row (its address), which 2 rows halve; measured in Node at d 64, seq 256/512/1024,
+// 13% / 8% / 5% faster. 3×16 measured slower than both (its 12 + 4 + 1 registers are more than V8 has).
+constexpr int kMr = 2;
 
 // exp(x) for 4 lanes, x ≤ 0 (softmax subtracts the row max), as XNNPACK's softmax does it
 // (rr2-p5): x = n·ln2 + t with |t| ≤ ln2/2 (ln2 split in two, so n·ln2 is exact), e^t by a
