@@ -183,25 +183,27 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
     return globalThis.tf;
   }
 
-  // Multi-head self-attention in tfjs with attnlab's weights, as the ONNX graph computes it: the weights
-  // transposed once, outside the timed call (as the ONNX graph stores them). → { run, dispose }
+  // Multi-head self-attention in tfjs with attnlab's weights, as the ONNX graph computes it, head by head
+  // through tfjs's fast path (2-D matMuls with explicit transposes; its batched 3-D matMul with
+  // transposeB was several times slower here). The weights are transposed once, outside the timed
+  // call, as the ONNX graph stores them. → { run, dispose }
   function multiHeadTfjs(tf, w, heads, x) {
     const [n, d] = x.shape;
     const dK = d / heads;
     const inProj = tf.tensor2d(w.inProjWeight.data, [3 * d, d]);
     const projections = [0, 1, 2].map((i) => ({
-      weight: tf.transpose(inProj.slice([i * d, 0], [d, d])),
+      weight: tf.transpose(tf.slice(inProj, [i * d, 0], [d, d])),
       bias: tf.tensor1d(w.inProjBias.slice(i * d, (i + 1) * d)),
     }));
     const outWeight = tf.transpose(tf.tensor2d(w.outProjWeight.data, [d, d]));
     const outBias = tf.tensor1d(w.outProjBias);
     inProj.dispose();
-    const split = (t) => tf.transpose(tf.reshape(t, [n, heads, dK]), [1, 0, 2]);  // [h, n, dK]
     const run = () => {
-      const [q, k, v] = projections.map(({ weight, bias }) => split(tf.add(tf.matMul(x, weight), bias)));
-      const weights = tf.softmax(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(dK)));
-      const concat = tf.reshape(tf.transpose(tf.matMul(weights, v), [1, 0, 2]), [n, d]);
-      return tf.add(tf.matMul(concat, outWeight), outBias);
+      const [q, k, v] = projections.map(({ weight, bias }) => tf.add(tf.matMul(x, weight), bias));
+      const head = (t, h) => tf.slice(t, [0, h * dK], [n, dK]);
+      const outputs = Array.from({ length: heads }, (_, h) =>
+        tf.matMul(tf.softmax(tf.mul(tf.matMul(head(q, h), tf.transpose(head(k, h))), 1 / Math.sqrt(dK))), head(v, h)));
+      return tf.add(tf.matMul(tf.concat(outputs, 1), outWeight), outBias);
     };
     const dispose = () => tf.dispose([x, outWeight, outBias, ...projections.flatMap(({ weight, bias }) => [weight, bias])]);
     return { run, dispose };
@@ -278,8 +280,8 @@ ${table.join('\n')}
 tfjs-backend-wasm caps its thread pool at \`navigator.hardwareConcurrency\` / 2 (its backend.cc assumes two
 hardware threads per core), so on this 2-core machine \`setThreadsCount(2)\` quietly runs 1 thread. The page
 reports twice the threads asked for while its backend starts, and the run checks \`tf.wasm.getThreadsCount()\`
-(${main.tfjsThreads} here). Its multi-head attention is the same computation as the ONNX graph, with the
-projection weights transposed once outside the timed call.
+(${main.tfjsThreads} here). Its multi-head attention is the same computation as the ONNX graph, head by head with
+2-D matMuls (its fast path), the projection weights transposed once outside the timed call.
 
 The GPT rows' onnxruntime-web columns run attnlab-kjv's weights in ONNX graphs (\`bench/onnx-gpt-graph.mjs\`:
 the forward returns the logits and every layer's attention; the decode graph takes and returns the K/V cache,

@@ -1,6 +1,9 @@
 // attention_output (online softmax over key blocks) against PyTorch and the full computation.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <vector>
+
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
 #include "attnlab/mask.hpp"
@@ -73,7 +76,8 @@ TEST(AttentionOutput, ScoresThatOverflowAreAnErrorNotNaN) {
 // Without a bias, the per-block overflow check is skipped when ‖q‖·‖k‖·scale cannot overflow: the
 // bound must be exact enough to admit large-but-safe inputs and to refuse ones that could overflow.
 TEST(AttentionOutput, TheOverflowBoundAdmitsOnlyScoresThatFit) {
-  const Matrix big = Matrix::Constant(2, 4, 1e18f);  // ‖row‖ = 2e18, so ‖q‖·‖k‖ = 4e36 < FLT_MAX / 4
+  // The bound is d_k · max|Q| · max|K| (≥ ‖q‖·‖k‖ ≥ |q·k|): here 4 · 1e18 · 1e18 = 4e36 < FLT_MAX / 4.
+  const Matrix big = Matrix::Constant(2, 4, 1e18f);
   EXPECT_TRUE(detail::scaled_scores_fit_float(big, big, 0.5f));
   // Every score is 4e36 · ½: equal, so the output is the mean of V's rows.
   Matrix v(2, 4);
@@ -81,7 +85,7 @@ TEST(AttentionOutput, TheOverflowBoundAdmitsOnlyScoresThatFit) {
   const Matrix out = attention_output(big, big, v);
   EXPECT_NEAR(out(0, 0), 3.0f, 1e-6f);
   EXPECT_NEAR(out(1, 3), 6.0f, 1e-6f);
-  // ‖q‖·‖k‖ = 1.5e19 · 2e19 = 3e38 is over FLT_MAX / 4, so the blocks are checked; the actual scores,
+  // 4 · 1.5e19 · 1e19 = 6e38 is over FLT_MAX / 4, so the blocks are checked; the actual scores,
   // 1.5e38 (before the ½), fit, and the result is exact.
   Matrix lopsided = Matrix::Zero(1, 4);
   lopsided(0, 0) = 1.5e19f;
@@ -91,6 +95,20 @@ TEST(AttentionOutput, TheOverflowBoundAdmitsOnlyScoresThatFit) {
   // A scale above 1 counts too: 4e36 · 10 is still fine, 4e36 · 1e3 is not.
   EXPECT_TRUE(detail::scaled_scores_fit_float(big, big, 10.0f));
   EXPECT_FALSE(detail::scaled_scores_fit_float(big, big, 1e3f));
+}
+
+TEST(Checks, MaxMagnitudeIsTheLargestAbsoluteValueOrInfinity) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> mixed = {0.5f, -3.25f, 2.0f, -0.0f, 1e-40f /* subnormal */};
+  EXPECT_EQ(detail::max_magnitude(mixed.data(), 5), 3.25f);
+  EXPECT_EQ(detail::max_magnitude(mixed.data() + 3, 2), 1e-40f);
+  EXPECT_EQ(detail::max_magnitude(mixed.data(), 0), 0.0f);
+  const std::vector<float> large = {-std::numeric_limits<float>::max(), 1.0f};
+  EXPECT_EQ(detail::max_magnitude(large.data(), 2), std::numeric_limits<float>::max());
+  for (const float special : {std::numeric_limits<float>::quiet_NaN(), inf, -inf}) {
+    const std::vector<float> values = {1.0f, special, 2.0f};
+    EXPECT_EQ(detail::max_magnitude(values.data(), 3), inf);
+  }
 }
 
 TEST(AttentionOutput, MatchesTheFormulaInDoublePrecision) {
