@@ -1,8 +1,9 @@
 // Threads in the browser: attnlab's threaded build against its single-threaded one, and against
 // onnxruntime-web and tfjs-backend-wasm with the same number of threads, in headless Chromium on a
-// cross-origin-isolated page (COOP + COEP, which WebAssembly threads need). Two pages: one where the
-// peers run on one thread, one where they use every core the browser reports. The same seeded inputs
-// everywhere; each peer's output is checked against attnlab's first. Medians of RUNS timed runs, in blocks (see measure).
+// cross-origin-isolated page (COOP + COEP, which WebAssembly threads need). Each library in pages of its
+// own (see measure): attnlab, and each peer on one thread and on every core the browser reports. The
+// same seeded inputs everywhere; each peer's output is checked against attnlab's. Medians of RUNS timed
+// runs, in blocks (see measure).
 //   1. the attention core softmax(Q·Kᵀ/√d)·V, seq 256 / 512 / 1024, d_k 64 (attnlab: weights: false);
 //   2. multi-head self-attention, d_model 512, 8 heads, seq 128 / 512;
 //   3. attnlab-kjv (the shipped GPT): a 128-token forward with every head's attention, greedy
@@ -47,17 +48,20 @@ async function graphs() {
 }
 
 // ---- in the page (serialised by page.evaluate: only its argument is in scope) ----
-// Times attnlab with 1 thread and with every core (two labs in this page), and onnxruntime-web with
-// `ortThreads`. Each library runs in short blocks of its own, ten rounds of blocks, with a pause before
-// each block: both libraries' threads keep spinning for a while after a run (attnlab's for 20 ms),
-// and a spinning thread from one block would otherwise take a core from the next. The rounds spread
-// a change in the machine's load over every column.
-async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
+// Times one library in a page of its own: 'attnlab' (its single-threaded build and its threaded one,
+// on every core), 'onnxruntime-web' or 'tfjs' on `threads` threads. A page of its own, because a peer's
+// threads can keep a core busy after its work: with tfjs-backend-wasm's threaded build loaded and run
+// once, attnlab's threaded calls in the same page took up to twice as long. A peer's page checks the
+// peer's output against attnlab's single-threaded build (which starts no thread). Each library runs in
+// short blocks, ten rounds of blocks, with a pause before each block (attnlab's workers spin for 20 ms
+// after a run, and a spinning thread from one block would take a core from the next); the rounds spread
+// a change in the machine's speed over every column.
+async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
   const { init } = await import('/web/index.js');
-  const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
-  ort.env.wasm.numThreads = ortThreads;
-  const labs = [await init({ threads: 1 }), await init()];
-  const tf = await loadTfjs(ortThreads);
+  const labs = library === 'attnlab' ? [await init({ threads: 1 }), await init()] : [await init({ threads: 1 })];
+  const ort = library === 'onnxruntime-web' ? await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs') : undefined;
+  if (ort) ort.env.wasm.numThreads = threads;
+  const tf = library === 'tfjs' ? await loadTfjs(threads) : undefined;
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const pause = () => new Promise((resolve) => setTimeout(resolve, 60));
   const ROUNDS = 10;  // this VM's speed drifts over seconds: short blocks, many rounds
@@ -67,7 +71,7 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
   }
   // Medians of `count` timed runs of each function, in ROUNDS blocks. First each runs untimed for a
   // second: V8 compiles a hot wasm function's optimised code in the background, and separately in each
-  // worker, so the threaded build's first ~20 calls are slow. Each block starts with 40 ms of untimed
+  // worker, so a threaded build's first ~20 calls are slow. Each block starts with 40 ms of untimed
   // calls: after the pause the threads sleep, and a worker woken in Chromium here takes 1–17 ms to start.
   async function time(fns, count = runs, calls = warmup) {
     const ms = fns.map(() => []);
@@ -89,72 +93,91 @@ async function measure({ ortThreads, coreSeq, mhaSeq, runs, warmup }) {
     return ms.map(median);
   }
   const worst = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
+  const session = async (name, options = { executionProviders: ['wasm'] }) =>
+    ort.InferenceSession.create(new Uint8Array(await (await fetch(`/threads-bench/${name}`)).arrayBuffer()), options);
+  const tensor = (m) => new ort.Tensor('float32', m.data, [m.rows, m.cols]);
   // tfjs: each call's result read back with dataSync(), as the others hand their output to JavaScript.
   const tfRun = (compute) => () => {
     const out = tf.tidy(compute);
     out.dataSync();
     out.dispose();
   };
-  const session = async (name, options = { executionProviders: ['wasm'] }) =>
-    ort.InferenceSession.create(new Uint8Array(await (await fetch(`/threads-bench/${name}`)).arrayBuffer()), options);
-  const tensor = (m) => new ort.Tensor('float32', m.data, [m.rows, m.cols]);
+  // A row: attnlab's page gives [1 thread, every core] times; a peer's page its time and difference.
   const rows = [];
-  const add = (what, [one, many, peer, tfjs], extra = {}) => rows.push({ what, one, many, peer, tfjs, ...extra });
+  const add = (what, ms, extra = {}) => rows.push({ what, ms, ...extra });
   for (const n of coreSeq) {
+    const what = `attention core, seq ${n}`;
     const [q, k, v] = [1, 2, 3].map((seed) => labs[0].randn(n, 64, seed));
-    const s = await session(`core-${n}.onnx`);
-    const feeds = { q: tensor(q), k: tensor(k), v: tensor(v) };
-    // tfjs: its fast path for this (bench/peers.mjs): an explicit transpose and 2-D matMuls.
-    const [tq, tk, tv] = [q, k, v].map((m) => tf.tensor2d(m.data, [m.rows, m.cols]));
-    const tfCore = () => tf.matMul(tf.softmax(tf.mul(tf.matMul(tq, tf.transpose(tk)), 1 / Math.sqrt(64))), tv);
-    const ours = labs[1].scaledDotProductAttention(q, k, v, { weights: false }).output.data;
-    const difference = Math.max(worst(ours, (await s.run(feeds)).out.data), worst(ours, tf.tidy(tfCore).dataSync()));
-    add(`attention core, seq ${n}`, [...await time(labs.map((lab) => () => lab.scaledDotProductAttention(q, k, v, { weights: false }))),
-      ...await time([() => s.run(feeds)]), ...await time([tfRun(tfCore)])], { difference });
-    tf.dispose([tq, tk, tv]);
+    const reference = labs[0].scaledDotProductAttention(q, k, v, { weights: false }).output.data;
+    if (library === 'attnlab') {
+      add(what, await time(labs.map((lab) => () => lab.scaledDotProductAttention(q, k, v, { weights: false }))));
+    } else if (ort) {
+      const s = await session(`core-${n}.onnx`);
+      const feeds = { q: tensor(q), k: tensor(k), v: tensor(v) };
+      add(what, await time([() => s.run(feeds)]), { difference: worst(reference, (await s.run(feeds)).out.data) });
+    } else {
+      // tfjs: its fast path for this (bench/peers.mjs): an explicit transpose and 2-D matMuls.
+      const [tq, tk, tv] = [q, k, v].map((m) => tf.tensor2d(m.data, [m.rows, m.cols]));
+      const core = () => tf.matMul(tf.softmax(tf.mul(tf.matMul(tq, tf.transpose(tk)), 1 / Math.sqrt(64))), tv);
+      add(what, await time([tfRun(core)]), { difference: worst(reference, tf.tidy(core).dataSync()) });
+      tf.dispose([tq, tk, tv]);
+    }
   }
   for (const n of mhaSeq) {
+    const what = `multi-head attention, d_model 512, seq ${n}`;
     const mhas = labs.map((lab) => new lab.MultiHeadAttention({ dModel: 512, numHeads: 8, seed: 7 }));
     const x = labs[0].randn(n, 512, 4);
-    const s = await session(`mha-${n}.onnx`);
-    const feeds = { x: tensor(x) };
-    const tfMha = multiHeadTfjs(tf, mhas[0].weights(), 8, tf.tensor2d(x.data, [n, 512]));
-    const ours = mhas[1].forward(x, x, x, { weights: false }).output.data;
-    const difference = Math.max(worst(ours, (await s.run(feeds)).out.data), worst(ours, tf.tidy(tfMha.run).dataSync()));
-    add(`multi-head attention, d_model 512, seq ${n}`, [...await time(mhas.map((mha) => () => mha.forward(x, x, x, { weights: false }))),
-      ...await time([() => s.run(feeds)]), ...await time([tfRun(tfMha.run)])], { difference });
-    tfMha.dispose();
+    const reference = mhas[0].forward(x, x, x, { weights: false }).output.data;
+    if (library === 'attnlab') {
+      add(what, await time(mhas.map((mha) => () => mha.forward(x, x, x, { weights: false }))));
+    } else if (ort) {
+      const s = await session(`mha-${n}.onnx`);
+      const feeds = { x: tensor(x) };
+      add(what, await time([() => s.run(feeds)]), { difference: worst(reference, (await s.run(feeds)).out.data) });
+    } else {
+      const mha = multiHeadTfjs(tf, mhas[0].weights(), 8, tf.tensor2d(x.data, [n, 512]));
+      add(what, await time([tfRun(mha.run)]), { difference: worst(reference, tf.tidy(mha.run).dataSync()) });
+      mha.dispose();
+    }
     mhas.forEach((mha) => mha.dispose());
   }
+  if (tf) return { threads: tf.wasm.getThreadsCount(), rows };
   const models = await Promise.all(labs.map(async (lab) => (await lab.loadBuiltinModel({ baseUrl: '/web/models/kjv/' })).model));
   const { vocabSize, contextLength } = models[0].config;
   const ids = Array.from({ length: contextLength }, (_, i) => (i * 7919 + 13) % vocabSize);
-  // onnxruntime-web runs the same weights (bench/gpt-inference.mjs checks the two agree in detail; here
-  // the logits and the greedy tokens are compared).
-  const { int64, ortGenerate } = await import('/bench/ort-gpt-page.mjs');
-  const gptOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
-  const forwardSession = await session('gpt-forward.onnx', gptOptions);
-  const decodeSession = await session('gpt-decode.onnx', gptOptions);
-  const idsTensor = int64(ort, ids);
-  const forwardDifference = worst(models[1].forward(ids).logits.data, (await forwardSession.run({ ids: idsTensor })).logits.data);
-  add('attnlab-kjv: 128-token forward, every head\'s attention', [...await time(models.map((m) => () => m.forward(ids, { attention: true }))),
-    ...await time([() => forwardSession.run({ ids: idsTensor })])], { difference: forwardDifference });
   const prompt = ids.slice(0, 16);
   const generated = contextLength - 16;
-  const ourTokens = Array.from(models[1].generate(prompt, { temperature: 0, maxTokens: generated }).tokens);
-  const theirTokens = await ortGenerate(ort, decodeSession, models[0].config, prompt, generated);
-  const generation = [...await time(models.map((m) => () => m.generate(prompt, { temperature: 0, maxTokens: generated })), 10, 1),
-    ...await time([() => ortGenerate(ort, decodeSession, models[0].config, prompt, generated)], 10, 1)];
-  add(`attnlab-kjv: greedy generation with the KV cache, ${generated} tokens`, generation,
-    { tokensPerSecond: generation.map((ms) => generated / (ms / 1000)), sameTokens: ourTokens.join() === theirTokens.join() });
+  const forward = 'attnlab-kjv: 128-token forward, every head\'s attention';
+  const generation = `attnlab-kjv: greedy generation with the KV cache, ${generated} tokens`;
+  const tokens = (ms) => ({ tokensPerSecond: ms.map((t) => generated / (t / 1000)) });
+  if (library === 'attnlab') {
+    add(forward, await time(models.map((m) => () => m.forward(ids, { attention: true }))));
+    const ms = await time(models.map((m) => () => m.generate(prompt, { temperature: 0, maxTokens: generated })), 10, 1);
+    add(generation, ms, tokens(ms));
+    const trainees = await Promise.all(labs.map((lab) => lab.createGPT({ vocabSize: 4096, contextLength: 128, dModel: 192, numHeads: 4, numLayers: 4, seed: 1 })));
+    trainees.forEach((t) => t.startTraining({ maxLr: 1e-3, minLr: 1e-4, warmupSteps: 2, totalSteps: 1000 }));
+    const batch = Array.from({ length: 16 * 128 }, (_, i) => (i * 7919 + 13) % 4096);
+    const targets = Array.from({ length: 16 * 128 }, (_, i) => (i * 31 + 5) % 4096);
+    add('GPT training step, attnlab-kjv\'s size, 16 × 128 tokens (AdamW)', await time(trainees.map((t) => () => t.trainStep(batch, targets, 16)), 10, 1));
+    trainees.forEach((t) => t.dispose());
+  } else {
+    // onnxruntime-web on the same weights (bench/gpt-inference.mjs checks the two agree in detail; here
+    // the logits and the greedy tokens are compared).
+    const { int64, ortGenerate } = await import('/bench/ort-gpt-page.mjs');
+    const gptOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+    const forwardSession = await session('gpt-forward.onnx', gptOptions);
+    const decodeSession = await session('gpt-decode.onnx', gptOptions);
+    const idsTensor = int64(ort, ids);
+    const difference = worst(models[0].forward(ids).logits.data, (await forwardSession.run({ ids: idsTensor })).logits.data);
+    add(forward, await time([() => forwardSession.run({ ids: idsTensor })]), { difference });
+    const ours = Array.from(models[0].generate(prompt, { temperature: 0, maxTokens: generated }).tokens);
+    const generate = () => ortGenerate(ort, decodeSession, models[0].config, prompt, generated);
+    const sameTokens = (await generate()).join() === ours.join();
+    const ms = await time([generate], 10, 1);
+    add(generation, ms, { sameTokens, ...tokens(ms) });
+  }
   models.forEach((m) => m.dispose());
-  const trainees = await Promise.all(labs.map((lab) => lab.createGPT({ vocabSize: 4096, contextLength: 128, dModel: 192, numHeads: 4, numLayers: 4, seed: 1 })));
-  trainees.forEach((t) => t.startTraining({ maxLr: 1e-3, minLr: 1e-4, warmupSteps: 2, totalSteps: 1000 }));
-  const batch = Array.from({ length: 16 * 128 }, (_, i) => (i * 7919 + 13) % 4096);
-  const targets = Array.from({ length: 16 * 128 }, (_, i) => (i * 31 + 5) % 4096);
-  add('GPT training step, attnlab-kjv\'s size, 16 × 128 tokens (AdamW)', await time(trainees.map((t) => () => t.trainStep(batch, targets, 16)), 10, 1));
-  trainees.forEach((t) => t.dispose());
-  return { threads: labs[1].threads, tfjsThreads: tf.wasm.getThreadsCount(), rows };
+  return { threads: library === 'attnlab' ? labs[1].threads : threads, rows };
 
   // tfjs-core and tfjs-backend-wasm (UMD builds: the ES builds import files the packages do not ship)
   // on `threads` threads. Its C++ caps the thread pool at navigator.hardwareConcurrency / 2, read as the
@@ -222,14 +245,16 @@ const native = [nativeStep(1), nativeStep(os.cpus().length)];
 const onnx = await graphs();
 const server = await serve(repo, 0, { headers: ISOLATION });
 const browser = await launch();
+const cores = os.cpus().length;
+const PAGES = [['attnlab', cores], ['onnxruntime-web', 1], ['onnxruntime-web', cores], ['tfjs', 1], ['tfjs', cores]];
 const results = {};
 try {
-  for (const ortThreads of [1, os.cpus().length]) {
+  for (const [library, threads] of PAGES) {
     const page = await browser.newPage();
     await page.route('**/threads-bench/*', (route) => route.fulfill({
       body: Buffer.from(onnx[route.request().url().split('/').pop()]), headers: { 'content-type': 'application/octet-stream', ...ISOLATION } }));
     await page.goto(`${server.url}/bench/blank.html`);
-    results[ortThreads] = await page.evaluate(measure, { ortThreads, coreSeq: CORE_SEQ, mhaSeq: MHA_SEQ, runs: RUNS, warmup: WARMUP });
+    results[`${library} ${threads}`] = await page.evaluate(measure, { library, threads, coreSeq: CORE_SEQ, mhaSeq: MHA_SEQ, runs: RUNS, warmup: WARMUP });
     await page.close();
   }
 } finally {
@@ -237,40 +262,49 @@ try {
   await server.close();
 }
 
-// attnlab's times from the page where onnxruntime-web had every core (both pages measure them; one is shown).
-const first = results[1];
-const main = results[os.cpus().length];
-const n = main.threads;
-const ms = (x) => (x === undefined ? '—' : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
-const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
-for (const [page, result] of [[1, first], [os.cpus().length, main]]) {
-  if (result.tfjsThreads !== page) throw new Error(`tfjs-backend-wasm runs ${result.tfjsThreads} threads, not ${page}`);
+const ours = results[`attnlab ${cores}`];
+const n = ours.threads;
+for (const threads of [1, cores]) {
+  const got = results[`tfjs ${threads}`].threads;
+  if (got !== threads) throw new Error(`tfjs-backend-wasm runs ${got} threads, not ${threads}`);
 }
-for (const row of [...first.rows, ...main.rows]) {
-  if (row.difference !== undefined && row.difference > 1e-3) throw new Error(`${row.what}: a peer differs from attnlab by ${row.difference}`);
+const peerRows = Object.entries(results).filter(([key]) => !key.startsWith('attnlab')).flatMap(([, r]) => r.rows);
+for (const row of peerRows) {
+  if (row.difference > 1e-3) throw new Error(`${row.what}: a peer differs from attnlab by ${row.difference}`);
   if (row.sameTokens === false) throw new Error(`${row.what}: onnxruntime-web generated other tokens than attnlab`);
 }
-const table = main.rows.map((r, i) =>
-  `| ${r.what} | ${ms(r.one)} | ${ms(r.many)} | ${ratio(r.one, r.many)} | ${ms(first.rows[i].peer)} | ${ms(r.peer)} | ${ratio(r.peer, r.many)} | ` +
-  `${ms(first.rows[i].tfjs)} | ${ms(r.tfjs)} | ${ratio(r.tfjs, r.many)} |`);
-const tokensPerSecond = (results) => results.rows.find((r) => r.tokensPerSecond).tokensPerSecond.map((t) => Math.round(t).toLocaleString('en-US'));
-const tokens = tokensPerSecond(main);
-const ortTokensOnOne = tokensPerSecond(first)[2];
+// A peer's row for `what` in the page `key` (undefined where that peer does not run it).
+const peer = (key, what) => results[key].rows.find((r) => r.what === what);
+const peerMs = (key, what) => peer(key, what)?.ms[0];
+const ms = (x) => (x === undefined ? '—' : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
+const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
+const table = ours.rows.map(({ what, ms: [one, many] }) => {
+  const [ort1, ortN, tf1, tfN] = [`onnxruntime-web 1`, `onnxruntime-web ${cores}`, 'tfjs 1', `tfjs ${cores}`].map((key) => peerMs(key, what));
+  return `| ${what} | ${ms(one)} | ${ms(many)} | ${ratio(one, many)} | ${ms(ort1)} | ${ms(ortN)} | ${ratio(ortN, many)} | ` +
+    `${ms(tf1)} | ${ms(tfN)} | ${ratio(tfN, many)} |`;
+});
+const generationRow = (r) => r.rows.find((row) => row.tokensPerSecond);
+const tokensPerSecond = (r) => generationRow(r).tokensPerSecond.map((t) => Math.round(t).toLocaleString('en-US'));
+const tokens = tokensPerSecond(ours);
+const [ortTokensOnOne, ortTokens] = [results['onnxruntime-web 1'], results[`onnxruntime-web ${cores}`]].map((r) => tokensPerSecond(r)[0]);
+const largestDifference = Math.max(...peerRows.map((r) => r.difference).filter((d) => d !== undefined));
 const report = `# Threads in the browser
 
 \`node bench/threads.mjs\`, ${new Date().toISOString().slice(0, 10)}, headless Chromium on a cross-origin-isolated page,
 ${os.cpus()[0].model.trim()}, ${os.cpus().length} cores (load average ${os.loadavg()[0].toFixed(1)} at the end).
 attnlab 1 thread = the single-threaded SIMD build (\`init({ threads: 1 })\`); attnlab ${n} threads = the threaded
-build (\`init()\`); both in the same page. onnxruntime-web 1.30 (wasm backend, SIMD) with
-\`numThreads\` 1 (its own page) and ${n} (the page attnlab's columns come from), on the same inputs, its output
-checked against attnlab's first; tfjs-backend-wasm 4.22 (SIMD; its threaded build on ${n} threads, which it
-needs a nudge to use, see below) the same way, each call's result read back with \`dataSync()\`
-(largest difference of either peer ${Math.max(...main.rows.filter((r) => r.difference !== undefined).map((r) => r.difference)).toExponential(1)}).
+build (\`init()\`); both in one page. onnxruntime-web 1.30 (wasm backend, SIMD, \`numThreads\` 1 and ${n}) and
+tfjs-backend-wasm 4.22 (SIMD; its threaded build on ${n} threads, which needs a nudge, see below) each run in
+pages of their own: a peer's threads can keep a core busy after its work (with tfjs's threaded build loaded
+and run once, attnlab's threaded calls in the same page took up to twice as long). Each peer's output was
+checked against attnlab's single-threaded build in its page (largest difference ${largestDifference.toExponential(1)}); tfjs's
+result is read back with \`dataSync()\` in each call, as the others hand theirs to JavaScript.
 Each library first runs for a second untimed (V8 optimises a hot wasm function in the background, in each
-worker separately), then in blocks of its own with a 60 ms pause before each (both keep their threads spinning
+worker separately), then in blocks of its own with a 60 ms pause before each (threads keep spinning
 for a while after a run), ten rounds of blocks, each starting with 40 ms of untimed calls (a worker woken from
 sleep takes 1–17 ms here to start); medians of ${RUNS} runs, ${RUNS / 10} per block (generation and training: 10,
-1 per block). This VM's speed drifts by up to 1.5× over minutes: compare within a row.
+1 per block). This VM's speed drifts by up to 1.5× over minutes and jumps between blocks (the same call
+measured 2.0 and 3.3 ms in neighbouring blocks): compare within a row, and expect ±15% between runs.
 
 | what | attnlab 1 thread | attnlab ${n} threads | speed-up | onnxruntime-web 1 thread | onnxruntime-web ${n} threads | attnlab ${n} threads vs onnxruntime-web ${n} threads | tfjs-wasm 1 thread | tfjs-wasm ${n} threads | attnlab ${n} threads vs tfjs-wasm ${n} threads |
 |---|---|---|---|---|---|---|---|---|---|
@@ -280,7 +314,7 @@ ${table.join('\n')}
 tfjs-backend-wasm caps its thread pool at \`navigator.hardwareConcurrency\` / 2 (its backend.cc assumes two
 hardware threads per core), so on this 2-core machine \`setThreadsCount(2)\` quietly runs 1 thread. The page
 reports twice the threads asked for while its backend starts, and the run checks \`tf.wasm.getThreadsCount()\`
-(${main.tfjsThreads} here). Its multi-head attention is the same computation as the ONNX graph, head by head with
+(${results[`tfjs ${cores}`].threads} here). Its multi-head attention is the same computation as the ONNX graph, head by head with
 2-D matMuls (its fast path), the projection weights transposed once outside the timed call.
 
 The GPT rows' onnxruntime-web columns run attnlab-kjv's weights in ONNX graphs (\`bench/onnx-gpt-graph.mjs\`:
@@ -291,7 +325,7 @@ inference sessions only), so the training row has no peer; \`bench/gpt-training-
 training with PyTorch.
 
 Generation: attnlab ${tokens[0]} tokens/s on 1 thread, ${tokens[1]} tokens/s on ${n}; onnxruntime-web ${ortTokensOnOne}
-on 1 thread, ${tokens[2]} on ${n}. One token's work (a 1×192 row through
+on 1 thread, ${ortTokens} on ${n}. One token's work (a 1×192 row through
 192×576 and 192×768 products) is far below the 2²⁰ multiply-adds at which the core shares a loop, so the threaded
 build runs it on one thread; what differs is that build's JavaScript-emulated exceptions (web/README.md, "Threads").
 The 128-token forward hands back 128 × 4,096 logits and 16 attention matrices, about 3 MB that JavaScript

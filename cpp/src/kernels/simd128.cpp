@@ -2,7 +2,8 @@
 //
 // GEMM in the XNNPACK f32-gemm style: the right-hand operand is packed into contiguous panels of
 // 16 columns (k rows × 16 floats, zero-padded), then a 2×16 register-blocked micro-kernel keeps 8
-// accumulators of 4 lanes while it walks k, splatting 2 values of A per step. Both C = A·B and
+// accumulators of 4 lanes while it walks k, splatting 2 values of A per step (a 4×8 one over the
+// left half of a panel with at most 8 columns left). Both C = A·B and
 // C = A·Bᵀ use the same micro-kernel; only the packing differs. Row tails reuse the last valid row
 // pointer (their results are not stored) and column tails are zero-padded, so the inner loop has no
 // branches.
@@ -25,56 +26,67 @@ namespace attnlab::kernels::simd128 {
 
 namespace {
 
-constexpr int kNr = 16;  // columns of C per packed panel: four v128 accumulators per row
-constexpr int kNv = kNr / 4;
+constexpr int kNr = 16;  // columns of a packed panel: four v128 vectors per row
 
 inline v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
 
-// C[rows×width] = alpha · A[rows×kc] · panel[kc×16] (+ C), rows ≤ Mr, width ≤ 16. a: row stride lda;
-// c: row stride ldc. Each step of k broadcasts one value of each A row straight from memory
+// C[rows×width] = alpha · A[rows×kc] · panel[kc×4·Nv] (+ C), rows ≤ Mr, width ≤ 4·Nv; the panel's
+// rows are kNr floats apart (Nv = 2 reads the left half of a panel). a: row stride lda; c: row
+// stride ldc. Each step of k broadcasts one value of each A row straight from memory
 // (v128.load32_splat: a load, not a shuffle, so the multiply and add units are left to the
-// products) against four vectors of the panel; the 4·Mr accumulators stay in registers for the
-// whole of k.
-// Full blocks (FullHeight) use constant row offsets. A row left at the bottom goes through one
-// more instance that reuses the last row's pointer and stores only its rows.
-template <int Mr, bool FullHeight>
+// products) against Nv vectors of the panel; the Mr·Nv accumulators stay in registers for the
+// whole of k. Every element is the same sum in the same order whichever tile computes it.
+// Full blocks (FullHeight) use constant row offsets. Rows left at the bottom go through one more
+// instance that reuses the last row's pointer and stores only its rows.
+template <int Mr, int Nv, bool FullHeight>
 void micro_kernel(const float* a, Eigen::Index lda, int rows, const float* panel, Eigen::Index kc, float alpha,
                   bool accumulate, float* c, Eigen::Index ldc, int width) {
   const float* row[Mr];
   for (int r = 0; r < Mr; ++r) row[r] = a + (FullHeight ? r : std::min(r, rows - 1)) * lda;
-  v128_t acc[Mr][kNv];
+  v128_t acc[Mr][Nv];
   for (int r = 0; r < Mr; ++r)
-    for (int v = 0; v < kNv; ++v) acc[r][v] = wasm_f32x4_splat(0.0f);
+    for (int v = 0; v < Nv; ++v) acc[r][v] = wasm_f32x4_splat(0.0f);
   for (Eigen::Index p = 0; p < kc; ++p) {
-    v128_t bv[kNv];
-    for (int v = 0; v < kNv; ++v) bv[v] = wasm_v128_load(panel + p * kNr + 4 * v);
+    v128_t bv[Nv];
+    for (int v = 0; v < Nv; ++v) bv[v] = wasm_v128_load(panel + p * kNr + 4 * v);
     for (int r = 0; r < Mr; ++r) {
       const v128_t s = wasm_v128_load32_splat((FullHeight ? a + r * lda : row[r]) + p);
-      for (int v = 0; v < kNv; ++v) acc[r][v] = madd(acc[r][v], s, bv[v]);
+      for (int v = 0; v < Nv; ++v) acc[r][v] = madd(acc[r][v], s, bv[v]);
     }
   }
   const v128_t valpha = wasm_f32x4_splat(alpha);
   for (int r = 0; r < (FullHeight ? Mr : rows); ++r) {
     float* out = c + r * ldc;
-    if (width == kNr) {
-      for (int v = 0; v < kNv; ++v) {
+    if (width == 4 * Nv) {
+      for (int v = 0; v < Nv; ++v) {
         v128_t x = wasm_f32x4_mul(acc[r][v], valpha);
         if (accumulate) x = wasm_f32x4_add(x, wasm_v128_load(out + 4 * v));
         wasm_v128_store(out + 4 * v, x);
       }
     } else {
-      alignas(16) float lanes[kNr];
-      for (int v = 0; v < kNv; ++v) wasm_v128_store(lanes + 4 * v, wasm_f32x4_mul(acc[r][v], valpha));
+      alignas(16) float lanes[4 * Nv];
+      for (int v = 0; v < Nv; ++v) wasm_v128_store(lanes + 4 * v, wasm_f32x4_mul(acc[r][v], valpha));
       for (int j = 0; j < width; ++j) out[j] = accumulate ? out[j] + lanes[j] : lanes[j];
     }
   }
 }
 
-// Rows of C per micro-kernel call. 2×16 (8 accumulators, 4 panel vectors, 1 splat: 13 of the 15
-// registers V8 allocates on x86-64) against the 4×8 it replaced: every step of k also costs integer
-// work per A row (its address), which 2 rows halve; measured in Node at d 64, seq 256/512/1024,
-// 13% / 8% / 5% faster. 3×16 measured slower than both (its 12 + 4 + 1 registers are more than V8 has).
-constexpr int kMr = 2;
+// The tiles. 2×16 (8 accumulators, 4 panel vectors, 1 splat: 13 of the 15 registers V8 allocates on
+// x86-64) against a 4×8 tile over 8-column panels: every step of k also costs integer work per A row
+// (its address), which 2 rows halve; measured in Node at d 64, seq 256/512/1024, 13% / 8% / 5% faster.
+// 3×16 measured slower than both (its 12 + 4 + 1 registers are more than V8 has). A panel with at
+// most 8 columns left (a head of 8 dimensions in the site's lessons: P·V is 8 wide) goes through the
+// 4×8 tile over its left half instead of multiplying the zero padding.
+template <int Mr, int Nv>
+void tiles(const float* a, Eigen::Index m, Eigen::Index lda, const float* panel, Eigen::Index kc, float alpha,
+           bool accumulate, float* c, Eigen::Index ldc, int width) {
+  const Eigen::Index full_rows = m / Mr * Mr;
+  for (Eigen::Index i0 = 0; i0 < full_rows; i0 += Mr)
+    micro_kernel<Mr, Nv, true>(a + i0 * lda, lda, Mr, panel, kc, alpha, accumulate, c + i0 * ldc, ldc, width);
+  if (full_rows < m)
+    micro_kernel<Mr, Nv, false>(a + full_rows * lda, lda, static_cast<int>(m - full_rows), panel, kc, alpha,
+                                accumulate, c + full_rows * ldc, ldc, width);
+}
 
 // exp(x) for 4 lanes, x ≤ 0 (softmax subtracts the row max), as XNNPACK's softmax does it
 // (rr2-p5): x = n·ln2 + t with |t| ≤ ln2/2 (ln2 split in two, so n·ln2 is exact), e^t by a
@@ -134,16 +146,11 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
           bool accumulate, float* c, Eigen::Index ldc) {
   // C [m×nc] (+)= alpha · A [m×kc] · op(B)[k0…, n0…]
   const Eigen::Index m = a.rows(), kc = a.cols(), lda = a.outerStride();
-  const Eigen::Index full_rows = m / kMr * kMr;
   for (Eigen::Index j0 = 0; j0 < nc; j0 += kNr) {
     const float* panel = b.at(k0, n0 + j0);
     const int width = static_cast<int>(std::min<Eigen::Index>(kNr, nc - j0));
-    for (Eigen::Index i0 = 0; i0 < full_rows; i0 += kMr)
-      micro_kernel<kMr, true>(a.data() + i0 * lda, lda, kMr, panel, kc, alpha, accumulate, c + i0 * ldc + j0, ldc,
-                              width);
-    if (full_rows < m)
-      micro_kernel<kMr, false>(a.data() + full_rows * lda, lda, static_cast<int>(m - full_rows), panel, kc, alpha,
-                               accumulate, c + full_rows * ldc + j0, ldc, width);
+    if (width > kNr / 2) tiles<2, 4>(a.data(), m, lda, panel, kc, alpha, accumulate, c + j0, ldc, width);
+    else tiles<4, 2>(a.data(), m, lda, panel, kc, alpha, accumulate, c + j0, ldc, width);
   }
 }
 
