@@ -10,7 +10,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 
 import { init } from '../web/index.js';
-import { SAMPLES, mismatch, time } from './harness.mjs';
+import { SAMPLES, mismatch, timeInterleaved } from './harness.mjs';
 import {
   attnlabCore, attnlabMha, coreInputs, mhaInputs, ortNodeCore, ortNodeMha, ortWebCore, ortWebMha, plainJsCore, tfjsCore,
 } from './peers.mjs';
@@ -29,12 +29,12 @@ const medians = {};
 
 // Rows of one table: each implementation timed on one shape, with its ratio to attnlab wasm SIMD.
 async function compare(label, flops, reference, others) {
-  const base = await time(reference.impl);
+  const [base, ...times] = await timeInterleaved([reference.impl, ...others.map(({ impl }) => impl)]);
   medians[label] = { [reference.name]: base.median };
   const expected = Float32Array.from(reference.impl.output());
   const rows = [{ name: reference.name, t: base, check: 'reference' }];
-  for (const { name, impl } of others) {
-    const t = await time(impl);
+  for (const [i, { name, impl }] of others.entries()) {
+    const t = times[i];
     medians[label][name] = t.median;
     const error = mismatch(impl.output(), expected);
     if (!(error < 1e-4)) throw new Error(`${name} disagrees with attnlab on ${label}: relative error ${error}`);
@@ -139,6 +139,8 @@ const markdown = `# Benchmark results
 
 Machine: ${cpu}, ${os.cpus().length} cores; Node ${process.versions.node}; one thread everywhere. Produced by
 \`scripts/bench.sh\`. Medians of ${SAMPLES} samples (each ≥ 25 ms of repeated calls); min–max over samples.
+A shape's implementations are sampled in turn (sample s of each before sample s + 1 of any), so a change
+in this VM's speed, which drifts by up to 1.5× over minutes, falls on all of them alike.
 "time ÷ attnlab wasm SIMD" above 1× means slower than attnlab's SIMD build. Every implementation's
 output was checked against attnlab's before timing (max relative error column).
 
