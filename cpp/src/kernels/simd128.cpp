@@ -3,10 +3,9 @@
 // GEMM in the XNNPACK f32-gemm style: the right-hand operand is packed into contiguous panels of
 // 16 columns (k rows × 16 floats, zero-padded), then a 2×16 register-blocked micro-kernel keeps 8
 // accumulators of 4 lanes while it walks k, splatting 2 values of A per step (a 4×8 one over the
-// left half of a panel with at most 8 columns left). Both C = A·B and
-// C = A·Bᵀ use the same micro-kernel; only the packing differs. Row tails reuse the last valid row
-// pointer (their results are not stored) and column tails are zero-padded, so the inner loop has no
-// branches.
+// left half of a panel with at most 8 columns left). Both C = A·B and C = A·Bᵀ use the same
+// micro-kernel; only the packing differs. Row tails reuse the last valid row pointer (their results
+// are not stored) and column tails are zero-padded, so the inner loop has no branches.
 //
 // Softmax: the online-softmax step (vectorised max, exp by a Cephes-style polynomial of ~1 ulp, and
 // the row sums); a plain softmax is that step from an empty state, then a division (dispatch.cpp).
