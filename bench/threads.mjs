@@ -97,10 +97,11 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
     ort.InferenceSession.create(new Uint8Array(await (await fetch(`/threads-bench/${name}`)).arrayBuffer()), options);
   const tensor = (m) => new ort.Tensor('float32', m.data, [m.rows, m.cols]);
   // tfjs: each call's result read back with dataSync(), as the others hand their output to JavaScript.
-  const tfRun = (compute) => () => {
+  const tfOutput = (compute) => {
     const out = tf.tidy(compute);
-    out.dataSync();
+    const data = out.dataSync();
     out.dispose();
+    return data;
   };
   // A row: attnlab's page gives [1 thread, every core] times; a peer's page its time and difference.
   const rows = [];
@@ -119,7 +120,7 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
       // tfjs: its fast path for this (bench/peers.mjs): an explicit transpose and 2-D matMuls.
       const [tq, tk, tv] = [q, k, v].map((m) => tf.tensor2d(m.data, [m.rows, m.cols]));
       const core = () => tf.matMul(tf.softmax(tf.mul(tf.matMul(tq, tf.transpose(tk)), 1 / Math.sqrt(64))), tv);
-      add(what, await time([tfRun(core)]), { difference: worst(reference, tf.tidy(core).dataSync()) });
+      add(what, await time([() => tfOutput(core)]), { difference: worst(reference, tfOutput(core)) });
       tf.dispose([tq, tk, tv]);
     }
   }
@@ -136,7 +137,7 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
       add(what, await time([() => s.run(feeds)]), { difference: worst(reference, (await s.run(feeds)).out.data) });
     } else {
       const mha = multiHeadTfjs(tf, mhas[0].weights(), 8, tf.tensor2d(x.data, [n, 512]));
-      add(what, await time([tfRun(mha.run)]), { difference: worst(reference, tf.tidy(mha.run).dataSync()) });
+      add(what, await time([() => tfOutput(mha.run)]), { difference: worst(reference, tfOutput(mha.run)) });
       mha.dispose();
     }
     mhas.forEach((mha) => mha.dispose());

@@ -25,7 +25,9 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
     detail::fail(kFunction, "V is ", shape_of(v), " but K is ", shape_of(k), " (n_k must match)");
   detail::require_finite(kFunction, "Q", q);
   detail::require_finite(kFunction, "K", k);
-  detail::require_finite(kFunction, "V", v);
+  // One pass over V gives both its finiteness and its largest entry (used below).
+  const float v_max = detail::max_magnitude(v.data(), v.size());
+  if (v_max == std::numeric_limits<float>::infinity()) detail::require_finite(kFunction, "V", v);
   if (options.mask) detail::require_mask(kFunction, "mask", *options.mask, q.rows(), k.rows());
   if (options.bias) {
     if (options.bias->rows() != q.rows() || options.bias->cols() != k.rows())
@@ -40,9 +42,9 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
   // The output mixes value rows with weights summing to 1 (1/(1−p) after dropout), but the online path
   // sums them first with unnormalised weights of up to 1 each: |V| · n_k / (1 − p) must stay inside
   // float32 for either to be exact.
-  const double v_max = detail::max_magnitude(v.data(), v.size());
-  if (v_max * static_cast<double>(v.rows()) / (1.0 - options.dropout) > std::numeric_limits<float>::max())
-    detail::fail(kFunction, "V's largest entry ", v_max, " × n_k = ", v.rows(),
+  const double v_largest = v_max;
+  if (v_largest * static_cast<double>(v.rows()) / (1.0 - options.dropout) > std::numeric_limits<float>::max())
+    detail::fail(kFunction, "V's largest entry ", v_largest, " × n_k = ", v.rows(),
                  options.dropout > 0.0f ? " / (1 − dropout)" : "", " overflows float32 when the values are summed (scale V down)");
 }
 

@@ -171,7 +171,6 @@ const char* variant() { return "eigen"; }
 
 #endif
 
-
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc) {
   // C [m×nc] (+)= alpha · A [m×kc] · op(B)[k0…, n0…], rows of C split over threads: each element is

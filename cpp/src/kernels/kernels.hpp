@@ -13,7 +13,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "attnlab/matrix.hpp"
@@ -30,7 +29,8 @@ Matrix matmul(MatrixView a, MatrixView b);
 
 // A vector of floats whose resize leaves new elements unset (std::vector<float> zeroes them): for
 // buffers whose every element is written before it is read (packed panels, score blocks), where the
-// zero fill was 1% of a seq-256 attention call in wasm.
+// zero fill was 1% of a seq-256 attention call in wasm. Only the no-argument construct is replaced;
+// std::allocator_traits builds from a value (assign, resize with a value) by placement new as usual.
 template <typename T>
 struct UninitialisedAllocator : std::allocator<T> {
   template <typename U>
@@ -43,10 +43,6 @@ struct UninitialisedAllocator : std::allocator<T> {
   template <typename U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;  // default-initialised: no value written
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
 };
 using FloatBuffer = std::vector<float, UninitialisedAllocator<float>>;

@@ -2,9 +2,9 @@
 //
 // This file is compiled with the default flags. Each instruction set's code lives in functions marked
 // with its target attribute (ATTNLAB_AVX512, ATTNLAB_AVX2), so the binary runs on any x86-64 CPU and
-// only a set the CPU supports is ever called. Here: the CPU checks, the 8×8 transpose both sets pack Kᵀ with, and
-// each set's vector traits (the only per-set code); the kernels themselves are x86_kernels.inl,
-// included once per set.
+// only a set the CPU supports is ever called. Here: the CPU checks, the 8×8 transpose both sets pack
+// Kᵀ with, and each set's vector traits (the only per-set code); the kernels themselves are
+// x86_kernels.inl, included once per set.
 #include "x86.hpp"
 
 #if defined(ATTNLAB_X86_KERNELS)
