@@ -73,8 +73,11 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
   // second: V8 compiles a hot wasm function's optimised code in the background, and separately in each
   // worker, so a threaded build's first ~20 calls are slow. Each block starts with 40 ms of untimed
   // calls: after the pause the threads sleep, and a worker woken in Chromium here takes 1–17 ms to start.
+  // → [{ median, rounds }] in the order of fns: the median of every timed run, and each round's block
+  // median (a speed-up is read round by round, as the machine's speed moves between rounds).
   async function time(fns, count = runs, calls = warmup) {
     const ms = fns.map(() => []);
+    const rounds = fns.map(() => []);
     for (const fn of fns) {
       await pause();
       await untimed(fn, 1000, calls);
@@ -83,14 +86,17 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
       for (const [j, fn] of fns.entries()) {
         await pause();
         await untimed(fn, 40, calls);
+        const block = [];
         for (let i = 0; i < Math.ceil(count / ROUNDS); i++) {
           const start = performance.now();
           await fn();
-          ms[j].push(performance.now() - start);
+          block.push(performance.now() - start);
         }
+        ms[j].push(...block);
+        rounds[j].push(median(block));
       }
     }
-    return ms.map(median);
+    return ms.map((all, j) => ({ median: median(all), rounds: rounds[j] }));
   }
   const worst = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
   const session = async (name, options = { executionProviders: ['wasm'] }) =>
@@ -105,7 +111,8 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
   };
   // A row: attnlab's page gives [1 thread, every core] times; a peer's page its time and difference.
   const rows = [];
-  const add = (what, ms, extra = {}) => rows.push({ what, ms, ...extra });
+  const add = (what, timed, extra = {}) =>
+    rows.push({ what, ms: timed.map((t) => t.median), rounds: timed.map((t) => t.rounds), ...extra });
   for (const n of coreSeq) {
     const what = `attention core, seq ${n}`;
     const [q, k, v] = [1, 2, 3].map((seed) => labs[0].randn(n, 64, seed));
@@ -150,7 +157,7 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
   const generated = contextLength - 16;
   const forward = 'attnlab-kjv: 128-token forward, every head\'s attention';
   const generation = `attnlab-kjv: greedy generation with the KV cache, ${generated} tokens`;
-  const tokens = (ms) => ({ tokensPerSecond: ms.map((t) => generated / (t / 1000)) });
+  const tokens = (timed) => ({ tokensPerSecond: timed.map((t) => generated / (t.median / 1000)) });
   if (library === 'attnlab') {
     add(forward, await time(models.map((m) => () => m.forward(ids, { attention: true }))));
     const ms = await time(models.map((m) => () => m.generate(prompt, { temperature: 0, maxTokens: generated })), 10, 1);
@@ -247,7 +254,9 @@ const onnx = await graphs();
 const server = await serve(repo, 0, { headers: ISOLATION });
 const browser = await launch();
 const cores = os.cpus().length;
-const PAGES = [['attnlab', cores], ['onnxruntime-web', 1], ['onnxruntime-web', cores], ['tfjs', 1], ['tfjs', cores]];
+// `--attnlab-only`: attnlab's page alone, its rows printed and no file written (for trying a change).
+const attnlabOnly = process.argv.includes('--attnlab-only');
+const PAGES = [['attnlab', cores], ...(attnlabOnly ? [] : [['onnxruntime-web', 1], ['onnxruntime-web', cores], ['tfjs', 1], ['tfjs', cores]])];
 const results = {};
 try {
   for (const [library, threads] of PAGES) {
@@ -265,6 +274,10 @@ try {
 
 const ours = results[`attnlab ${cores}`];
 const n = ours.threads;
+if (attnlabOnly) {
+  for (const { what, ms: [one, many], rounds } of ours.rows) console.log(`${what}: ${one.toFixed(2)} / ${many.toFixed(2)} ms, ${roundSpeedUp(rounds)}`);
+  process.exit(0);
+}
 for (const threads of [1, cores]) {
   const got = results[`tfjs ${threads}`].threads;
   if (got !== threads) throw new Error(`tfjs-backend-wasm runs ${got} threads, not ${threads}`);
@@ -279,9 +292,15 @@ const peer = (key, what) => results[key].rows.find((r) => r.what === what);
 const peerMs = (key, what) => peer(key, what)?.ms[0];
 const ms = (x) => (x === undefined ? '—' : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
-const table = ours.rows.map(({ what, ms: [one, many] }) => {
+// attnlab's speed-up read round by round: each round's 1-thread block median over its N-thread block
+// median (the two blocks run a few hundred milliseconds apart), → "median (lowest–highest)" of the rounds.
+function roundSpeedUp([one, many]) {
+  const ratios = one.map((t, r) => t / many[r]).sort((a, b) => a - b);
+  return `${ratios[Math.floor(ratios.length / 2)].toFixed(2)}× (${ratios[0].toFixed(2)}–${ratios.at(-1).toFixed(2)})`;
+}
+const table = ours.rows.map(({ what, ms: [one, many], rounds }) => {
   const [ort1, ortN, tf1, tfN] = [`onnxruntime-web 1`, `onnxruntime-web ${cores}`, 'tfjs 1', `tfjs ${cores}`].map((key) => peerMs(key, what));
-  return `| ${what} | ${ms(one)} | ${ms(many)} | ${ratio(one, many)} | ${ms(ort1)} | ${ms(ortN)} | ${ratio(ortN, many)} | ` +
+  return `| ${what} | ${ms(one)} | ${ms(many)} | ${roundSpeedUp(rounds)} | ${ms(ort1)} | ${ms(ortN)} | ${ratio(ortN, many)} | ` +
     `${ms(tf1)} | ${ms(tfN)} | ${ratio(tfN, many)} |`;
 });
 const generationRow = (r) => r.rows.find((row) => row.tokensPerSecond);

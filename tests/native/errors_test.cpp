@@ -63,6 +63,11 @@ TEST(Errors, NonFiniteInputs) {
   Matrix x = Matrix::Ones(3, 4);
   x(2, 1) = kInf;
   expect_error([&] { mha.forward(x); }, "MultiHeadAttention::forward: query (3×4) contains +Inf at (2, 1)");
+  // Cross-attention with one memory as key and value: the memory is checked (once), under its first name.
+  expect_error([&] { mha.forward(Matrix::Ones(2, 4), x, x); },
+               "MultiHeadAttention::forward: key (3×4) contains +Inf at (2, 1)");
+  expect_error([&] { mha.forward(Matrix::Ones(2, 4), Matrix::Ones(3, 4), x); },
+               "MultiHeadAttention::forward: value (3×4) contains +Inf at (2, 1)");
   TransformerEncoderLayer layer({.d_model = 4, .num_heads = 2, .d_ff = 8});
   EXPECT_THROW(layer.forward(x), Error);
   EXPECT_TRUE(layer.forward(Matrix::Ones(3, 4)).allFinite());  // still usable

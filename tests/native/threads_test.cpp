@@ -130,11 +130,16 @@ TEST_F(ThreadsTest, TwoCallersAtOnceEachGetTheirOwnResult) {
 
 TEST_F(ThreadsTest, ProductsAndSoftmaxAreBitIdenticalOnEveryKernelSet) {
   const Matrix a = randn(301, 190, 1), b = randn(190, 517, 2);  // ragged: tails in every direction
+  const Matrix wide = randn(190, 1500, 3);  // more columns than rows: split by op(B)'s panels
+  const Eigen::MatrixXd wide_product = a.topRows(61).cast<double>() * wide.cast<double>();
   for (const std::string& variant : kernels::for_testing::variants()) {
     kernels::for_testing::set_variant(variant);
     SCOPED_TRACE(variant);
     const auto [one, all] = one_and_all([&] { return kernels::matmul(a, b); });
     expect_identical(one, all);
+    const auto [one_w, all_w] = one_and_all([&] { return kernels::matmul(a.topRows(61), wide); });
+    expect_identical(one_w, all_w);
+    EXPECT_LT((all_w.cast<double>() - wide_product).cwiseAbs().maxCoeff(), 1e-3);
     const auto [one_t, all_t] = one_and_all([&] { return kernels::matmul_transposed(b.transpose(), a); });
     expect_identical(one_t, all_t);
     const auto [s1, s2] = one_and_all([&] {
