@@ -25,7 +25,8 @@ const repo = new URL('../', import.meta.url).pathname;
 const ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 const CORE_SEQ = [256, 512, 1024];
 const MHA_SEQ = [128, 512];
-const RUNS = 30;
+const ROUNDS = 20;  // this VM's speed drifts over seconds: short blocks, many rounds
+const RUNS = 3 * ROUNDS;
 const WARMUP = 1;
 
 // The ONNX graphs, built here in Node (the MHA graph needs the MHA's weights, from attnlab's seed 7;
@@ -53,10 +54,10 @@ async function graphs() {
 // threads can keep a core busy after its work: with tfjs-backend-wasm's threaded build loaded and run
 // once, attnlab's threaded calls in the same page took up to twice as long. A peer's page checks the
 // peer's output against attnlab's single-threaded build (which starts no thread). Each library runs in
-// short blocks, ten rounds of blocks, with a pause before each block (attnlab's workers spin for 20 ms
+// short blocks, ROUNDS rounds of blocks, with a pause before each block (attnlab's workers spin for 20 ms
 // after a run, and a spinning thread from one block would take a core from the next); the rounds spread
 // a change in the machine's speed over every column.
-async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
+async function measure({ library, threads, coreSeq, mhaSeq, rounds, runs, warmup }) {
   const { init } = await import('/web/index.js');
   const labs = library === 'attnlab' ? [await init({ threads: 1 }), await init()] : [await init({ threads: 1 })];
   const ort = library === 'onnxruntime-web' ? await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs') : undefined;
@@ -64,12 +65,11 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
   const tf = library === 'tfjs' ? await loadTfjs(threads) : undefined;
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const pause = () => new Promise((resolve) => setTimeout(resolve, 60));
-  const ROUNDS = 10;  // this VM's speed drifts over seconds: short blocks, many rounds
   // Untimed calls for at least `ms` milliseconds and `calls` calls.
   async function untimed(fn, ms, calls) {
     for (let i = 0, start = performance.now(); i < calls || performance.now() - start < ms; i++) await fn();
   }
-  // Medians of `count` timed runs of each function, in ROUNDS blocks. First each runs untimed for a
+  // Medians of `count` timed runs of each function, in `rounds` blocks. First each runs untimed for a
   // second: V8 compiles a hot wasm function's optimised code in the background, and separately in each
   // worker, so a threaded build's first ~20 calls are slow. Each block starts with 40 ms of untimed
   // calls: after the pause the threads sleep, and a worker woken in Chromium here takes 1–17 ms to start.
@@ -77,26 +77,44 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
   // median (a speed-up is read round by round, as the machine's speed moves between rounds).
   async function time(fns, count = runs, calls = warmup) {
     const ms = fns.map(() => []);
-    const rounds = fns.map(() => []);
+    const blockMedians = fns.map(() => []);
     for (const fn of fns) {
       await pause();
       await untimed(fn, 1000, calls);
     }
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < rounds; round++) {
       for (const [j, fn] of fns.entries()) {
         await pause();
         await untimed(fn, 40, calls);
         const block = [];
-        for (let i = 0; i < Math.ceil(count / ROUNDS); i++) {
+        for (let i = 0; i < Math.ceil(count / rounds); i++) {
           const start = performance.now();
           await fn();
           block.push(performance.now() - start);
         }
         ms[j].push(...block);
-        rounds[j].push(median(block));
+        blockMedians[j].push(median(block));
       }
     }
-    return ms.map((all, j) => ({ median: median(all), rounds: rounds[j] }));
+    return ms.map((all, j) => ({ median: median(all), rounds: blockMedians[j] }));
+  }
+  // attnlab's two builds, [single-threaded, threaded], timed call by call: `count` pairs, one call of
+  // each in turn (the order alternating), so both calls of a pair meet the machine in the same state;
+  // the speed-up is read pair by pair. After its call the threaded build's worker spins for 20 ms on
+  // the other core (this machine's two are separate cores, an L2 cache each), where it takes nothing
+  // from the single-threaded call, and the next threaded call finds it awake.
+  // → [{ median, rounds }] as time() gives, with one "round" per pair.
+  async function timePaired(fns, count = runs, calls = warmup) {
+    for (const fn of fns) await untimed(fn, 1000, calls);
+    const ms = fns.map(() => []);
+    for (let i = 0; i < count; i++) {
+      for (const j of i % 2 ? [1, 0] : [0, 1]) {
+        const start = performance.now();
+        await fns[j]();
+        ms[j].push(performance.now() - start);
+      }
+    }
+    return ms.map((all) => ({ median: median(all), rounds: all }));
   }
   const worst = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
   const session = async (name, options = { executionProviders: ['wasm'] }) =>
@@ -118,7 +136,7 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
     const [q, k, v] = [1, 2, 3].map((seed) => labs[0].randn(n, 64, seed));
     const reference = labs[0].scaledDotProductAttention(q, k, v, { weights: false }).output.data;
     if (library === 'attnlab') {
-      add(what, await time(labs.map((lab) => () => lab.scaledDotProductAttention(q, k, v, { weights: false }))));
+      add(what, await timePaired(labs.map((lab) => () => lab.scaledDotProductAttention(q, k, v, { weights: false }))));
     } else if (ort) {
       const s = await session(`core-${n}.onnx`);
       const feeds = { q: tensor(q), k: tensor(k), v: tensor(v) };
@@ -137,7 +155,7 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
     const x = labs[0].randn(n, 512, 4);
     const reference = mhas[0].forward(x, x, x, { weights: false }).output.data;
     if (library === 'attnlab') {
-      add(what, await time(mhas.map((mha) => () => mha.forward(x, x, x, { weights: false }))));
+      add(what, await timePaired(mhas.map((mha) => () => mha.forward(x, x, x, { weights: false }))));
     } else if (ort) {
       const s = await session(`mha-${n}.onnx`);
       const feeds = { x: tensor(x) };
@@ -159,14 +177,14 @@ async function measure({ library, threads, coreSeq, mhaSeq, runs, warmup }) {
   const generation = `attnlab-kjv: greedy generation with the KV cache, ${generated} tokens`;
   const tokens = (timed) => ({ tokensPerSecond: timed.map((t) => generated / (t.median / 1000)) });
   if (library === 'attnlab') {
-    add(forward, await time(models.map((m) => () => m.forward(ids, { attention: true }))));
-    const ms = await time(models.map((m) => () => m.generate(prompt, { temperature: 0, maxTokens: generated })), 10, 1);
+    add(forward, await timePaired(models.map((m) => () => m.forward(ids, { attention: true }))));
+    const ms = await timePaired(models.map((m) => () => m.generate(prompt, { temperature: 0, maxTokens: generated })), 20, 1);
     add(generation, ms, tokens(ms));
     const trainees = await Promise.all(labs.map((lab) => lab.createGPT({ vocabSize: 4096, contextLength: 128, dModel: 192, numHeads: 4, numLayers: 4, seed: 1 })));
     trainees.forEach((t) => t.startTraining({ maxLr: 1e-3, minLr: 1e-4, warmupSteps: 2, totalSteps: 1000 }));
     const batch = Array.from({ length: 16 * 128 }, (_, i) => (i * 7919 + 13) % 4096);
     const targets = Array.from({ length: 16 * 128 }, (_, i) => (i * 31 + 5) % 4096);
-    add('GPT training step, attnlab-kjv\'s size, 16 × 128 tokens (AdamW)', await time(trainees.map((t) => () => t.trainStep(batch, targets, 16)), 10, 1));
+    add('GPT training step, attnlab-kjv\'s size, 16 × 128 tokens (AdamW)', await timePaired(trainees.map((t) => () => t.trainStep(batch, targets, 16)), 20, 1));
     trainees.forEach((t) => t.dispose());
   } else {
     // onnxruntime-web on the same weights (bench/gpt-inference.mjs checks the two agree in detail; here
@@ -264,7 +282,7 @@ try {
     await page.route('**/threads-bench/*', (route) => route.fulfill({
       body: Buffer.from(onnx[route.request().url().split('/').pop()]), headers: { 'content-type': 'application/octet-stream', ...ISOLATION } }));
     await page.goto(`${server.url}/bench/blank.html`);
-    results[`${library} ${threads}`] = await page.evaluate(measure, { library, threads, coreSeq: CORE_SEQ, mhaSeq: MHA_SEQ, runs: RUNS, warmup: WARMUP });
+    results[`${library} ${threads}`] = await page.evaluate(measure, { library, threads, coreSeq: CORE_SEQ, mhaSeq: MHA_SEQ, rounds: ROUNDS, runs: RUNS, warmup: WARMUP });
     await page.close();
   }
 } finally {
@@ -292,11 +310,12 @@ const peer = (key, what) => results[key].rows.find((r) => r.what === what);
 const peerMs = (key, what) => peer(key, what)?.ms[0];
 const ms = (x) => (x === undefined ? '—' : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
-// attnlab's speed-up read round by round: each round's 1-thread block median over its N-thread block
-// median (the two blocks run a few hundred milliseconds apart), → "median (lowest–highest)" of the rounds.
+// attnlab's speed-up read pair by pair (timePaired): each pair's 1-thread time over its N-thread time,
+// → "median (quartiles)" of the pairs.
 function roundSpeedUp([one, many]) {
   const ratios = one.map((t, r) => t / many[r]).sort((a, b) => a - b);
-  return `${ratios[Math.floor(ratios.length / 2)].toFixed(2)}× (${ratios[0].toFixed(2)}–${ratios.at(-1).toFixed(2)})`;
+  const at = (q) => ratios[Math.floor(q * (ratios.length - 1))].toFixed(2);
+  return `${at(0.5)}× (${at(0.25)}–${at(0.75)})`;
 }
 const table = ours.rows.map(({ what, ms: [one, many], rounds }) => {
   const [ort1, ortN, tf1, tfN] = [`onnxruntime-web 1`, `onnxruntime-web ${cores}`, 'tfjs 1', `tfjs ${cores}`].map((key) => peerMs(key, what));
@@ -321,10 +340,13 @@ checked against attnlab's single-threaded build in its page (largest difference 
 result is read back with \`dataSync()\` in each call, as the others hand theirs to JavaScript.
 Each library first runs for a second untimed (V8 optimises a hot wasm function in the background, in each
 worker separately), then in blocks of its own with a 60 ms pause before each (threads keep spinning
-for a while after a run), ten rounds of blocks, each starting with 40 ms of untimed calls (a worker woken from
-sleep takes 1–17 ms here to start); medians of ${RUNS} runs, ${RUNS / 10} per block (generation and training: 10,
-1 per block). This VM's speed drifts by up to 1.5× over minutes and jumps between blocks (the same call
-measured 2.0 and 3.3 ms in neighbouring blocks): compare within a row, and expect ±15% between runs.
+for a while after a run), ${ROUNDS} rounds of blocks, each starting with 40 ms of untimed calls (a worker woken from
+sleep takes 1–17 ms here to start); medians of ${RUNS} runs, ${RUNS / ROUNDS} per block (generation and training:
+${ROUNDS}, 1 per block). This VM's speed drifts by up to 1.5× over minutes and jumps between blocks (the same call
+measured 2.0 and 3.3 ms in neighbouring blocks), and a slow spell costs a call on two threads more than one on
+one (it needs both cores): so attnlab's speed-up is read round by round, each round's 1-thread block median
+over its ${n}-thread block median, a few hundred milliseconds apart, given as the median of the ${ROUNDS} rounds with
+the lowest and highest in brackets. The other ratios are of the columns' medians; expect ±15% between runs.
 
 | what | attnlab 1 thread | attnlab ${n} threads | speed-up | onnxruntime-web 1 thread | onnxruntime-web ${n} threads | attnlab ${n} threads vs onnxruntime-web ${n} threads | tfjs-wasm 1 thread | tfjs-wasm ${n} threads | attnlab ${n} threads vs tfjs-wasm ${n} threads |
 |---|---|---|---|---|---|---|---|---|---|

@@ -150,8 +150,8 @@ MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& query, const 
                             .dropout = dropping ? config_.dropout : 0.0f,
                             .rng = dropping ? &dropout_rng_ : nullptr};
   };
-  // Queries or keys of one head, rotated by position under RoPE.
-  const auto rotated = [&](const Matrix& head, int offset) {
+  // Queries or keys of one head, rotated by position under RoPE (taken by value: a slice is copied once).
+  const auto rotated = [&](Matrix head, int offset) {
     return config_.positions == PositionalScheme::rotary ? apply_rotary(head, offset) : head;
   };
 
