@@ -3,7 +3,7 @@
 // cross-origin-isolated page (COOP + COEP, which WebAssembly threads need). Each library in pages of its
 // own (see measure): attnlab, and each peer on one thread and on every core the browser reports. The
 // same seeded inputs everywhere; each peer's output is checked against attnlab's. Medians of RUNS timed
-// runs, in blocks (see measure).
+// runs: attnlab's builds in pairs of calls, a peer in blocks (see measure).
 //   1. the attention core softmax(Q·Kᵀ/√d)·V, seq 256 / 512 / 1024, d_k 64 (attnlab: weights: false);
 //   2. multi-head self-attention, d_model 512, 8 heads, seq 128 / 512;
 //   3. attnlab-kjv (the shipped GPT): a 128-token forward with every head's attention, greedy
@@ -53,10 +53,10 @@ async function graphs() {
 // on every core), 'onnxruntime-web' or 'tfjs' on `threads` threads. A page of its own, because a peer's
 // threads can keep a core busy after its work: with tfjs-backend-wasm's threaded build loaded and run
 // once, attnlab's threaded calls in the same page took up to twice as long. A peer's page checks the
-// peer's output against attnlab's single-threaded build (which starts no thread). Each library runs in
-// short blocks, ROUNDS rounds of blocks, with a pause before each block (attnlab's workers spin for 20 ms
-// after a run, and a spinning thread from one block would take a core from the next); the rounds spread
-// a change in the machine's speed over every column.
+// peer's output against attnlab's single-threaded build (which starts no thread). attnlab's two builds
+// are timed in pairs of calls (timePaired); a peer in short blocks, `rounds` rounds of blocks, with a
+// pause before each block (its threads spin after a run, and a spinning thread from one block would take
+// a core from the next); the rounds spread a change in the machine's speed over the run.
 async function measure({ library, threads, coreSeq, mhaSeq, rounds, runs, warmup }) {
   const { init } = await import('/web/index.js');
   const labs = library === 'attnlab' ? [await init({ threads: 1 }), await init()] : [await init({ threads: 1 })];
@@ -339,14 +339,17 @@ and run once, attnlab's threaded calls in the same page took up to twice as long
 checked against attnlab's single-threaded build in its page (largest difference ${largestDifference.toExponential(1)}); tfjs's
 result is read back with \`dataSync()\` in each call, as the others hand theirs to JavaScript.
 Each library first runs for a second untimed (V8 optimises a hot wasm function in the background, in each
-worker separately), then in blocks of its own with a 60 ms pause before each (threads keep spinning
-for a while after a run), ${ROUNDS} rounds of blocks, each starting with 40 ms of untimed calls (a worker woken from
-sleep takes 1–17 ms here to start); medians of ${RUNS} runs, ${RUNS / ROUNDS} per block (generation and training:
-${ROUNDS}, 1 per block). This VM's speed drifts by up to 1.5× over minutes and jumps between blocks (the same call
-measured 2.0 and 3.3 ms in neighbouring blocks), and a slow spell costs a call on two threads more than one on
-one (it needs both cores): so attnlab's speed-up is read round by round, each round's 1-thread block median
-over its ${n}-thread block median, a few hundred milliseconds apart, given as the median of the ${ROUNDS} rounds with
-the lowest and highest in brackets. The other ratios are of the columns' medians; expect ±15% between runs.
+worker separately). attnlab's two builds are then timed call by call, one call of each in turn (the order
+alternating), ${RUNS} pairs (generation and training: 20): this VM's speed drifts by up to 1.5× over minutes and
+jumps between blocks of calls (the same call measured 2.0 and 3.3 ms in neighbouring blocks), and a slow
+spell costs a call on two threads more than one on one (it needs both cores), so the speed-up is read pair
+by pair, each pair's 1-thread time over its ${n}-thread time: the median of the pairs, their quartiles in
+brackets. Between a pair's calls the threaded build's worker spins on the other core (separate cores, an
+L2 cache each), taking nothing from the single-threaded call. Each peer runs in blocks of its own, with a
+60 ms pause before each (threads keep spinning for a while after a run), ${ROUNDS} rounds of blocks, each
+starting with 40 ms of untimed calls (a worker woken from sleep takes 1–17 ms here to start): medians of
+${RUNS} runs, ${RUNS / ROUNDS} per block (generation: ${ROUNDS}, 1 per block). The ratios against the peers are of the
+columns' medians; expect ±15% between runs.
 
 | what | attnlab 1 thread | attnlab ${n} threads | speed-up | onnxruntime-web 1 thread | onnxruntime-web ${n} threads | attnlab ${n} threads vs onnxruntime-web ${n} threads | tfjs-wasm 1 thread | tfjs-wasm ${n} threads | attnlab ${n} threads vs tfjs-wasm ${n} threads |
 |---|---|---|---|---|---|---|---|---|---|

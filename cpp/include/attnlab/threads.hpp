@@ -1,7 +1,8 @@
 // How many threads the core's large operations use: the matrix products of every layer and model
-// (split by rows of the result), attention (split by query blocks, by heads, by sequences of a
-// batch). Each thread computes whole output rows with the same kernels in the same order as one
-// thread would, so results are bit-identical whatever the thread count.
+// (split by rows of the result, or by column panels when it is wider than tall), attention (split by
+// query blocks, by heads, by sequences of a batch). Each thread computes whole rows or panels with the
+// same kernels in the same order as one thread would, so results are bit-identical whatever the thread
+// count.
 //
 // Natively the default is every core the machine reports. In wasm it is what the build can do: the
 // threaded build (pthreads, SharedArrayBuffer; a cross-origin-isolated page) starts with its worker

@@ -70,7 +70,7 @@ void pack_into(MatrixView b, bool transposed, PackedMatrix& packed);
 
 // C[m×nc] = alpha · A[m×kc] · op(B)[k0 … k0+kc−1, n0 … n0+nc−1], plus C's old value if accumulate.
 // kc = A's column count; c has row stride ldc. n0 is a multiple of b.width unless b is one panel.
-// Large products split C's rows over threads (threads.hpp): the same result as on one thread.
+// Large products split C's rows (or op(B)'s panels) over threads (threads.hpp): the same result as on one thread.
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc);
 
