@@ -192,7 +192,7 @@ export class AttnHeatmap extends RenderedElement {
     const { rowLabels, colLabels, ...rest } = spec;
     const { rowLabels: oldRows, colLabels: oldCols, ...oldRest } = old;
     if (JSON.stringify(rest) !== JSON.stringify(oldRest)) return false;
-    const layout = heatmapLayout({ ...spec, font: this.#layout.font });
+    const layout = heatmapLayout({ ...spec, font: this.#layout.font, room: this.#layout.room });
     if (!relabelHeatmapSVG(this.#parts, this.#layout, layout)) return false;
     this.#spec = spec;
     this.#layout = layout;
