@@ -73,11 +73,9 @@ async function measure({ library, threads, coreSeq, mhaSeq, rounds, runs, warmup
   // second: V8 compiles a hot wasm function's optimised code in the background, and separately in each
   // worker, so a threaded build's first ~20 calls are slow. Each block starts with 40 ms of untimed
   // calls: after the pause the threads sleep, and a worker woken in Chromium here takes 1–17 ms to start.
-  // → [{ median, rounds }] in the order of fns: the median of every timed run, and each round's block
-  // median (a speed-up is read round by round, as the machine's speed moves between rounds).
+  // → [{ median }] in the order of fns.
   async function time(fns, count = runs, calls = warmup) {
     const ms = fns.map(() => []);
-    const blockMedians = fns.map(() => []);
     for (const fn of fns) {
       await pause();
       await untimed(fn, 1000, calls);
@@ -86,24 +84,21 @@ async function measure({ library, threads, coreSeq, mhaSeq, rounds, runs, warmup
       for (const [j, fn] of fns.entries()) {
         await pause();
         await untimed(fn, 40, calls);
-        const block = [];
         for (let i = 0; i < Math.ceil(count / rounds); i++) {
           const start = performance.now();
           await fn();
-          block.push(performance.now() - start);
+          ms[j].push(performance.now() - start);
         }
-        ms[j].push(...block);
-        blockMedians[j].push(median(block));
       }
     }
-    return ms.map((all, j) => ({ median: median(all), rounds: blockMedians[j] }));
+    return ms.map((all) => ({ median: median(all) }));
   }
   // attnlab's two builds, [single-threaded, threaded], timed call by call: `count` pairs, one call of
   // each in turn (the order alternating), so both calls of a pair meet the machine in the same state;
   // the speed-up is read pair by pair. After its call the threaded build's worker spins for 20 ms on
   // the other core (this machine's two are separate cores, an L2 cache each), where it takes nothing
   // from the single-threaded call, and the next threaded call finds it awake.
-  // → [{ median, rounds }] as time() gives, with one "round" per pair.
+  // → [{ median, pairs }] in the order of fns: pairs[i] is the time in the i-th pair.
   async function timePaired(fns, count = runs, calls = warmup) {
     for (const fn of fns) await untimed(fn, 1000, calls);
     const ms = fns.map(() => []);
@@ -114,7 +109,7 @@ async function measure({ library, threads, coreSeq, mhaSeq, rounds, runs, warmup
         ms[j].push(performance.now() - start);
       }
     }
-    return ms.map((all) => ({ median: median(all), rounds: all }));
+    return ms.map((all) => ({ median: median(all), pairs: all }));
   }
   const worst = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
   const session = async (name, options = { executionProviders: ['wasm'] }) =>
@@ -130,7 +125,7 @@ async function measure({ library, threads, coreSeq, mhaSeq, rounds, runs, warmup
   // A row: attnlab's page gives [1 thread, every core] times; a peer's page its time and difference.
   const rows = [];
   const add = (what, timed, extra = {}) =>
-    rows.push({ what, ms: timed.map((t) => t.median), rounds: timed.map((t) => t.rounds), ...extra });
+    rows.push({ what, ms: timed.map((t) => t.median), pairs: timed.map((t) => t.pairs), ...extra });
   for (const n of coreSeq) {
     const what = `attention core, seq ${n}`;
     const [q, k, v] = [1, 2, 3].map((seed) => labs[0].randn(n, 64, seed));
@@ -293,7 +288,7 @@ try {
 const ours = results[`attnlab ${cores}`];
 const n = ours.threads;
 if (attnlabOnly) {
-  for (const { what, ms: [one, many], rounds } of ours.rows) console.log(`${what}: ${one.toFixed(2)} / ${many.toFixed(2)} ms, ${roundSpeedUp(rounds)}`);
+  for (const { what, ms: [one, many], pairs } of ours.rows) console.log(`${what}: ${one.toFixed(2)} / ${many.toFixed(2)} ms, ${pairedSpeedUp(pairs)}`);
   process.exit(0);
 }
 for (const threads of [1, cores]) {
@@ -312,14 +307,14 @@ const ms = (x) => (x === undefined ? '—' : `${x.toFixed(x < 10 ? 2 : 1)} ms`);
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
 // attnlab's speed-up read pair by pair (timePaired): each pair's 1-thread time over its N-thread time,
 // → "median (quartiles)" of the pairs.
-function roundSpeedUp([one, many]) {
+function pairedSpeedUp([one, many]) {
   const ratios = one.map((t, r) => t / many[r]).sort((a, b) => a - b);
   const at = (q) => ratios[Math.floor(q * (ratios.length - 1))].toFixed(2);
   return `${at(0.5)}× (${at(0.25)}–${at(0.75)})`;
 }
-const table = ours.rows.map(({ what, ms: [one, many], rounds }) => {
+const table = ours.rows.map(({ what, ms: [one, many], pairs }) => {
   const [ort1, ortN, tf1, tfN] = [`onnxruntime-web 1`, `onnxruntime-web ${cores}`, 'tfjs 1', `tfjs ${cores}`].map((key) => peerMs(key, what));
-  return `| ${what} | ${ms(one)} | ${ms(many)} | ${roundSpeedUp(rounds)} | ${ms(ort1)} | ${ms(ortN)} | ${ratio(ortN, many)} | ` +
+  return `| ${what} | ${ms(one)} | ${ms(many)} | ${pairedSpeedUp(pairs)} | ${ms(ort1)} | ${ms(ortN)} | ${ratio(ortN, many)} | ` +
     `${ms(tf1)} | ${ms(tfN)} | ${ratio(tfN, many)} |`;
 });
 const generationRow = (r) => r.rows.find((row) => row.tokensPerSecond);

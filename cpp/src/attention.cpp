@@ -42,9 +42,9 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
   // The output mixes value rows with weights summing to 1 (1/(1−p) after dropout), but the online path
   // sums them first with unnormalised weights of up to 1 each: |V| · n_k / (1 − p) must stay inside
   // float32 for either to be exact.
-  const double v_largest = v_max;
-  if (v_largest * static_cast<double>(v.rows()) / (1.0 - options.dropout) > std::numeric_limits<float>::max())
-    detail::fail(kFunction, "V's largest entry ", v_largest, " × n_k = ", v.rows(),
+  if (static_cast<double>(v_max) * static_cast<double>(v.rows()) / (1.0 - options.dropout) >
+      std::numeric_limits<float>::max())
+    detail::fail(kFunction, "V's largest entry ", static_cast<double>(v_max), " × n_k = ", v.rows(),
                  options.dropout > 0.0f ? " / (1 − dropout)" : "", " overflows float32 when the values are summed (scale V down)");
 }
 

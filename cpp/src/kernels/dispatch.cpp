@@ -173,11 +173,12 @@ const char* variant() { return "eigen"; }
 
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc) {
-  // C [m×nc] (+)= alpha · A [m×kc] · op(B)[k0…, n0…], rows of C split over threads: each element is
-  // the same sum in the same order as on one thread, so the result does not depend on the split.
+  // C [m×nc] (+)= alpha · A [m×kc] · op(B)[k0…, n0…], C's rows or op(B)'s panels split over threads:
+  // each element is the same sum in the same order as on one thread, so the result does not depend on
+  // the split.
   const Eigen::Index m = a.rows();
-  // Runs of whole register tiles. Our kernels (wasm 2 rows, x86 4, 6, 14) give the same sums for any
-  // split, so in wasm runs are 8 rows (a 128-row product still makes 16 tasks); Eigen's GEMM, which
+  // Row runs of whole register tiles. Our kernels (wasm 2 rows, x86 4, 6, 14) give the same sums for
+  // any split, so in wasm runs are 8 rows (a 128-row product still makes 16 tasks); Eigen's GEMM, which
   // natively backs machines without AVX2, treats a row differently in its 12/24/48-row tiles than in
   // its 1-packet tail, so there a run must not end inside one of them.
 #if defined(__wasm_simd128__)
@@ -185,30 +186,26 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
 #else
   constexpr Eigen::Index kRowMultiple = 48;
 #endif
-  const double multiply_adds = static_cast<double>(m) * static_cast<double>(nc) * static_cast<double>(a.cols());
   // A split by rows has each task stream all of op(B) past its rows of A; a split by op(B)'s panels
   // has each stream all of A past its panels, which is the one-thread order. Stream the smaller one
   // (a wide product's A stays in a core's L2): in wasm, x[128×512]·W[512×1536]ᵀ ran 1.99× faster on
-  // 2 threads split by panels, 1.96× by rows (192 rows: 1.98× and 1.92×). Every element is the same
-  // sum either way.
+  // 2 threads split by panels, 1.96× by rows (192 rows: 1.98× and 1.92×). Eigen's packing is one panel.
   const Eigen::Index panels = (nc + b.width - 1) / b.width;
-  if (nc > m && panels > 1) {
-    const int tasks = detail::task_count(multiply_adds, panels);
-    if (tasks == 1) return gemm_serial(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
-    detail::parallel_for(tasks, [&](int task) {
+  const bool by_panels = nc > m && panels > 1;
+  const double multiply_adds = static_cast<double>(m) * static_cast<double>(nc) * static_cast<double>(a.cols());
+  const int tasks = detail::task_count(multiply_adds, by_panels ? panels : m / kRowMultiple);
+  if (tasks == 1) return gemm_serial(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
+  detail::parallel_for(tasks, [&](int task) {
+    if (by_panels) {
       const detail::RowRange range = detail::task_rows(panels, tasks, task, 1);
       const Eigen::Index first = range.begin * b.width, end = std::min(nc, range.end * b.width);
       if (end > first) gemm_serial(a, b, k0, n0 + first, end - first, alpha, accumulate, c + first, ldc);
-    });
-    return;
-  }
-  const int tasks = detail::task_count(multiply_adds, m / kRowMultiple);
-  if (tasks == 1) return gemm_serial(a, b, k0, n0, nc, alpha, accumulate, c, ldc);
-  detail::parallel_for(tasks, [&](int task) {
-    const detail::RowRange rows = detail::task_rows(m, tasks, task, kRowMultiple);
-    if (rows.end > rows.begin)
-      gemm_serial(a.middleRows(rows.begin, rows.end - rows.begin), b, k0, n0, nc, alpha, accumulate,
-                  c + rows.begin * ldc, ldc);
+    } else {
+      const detail::RowRange rows = detail::task_rows(m, tasks, task, kRowMultiple);
+      if (rows.end > rows.begin)
+        gemm_serial(a.middleRows(rows.begin, rows.end - rows.begin), b, k0, n0, nc, alpha, accumulate,
+                    c + rows.begin * ldc, ldc);
+    }
   });
 }
 
