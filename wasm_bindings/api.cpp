@@ -68,17 +68,22 @@ val scaled_dot_product_attention(const val& q, const val& k, const val& v, const
     const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
     Matrix mask;
     const AttentionOptions attention = attention_options_from_js(options, mask);
+    // `out`: the caller's Float32Arrays to write the named matrices into (web/lib checked their lengths).
+    const val into = options["out"];
+    const auto result = [&](const char* name, const Matrix& m) {
+      return matrix_to_js(m, into.isUndefined() ? val::undefined() : into[name]);
+    };
     val out = val::object();
     if (!option<bool>(options, "weights", true)) {  // output only: online softmax, no n×n matrices
-      out.set("output", matrix_to_js(attnlab::attention_output(qm, km, vm, attention)));
+      out.set("output", result("output", attnlab::attention_output(qm, km, vm, attention)));
       return out;
     }
     const AttentionResult r = attnlab::scaled_dot_product_attention(qm, km, vm, attention);
-    out.set("output", matrix_to_js(r.output));
-    out.set("weights", matrix_to_js(r.weights));
-    out.set("scores", matrix_to_js(r.scores));
-    out.set("scaledScores", matrix_to_js(r.scaled_scores));
-    out.set("maskedScores", matrix_to_js(r.masked_scores));
+    out.set("output", result("output", r.output));
+    out.set("weights", result("weights", r.weights));
+    out.set("scores", result("scores", r.scores));
+    out.set("scaledScores", result("scaledScores", r.scaled_scores));
+    out.set("maskedScores", result("maskedScores", r.masked_scores));
     return out;
   });
 }

@@ -68,6 +68,12 @@ val matrix_to_js(const Matrix& m) {
   return from_heap(static_cast<int>(m.rows()), static_cast<int>(m.cols()), reinterpret_cast<std::uintptr_t>(m.data()));
 }
 
+val matrix_to_js(const Matrix& m, const val& into) {
+  if (into.isUndefined()) return matrix_to_js(m);
+  static const val into_array = val::module_property("matrixIntoArray");
+  return into_array(static_cast<int>(m.rows()), static_cast<int>(m.cols()), reinterpret_cast<std::uintptr_t>(m.data()), into);
+}
+
 val trace_to_js(const Trace& trace) {
   val steps = val::array();
   for (const TraceStep& step : trace.steps()) {

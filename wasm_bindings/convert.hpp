@@ -33,6 +33,9 @@ val ints_to_js(const std::vector<int>& ids);                                   /
 val bytes_to_js(const void* data, std::size_t count);                          // → Uint8Array
 val floats_to_js(const float* data, std::size_t count);                        // → Float32Array
 val matrix_to_js(const Matrix& m);
+// The same, written into `into` (a Float32Array of exactly m.size() values, checked in web/lib) when it
+// is defined: scaledDotProductAttention's `out`.
+val matrix_to_js(const Matrix& m, const val& into);
 val trace_to_js(const Trace& trace);
 // { mask?: Matrix, causal?: boolean } → MaskOptions; `storage` keeps the mask alive.
 MaskOptions mask_options_from_js(const val& options, Matrix& storage);

@@ -83,6 +83,22 @@ export interface AttentionOptions extends MaskOptions {
   scale?: number;
 }
 
+/** Float32Arrays that scaledDotProductAttention writes its result matrices into, instead of making new
+ *  ones: each of exactly that matrix's rows × cols values (output n_q×d_v, the others n_q×n_k), and the
+ *  result's `data` is then that array. A call made every frame then allocates nothing for its result.
+ *  The matrices absent with weights: false cannot be named. On an error nothing is written. */
+export interface AttentionOutArrays {
+  output?: Float32Array;
+  weights?: Float32Array;
+  scores?: Float32Array;
+  scaledScores?: Float32Array;
+  maskedScores?: Float32Array;
+}
+
+export interface ScaledDotProductAttentionOptions extends AttentionOptions {
+  out?: AttentionOutArrays;
+}
+
 export interface AttentionResult {
   /** n_q×d_v */
   output: Matrix;
@@ -408,8 +424,8 @@ export interface Lab {
   /** rows×cols standard normals from the seeded generator (the same numbers natively and in wasm). */
   randn(rows: number, cols: number, seed: number): Matrix;
   softmax(m: MatrixInput): Matrix;
-  scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options: AttentionOptions & { weights: false }): AttentionResult;
-  scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): FullAttentionResult;
+  scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options: ScaledDotProductAttentionOptions & { weights: false }): AttentionResult;
+  scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: ScaledDotProductAttentionOptions): FullAttentionResult;
   /** The same computation as named steps (scores … output, with the softmax's exp and row sums). */
   traceAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): Step[];
   /** One row per token; a word's row depends only on the word and the seed ('sinusoidal' adds positions). */

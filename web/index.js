@@ -3,8 +3,8 @@
 //   const { output, weights } = lab.scaledDotProductAttention(q, k, v, { causal: true });
 import { AttnLabError } from './lib/errors.js';
 import {
-  checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, maskOptions,
-  toFloat32, wellFormed,
+  checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkOutArrays, checkSeed, checkSize, describe, fail,
+  maskOptions, toFloat32, wellFormed,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
 import { gptClasses, samplingOptions } from './lib/gpt.js';
@@ -271,10 +271,18 @@ class Lab {
     return this.#call('softmax', () => this.#raw.softmax(logits));
   }
 
-  // → { output, weights, scores, scaledScores, maskedScores }
+  // → { output, weights, scores, scaledScores, maskedScores }; options.out names Float32Arrays to
+  // write any of them into (their data is then those arrays).
   scaledDotProductAttention(q, k, v, options) {
-    const args = this.#attentionArgs('scaledDotProductAttention', q, k, v, options);
-    return this.#call('scaledDotProductAttention', () => this.#raw.scaledDotProductAttention(...args));
+    const fn = 'scaledDotProductAttention';
+    const args = this.#attentionArgs(fn, q, k, v, options);
+    const [qm, km, vm, opts] = args;
+    const square = [qm.rows, km.rows];
+    const shapes = opts.weights === false ? { output: [qm.rows, vm.cols] }
+      : { output: [qm.rows, vm.cols], weights: square, scores: square, scaledScores: square, maskedScores: square };
+    const out = checkOutArrays(fn, options?.out, shapes, opts.weights === false ? ' with weights: false' : '');
+    if (out) opts.out = out;
+    return this.#call(fn, () => this.#raw.scaledDotProductAttention(...args));
   }
 
   // The same computation as named steps: scores, scaled_scores, masked_scores, softmax_exp (exp and

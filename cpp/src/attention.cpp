@@ -14,8 +14,8 @@ namespace attnlab {
 
 namespace detail {
 
-void check_attention_arguments(const char* kFunction, const Matrix& q, const Matrix& k, const Matrix& v,
-                               const AttentionOptions& options) {
+LargestEntries check_attention_arguments(const char* kFunction, const Matrix& q, const Matrix& k, const Matrix& v,
+                                         const AttentionOptions& options) {
   detail::require_non_empty(kFunction, "Q", q);
   detail::require_non_empty(kFunction, "K", k);
   detail::require_non_empty(kFunction, "V", v);
@@ -23,11 +23,15 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
     detail::fail(kFunction, "K is ", shape_of(k), " but Q is ", shape_of(q), " (d_k must match)");
   if (v.rows() != k.rows())
     detail::fail(kFunction, "V is ", shape_of(v), " but K is ", shape_of(k), " (n_k must match)");
-  detail::require_finite(kFunction, "Q", q);
-  detail::require_finite(kFunction, "K", k);
-  // One pass over V gives both its finiteness and its largest entry (used below).
-  const float v_max = detail::max_magnitude(v.data(), v.size());
-  if (v_max == std::numeric_limits<float>::infinity()) detail::require_finite(kFunction, "V", v);
+  // One pass over each gives both its finiteness (+∞ for NaN or ±Inf, then named with its position)
+  // and its largest entry.
+  const LargestEntries largest{detail::max_magnitude(q.data(), q.size()), detail::max_magnitude(k.data(), k.size()),
+                               detail::max_magnitude(v.data(), v.size())};
+  constexpr float kNotFinite = std::numeric_limits<float>::infinity();
+  if (largest.q == kNotFinite) detail::require_finite(kFunction, "Q", q);
+  if (largest.k == kNotFinite) detail::require_finite(kFunction, "K", k);
+  if (largest.v == kNotFinite) detail::require_finite(kFunction, "V", v);
+  const float v_max = largest.v;
   if (options.mask) detail::require_mask(kFunction, "mask", *options.mask, q.rows(), k.rows());
   if (options.bias) {
     if (options.bias->rows() != q.rows() || options.bias->cols() != k.rows())
@@ -46,6 +50,7 @@ void check_attention_arguments(const char* kFunction, const Matrix& q, const Mat
       std::numeric_limits<float>::max())
     detail::fail(kFunction, "V's largest entry ", static_cast<double>(v_max), " × n_k = ", v.rows(),
                  options.dropout > 0.0f ? " / (1 − dropout)" : "", " overflows float32 when the values are summed (scale V down)");
+  return largest;
 }
 
 void require_attention_budget(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
@@ -69,15 +74,13 @@ void require_finite_scores(const char* function, const Eigen::Ref<const Matrix>&
              "scale Q or K down)");
 }
 
-bool scaled_scores_fit_float(const Matrix& q, const Matrix& k, float scale) {
-  // Q [n_q×d_k], K [n_k×d_k]
+bool scaled_scores_fit_float(const LargestEntries& largest, Eigen::Index d_k, float scale) {
   // The sums are formed before scaling (the GEMM applies scale at the end), so both must fit.
   // |q·k| ≤ ‖q‖‖k‖ ≤ d_k · max|Q| · max|K| (Cauchy–Schwarz, then each norm ≤ √d_k · the largest entry):
-  // looser than the row norms, but two vectorised passes instead of two scalar ones in wasm, and inputs
-  // past it only cost a check of each score block, not a wrong answer. The product in double.
-  const double bound = std::max(1.0, std::abs(static_cast<double>(scale))) * static_cast<double>(q.cols()) *
-                       static_cast<double>(detail::max_magnitude(q.data(), q.size())) *
-                       static_cast<double>(detail::max_magnitude(k.data(), k.size()));
+  // looser than the row norms, but it needs only the largest entries the argument checks found, and
+  // inputs past it only cost a check of each score block, not a wrong answer. The product in double.
+  const double bound = std::max(1.0, std::abs(static_cast<double>(scale))) * static_cast<double>(d_k) *
+                       static_cast<double>(largest.q) * static_cast<double>(largest.k);
   return bound < std::numeric_limits<float>::max() / 4.0;
 }
 

@@ -69,10 +69,16 @@ class Tracer;
 }
 
 namespace attnlab::detail {
+// The largest |entry| of Q, K and V, found while checking that they are finite.
+struct LargestEntries {
+  float q, k, v;
+};
 // Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] and the options (mask n_q×n_k of 0/1, finite bias and scale,
-// dropout with an rng), for `function` (attention.cpp, flash_attention.cpp).
-void check_attention_arguments(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
-                               const AttentionOptions& options);
+// dropout with an rng), for `function` (attention.cpp, flash_attention.cpp). One pass over each input
+// gives its finiteness and its largest entry, which scaled_scores_fit_float takes: Q and K are read
+// once per call, not twice.
+LargestEntries check_attention_arguments(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
+                                         const AttentionOptions& options);
 // Refuses (Error) an attention call whose n_q×n_k matrices (or output) would exceed the memory
 // budget, before computing anything (limits.hpp).
 void require_attention_budget(const char* function, const Matrix& q, const Matrix& k, const Matrix& v,
@@ -83,6 +89,6 @@ void require_finite_scores(const char* function, const Eigen::Ref<const Matrix>&
                            Eigen::Index col0);
 // True when no score q·k, nor scale·q·k, can overflow float32, so the per-block check can be skipped:
 // by Cauchy–Schwarz every partial sum of q·k is at most ‖q‖·‖k‖.
-bool scaled_scores_fit_float(const Matrix& q, const Matrix& k, float scale);
+bool scaled_scores_fit_float(const LargestEntries& largest, Eigen::Index d_k, float scale);
 
 }  // namespace attnlab::detail

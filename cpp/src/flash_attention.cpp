@@ -35,7 +35,7 @@ struct Workspace {
 Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options,
                         const Tracer& tracer) {
   // Q [n_q×d_k], K [n_k×d_k], V [n_k×d_v] → [n_q×d_v]
-  detail::check_attention_arguments("attention_output", q, k, v, options);
+  const detail::LargestEntries largest = detail::check_attention_arguments("attention_output", q, k, v, options);
   if (options.dropout > 0.0f) detail::fail("attention_output", "dropout is not supported here (training uses scaled_dot_product_attention)");
   detail::require_within_budget("attention_output", 1, static_cast<double>(q.rows()), static_cast<double>(v.cols()),
                                 "the output");
@@ -72,7 +72,7 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
   if (tasks == 1) pack_operand(0), pack_operand(1);
   else detail::parallel_for(2, pack_operand);
   const kernels::PackedMatrix &k_t = workspace.k_t, &v_packed = workspace.v;
-  const bool scores_may_overflow = options.bias || options.alibi_slope || !detail::scaled_scores_fit_float(q, k, scale);
+  const bool scores_may_overflow = options.bias || options.alibi_slope || !detail::scaled_scores_fit_float(largest, q.cols(), scale);
   Matrix out(n_q, v.cols());  // every row is written by its first key block, or zeroed in step 4
   // Queries q0 … q0 + bq − 1 against every key block, scores in `score_buffer`.
   const auto attend_query_block = [&](Eigen::Index q0, Eigen::Index bq, kernels::FloatBuffer& score_buffer) {

@@ -85,6 +85,30 @@ for (const variant of VARIANTS) {
       mha.dispose();
     });
 
+    test('out: the result written into the caller\'s Float32Arrays, call after call', async () => {
+      const l = await lab(variant.simd);
+      // The hand example above: weights [0.669762, 0.330238], output [1.660476, 2.660476].
+      const [q, k, v] = [m(1, 2, [1, 0]), m(2, 2, [1, 0, 0, 1]), m(2, 2, [1, 2, 3, 4])];
+      const output = new Float32Array(2), weights = new Float32Array(2);
+      const r = l.scaledDotProductAttention(q, k, v, { out: { output, weights } });
+      assert.equal(r.output.data, output);
+      assert.equal(r.weights.data, weights);
+      assertClose(r.output, m(1, 2, [1.660476, 2.660476]), { atol: 1e-6 });
+      assertClose(r.weights, m(1, 2, [0.669762, 0.330238]), { atol: 1e-6 });
+      assert.notEqual(r.scores.data, output);  // the matrices not named still come in new arrays
+      assertClose(r.scores, m(1, 2, [1, 0]));
+      // Again with other values: the same arrays, overwritten.
+      const again = l.scaledDotProductAttention(q, k, m(2, 2, [10, 20, 30, 40]), { weights: false, out: { output } });
+      assert.deepEqual(Object.keys(again), ['output']);
+      assert.equal(again.output.data, output);
+      assertClose(again.output, m(1, 2, [16.60476, 26.60476]), { atol: 1e-5 });
+      // A larger call agrees with the same call into new arrays, bit for bit.
+      const [q2, k2, v2] = [l.randn(33, 16, 1), l.randn(40, 16, 2), l.randn(40, 8, 3)];
+      const into = new Float32Array(33 * 8);
+      l.scaledDotProductAttention(q2, k2, v2, { causal: true, weights: false, out: { output: into } });
+      assert.deepEqual(into, l.scaledDotProductAttention(q2, k2, v2, { causal: true, weights: false }).output.data);
+    });
+
     test('masks', async () => {
       const l = await lab(variant.simd);
       assert.deepEqual(Array.from(l.causalMask(3).data), [1, 0, 0, 1, 1, 0, 1, 1, 1]);

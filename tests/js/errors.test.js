@@ -64,6 +64,38 @@ for (const variant of VARIANTS) {
         /mask \(1×1\) must hold only 1 \(may attend\) and 0 \(blocked\), got 0.5 at \(0, 0\)/);
     });
 
+    test('out arrays that do not fit the result', async () => {
+      const l = await lab(variant.simd);
+      const sdpa = (options) => l.scaledDotProductAttention(ones(3, 4), ones(5, 4), ones(5, 2), options);
+      throwsAttnLab(() => sdpa({ out: { output: new Float32Array(5) } }),
+        'scaledDotProductAttention: out.output has 5 values but output is 3×2 (6 values)');
+      throwsAttnLab(() => sdpa({ out: { weights: new Float32Array(6) } }),
+        'scaledDotProductAttention: out.weights has 6 values but weights is 3×5 (15 values)');
+      throwsAttnLab(() => sdpa({ out: { output: new Float64Array(6) } }),
+        'scaledDotProductAttention: out.output must be a Float32Array, got a Float64Array of 6');
+      throwsAttnLab(() => sdpa({ out: { output: [0, 0, 0, 0, 0, 0] } }),
+        'scaledDotProductAttention: out.output must be a Float32Array, got an array of 6');
+      throwsAttnLab(() => sdpa({ weights: false, out: { weights: new Float32Array(15) } }),
+        'scaledDotProductAttention: out.weights: this call returns output with weights: false, not weights');
+      throwsAttnLab(() => sdpa({ out: { values: new Float32Array(6) } }),
+        'scaledDotProductAttention: out.values: this call returns output, weights, scores, scaledScores, maskedScores, not values');
+      const square = new Float32Array(15);
+      throwsAttnLab(() => sdpa({ out: { weights: square, scores: square } }),
+        'scaledDotProductAttention: out.scores is the same array as out.weights');
+      throwsAttnLab(() => sdpa({ out: 'output' }), "scaledDotProductAttention: out must be an object of Float32Arrays, got 'output'");
+      const moved = new Float32Array(6);
+      structuredClone(moved.buffer, { transfer: [moved.buffer] });
+      throwsAttnLab(() => sdpa({ out: { output: moved } }), /out\.output is a Float32Array whose ArrayBuffer has been detached/);
+      // An error in the computation writes nothing into the arrays; then the same arrays work.
+      const output = new Float32Array(6).fill(7);
+      const nan = ones(3, 4);
+      nan.data[5] = NaN;
+      throwsAttnLab(() => l.scaledDotProductAttention(nan, ones(5, 4), ones(5, 2), { out: { output } }),
+        'scaledDotProductAttention: Q (3×4) contains NaN at (1, 1)');
+      assert.deepEqual(Array.from(output), [7, 7, 7, 7, 7, 7]);
+      assert.deepEqual(Array.from(sdpa({ out: { output } }).output.data), [1, 1, 1, 1, 1, 1]);
+    });
+
     test('sizes that are not positive integers', async () => {
       const l = await lab(variant.simd);
       throwsAttnLab(() => l.causalMask(0), 'causalMask: rows must be an integer ≥ 1, got 0');

@@ -76,9 +76,18 @@ TEST(AttentionOutput, ScoresThatOverflowAreAnErrorNotNaN) {
 // Without a bias, the per-block overflow check is skipped when ‖q‖·‖k‖·scale cannot overflow: the
 // bound must be exact enough to admit large-but-safe inputs and to refuse ones that could overflow.
 TEST(AttentionOutput, TheOverflowBoundAdmitsOnlyScoresThatFit) {
-  // The bound is d_k · max|Q| · max|K| (≥ ‖q‖·‖k‖ ≥ |q·k|): here 4 · 1e18 · 1e18 = 4e36 < FLT_MAX / 4.
+  // The bound is d_k · max|Q| · max|K| (≥ ‖q‖·‖k‖ ≥ |q·k|), with the largest entries that checking
+  // the arguments found: here 4 · 1e18 · 1e18 = 4e36 < FLT_MAX / 4.
+  const auto fits = [](const Matrix& q, const Matrix& k, float scale) {
+    const detail::LargestEntries largest =
+        detail::check_attention_arguments("test", q, k, Matrix::Constant(k.rows(), 1, -3.0f), {});
+    EXPECT_EQ(largest.q, q.cwiseAbs().maxCoeff());
+    EXPECT_EQ(largest.k, k.cwiseAbs().maxCoeff());
+    EXPECT_EQ(largest.v, 3.0f);
+    return detail::scaled_scores_fit_float(largest, q.cols(), scale);
+  };
   const Matrix big = Matrix::Constant(2, 4, 1e18f);
-  EXPECT_TRUE(detail::scaled_scores_fit_float(big, big, 0.5f));
+  EXPECT_TRUE(fits(big, big, 0.5f));
   // Every score is 4e36 · ½: equal, so the output is the mean of V's rows.
   Matrix v(2, 4);
   v << 1, 2, 3, 4, 5, 6, 7, 8;
@@ -90,11 +99,11 @@ TEST(AttentionOutput, TheOverflowBoundAdmitsOnlyScoresThatFit) {
   Matrix lopsided = Matrix::Zero(1, 4);
   lopsided(0, 0) = 1.5e19f;
   const Matrix keys = Matrix::Constant(2, 4, 1e19f);
-  EXPECT_FALSE(detail::scaled_scores_fit_float(lopsided, keys, 0.5f));
+  EXPECT_FALSE(fits(lopsided, -keys, 0.5f));
   EXPECT_NEAR(attention_output(lopsided, keys, v)(0, 1), 4.0f, 1e-6f);
   // A scale above 1 counts too: 4e36 · 10 is still fine, 4e36 · 1e3 is not.
-  EXPECT_TRUE(detail::scaled_scores_fit_float(big, big, 10.0f));
-  EXPECT_FALSE(detail::scaled_scores_fit_float(big, big, 1e3f));
+  EXPECT_TRUE(fits(big, big, 10.0f));
+  EXPECT_FALSE(fits(big, big, 1e3f));
 }
 
 TEST(Checks, MaxMagnitudeIsTheLargestAbsoluteValueOrInfinity) {

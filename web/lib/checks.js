@@ -108,6 +108,34 @@ export function toFloat32(fn, name, data) {
   return fail(fn, `${name} must be a Float32Array or an array of numbers, got ${describe(data)}`);
 }
 
+// options.out: Float32Arrays the call writes its result matrices into instead of new arrays (a loop
+// that calls every frame then allocates nothing for them). `shapes` maps each matrix the call returns
+// to [rows, cols]; `because` says why others are missing (' with weights: false'). → { name:
+// Float32Array } for the named ones; undefined without `out`.
+export function checkOutArrays(fn, out, shapes, because = '') {
+  if (out === undefined) return undefined;
+  if (out === null || typeof out !== 'object') fail(fn, `out must be an object of Float32Arrays, got ${describe(out)}`);
+  const arrays = {};
+  const taken = new Map();  // array → the name it was given under
+  for (const [name, array] of Object.entries(out)) {
+    if (array === undefined) continue;
+    if (!Object.hasOwn(shapes, name)) {
+      fail(fn, `out.${name}: this call returns ${Object.keys(shapes).join(', ')}${because}, not ${name}`);
+    }
+    const kind = typedArrayName.call(array);
+    if (kind !== 'Float32Array') fail(fn, `out.${name} must be a Float32Array, got ${describe(array)}`);
+    checkReadable(fn, `out.${name}`, array, kind);
+    const [rows, cols] = shapes[name];
+    if (array.length !== rows * cols) {
+      fail(fn, `out.${name} has ${array.length} values but ${name} is ${rows}×${cols} (${rows * cols} values)`);
+    }
+    if (taken.has(array)) fail(fn, `out.${name} is the same array as out.${taken.get(array)}`);
+    taken.set(array, name);
+    arrays[name] = array;
+  }
+  return arrays;
+}
+
 export function checkVector(fn, name, v, length) {
   const data = toFloat32(fn, name, v);
   if (length !== undefined && data.length !== length) fail(fn, `${name} has ${data.length} values but must have ${length}`);

@@ -39,7 +39,8 @@ async function main(): Promise<void> {
   console.log(perHead.length, result.averageWeights.rows, steps.map((s) => `${s.id}: ${s.explanation}`));
   const lean = mha.forward(x, x, x, { weights: false });
   const leanCore = lab.scaledDotProductAttention(q, k, v, { weights: false });
-  console.log(lean.output.rows, lean.weights === undefined, leanCore.output.cols);
+  const reused: Float32Array = lab.scaledDotProductAttention(q, k, v, { weights: false, out: { output: new Float32Array(q.rows * v.cols) } }).output.data;
+  console.log(lean.output.rows, lean.weights === undefined, leanCore.output.cols, reused.length);
   mha.dispose();
 
   const layer = new lab.TransformerEncoderLayer({
