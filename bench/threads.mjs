@@ -132,6 +132,10 @@ async function measure({ library, threads, coreSeq, mhaSeq, rounds, runs, warmup
     const reference = labs[0].scaledDotProductAttention(q, k, v, { weights: false }).output.data;
     if (library === 'attnlab') {
       add(what, await timePaired(labs.map((lab) => () => lab.scaledDotProductAttention(q, k, v, { weights: false }))));
+      // The same call writing into an array of the caller's (out): no new array per call.
+      const arrays = labs.map(() => new Float32Array(n * 64));
+      add(`${what}, into the caller's array (\`out\`)`, await timePaired(labs.map((lab, j) => () =>
+        lab.scaledDotProductAttention(q, k, v, { weights: false, out: { output: arrays[j] } }))));
     } else if (ort) {
       const s = await session(`core-${n}.onnx`);
       const feeds = { q: tensor(q), k: tensor(k), v: tensor(v) };
@@ -344,7 +348,10 @@ L2 cache each), taking nothing from the single-threaded call. Each peer runs in 
 60 ms pause before each (threads keep spinning for a while after a run), ${ROUNDS} rounds of blocks, each
 starting with 40 ms of untimed calls (a worker woken from sleep takes 1–17 ms here to start): medians of
 ${RUNS} runs, ${RUNS / ROUNDS} per block (generation: ${ROUNDS}, 1 per block). The ratios against the peers are of the
-columns' medians; expect ±15% between runs.
+columns' medians; expect ±15% between runs. The rows "into the caller's array" are the same call with
+\`out: { output }\` (web/README.md): the result is copied into one Float32Array kept from call to call instead
+of a new one each time; the peers' columns are left empty there (their calls are timed as above, with new
+arrays).
 
 | what | attnlab 1 thread | attnlab ${n} threads | speed-up | onnxruntime-web 1 thread | onnxruntime-web ${n} threads | attnlab ${n} threads vs onnxruntime-web ${n} threads | tfjs-wasm 1 thread | tfjs-wasm ${n} threads | attnlab ${n} threads vs tfjs-wasm ${n} threads |
 |---|---|---|---|---|---|---|---|---|---|
