@@ -35,14 +35,20 @@ LinearWeights linear_from_js(const val& w, const char* name) {
 
 // { output, weights, averageWeights }, or just { output } when the caller asked for no weights
 // (saves copying num_heads n×n matrices out of the heap).
+// The caller's Float32Array for the result matrix `name` (options.out, checked in web/lib), or undefined.
+val out_array(const val& options, const char* name) {
+  const val into = options["out"];
+  return into.isUndefined() ? val::undefined() : into[name];
+}
+
 val multi_head_output_to_js(const MultiHeadAttentionOutput& out, const val& options) {
   val result = val::object();
-  result.set("output", matrix_to_js(out.output));
+  result.set("output", matrix_to_js(out.output, out_array(options, "output")));
   if (!option<bool>(options, "weights", true)) return result;
   val heads = val::array();
   for (const Matrix& w : out.head_weights) heads.call<void>("push", matrix_to_js(w));
   result.set("weights", heads);
-  result.set("averageWeights", matrix_to_js(out.average_weights));
+  result.set("averageWeights", matrix_to_js(out.average_weights, out_array(options, "averageWeights")));
   return result;
 }
 
@@ -68,11 +74,7 @@ val scaled_dot_product_attention(const val& q, const val& k, const val& v, const
     const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
     Matrix mask;
     const AttentionOptions attention = attention_options_from_js(options, mask);
-    // `out`: the caller's Float32Arrays to write the named matrices into (web/lib checked their lengths).
-    const val into = options["out"];
-    const auto result = [&](const char* name, const Matrix& m) {
-      return matrix_to_js(m, into.isUndefined() ? val::undefined() : into[name]);
-    };
+    const auto result = [&](const char* name, const Matrix& m) { return matrix_to_js(m, out_array(options, name)); };
     val out = val::object();
     if (!option<bool>(options, "weights", true)) {  // output only: online softmax, no n×n matrices
       out.set("output", result("output", attnlab::attention_output(qm, km, vm, attention)));

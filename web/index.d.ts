@@ -162,6 +162,12 @@ export interface MultiHeadAttentionResult {
 }
 
 /** What forward returns when the weights were asked for (the default). */
+/** MultiHeadAttention.forward's options; `out` as in scaledDotProductAttention (AttentionOutArrays):
+ *  output n_q×dModel, averageWeights n_q×n_k (not with weights: false). */
+export interface MultiHeadForwardOptions extends MaskOptions {
+  out?: { output?: Float32Array; averageWeights?: Float32Array };
+}
+
 export interface FullMultiHeadAttentionResult extends MultiHeadAttentionResult {
   weights: Matrix[];
   averageWeights: Matrix;
@@ -173,8 +179,8 @@ export declare class MultiHeadAttention {
   loadWeights(weights: MultiHeadAttentionWeights): this;
   weights(): { inProjWeight: Matrix; inProjBias?: Float32Array; outProjWeight: Matrix; outProjBias?: Float32Array };
   forward(query: MatrixInput, key: MatrixInput | undefined, value: MatrixInput | undefined,
-          options: MaskOptions & { weights: false }): MultiHeadAttentionResult;
-  forward(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MaskOptions): FullMultiHeadAttentionResult;
+          options: MultiHeadForwardOptions & { weights: false }): MultiHeadAttentionResult;
+  forward(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MultiHeadForwardOptions): FullMultiHeadAttentionResult;
   trace(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MaskOptions): Step[];
   /** Training mode turns seeded dropout on; modules start in evaluation mode. */
   train(on?: boolean): this;

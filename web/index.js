@@ -3,7 +3,7 @@
 //   const { output, weights } = lab.scaledDotProductAttention(q, k, v, { causal: true });
 import { AttnLabError } from './lib/errors.js';
 import {
-  checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkOutArrays, checkSeed, checkSize, describe, fail,
+  addOutArrays, checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail,
   maskOptions, toFloat32, wellFormed,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
@@ -280,8 +280,7 @@ class Lab {
     const square = [qm.rows, km.rows];
     const shapes = opts.weights === false ? { output: [qm.rows, vm.cols] }
       : { output: [qm.rows, vm.cols], weights: square, scores: square, scaledScores: square, maskedScores: square };
-    const out = checkOutArrays(fn, options?.out, shapes, opts.weights === false ? ' with weights: false' : '');
-    if (out) opts.out = out;
+    addOutArrays(fn, options, opts, shapes);
     return this.#call(fn, () => this.#raw.scaledDotProductAttention(...args));
   }
 

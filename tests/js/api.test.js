@@ -109,6 +109,24 @@ for (const variant of VARIANTS) {
       assert.deepEqual(into, l.scaledDotProductAttention(q2, k2, v2, { causal: true, weights: false }).output.data);
     });
 
+    test('MultiHeadAttention.forward writes output and averageWeights into out, equal to new arrays', async () => {
+      const l = await lab(variant.simd);
+      const mha = new l.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 1 });
+      const [x, memory] = [l.randn(4, 8, 5), l.randn(6, 8, 6)];
+      const output = new Float32Array(4 * 8), averageWeights = new Float32Array(4 * 6);
+      const fresh = mha.forward(x, memory, memory);
+      const into = mha.forward(x, memory, memory, { out: { output, averageWeights } });
+      assert.equal(into.output.data, output);
+      assert.equal(into.averageWeights.data, averageWeights);
+      assert.deepEqual(output, fresh.output.data);
+      assert.deepEqual(averageWeights, fresh.averageWeights.data);
+      assert.equal(into.weights.length, 2);  // the heads' matrices still come in new arrays
+      const self = mha.forward(x, x, x, { weights: false, out: { output } });
+      assert.equal(self.output.data, output);
+      assert.deepEqual(output, mha.forward(x, x, x, { weights: false }).output.data);
+      mha.dispose();
+    });
+
     test('masks', async () => {
       const l = await lab(variant.simd);
       assert.deepEqual(Array.from(l.causalMask(3).data), [1, 0, 0, 1, 1, 0, 1, 1, 1]);

@@ -86,6 +86,14 @@ for (const variant of VARIANTS) {
       const moved = new Float32Array(6);
       structuredClone(moved.buffer, { transfer: [moved.buffer] });
       throwsAttnLab(() => sdpa({ out: { output: moved } }), /out\.output is a Float32Array whose ArrayBuffer has been detached/);
+      const mha = new l.MultiHeadAttention({ dModel: 8, numHeads: 2 });
+      throwsAttnLab(() => mha.forward(ones(3, 8), ones(5, 8), ones(5, 8), { out: { averageWeights: new Float32Array(9) } }),
+        'MultiHeadAttention.forward: out.averageWeights has 9 values but averageWeights is 3×5 (15 values)');
+      throwsAttnLab(() => mha.forward(ones(3, 8), undefined, undefined, { weights: false, out: { averageWeights: new Float32Array(9) } }),
+        'MultiHeadAttention.forward: out.averageWeights: this call returns output with weights: false, not averageWeights');
+      throwsAttnLab(() => mha.forward(ones(3, 8), undefined, undefined, { out: { weights: new Float32Array(9) } }),
+        'MultiHeadAttention.forward: out.weights: this call returns output, averageWeights, not weights');
+      mha.dispose();
       // An error in the computation writes nothing into the arrays; then the same arrays work.
       const output = new Float32Array(6).fill(7);
       const nan = ones(3, 4);

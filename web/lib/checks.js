@@ -110,11 +110,12 @@ export function toFloat32(fn, name, data) {
 
 // options.out: Float32Arrays the call writes its result matrices into instead of new arrays (a loop
 // that calls every frame then allocates nothing for them). `shapes` maps each matrix the call returns
-// to [rows, cols]; `because` says why others are missing (' with weights: false'). → { name:
-// Float32Array } for the named ones; undefined without `out`.
-export function checkOutArrays(fn, out, shapes, because = '') {
-  if (out === undefined) return undefined;
+// to [rows, cols] (with opts.weights false, only some). The checked arrays go to the core as opts.out.
+export function addOutArrays(fn, options, opts, shapes) {
+  const out = options?.out;
+  if (out === undefined) return;
   if (out === null || typeof out !== 'object') fail(fn, `out must be an object of Float32Arrays, got ${describe(out)}`);
+  const because = opts.weights === false ? ' with weights: false' : '';
   const arrays = {};
   const taken = new Map();  // array → the name it was given under
   for (const [name, array] of Object.entries(out)) {
@@ -133,7 +134,7 @@ export function checkOutArrays(fn, out, shapes, because = '') {
     taken.set(array, name);
     arrays[name] = array;
   }
-  return arrays;
+  opts.out = arrays;
 }
 
 export function checkVector(fn, name, v, length) {

@@ -2,8 +2,8 @@
 // C++ object in the wasm heap; dispose() frees it at once, and a FinalizationRegistry frees it if the
 // JS object is garbage-collected first.
 import {
-  checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, checkVector, describe, fail,
-  maskOptions,
+  addOutArrays, checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, checkVector,
+  describe, fail, maskOptions,
 } from './checks.js';
 
 const finalizer = new FinalizationRegistry((handle) => handle.delete());
@@ -79,7 +79,10 @@ export function moduleClasses(raw, call) {
         positions: checkOneOf(fn, 'positions', positions, ['none', 'rotary', 'alibi']),
       };
       super(fn, call(fn, () => raw.MultiHeadAttentionHandle.create(config)), call);
+      this.#dModel = config.dModel;
     }
+
+    #dModel;
 
     loadWeights(weights) {
       const fn = 'MultiHeadAttention.loadWeights';
@@ -92,9 +95,13 @@ export function moduleClasses(raw, call) {
       return this.call('MultiHeadAttention.weights', () => this.handle('weights').weights());
     }
 
+    // options.out: Float32Arrays for output (n_q×d_model) and averageWeights (n_q×n_k) to be written into.
     forward(query, key = query, value = key, options) {
       const fn = 'MultiHeadAttention.forward';
       const [q, k, v, opts] = this.#inputs(fn, query, key, value, options);
+      const output = [q.rows, this.#dModel];
+      const shapes = opts.weights === false ? { output } : { output, averageWeights: [q.rows, (k ?? q).rows] };
+      addOutArrays(fn, options, opts, shapes);
       return this.call(fn, () => this.handle('forward').forward(q, k, v, opts));
     }
 

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const perHead: Matrix[] = result.weights;
   const steps: Step[] = mha.train(false).trace(x, x, x);
   console.log(perHead.length, result.averageWeights.rows, steps.map((s) => `${s.id}: ${s.explanation}`));
-  const lean = mha.forward(x, x, x, { weights: false });
+  const lean = mha.forward(x, x, x, { weights: false, out: { output: new Float32Array(x.rows * 32) } });
   const leanCore = lab.scaledDotProductAttention(q, k, v, { weights: false });
   const reused: Float32Array = lab.scaledDotProductAttention(q, k, v, { weights: false, out: { output: new Float32Array(q.rows * v.cols) } }).output.data;
   console.log(lean.output.rows, lean.weights === undefined, leanCore.output.cols, reused.length);
