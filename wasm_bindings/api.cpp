@@ -33,14 +33,14 @@ LinearWeights linear_from_js(const val& w, const char* name) {
   return {matrix_from_js(w["weight"], name), vector_from_js(w["bias"], name)};
 }
 
-// { output, weights, averageWeights }, or just { output } when the caller asked for no weights
-// (saves copying num_heads n×n matrices out of the heap).
 // The caller's Float32Array for the result matrix `name` (options.out, checked in web/lib), or undefined.
 val out_array(const val& options, const char* name) {
   const val into = options["out"];
   return into.isUndefined() ? val::undefined() : into[name];
 }
 
+// { output, weights, averageWeights }, or just { output } when the caller asked for no weights
+// (saves copying num_heads n×n matrices out of the heap).
 val multi_head_output_to_js(const MultiHeadAttentionOutput& out, const val& options) {
   val result = val::object();
   result.set("output", matrix_to_js(out.output, out_array(options, "output")));

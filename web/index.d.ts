@@ -161,13 +161,13 @@ export interface MultiHeadAttentionResult {
   averageWeights?: Matrix;
 }
 
-/** What forward returns when the weights were asked for (the default). */
 /** MultiHeadAttention.forward's options; `out` as in scaledDotProductAttention (AttentionOutArrays):
  *  output n_q×dModel, averageWeights n_q×n_k (not with weights: false). */
 export interface MultiHeadForwardOptions extends MaskOptions {
   out?: { output?: Float32Array; averageWeights?: Float32Array };
 }
 
+/** What forward returns when the weights were asked for (the default). */
 export interface FullMultiHeadAttentionResult extends MultiHeadAttentionResult {
   weights: Matrix[];
   averageWeights: Matrix;

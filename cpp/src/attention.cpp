@@ -31,7 +31,6 @@ LargestEntries check_attention_arguments(const char* kFunction, const Matrix& q,
   if (largest.q == kNotFinite) detail::require_finite(kFunction, "Q", q);
   if (largest.k == kNotFinite) detail::require_finite(kFunction, "K", k);
   if (largest.v == kNotFinite) detail::require_finite(kFunction, "V", v);
-  const float v_max = largest.v;
   if (options.mask) detail::require_mask(kFunction, "mask", *options.mask, q.rows(), k.rows());
   if (options.bias) {
     if (options.bias->rows() != q.rows() || options.bias->cols() != k.rows())
@@ -46,9 +45,9 @@ LargestEntries check_attention_arguments(const char* kFunction, const Matrix& q,
   // The output mixes value rows with weights summing to 1 (1/(1−p) after dropout), but the online path
   // sums them first with unnormalised weights of up to 1 each: |V| · n_k / (1 − p) must stay inside
   // float32 for either to be exact.
-  if (static_cast<double>(v_max) * static_cast<double>(v.rows()) / (1.0 - options.dropout) >
+  if (static_cast<double>(largest.v) * static_cast<double>(v.rows()) / (1.0 - options.dropout) >
       std::numeric_limits<float>::max())
-    detail::fail(kFunction, "V's largest entry ", static_cast<double>(v_max), " × n_k = ", v.rows(),
+    detail::fail(kFunction, "V's largest entry ", static_cast<double>(largest.v), " × n_k = ", v.rows(),
                  options.dropout > 0.0f ? " / (1 − dropout)" : "", " overflows float32 when the values are summed (scale V down)");
   return largest;
 }
