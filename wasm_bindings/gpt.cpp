@@ -47,6 +47,8 @@ GPTForwardOptions forward_options_from_js(const val& o) {
   GPTForwardOptions options;
   options.attention = option<bool>(o, "attention", false);
   options.ablation = option<std::string>(o, "ablation", "zero") == "mean" ? AblationMode::mean : AblationMode::zero;
+  const std::string logits = option<std::string>(o, "logits", "all");  // checked in web/lib/gpt.js
+  options.logits = logits == "last" ? LogitRows::last : logits == "none" ? LogitRows::none : LogitRows::all;
   const val ablate = o.isUndefined() || o.isNull() ? val::undefined() : o["ablate"];
   if (!ablate.isUndefined())
     for (std::size_t i = 0, n = ablate["length"].as<std::size_t>(); i < n; ++i)

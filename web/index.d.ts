@@ -327,8 +327,17 @@ export interface GPTForwardOptions {
   ablation?: 'zero' | 'mean';
 }
 
+export interface GPTModelForwardOptions extends GPTForwardOptions {
+  /**
+   * Which rows of logits to compute: 'all' (default, n×vocabSize), 'last' (1×vocabSize: the token after
+   * the last position) or 'none' (0×vocabSize, when only the attention is wanted). The logits are much
+   * of a short prompt's work.
+   */
+  logits?: 'all' | 'last' | 'none';
+}
+
 export interface GPTForwardResult {
-  /** n×vocabSize: row t scores the token after position t. */
+  /** n×vocabSize: row t scores the token after position t (1×vocabSize or 0×vocabSize with `logits`). */
   logits: Matrix;
   /** [layer][head], each n×n (with `attention: true`). */
   attention?: Matrix[][];
@@ -365,7 +374,7 @@ export interface GPTStepResult {
 export declare class GPTModel {
   readonly config: GPTConfig;
   parameterCount(): number;
-  forward(ids: ArrayLike<number>, options?: GPTForwardOptions): GPTForwardResult;
+  forward(ids: ArrayLike<number>, options?: GPTModelForwardOptions): GPTForwardResult;
   /** Per position t, −log p(ids[t + 1]): n − 1 values. */
   tokenLosses(ids: ArrayLike<number>, options?: GPTForwardOptions): Float32Array;
   headScores(text: ArrayLike<number>, options?: { repeatLength?: number; samples?: number; seed?: number; tokenLow?: number; tokenHigh?: number }): HeadScores;

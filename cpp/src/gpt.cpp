@@ -269,9 +269,18 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
   }
 
   // logits = ln_f(x) · wteᵀ                                                  [n×V]
+  // (options.logits: only each sequence's last row [batch×V], or none [0×V])
   acts.x_final = std::move(x);
   layer_norm(acts.x_final, row(ln_f_weight_), row(ln_f_bias_), acts.ln_f, acts.ln_f_mean, acts.ln_f_rstd);
-  acts.logits = tied_logits(acts.ln_f, packed);
+  if (options.logits == LogitRows::all) {
+    acts.logits = tied_logits(acts.ln_f, packed);
+  } else if (options.logits == LogitRows::last) {
+    Matrix last(batch, config_.d_model);
+    for (int b = 0; b < batch; ++b) last.row(b) = acts.ln_f.row(static_cast<Eigen::Index>(b) * T + T - 1);
+    acts.logits = tied_logits(last, packed);
+  } else {
+    acts.logits.resize(0, config_.vocab_size);
+  }
   if (tracer.enabled()) {
     tracer.record("ln_f", "Final LayerNorm", "ln_f(x) " + detail::bracketed_shape(acts.ln_f), {{"ln_f", acts.ln_f}});
     tracer.record("logits", "Logits (tied to wte)", "ln_f(x)·wteᵀ " + detail::bracketed_shape(acts.logits),

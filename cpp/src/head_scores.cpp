@@ -72,7 +72,9 @@ HeadScores head_scores(const GPT& model, std::span<const int> text, const HeadSc
 std::vector<float> token_losses(const GPT& model, std::span<const int> ids, const GPTForwardOptions& options) {
   // ids [n] → losses [n − 1]
   if (ids.size() < 2) detail::fail("token_losses", "ids must have at least 2 tokens, got ", ids.size());
-  const Matrix logits = model.forward(ids, options).logits;
+  GPTForwardOptions every_row = options;  // a loss per position needs every position's logits
+  every_row.logits = LogitRows::all;
+  const Matrix logits = model.forward(ids, every_row).logits;
   std::vector<float> losses(ids.size() - 1);
   for (std::size_t t = 0; t + 1 < ids.size(); ++t) {
     const auto row = logits.row(static_cast<Eigen::Index>(t));

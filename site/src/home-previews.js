@@ -27,9 +27,8 @@ async function trained(figure) {
   const lab = await getLab();
   const { model, tokenizer } = await lab.loadBuiltinModel();
   const ids = tokenizer.encode(PROMPT);
-  const { logits } = model.forward(ids);
-  const last = logits.data.slice((ids.length - 1) * logits.cols, ids.length * logits.cols);
-  const { probabilities } = lab.sample(last, { temperature: 1, topK: 0, topP: 1, seed: 0 });
+  const { logits } = model.forward(ids, { logits: 'last' });
+  const { probabilities } = lab.sample(logits.data, { temperature: 1, topK: 0, topP: 1, seed: 0 });
   const bars = probabilityBars(`The next token after “${PROMPT}”: the 5 most likely`);
   bars.update(topIds(probabilities, 5).map((id) => ({ label: tokenLabel(tokenizer, id), value: probabilities[id] })));
   figure.replaceChildren(bars.node);

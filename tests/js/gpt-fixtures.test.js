@@ -28,6 +28,13 @@ for (const variant of VARIANTS) {
           const ablate = expected.ablation.heads.map(([layer, head]) => ({ layer, head }));
           assertClose(model.forward(expected.ids, { ablate }).logits, matrix(expected.ablation.zero_logits), { atol: 1e-4, rtol: 1e-4 });
           assertClose(model.forward(expected.ids, { ablate, ablation: 'mean' }).logits, matrix(expected.ablation.mean_logits), { atol: 1e-4, rtol: 1e-4 });
+          // Only the last row (PyTorch's, and the full forward's to float rounding), or none with the same attention.
+          const last = model.forward(expected.ids, { logits: 'last' }).logits;
+          assertClose(last, matrix(expected.logits.slice(-1)), { atol: 1e-4, rtol: 1e-4, what: `${file} last logits` });
+          assertClose(last, { rows: 1, cols: out.logits.cols, data: out.logits.data.slice(-out.logits.cols) }, { atol: 1e-6, rtol: 1e-6 });
+          const none = model.forward(expected.ids, { attention: true, logits: 'none' });
+          assert.deepEqual([none.logits.rows, none.logits.cols, none.logits.data.length], [0, model.config.vocabSize, 0]);
+          assert.deepEqual(none.attention, out.attention);
         }
         model.dispose();
       }

@@ -106,6 +106,7 @@ for (const variant of VARIANTS) {
     throwsMessage(() => model.forward(new Array(11).fill(1)), "GPTModel.forward: a sequence of 11 tokens is longer than the model's context_length = 10");
     throwsMessage(() => model.forward([1], { ablate: [{ layer: 2, head: 0 }] }),
       'GPTModel.forward: ablate names layer 2, head 0 but the model has layers 0 … 1 and heads 0 … 1');
+    throwsMessage(() => model.forward([1], { logits: 'first' }), "GPTModel.forward: logits must be one of 'all', 'last', 'none', got 'first'");
     throwsMessage(() => model.save({ dtype: 'F64' }), "GPTModel.save: dtype must be one of 'F32', 'F16', 'BF16', got 'F64'");
     await assert.rejects(l.loadGPT(new Uint8Array([1, 2, 3])), (e) => e instanceof AttnLabError && e.message.startsWith('loadGPT: '));
     await assert.rejects(l.createGPT({ ...CONFIG, numHeads: 3 }),

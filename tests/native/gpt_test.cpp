@@ -8,6 +8,7 @@
 
 #include "attnlab/gpt.hpp"
 #include "attnlab/gpt_training.hpp"
+#include "attnlab/head_scores.hpp"
 #include "attnlab/trace.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
@@ -105,6 +106,32 @@ TEST(GPT, MatchesPyTorchOnEveryFixture) {
                              1e-4f, 1e-4f)) << name << " zero ablation";
     EXPECT_TRUE(MatricesNear(model.forward(ids, {.ablate = heads, .ablation = AblationMode::mean}).logits,
                              nested_matrix(ablation.at("mean_logits")), 1e-4f, 1e-4f)) << name << " mean ablation";
+  }
+}
+
+// logits: LogitRows::last is PyTorch's last row, and the full forward's last row to float rounding
+// (the register-blocked kernels give it to the bit; Eigen's product, behind the scalar wasm build, takes
+// another path for a single row); LogitRows::none computes none and the same attention. Per-token
+// losses take every row whatever they are asked.
+TEST(GPT, ComputesOnlyTheLogitRowsAsked) {
+  for (const std::string& name : forward_fixtures()) {
+    const nlohmann::json fixture = testing::read_gpt_fixture_json(name + ".json");
+    const GPT model = GPT::from_safetensors(testing::read_gpt_fixture_bytes(name + ".safetensors"));
+    const std::vector<int> ids = fixture.at("ids").get<std::vector<int>>();
+    const Eigen::Index vocab = model.config().vocab_size;
+    const GPTOutput all = model.forward(ids, {.attention = true});
+    const GPTOutput last = model.forward(ids, {.attention = true, .logits = LogitRows::last});
+    ASSERT_EQ(last.logits.rows(), 1) << name;
+    ASSERT_EQ(last.logits.cols(), vocab) << name;
+    EXPECT_TRUE(MatricesNear(last.logits, nested_matrix(fixture.at("logits")).bottomRows(1), 1e-4f, 1e-4f)) << name;
+    EXPECT_TRUE(MatricesNear(last.logits, all.logits.bottomRows(1), 1e-6f, 1e-6f)) << name;
+    const GPTOutput none = model.forward(ids, {.attention = true, .logits = LogitRows::none});
+    EXPECT_EQ(none.logits.rows(), 0) << name;
+    EXPECT_EQ(none.logits.cols(), vocab) << name;
+    ASSERT_EQ(none.attention.size(), all.attention.size()) << name;
+    for (std::size_t l = 0; l < all.attention.size(); ++l)
+      for (std::size_t h = 0; h < all.attention[l].size(); ++h) EXPECT_EQ(none.attention[l][h], all.attention[l][h]) << name;
+    EXPECT_EQ(token_losses(model, ids, {.logits = LogitRows::none}), token_losses(model, ids)) << name;
   }
 }
 

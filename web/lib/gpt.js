@@ -84,10 +84,12 @@ export function gptClasses(module) {
     // ids [n] → { logits: Matrix n×vocabSize, attention?: Matrix[layer][head] (n×n), trace? }.
     // ablate: [{ layer, head }] knocks heads out: their output set to 0 (ablation 'zero') or to its
     // mean over the positions ('mean').
+    // logits: 'all' (n×V), 'last' (1×V: the token after the last position) or 'none' (0×V, for attention alone).
     forward(ids, options) {
       const fn = 'GPTModel.forward';
       const tokens = checkIds(fn, 'ids', ids);
       const opts = forwardOptions(fn, options);
+      opts.logits = checkOneOf(fn, 'logits', checkOptions(fn, options).logits ?? 'all', ['all', 'last', 'none']);
       return this.call(fn, () => this.handle('forward').forward(tokens, opts));
     }
 

@@ -58,14 +58,21 @@ struct HeadAblation {
 };
 enum class AblationMode { zero, mean };
 
+// Which rows of logits a forward computes: every position's (training, per-token losses), only the
+// last position's (the next token: a next-token chart, an ablation's effect on it), or none (a lesson
+// that draws attention). For a short prompt the logits are much of the work: V·d multiply-adds per row
+// (4096·192 for attnlab-kjv), more than one whole block's 12·d².
+enum class LogitRows { all, last, none };
+
 struct GPTForwardOptions {
   bool attention = false;             // also return every head's attention weights
   std::vector<HeadAblation> ablate;   // heads to knock out (none by default)
   AblationMode ablation = AblationMode::zero;
+  LogitRows logits = LogitRows::all;
 };
 
 struct GPTOutput {
-  Matrix logits;                                // [n×V]: row t scores the token after position t
+  Matrix logits;  // [n×V]: row t scores the token after position t ([1×V] the last row, [0×V]: options.logits)
   std::vector<std::vector<Matrix>> attention;   // [layer][head] → [n×n] causal weights (when asked)
 };
 

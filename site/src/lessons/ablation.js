@@ -99,9 +99,9 @@ lessonPage({
       }
       const options = heads.length ? { ablate: heads, ablation: state.mode } : undefined;
       const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT);
-      const lastRow = (forward) => forward.logits.data.slice((ids.length - 1) * forward.logits.cols);
-      const p0 = lab.sample(lastRow(model.forward(ids)), { temperature: 1 }).probabilities;
-      const p1 = heads.length ? lab.sample(lastRow(model.forward(ids, options)), { temperature: 1 }).probabilities : p0;
+      const lastRow = (opts) => model.forward(ids, { ...opts, logits: 'last' }).logits.data;
+      const p0 = lab.sample(lastRow({}), { temperature: 1 }).probabilities;
+      const p1 = heads.length ? lab.sample(lastRow(options), { temperature: 1 }).probabilities : p0;
       const top0 = topIds(p0, 10), top1 = topIds(p1, 10);
       const scale = Math.max(p0[top0[0]], p1[top1[0]]);
       before.update(top0.map((id) => ({ label: tokenLabel(tokenizer, id), value: p0[id] })), scale);

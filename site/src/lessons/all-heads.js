@@ -38,7 +38,7 @@ lessonPage({
   ],
   formula: String.raw`A^{(\ell, h)} = \operatorname{softmax}\!\Big(\frac{Q^{(\ell,h)} K^{(\ell,h)\top}}{\sqrt{d_k}} + M_{\text{causal}}\Big)`,
   pytorch: 'out = model(ids, output_attentions=True)\nout.attentions  # tuple of num_layers tensors [batch, heads, n, n]',
-  call: 'const { attention } = model.forward(ids, { attention: true });\nattention[layer][head]  // Matrix n×n',
+  call: 'const { attention } = model.forward(ids, { attention: true, logits: \'none\' });\nattention[layer][head]  // Matrix n×n',
   schema: {
     prompt: { type: 'text', maxLength: 300, default: DEFAULT_PROMPT },
     layer: { type: 'int', min: 0, max: 47, default: 0 },
@@ -63,7 +63,7 @@ lessonPage({
     return () => {
       if (cached.prompt !== state.prompt) {
         const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT);
-        cached = { prompt: state.prompt, ids, ...model.forward(ids, { attention: true }) };
+        cached = { prompt: state.prompt, ids, ...model.forward(ids, { attention: true, logits: 'none' }) };
         cached.labels = Array.from(ids, (id) => tokenLabel(tokenizer, id));
         Object.assign(views, { attention: cached.attention, tokens: cached.labels });
       }

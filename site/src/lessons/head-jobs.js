@@ -75,7 +75,7 @@ lessonPage({
       headChoice.replaceChildren(...layerHeadPickers(model.config, layer, head, (l, h) => ctx.set({ layer: l, head: h })));
 
       const run = inductionRun(lab, model, { length: T, seed: state.seed });
-      const { attention } = model.forward(run.ids, { attention: true });
+      const { attention } = model.forward(run.ids, { attention: true, logits: 'none' });
       const labels = Array.from(run.ids, (id, t) => `${t}:${tokenLabel(tokenizer, id)}`);
       Object.assign(stripe, { matrix: attention[layer][head], rowLabels: labels, colLabels: labels,
         caption: `Layer ${layer}, head ${head} on ${T} random tokens repeated twice: an induction head draws a stripe ` +

@@ -24,8 +24,8 @@ lessonPage({
     'p, order = torch.sort(torch.softmax(logits, -1), descending=True)\n' +
     'logits[order[p.cumsum(-1) - p >= top_p]] = -inf  # top-p: the fewest tokens whose probabilities reach top_p\n' +
     'probs = torch.softmax(logits, -1)\nnext_id = torch.multinomial(probs, 1, generator=torch.Generator().manual_seed(seed))',
-  call: 'const { logits } = model.forward(ids);\nconst last = logits.data.subarray((ids.length - 1) * logits.cols);\n' +
-    'const { token, probabilities } = lab.sample(last, { temperature, topK, topP, seed });',
+  call: 'const { logits } = model.forward(ids, { logits: \'last\' });  // only the last position\'s row, 1×vocab\n' +
+    'const { token, probabilities } = lab.sample(logits.data, { temperature, topK, topP, seed });',
   schema: {
     prompt: { type: 'text', maxLength: 300, default: 'In the beginning God created the heaven and the' },
     temperature: { type: 'int', min: 0, max: 300, default: 100 },   // hundredths
@@ -62,8 +62,8 @@ lessonPage({
     return () => {
       if (cached.prompt !== state.prompt) {
         const { ids } = promptIds(tokenizer, model, state.prompt, 'In the beginning');
-        const { logits } = model.forward(ids);
-        cached = { prompt: state.prompt, last: logits.data.slice((ids.length - 1) * logits.cols), n: ids.length };
+        const { logits } = model.forward(ids, { logits: 'last' });
+        cached = { prompt: state.prompt, last: logits.data, n: ids.length };
       }
       const plain = lab.sample(cached.last, { temperature: 1 }).probabilities;
       const options = { temperature: state.temperature / 100, topK: state.topK, topP: state.topP / 100, seed: state.seed };

@@ -121,3 +121,14 @@ async function components(lab: Lab): Promise<void> {
   console.log(svg.length, png.size, lines.toSVG().length);
 }
 void components;
+
+// The shipped GPT: the next token from the last row of logits alone, and every head's attention alone.
+async function trainedModel(lab: Lab): Promise<void> {
+  const { model, tokenizer } = await lab.loadBuiltinModel();
+  const ids = tokenizer.encode('In the beginning');
+  const { logits } = model.forward(ids, { logits: 'last' });
+  const next: number = lab.sample(logits.data, { temperature: 0 }).token;
+  const { attention } = model.forward(ids, { attention: true, logits: 'none' });
+  console.log(tokenizer.decode([next]), attention?.length);
+}
+void trainedModel;
