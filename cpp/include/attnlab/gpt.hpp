@@ -72,7 +72,7 @@ struct GPTForwardOptions {
 };
 
 struct GPTOutput {
-  Matrix logits;  // [n×V]: row t scores the token after position t ([1×V] the last row, [0×V]: options.logits)
+  Matrix logits;  // [n×V]: row t scores the token after position t (or, by options.logits, [1×V] or [0×V])
   std::vector<std::vector<Matrix>> attention;   // [layer][head] → [n×n] causal weights (when asked)
 };
 
