@@ -286,6 +286,10 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
     tracer.record("logits", "Logits (tied to wte)", "ln_f(x)·wteᵀ " + detail::bracketed_shape(acts.logits),
                   {{"logits", acts.logits}});
   }
+  // An overflow anywhere upstream reaches ln_f's row of that position; without every row of logits,
+  // ln_f itself is checked, so no non-finite attention weight is handed back either.
+  if (options.logits != LogitRows::all)
+    detail::require_finite_result("GPT::forward", acts.ln_f, "the weights are too large (the final LayerNorm)");
   detail::require_finite_result("GPT::forward", acts.logits, "the weights are too large");
 }
 

@@ -227,6 +227,12 @@ TEST(GPT, BadArgumentsAreNamed) {
   expect_error([&] { model.forward(std::vector<int>{1}, {.ablate = {{0, 2}}}); },
                "GPT::forward: ablate names layer 0, head 2 but the model has layers 0 … 0 and heads 0 … 1");
   expect_error([&] { model.tensor("lm_head.weight"); }, "GPT::tensor: the model has no tensor named 'lm_head.weight'");
+  // Two MLP biases of 3e38 overflow the residual stream: an error whichever logits are asked for.
+  GPT huge({.vocab_size = 10, .context_length = 4, .d_model = 4, .num_heads = 2, .num_layers = 2}, 0);
+  for (const char* name : {"h.0.mlp.c_proj.bias", "h.1.mlp.c_proj.bias"})
+    huge.load_tensor(name, std::vector<float>(4, 3e38f));
+  for (const LogitRows rows : {LogitRows::all, LogitRows::last, LogitRows::none})
+    EXPECT_THROW(huge.forward(std::vector<int>{1, 2}, {.attention = true, .logits = rows}), Error);
   expect_error([] { GPT({.vocab_size = 1 << 30, .context_length = 4, .d_model = 1024, .num_heads = 1, .num_layers = 1}, 0); },
                "GPT: needs about 4 TiB (the parameters: 1 × 1.09952e+12×1 floats) but the memory budget is 512 MiB");
 }
