@@ -17,6 +17,14 @@ Rng::Rng(std::uint64_t seed, std::uint64_t stream) : increment_((stream << 1u) |
   next_u32();
 }
 
+Rng Rng::from_state(const State& state) {
+  if (state.increment % 2 == 0) detail::fail("Rng::from_state", "increment must be odd (a PCG stream), got ", state.increment);
+  Rng rng;
+  rng.state_ = state.state;
+  rng.increment_ = state.increment;
+  return rng;
+}
+
 std::uint32_t Rng::next_u32() {
   const std::uint64_t old = state_;
   state_ = old * kPcgMultiplier + increment_;

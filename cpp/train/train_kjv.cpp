@@ -8,6 +8,12 @@
 //   train_kjv --config … --listing … --check-log training-log.jsonl --steps N
 //       reruns the first N steps and compares each loss with the log's (the reproducibility test).
 //
+// Options: --threads N (default every core; the results are the same bit for bit whatever N),
+// --checkpoint FILE (saved at every evaluation: weights, AdamW state, data position, RNG),
+// --resume (continue from FILE: the log is cut back to the checkpoint's step and continued, and the
+// run computes exactly what the uninterrupted one would), --stop-after S (stop after step S's
+// checkpoint, as an interruption would; the resume test uses it).
+//
 // scripts/train-model.sh installs the corpus and runs the first form; everything that decides the
 // result (sizes, seeds, schedule) is in the config file.
 #include <algorithm>
@@ -29,8 +35,10 @@
 #include "attnlab/gpt_training.hpp"
 #include "attnlab/head_scores.hpp"
 #include "attnlab/rng.hpp"
+#include "attnlab/threads.hpp"
 #include "kjv_corpus.hpp"
 #include "ngram_baselines.hpp"
+#include "training_checkpoint.hpp"
 
 namespace {
 
@@ -38,14 +46,21 @@ using json = nlohmann::json;
 using namespace attnlab;
 
 struct Arguments {
-  std::string config, listing, out, check_log;
-  int steps = -1;  // -1: the config's
+  std::string config, listing, out, check_log, checkpoint;
+  int steps = -1;       // -1: the config's
+  int threads = 0;      // 0: every core
+  bool resume = false;
+  int stop_after = -1;  // -1: run to the end
 };
 
 Arguments parse_arguments(int argc, char** argv) {
   Arguments args;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--resume") {
+      args.resume = true;
+      continue;
+    }
     if (i + 1 >= argc) throw std::runtime_error("missing a value after " + flag);
     const std::string value = argv[++i];
     if (flag == "--config") args.config = value;
@@ -53,10 +68,17 @@ Arguments parse_arguments(int argc, char** argv) {
     else if (flag == "--out") args.out = value;
     else if (flag == "--check-log") args.check_log = value;
     else if (flag == "--steps") args.steps = std::stoi(value);
+    else if (flag == "--threads") args.threads = std::stoi(value);
+    else if (flag == "--checkpoint") args.checkpoint = value;
+    else if (flag == "--stop-after") args.stop_after = std::stoi(value);
     else throw std::runtime_error("unknown flag " + flag);
   }
   if (args.config.empty() || args.listing.empty() || (args.out.empty() == args.check_log.empty())) {
-    throw std::runtime_error("usage: train_kjv --config FILE --listing FILE (--out DIR | --check-log FILE --steps N)");
+    throw std::runtime_error("usage: train_kjv --config FILE --listing FILE (--out DIR | --check-log FILE --steps N)"
+                             " [--threads N] [--checkpoint FILE [--resume] [--stop-after STEP]]");
+  }
+  if ((args.resume || args.stop_after >= 0) && args.checkpoint.empty()) {
+    throw std::runtime_error("--resume and --stop-after need --checkpoint FILE");
   }
   return args;
 }
@@ -84,8 +106,10 @@ struct RunConfig {
   int batch = 16, steps = 6000;
   GPTTrainerConfig trainer;
   int eval_every = 250;
-  // The share of training windows that are one passage read twice (see training_window).
-  double repeat_fraction = 0.0;
+  // The share of training windows that are one passage read twice (see training_window):
+  // repeat_fraction until repeat_decay_start (a share of the steps), then falling linearly to
+  // repeat_fraction_final at the last step.
+  double repeat_fraction = 0.0, repeat_fraction_final = 0.0, repeat_decay_start = 1.0;
   int repeat_min = 8, repeat_max = 64;
   // Of those, the share whose passage is random learned tokens instead of corpus text.
   double repeat_random_fraction = 0.0;
@@ -118,6 +142,8 @@ RunConfig read_config(const json& j) {
     c.repeat_min = t.at("repeat_min_tokens");
     c.repeat_max = t.at("repeat_max_tokens");
     c.repeat_random_fraction = t.value("repeat_random_fraction", 0.0);
+    c.repeat_fraction_final = t.value("repeat_fraction_final", c.repeat_fraction);
+    c.repeat_decay_start = t.value("repeat_decay_start", 1.0);
   }
   const json& s = j.at("samples");
   c.sample_prompts = s.at("prompts").get<std::vector<std::string>>();
@@ -136,10 +162,10 @@ RunConfig read_config(const json& j) {
 // repeat_random_fraction the repeated passage is random learned tokens (ids 256 … V−2) rather than
 // text: there nothing but an exact copy predicts the second reading, which sharpens the heads that
 // copy (a passage of text can half be guessed from its words alone).
-void training_window(const std::vector<int>& tokens, int T, int vocab_size, const RunConfig& config, Rng& rng, int* ids,
-                     int* targets) {
+void training_window(const std::vector<int>& tokens, int T, int vocab_size, const RunConfig& config, double repeat_fraction,
+                     Rng& rng, int* ids, int* targets) {
   std::vector<int> window(static_cast<std::size_t>(T) + 1);
-  const bool repeat = config.repeat_fraction > 0 && rng.uniform_double() < config.repeat_fraction;
+  const bool repeat = repeat_fraction > 0 && rng.uniform_double() < repeat_fraction;
   if (repeat) {
     const int length = config.repeat_min + static_cast<int>(rng.next_u32() % static_cast<std::uint32_t>(config.repeat_max - config.repeat_min + 1));
     std::vector<int> passage(static_cast<std::size_t>(length));
@@ -157,6 +183,16 @@ void training_window(const std::vector<int>& tokens, int T, int vocab_size, cons
   }
   std::copy_n(window.begin(), T, ids);
   std::copy_n(window.begin() + 1, T, targets);
+}
+
+// The repeated-window share at `step` (0-based) of `steps`. Copying is learned early (the induction
+// heads form in the first third of a run); late in the run fewer repeated windows let the model
+// spend its steps on text, so that it copies less eagerly when it samples.
+double repeat_fraction_at(const RunConfig& config, int step, int steps) {
+  const double progress = static_cast<double>(step) / static_cast<double>(std::max(1, steps - 1));
+  if (progress <= config.repeat_decay_start) return config.repeat_fraction;
+  const double t = (progress - config.repeat_decay_start) / (1.0 - config.repeat_decay_start);
+  return config.repeat_fraction + t * (config.repeat_fraction_final - config.repeat_fraction);
 }
 
 // Mean cross-entropy over the held-out stream cut into windows of T + 1 tokens (stride T, so each
@@ -220,31 +256,53 @@ std::vector<float> step_losses_from_log(const std::string& path) {
   return losses;
 }
 
+// The log, one JSON object per line. A resumed run keeps the lines its checkpoint counted (the
+// setup, the steps and evaluations up to the checkpoint's step) and appends after them.
+class TrainingLog {
+ public:
+  TrainingLog(const std::string& path, bool enabled, std::int64_t keep_lines) : enabled_(enabled) {
+    if (!enabled_) return;
+    std::vector<std::string> kept;
+    if (keep_lines > 0) {
+      std::istringstream old(read_file(path));
+      for (std::string line; static_cast<std::int64_t>(kept.size()) < keep_lines && std::getline(old, line);) kept.push_back(line);
+      if (static_cast<std::int64_t>(kept.size()) < keep_lines) throw std::runtime_error(path + " is shorter than the checkpoint's log");
+    }
+    out_.open(path, std::ios::trunc);
+    if (!out_) throw std::runtime_error("cannot write " + path);
+    for (const std::string& line : kept) out_ << line << '\n';
+    lines_ = keep_lines;
+  }
+  void write(const json& record) {
+    if (!enabled_) return;
+    // A sample can end inside a multi-byte character (byte-level tokens): written as U+FFFD.
+    out_ << record.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+    out_.flush();
+    ++lines_;
+  }
+  std::int64_t lines() const { return lines_; }
+
+ private:
+  bool enabled_;
+  std::ofstream out_;
+  std::int64_t lines_ = 0;
+};
+
 int run(const Arguments& args) {
   using Clock = std::chrono::steady_clock;
   const json config_json = json::parse(read_file(args.config));
   const RunConfig config = read_config(config_json);
   const bool checking = !args.check_log.empty();
   const int steps = args.steps >= 0 ? args.steps : config.steps;
-
-  // The output folder is made and the log opened before an hour of training, not after it.
-  std::ofstream log;
-  if (!checking) {
-    std::filesystem::create_directories(args.out);
-    log.open(args.out + "/training-log.jsonl");
-    if (!log) throw std::runtime_error("cannot write " + args.out + "/training-log.jsonl");
-  }
-  const auto write_log = [&](const json& record) {
-    if (checking) return;
-    log << record.dump() << '\n';
-    log.flush();
-  };
+  if (args.threads > 0) set_num_threads(args.threads);
+  // The output folder is made before an hour of training, not after it.
+  if (!checking) std::filesystem::create_directories(args.out);
 
   // 1. The corpus, split by chapters.
   const std::vector<train::Chapter> chapters = train::parse_bible_listing(read_file(args.listing));
   const train::CorpusSplit split = train::split_chapters(chapters, config.heldout_every);
 
-  // 2. The tokenizer, learned on the training text only.
+  // 2. The tokenizer, learned on the training text only (deterministic: a resumed run learns it again).
   const auto bpe_start = Clock::now();
   const BpeTokenizer tokenizer = BpeTokenizer::train(split.train, {.vocab_size = config.bpe_vocab_size});
   const double bpe_seconds = std::chrono::duration<double>(Clock::now() - bpe_start).count();
@@ -257,61 +315,70 @@ int run(const Arguments& args) {
   // 3. What a model with no attention gets: unigram and bigram counts.
   const train::NgramBaselines baselines = train::ngram_baselines(train_tokens, heldout_tokens, tokenizer.vocab_size());
 
+  // 4. The model and its optimiser: fresh, or as the checkpoint left them.
   GPT model(config.model, config.init_seed);
-  write_log({{"kind", "setup"},
-             {"config", config_json},
-             {"corpus", {{"verses", std::count(split.train.begin(), split.train.end(), '\n') +
-                                        std::count(split.heldout.begin(), split.heldout.end(), '\n') -
-                                        split.train_chapters - split.heldout_chapters},
-                         {"chapters", chapters.size()},
-                         {"train_chapters", split.train_chapters},
-                         {"heldout_chapters", split.heldout_chapters},
-                         {"train_bytes", split.train.size()},
-                         {"heldout_bytes", split.heldout.size()},
-                         {"train_tokens", train_tokens.size()},
-                         {"heldout_tokens", heldout_tokens.size()}}},
-             {"bpe_seconds", bpe_seconds},
-             {"parameters", model.parameter_count()},
-             {"baselines", {{"unigram", baselines.unigram}, {"bigram", baselines.bigram},
-                            {"bigram_alpha", baselines.bigram_alpha}}}});
-
-  // 4. Training: random windows of T + 1 training tokens (training_window), a batch at a time.
   GPTTrainer trainer(model, config.trainer);
+  train::CheckpointState state{.data_rng = Rng(config.data_seed).state(), .best_heldout = INFINITY};
+  if (args.resume) {
+    state = train::load_checkpoint(args.checkpoint, model, trainer);
+    std::fprintf(stderr, "resuming after step %lld\n", static_cast<long long>(state.step));
+  }
+  TrainingLog log(args.out + "/training-log.jsonl", !checking, state.log_lines);
+  if (!args.resume) {
+    log.write({{"kind", "setup"},
+               {"config", config_json},
+               {"threads", num_threads()},
+               {"corpus", {{"verses", std::count(split.train.begin(), split.train.end(), '\n') +
+                                          std::count(split.heldout.begin(), split.heldout.end(), '\n') -
+                                          split.train_chapters - split.heldout_chapters},
+                           {"chapters", chapters.size()},
+                           {"train_chapters", split.train_chapters},
+                           {"heldout_chapters", split.heldout_chapters},
+                           {"train_bytes", split.train.size()},
+                           {"heldout_bytes", split.heldout.size()},
+                           {"train_tokens", train_tokens.size()},
+                           {"heldout_tokens", heldout_tokens.size()}}},
+               {"bpe_seconds", bpe_seconds},
+               {"parameters", model.parameter_count()},
+               {"baselines", {{"unigram", baselines.unigram}, {"bigram", baselines.bigram},
+                              {"bigram_alpha", baselines.bigram_alpha}}}});
+  }
+
+  // 5. Training: random windows of T + 1 training tokens (training_window), a batch at a time.
   const int T = config.model.context_length;
-  Rng data_rng(config.data_seed);
+  Rng data_rng = Rng::from_state(state.data_rng);
   std::vector<int> ids(static_cast<std::size_t>(config.batch) * T), targets(ids.size());
   const std::vector<float> expected = checking ? step_losses_from_log(args.check_log) : std::vector<float>{};
   if (checking && static_cast<int>(expected.size()) < steps) throw std::runtime_error("the log has fewer steps than --steps");
 
-  double best_heldout = INFINITY;
-  std::int64_t best_step = 0;
-  std::vector<float> best_values;
   const auto evaluate = [&](std::int64_t step) {
     const auto start = Clock::now();
     const double loss = heldout_loss(model, heldout_tokens, config.batch);
     json record = {{"kind", "eval"}, {"step", step}, {"heldout_loss", loss}, {"heads", head_scores_json(model, heldout_tokens)}};
     record["seconds"] = std::chrono::duration<double>(Clock::now() - start).count();
-    write_log(record);
+    log.write(record);
     std::fprintf(stderr, "step %lld: held-out %.4f, induction max %.3f, previous-token max %.3f\n",
                  static_cast<long long>(step), loss, record["heads"]["max_induction"].get<double>(),
                  record["heads"]["max_previous_token"].get<double>());
-    if (loss < best_heldout) {
-      best_heldout = loss;
-      best_step = step;
-      best_values.assign(model.values().begin(), model.values().end());
+    if (loss < state.best_heldout) {
+      state.best_heldout = loss;
+      state.best_step = step;
+      state.best_values.assign(model.values().begin(), model.values().end());
     }
   };
 
   int mismatches = 0;
-  const auto training_start = Clock::now();
-  for (int step = 0; step < steps; ++step) {
+  auto segment_start = Clock::now();
+  for (int step = static_cast<int>(state.step); step < steps; ++step) {
+    const double repeat_fraction = repeat_fraction_at(config, step, steps);
     for (int b = 0; b < config.batch; ++b) {
-      training_window(train_tokens, T, config.model.vocab_size, config, data_rng, &ids[static_cast<std::size_t>(b) * T], &targets[static_cast<std::size_t>(b) * T]);
+      training_window(train_tokens, T, config.model.vocab_size, config, repeat_fraction, data_rng,
+                      &ids[static_cast<std::size_t>(b) * T], &targets[static_cast<std::size_t>(b) * T]);
     }
     const auto start = Clock::now();
     const GPTStepResult result = trainer.step(ids, targets, config.batch);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    write_log({{"kind", "step"}, {"step", step + 1}, {"loss", result.loss}, {"lr", result.lr},
+    log.write({{"kind", "step"}, {"step", step + 1}, {"loss", result.loss}, {"lr", result.lr},
                {"grad_norm", result.grad_norm}, {"ms", std::round(ms * 10.0) / 10.0}});
     if (checking) {
       const double difference = std::abs(result.loss - expected[step]);
@@ -320,14 +387,27 @@ int run(const Arguments& args) {
       mismatches += ok ? 0 : 1;
     } else if ((step + 1) % config.eval_every == 0 || step + 1 == steps) {
       evaluate(step + 1);
+      if (!args.checkpoint.empty()) {
+        const auto now = Clock::now();
+        state.training_seconds += std::chrono::duration<double>(now - segment_start).count();
+        segment_start = now;
+        state.step = step + 1;
+        state.data_rng = data_rng.state();
+        state.log_lines = log.lines();
+        train::save_checkpoint(args.checkpoint, model, trainer, state);
+        if (step + 1 == args.stop_after) {
+          std::fprintf(stderr, "stopped after step %d; continue with --resume\n", step + 1);
+          return 0;
+        }
+      }
     }
   }
   if (checking) return mismatches == 0 ? 0 : 1;
-  const double training_seconds = std::chrono::duration<double>(Clock::now() - training_start).count();
+  state.training_seconds += std::chrono::duration<double>(Clock::now() - segment_start).count();
 
-  // 5. The shipped model: the evaluation with the lowest held-out loss, in F16.
+  // 6. The shipped model: the evaluation with the lowest held-out loss, in F16.
   for (const GPTTensorSlot& slot : model.tensors()) {
-    model.load_tensor(slot.name, std::span<const float>(best_values).subspan(slot.offset, slot.size));
+    model.load_tensor(slot.name, std::span<const float>(state.best_values).subspan(slot.offset, slot.size));
   }
   const std::vector<std::uint8_t> file = model.to_safetensors(DType::F16);
   write_file(args.out + "/model.safetensors", file.data(), file.size());
@@ -344,14 +424,14 @@ int run(const Arguments& args) {
     samples.push_back({{"prompt", config.sample_prompts[i]}, {"seed", i},
                        {"text", config.sample_prompts[i] + tokenizer.decode(generation.tokens)}});
   }
-  write_log({{"kind", "summary"},
-             {"best_step", best_step},
-             {"heldout_loss_f32", best_heldout},
+  log.write({{"kind", "summary"},
+             {"best_step", state.best_step},
+             {"heldout_loss_f32", state.best_heldout},
              {"heldout_loss_f16", heldout_loss(shipped, heldout_tokens, config.batch)},
              {"baselines", {{"unigram", baselines.unigram}, {"bigram", baselines.bigram}}},
              {"heads", head_scores_json(shipped, heldout_tokens)},
-             {"training_seconds", training_seconds},
-             {"tokens_per_second", static_cast<double>(steps) * config.batch * T / training_seconds},
+             {"training_seconds", state.training_seconds},
+             {"tokens_per_second", static_cast<double>(steps) * config.batch * T / state.training_seconds},
              {"file_bytes", file.size()},
              {"samples", samples}});
   return 0;

@@ -32,7 +32,17 @@ class Rng {
   Matrix uniform_matrix(int rows, int cols, float low, float high);  // row-major fill order
   Matrix normal_matrix(int rows, int cols, float mean = 0.0f, float stddev = 1.0f);
 
+  // The generator's whole state, for training checkpoints: Rng::from_state(rng.state()) continues
+  // the same stream draw for draw. from_state throws Error for an even increment (no PCG stream has one).
+  struct State {
+    std::uint64_t state = 0, increment = 0;
+  };
+  State state() const { return {state_, increment_}; }
+  static Rng from_state(const State& state);
+
  private:
+  Rng() = default;
+
   std::uint64_t state_ = 0;
   std::uint64_t increment_ = 0;
 };
