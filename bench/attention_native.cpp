@@ -7,8 +7,8 @@
 // used is printed in the context as "kernels".
 #include <benchmark/benchmark.h>
 
-#include "attnlab/attention.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/tensor/rng.hpp"
 #include "kernels/kernels.hpp"
 
 namespace {

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "attnlab/gpt_training.hpp"
-#include "attnlab/rng.hpp"
-#include "attnlab/threads.hpp"
+#include "attnlab/gpt/gpt_training.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "attnlab/tensor/threads.hpp"
 
 int main(int argc, char** argv) {
   using namespace attnlab;

@@ -379,7 +379,7 @@ The 128-token forward hands back 128 × 4,096 logits and 16 attention matrices, 
 copies out of the heap on the page's thread (about 1.7 ms of each call in a Chromium profile), whatever the
 thread count.
 
-How the threads work (cpp/src/parallel.cpp): a loop is cut into up to 8 tasks per thread, handed out as threads
+How the threads work (cpp/src/tensor/parallel.cpp): a loop is cut into up to 8 tasks per thread, handed out as threads
 ask; after a loop the workers spin for 20 ms before sleeping, because a sleeping worker took 0.9–1.9 ms on
 average (up to 17 ms) to wake here, longer than a seq-512 attention call.
 `;

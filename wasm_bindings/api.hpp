@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "attnlab/encoder_layer.hpp"
-#include "attnlab/multi_head_attention.hpp"
+#include "attnlab/layers/encoder_layer.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
 
 namespace attnlab::wasm {
 

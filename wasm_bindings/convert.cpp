@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "attnlab/error.hpp"
-#include "checks.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab::wasm {
 

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "attnlab/matrix.hpp"
-#include "attnlab/multi_head_attention.hpp"
-#include "attnlab/trace.hpp"
+#include "attnlab/tensor/matrix.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
+#include "attnlab/tensor/trace.hpp"
 
 namespace attnlab::wasm {
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "attnlab/head_scores.hpp"
-#include "attnlab/sampling.hpp"
-#include "checks.hpp"
+#include "attnlab/gpt/head_scores.hpp"
+#include "attnlab/gpt/sampling.hpp"
+#include "tensor/checks.hpp"
 #include "convert.hpp"
 
 namespace attnlab::wasm {

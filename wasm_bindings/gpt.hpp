@@ -8,10 +8,10 @@
 
 #include <memory>
 
-#include "attnlab/bpe.hpp"
-#include "attnlab/gpt.hpp"
-#include "attnlab/gpt_session.hpp"
-#include "attnlab/gpt_training.hpp"
+#include "attnlab/text/bpe.hpp"
+#include "attnlab/gpt/gpt.hpp"
+#include "attnlab/gpt/gpt_session.hpp"
+#include "attnlab/gpt/gpt_training.hpp"
 
 namespace attnlab::wasm {
 

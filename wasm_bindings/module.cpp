@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "attnlab/error.hpp"
-#include "attnlab/limits.hpp"
-#include "attnlab/threads.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/tensor/limits.hpp"
+#include "attnlab/tensor/threads.hpp"
 #include "convert.hpp"
 #include "kernels/kernels.hpp"
 

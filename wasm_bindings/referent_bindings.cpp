@@ -7,9 +7,9 @@
 
 #include <memory>
 
-#include "attnlab/referent_encoder.hpp"
-#include "attnlab/softmax.hpp"
-#include "checks.hpp"
+#include "attnlab/referent/referent_encoder.hpp"
+#include "attnlab/attention/softmax.hpp"
+#include "tensor/checks.hpp"
 #include "convert.hpp"
 
 namespace attnlab::wasm {

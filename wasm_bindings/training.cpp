@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "attnlab/error.hpp"
+#include "attnlab/tensor/error.hpp"
 #include "convert.hpp"
 
 namespace attnlab::wasm {

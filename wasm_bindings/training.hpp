@@ -5,7 +5,7 @@
 
 #include <emscripten/val.h>
 
-#include "attnlab/training.hpp"
+#include "attnlab/training/training.hpp"
 
 namespace attnlab::wasm {
 

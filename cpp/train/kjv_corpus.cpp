@@ -3,7 +3,7 @@
 #include <cctype>
 #include <string>
 
-#include "attnlab/error.hpp"
+#include "attnlab/tensor/error.hpp"
 
 namespace attnlab::train {
 

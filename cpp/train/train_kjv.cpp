@@ -30,12 +30,12 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/bpe.hpp"
-#include "attnlab/gpt_session.hpp"
-#include "attnlab/gpt_training.hpp"
-#include "attnlab/head_scores.hpp"
-#include "attnlab/rng.hpp"
-#include "attnlab/threads.hpp"
+#include "attnlab/text/bpe.hpp"
+#include "attnlab/gpt/gpt_session.hpp"
+#include "attnlab/gpt/gpt_training.hpp"
+#include "attnlab/gpt/head_scores.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "attnlab/tensor/threads.hpp"
 #include "kjv_corpus.hpp"
 #include "ngram_baselines.hpp"
 #include "training_checkpoint.hpp"

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/optimizer.hpp"
-#include "attnlab/referent_encoder.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/training/optimizer.hpp"
+#include "attnlab/referent/referent_encoder.hpp"
+#include "attnlab/tensor/rng.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <stdexcept>
 
-#include "attnlab/safetensors.hpp"
+#include "attnlab/io/safetensors.hpp"
 
 namespace attnlab::train {
 

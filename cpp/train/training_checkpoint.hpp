@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/gpt_training.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/gpt/gpt_training.hpp"
+#include "attnlab/tensor/rng.hpp"
 
 namespace attnlab::train {
 

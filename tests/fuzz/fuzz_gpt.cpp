@@ -3,9 +3,9 @@
 // encode and decode. Every call returns a result with its properties or throws attnlab::Error.
 #include <optional>
 
-#include "attnlab/bpe.hpp"
-#include "attnlab/gpt.hpp"
-#include "attnlab/safetensors.hpp"
+#include "attnlab/text/bpe.hpp"
+#include "attnlab/gpt/gpt.hpp"
+#include "attnlab/io/safetensors.hpp"
 #include "fuzz_input.hpp"
 
 namespace attnlab::fuzz {

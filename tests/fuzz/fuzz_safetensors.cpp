@@ -10,7 +10,7 @@
 #include <optional>
 #include <set>
 
-#include "attnlab/safetensors.hpp"
+#include "attnlab/io/safetensors.hpp"
 #include "fuzz_input.hpp"
 
 namespace attnlab::fuzz {

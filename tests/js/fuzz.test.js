@@ -117,7 +117,7 @@ for (const variant of VARIANTS) {
   });
 }
 
-// Found by this fuzz: apply_rotary (cpp/src/positional.cpp) added `r + position_offset` in
+// Found by this fuzz: apply_rotary (cpp/src/attention/positional.cpp) added `r + position_offset` in
 // Eigen::Index, which is 32-bit in wasm32, so past 2^31 − 1 the position wrapped to −2^31 (natively
 // Index is 64-bit, which is why the native fuzzers never saw it). Row 1 of a 2×2 input at offset
 // 2^31 − 1 sits at position 2^31; (1, 0) rotated by that angle is (cos 2^31, sin 2^31).

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <limits>
 
-#include "attnlab/attention.hpp"
-#include "attnlab/backward.hpp"
-#include "attnlab/mask.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/attention/backward.hpp"
+#include "attnlab/attention/mask.hpp"
+#include "attnlab/tensor/rng.hpp"
 #include "expect_error.hpp"
 #include "finite_difference.hpp"
 #include "fixture.hpp"

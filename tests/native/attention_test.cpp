@@ -3,12 +3,12 @@
 #include <cmath>
 #include <vector>
 
-#include "attnlab/attention.hpp"
-#include "attnlab/mask.hpp"
-#include "attnlab/rng.hpp"
-#include "attnlab/error.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/attention/mask.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "attnlab/tensor/error.hpp"
 #include "fixture.hpp"
-#include "lean_attention.hpp"
+#include "attention/lean_attention.hpp"
 
 namespace attnlab {
 namespace {

@@ -7,10 +7,10 @@
 #include <limits>
 #include <vector>
 
-#include "attnlab/backward.hpp"
-#include "attnlab/loss.hpp"
-#include "attnlab/rng.hpp"
-#include "attnlab/softmax.hpp"
+#include "attnlab/attention/backward.hpp"
+#include "attnlab/training/loss.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "attnlab/attention/softmax.hpp"
 #include "expect_error.hpp"
 #include "finite_difference.hpp"
 #include "fixture.hpp"

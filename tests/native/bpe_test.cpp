@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "attnlab/bpe.hpp"
+#include "attnlab/text/bpe.hpp"
 #include "expect_error.hpp"
 
 namespace attnlab {

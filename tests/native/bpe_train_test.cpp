@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "attnlab/bpe.hpp"
+#include "attnlab/text/bpe.hpp"
 #include "expect_error.hpp"
 
 namespace attnlab {

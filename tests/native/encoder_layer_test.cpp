@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "attnlab/encoder_layer.hpp"
-#include "attnlab/error.hpp"
-#include "attnlab/mask.hpp"
+#include "attnlab/layers/encoder_layer.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/attention/mask.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "attnlab/error.hpp"
+#include "attnlab/tensor/error.hpp"
 
 namespace attnlab {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/encoder_layer.hpp"
-#include "attnlab/matrix.hpp"
-#include "attnlab/multi_head_attention.hpp"
+#include "attnlab/layers/encoder_layer.hpp"
+#include "attnlab/tensor/matrix.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
 
 namespace attnlab::testing {
 

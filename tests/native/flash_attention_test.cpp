@@ -4,12 +4,12 @@
 #include <limits>
 #include <vector>
 
-#include "attnlab/attention.hpp"
-#include "attnlab/error.hpp"
-#include "attnlab/mask.hpp"
-#include "attnlab/positional.hpp"
-#include "attnlab/rng.hpp"
-#include "checks.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/attention/mask.hpp"
+#include "attnlab/attention/positional.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "tensor/checks.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "attnlab/gpt.hpp"
+#include "attnlab/gpt/gpt.hpp"
 #include "expect_error.hpp"
 
 namespace attnlab {

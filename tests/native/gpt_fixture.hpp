@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab::testing {
 

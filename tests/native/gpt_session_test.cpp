@@ -2,7 +2,7 @@
 // multiply-add counts against the formula counted by hand.
 #include <gtest/gtest.h>
 
-#include "attnlab/gpt_session.hpp"
+#include "attnlab/gpt/gpt_session.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
 

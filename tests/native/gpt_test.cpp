@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <limits>
 
-#include "attnlab/gpt.hpp"
-#include "attnlab/gpt_training.hpp"
-#include "attnlab/head_scores.hpp"
-#include "attnlab/trace.hpp"
+#include "attnlab/gpt/gpt.hpp"
+#include "attnlab/gpt/gpt_training.hpp"
+#include "attnlab/gpt/head_scores.hpp"
+#include "attnlab/tensor/trace.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
 #include "gpt_fixture.hpp"

@@ -8,7 +8,7 @@
 #include <map>
 #include <numbers>
 
-#include "attnlab/gpt_training.hpp"
+#include "attnlab/gpt/gpt_training.hpp"
 #include "expect_error.hpp"
 #include "gpt_fixture.hpp"
 

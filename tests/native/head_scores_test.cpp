@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attnlab/head_scores.hpp"
+#include "attnlab/gpt/head_scores.hpp"
 #include "expect_error.hpp"
 
 namespace attnlab {

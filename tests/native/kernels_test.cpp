@@ -11,10 +11,10 @@
 #include <tuple>
 #include <vector>
 
-#include "attnlab/attention.hpp"
-#include "attnlab/error.hpp"
-#include "attnlab/mask.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/attention/mask.hpp"
+#include "attnlab/tensor/rng.hpp"
 #include "fixture.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/x86.hpp"

@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "attnlab/embedding.hpp"
-#include "attnlab/feed_forward.hpp"
-#include "attnlab/linear.hpp"
-#include "attnlab/norm.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/layers/embedding.hpp"
+#include "attnlab/layers/feed_forward.hpp"
+#include "attnlab/layers/linear.hpp"
+#include "attnlab/layers/norm.hpp"
+#include "attnlab/tensor/rng.hpp"
 #include "finite_difference.hpp"
 #include "fixture.hpp"
 

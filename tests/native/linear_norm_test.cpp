@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "attnlab/embedding.hpp"
-#include "attnlab/error.hpp"
-#include "attnlab/feed_forward.hpp"
-#include "attnlab/linear.hpp"
-#include "attnlab/norm.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/layers/embedding.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/layers/feed_forward.hpp"
+#include "attnlab/layers/linear.hpp"
+#include "attnlab/layers/norm.hpp"
+#include "attnlab/tensor/rng.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {

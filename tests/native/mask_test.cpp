@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "attnlab/mask.hpp"
+#include "attnlab/attention/mask.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "attnlab/attention_layer.hpp"
-#include "attnlab/mask.hpp"
-#include "attnlab/multi_head_attention.hpp"
-#include "attnlab/positional.hpp"
+#include "attnlab/layers/attention_layer.hpp"
+#include "attnlab/attention/mask.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
+#include "attnlab/attention/positional.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "attnlab/linear.hpp"
-#include "attnlab/optimizer.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/layers/linear.hpp"
+#include "attnlab/training/optimizer.hpp"
+#include "attnlab/tensor/rng.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
 

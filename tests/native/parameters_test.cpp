@@ -5,12 +5,12 @@
 
 #include <limits>
 
-#include "attnlab/embedding.hpp"
-#include "attnlab/feed_forward.hpp"
-#include "attnlab/linear.hpp"
-#include "attnlab/norm.hpp"
-#include "attnlab/parameter.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/layers/embedding.hpp"
+#include "attnlab/layers/feed_forward.hpp"
+#include "attnlab/layers/linear.hpp"
+#include "attnlab/layers/norm.hpp"
+#include "attnlab/tensor/parameter.hpp"
+#include "attnlab/tensor/rng.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
 

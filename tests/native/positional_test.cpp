@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "attnlab/embedding.hpp"
-#include "attnlab/positional.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/layers/embedding.hpp"
+#include "attnlab/attention/positional.hpp"
+#include "attnlab/tensor/rng.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {

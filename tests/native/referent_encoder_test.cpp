@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "attnlab/referent_encoder.hpp"
+#include "attnlab/referent/referent_encoder.hpp"
 #include "expect_error.hpp"
 
 namespace attnlab {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "attnlab/error.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/tensor/rng.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {

@@ -10,8 +10,8 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "attnlab/limits.hpp"
-#include "attnlab/safetensors.hpp"
+#include "attnlab/tensor/limits.hpp"
+#include "attnlab/io/safetensors.hpp"
 #include "expect_error.hpp"
 
 namespace attnlab {

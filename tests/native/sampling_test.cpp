@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "attnlab/sampling.hpp"
+#include "attnlab/gpt/sampling.hpp"
 #include "expect_error.hpp"
 
 namespace attnlab {

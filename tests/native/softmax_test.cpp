@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attnlab/softmax.hpp"
+#include "attnlab/attention/softmax.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {

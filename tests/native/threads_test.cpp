@@ -10,14 +10,14 @@
 #include <thread>
 #include <vector>
 
-#include "attnlab/attention.hpp"
-#include "attnlab/gpt.hpp"
-#include "attnlab/multi_head_attention.hpp"
-#include "attnlab/rng.hpp"
-#include "attnlab/threads.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/gpt/gpt.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "attnlab/tensor/threads.hpp"
 #include "expect_error.hpp"
 #include "kernels/kernels.hpp"
-#include "parallel.hpp"
+#include "tensor/parallel.hpp"
 
 namespace attnlab {
 namespace {

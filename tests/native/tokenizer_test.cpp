@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "attnlab/error.hpp"
-#include "attnlab/tokenizer.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/text/tokenizer.hpp"
 
 namespace attnlab {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "attnlab/encoder_layer.hpp"
-#include "attnlab/error.hpp"
-#include "attnlab/multi_head_attention.hpp"
+#include "attnlab/layers/encoder_layer.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
 #include "fixture.hpp"
 
 namespace attnlab {

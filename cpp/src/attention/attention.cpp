@@ -1,13 +1,13 @@
-#include "attnlab/attention.hpp"
+#include "attnlab/attention/attention.hpp"
 
 #include <cmath>
 #include <limits>
 
-#include "attnlab/dropout.hpp"
-#include "attnlab/mask.hpp"
-#include "attnlab/positional.hpp"
-#include "attnlab/softmax.hpp"
-#include "checks.hpp"
+#include "attnlab/attention/dropout.hpp"
+#include "attnlab/attention/mask.hpp"
+#include "attnlab/attention/positional.hpp"
+#include "attnlab/attention/softmax.hpp"
+#include "tensor/checks.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnlab {

@@ -1,8 +1,8 @@
-#include "attnlab/backward.hpp"
+#include "attnlab/attention/backward.hpp"
 
 #include <cmath>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnlab {

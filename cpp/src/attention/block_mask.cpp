@@ -1,4 +1,4 @@
-#include "block_mask.hpp"
+#include "attention/block_mask.hpp"
 
 #include <algorithm>
 #include <limits>

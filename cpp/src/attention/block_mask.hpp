@@ -2,7 +2,7 @@
 // (attention_output's blocks, lean_attention's whole matrix).
 #pragma once
 
-#include "attnlab/attention.hpp"
+#include "attnlab/attention/attention.hpp"
 
 namespace attnlab::detail {
 

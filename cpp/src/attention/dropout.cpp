@@ -1,7 +1,7 @@
-#include "attnlab/dropout.hpp"
+#include "attnlab/attention/dropout.hpp"
 
-#include "attnlab/rng.hpp"
-#include "checks.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/attention.hpp"
-#include "block_mask.hpp"
-#include "checks.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attention/block_mask.hpp"
+#include "tensor/checks.hpp"
 #include "kernels/kernels.hpp"
-#include "parallel.hpp"
+#include "tensor/parallel.hpp"
 
 namespace attnlab {
 

@@ -1,9 +1,9 @@
-#include "lean_attention.hpp"
+#include "attention/lean_attention.hpp"
 
 #include <cmath>
 
-#include "block_mask.hpp"
-#include "checks.hpp"
+#include "attention/block_mask.hpp"
+#include "tensor/checks.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnlab::detail {

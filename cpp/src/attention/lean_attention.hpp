@@ -2,7 +2,7 @@
 // keeps per head when the weights are asked for but no trace, dropout or backward cache is.
 #pragma once
 
-#include "attnlab/attention.hpp"
+#include "attnlab/attention/attention.hpp"
 
 namespace attnlab::detail {
 

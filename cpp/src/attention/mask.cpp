@@ -1,6 +1,6 @@
-#include "attnlab/mask.hpp"
+#include "attnlab/attention/mask.hpp"
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

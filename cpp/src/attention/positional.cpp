@@ -1,11 +1,11 @@
-#include "attnlab/positional.hpp"
+#include "attnlab/attention/positional.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -1,10 +1,10 @@
-#include "attnlab/softmax.hpp"
+#include "attnlab/attention/softmax.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnlab {

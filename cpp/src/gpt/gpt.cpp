@@ -1,14 +1,14 @@
-#include "attnlab/gpt.hpp"
+#include "attnlab/gpt/gpt.hpp"
 
 #include <atomic>
 #include <cmath>
 #include <limits>
 
-#include "attnlab/rng.hpp"
-#include "checks.hpp"
-#include "gpt_ops.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "tensor/checks.hpp"
+#include "gpt/gpt_ops.hpp"
 #include "kernels/kernels.hpp"
-#include "parallel.hpp"
+#include "tensor/parallel.hpp"
 
 namespace attnlab {
 

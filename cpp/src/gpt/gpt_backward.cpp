@@ -1,11 +1,11 @@
 // Training: the forward over a batch, the loss, and the backward, which walks GPT::forward_pass in
 // reverse, each step quoting the forward line it undoes.
-#include "attnlab/gpt.hpp"
+#include "attnlab/gpt/gpt.hpp"
 
-#include "checks.hpp"
-#include "gpt_ops.hpp"
+#include "tensor/checks.hpp"
+#include "gpt/gpt_ops.hpp"
 #include "kernels/kernels.hpp"
-#include "parallel.hpp"
+#include "tensor/parallel.hpp"
 
 namespace attnlab {
 

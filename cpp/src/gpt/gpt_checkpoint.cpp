@@ -3,8 +3,8 @@
 #include <map>
 #include <set>
 
-#include "attnlab/gpt.hpp"
-#include "checks.hpp"
+#include "attnlab/gpt/gpt.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

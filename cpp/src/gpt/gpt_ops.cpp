@@ -1,11 +1,11 @@
-#include "gpt_ops.hpp"
+#include "gpt/gpt_ops.hpp"
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "kernels/kernels.hpp"
-#include "parallel.hpp"
+#include "tensor/parallel.hpp"
 
 namespace attnlab::gpt_ops {
 

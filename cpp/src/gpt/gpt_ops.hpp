@@ -8,8 +8,8 @@
 #include <mutex>
 #include <vector>
 
-#include "attnlab/gpt.hpp"
-#include "attnlab/matrix.hpp"
+#include "attnlab/gpt/gpt.hpp"
+#include "attnlab/tensor/matrix.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnlab {

@@ -1,9 +1,9 @@
-#include "attnlab/gpt_session.hpp"
+#include "attnlab/gpt/gpt_session.hpp"
 
 #include <cmath>
 
-#include "checks.hpp"
-#include "gpt_ops.hpp"
+#include "tensor/checks.hpp"
+#include "gpt/gpt_ops.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnlab {

@@ -1,9 +1,9 @@
-#include "attnlab/gpt_training.hpp"
+#include "attnlab/gpt/gpt_training.hpp"
 
 #include <cmath>
 #include <numbers>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

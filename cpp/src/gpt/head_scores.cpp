@@ -1,10 +1,10 @@
-#include "attnlab/head_scores.hpp"
+#include "attnlab/gpt/head_scores.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "attnlab/rng.hpp"
-#include "checks.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -1,10 +1,10 @@
-#include "attnlab/sampling.hpp"
+#include "attnlab/gpt/sampling.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -2,7 +2,7 @@
 //   file = [8-byte little-endian N][N bytes of JSON header][data section]
 // The header is checked in full before a single tensor byte is trusted: every number in it comes from
 // the file, so each size is computed without overflow and compared with the bytes that really exist.
-#include "attnlab/safetensors.hpp"
+#include "attnlab/io/safetensors.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -14,8 +14,8 @@
 #include <set>
 #include <tuple>
 
-#include "attnlab/limits.hpp"
-#include "checks.hpp"
+#include "attnlab/tensor/limits.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -3,9 +3,9 @@
 #include <string>
 #include <string_view>
 
-#include "attnlab/error.hpp"
+#include "attnlab/tensor/error.hpp"
 #include "kernels.hpp"
-#include "parallel.hpp"
+#include "tensor/parallel.hpp"
 #include "x86.hpp"
 
 namespace attnlab::kernels {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab::kernels {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernels.hpp"
-#include "parallel.hpp"
+#include "tensor/parallel.hpp"
 
 namespace attnlab::kernels::reference {
 

@@ -1,9 +1,9 @@
-#include "attnlab/activation.hpp"
+#include "attnlab/layers/activation.hpp"
 
 #include <cmath>
 
-#include "checks.hpp"
-#include "gradients.hpp"
+#include "tensor/checks.hpp"
+#include "layers/gradients.hpp"
 
 namespace attnlab {
 

@@ -1,4 +1,4 @@
-#include "attnlab/attention_layer.hpp"
+#include "attnlab/layers/attention_layer.hpp"
 
 namespace attnlab {
 

@@ -1,10 +1,10 @@
-#include "attnlab/embedding.hpp"
+#include "attnlab/layers/embedding.hpp"
 
 #include <algorithm>
 #include <numeric>
 
-#include "attnlab/rng.hpp"
-#include "checks.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -1,7 +1,7 @@
-#include "attnlab/encoder_layer.hpp"
+#include "attnlab/layers/encoder_layer.hpp"
 
-#include "attnlab/dropout.hpp"
-#include "checks.hpp"
+#include "attnlab/attention/dropout.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

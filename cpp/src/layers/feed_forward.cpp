@@ -1,9 +1,9 @@
-#include "attnlab/feed_forward.hpp"
+#include "attnlab/layers/feed_forward.hpp"
 
-#include "attnlab/dropout.hpp"
-#include "attnlab/rng.hpp"
-#include "checks.hpp"
-#include "gradients.hpp"
+#include "attnlab/attention/dropout.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "tensor/checks.hpp"
+#include "layers/gradients.hpp"
 
 namespace attnlab {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <string_view>
 
-#include "attnlab/activation.hpp"
-#include "attnlab/matrix.hpp"
-#include "checks.hpp"
+#include "attnlab/layers/activation.hpp"
+#include "attnlab/tensor/matrix.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab::detail {
 

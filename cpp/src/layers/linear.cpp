@@ -1,12 +1,12 @@
-#include "attnlab/linear.hpp"
+#include "attnlab/layers/linear.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "attnlab/rng.hpp"
-#include "checks.hpp"
-#include "gradients.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "tensor/checks.hpp"
+#include "layers/gradients.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnlab {

@@ -1,14 +1,14 @@
-#include "attnlab/multi_head_attention.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
 
 #include <algorithm>
 #include <array>
 
-#include "attnlab/attention.hpp"
-#include "attnlab/backward.hpp"
-#include "attnlab/positional.hpp"
-#include "checks.hpp"
-#include "lean_attention.hpp"
-#include "parallel.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/attention/backward.hpp"
+#include "attnlab/attention/positional.hpp"
+#include "tensor/checks.hpp"
+#include "attention/lean_attention.hpp"
+#include "tensor/parallel.hpp"
 
 namespace attnlab {
 

@@ -1,9 +1,9 @@
-#include "attnlab/norm.hpp"
+#include "attnlab/layers/norm.hpp"
 
 #include <cmath>
 
-#include "checks.hpp"
-#include "gradients.hpp"
+#include "tensor/checks.hpp"
+#include "layers/gradients.hpp"
 
 namespace attnlab {
 

@@ -1,11 +1,11 @@
-#include "attnlab/referent_encoder.hpp"
+#include "attnlab/referent/referent_encoder.hpp"
 
 #include <algorithm>
 #include <charconv>
 
-#include "attnlab/loss.hpp"
-#include "attnlab/safetensors.hpp"
-#include "checks.hpp"
+#include "attnlab/training/loss.hpp"
+#include "attnlab/io/safetensors.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

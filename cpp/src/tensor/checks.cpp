@@ -1,4 +1,4 @@
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "attnlab/error.hpp"
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab::detail {
 

@@ -1,8 +1,8 @@
-#include "attnlab/limits.hpp"
+#include "attnlab/tensor/limits.hpp"
 
 #include <cstdio>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -1,12 +1,12 @@
-#include "parallel.hpp"
+#include "tensor/parallel.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <exception>
 
-#include "attnlab/error.hpp"
-#include "attnlab/threads.hpp"
-#include "checks.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/tensor/threads.hpp"
+#include "tensor/checks.hpp"
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
 #define ATTNLAB_HAS_THREADS 1

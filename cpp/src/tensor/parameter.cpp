@@ -1,4 +1,4 @@
-#include "attnlab/parameter.hpp"
+#include "attnlab/tensor/parameter.hpp"
 
 #include <algorithm>
 

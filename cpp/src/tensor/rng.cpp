@@ -1,8 +1,8 @@
-#include "attnlab/rng.hpp"
+#include "attnlab/tensor/rng.hpp"
 
 #include <cmath>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

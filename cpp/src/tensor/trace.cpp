@@ -1,8 +1,8 @@
-#include "attnlab/trace.hpp"
+#include "attnlab/tensor/trace.hpp"
 
 #include <algorithm>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

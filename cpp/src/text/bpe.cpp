@@ -8,9 +8,9 @@
 #include <queue>
 #include <unordered_set>
 
-#include "attnlab/bpe.hpp"
-#include "checks.hpp"
-#include "unicode_classes.hpp"
+#include "attnlab/text/bpe.hpp"
+#include "tensor/checks.hpp"
+#include "text/unicode_classes.hpp"
 
 namespace attnlab {
 

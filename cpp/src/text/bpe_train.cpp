@@ -8,8 +8,8 @@
 #include <queue>
 #include <unordered_set>
 
-#include "attnlab/bpe.hpp"
-#include "checks.hpp"
+#include "attnlab/text/bpe.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -1,6 +1,6 @@
-#include "attnlab/tokenizer.hpp"
+#include "attnlab/text/tokenizer.hpp"
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

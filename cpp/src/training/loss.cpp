@@ -1,9 +1,9 @@
-#include "attnlab/loss.hpp"
+#include "attnlab/training/loss.hpp"
 
 #include <cmath>
 #include <cstddef>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

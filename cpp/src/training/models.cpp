@@ -1,8 +1,8 @@
-#include "attnlab/models.hpp"
+#include "attnlab/training/models.hpp"
 
-#include "attnlab/loss.hpp"
-#include "attnlab/tasks.hpp"
-#include "checks.hpp"
+#include "attnlab/training/loss.hpp"
+#include "attnlab/training/tasks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -1,10 +1,10 @@
-#include "attnlab/optimizer.hpp"
+#include "attnlab/training/optimizer.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -1,10 +1,10 @@
-#include "attnlab/tasks.hpp"
+#include "attnlab/training/tasks.hpp"
 
 #include <algorithm>
 #include <array>
 
-#include "attnlab/rng.hpp"
-#include "checks.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

@@ -1,9 +1,9 @@
-#include "attnlab/training.hpp"
+#include "attnlab/training/training.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "checks.hpp"
+#include "tensor/checks.hpp"
 
 namespace attnlab {
 

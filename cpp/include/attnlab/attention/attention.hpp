@@ -3,8 +3,8 @@
 
 #include <optional>
 
-#include "attnlab/matrix.hpp"
-#include "attnlab/trace.hpp"
+#include "attnlab/tensor/matrix.hpp"
+#include "attnlab/tensor/trace.hpp"
 
 namespace attnlab {
 

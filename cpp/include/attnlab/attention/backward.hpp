@@ -4,8 +4,8 @@
 // as PyTorch's autograd computes them). The layers with parameters have their own backward passes.
 #pragma once
 
-#include "attnlab/attention.hpp"
-#include "attnlab/matrix.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab {
 

@@ -3,7 +3,7 @@
 // row-major order, one uniform per entry, so a lesson's dropout pattern is reproducible.
 #pragma once
 
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab {
 

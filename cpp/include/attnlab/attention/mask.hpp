@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab {
 

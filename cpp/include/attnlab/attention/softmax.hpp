@@ -3,7 +3,7 @@
 // entirely −∞ gives all-zero weights rather than NaN (0/0).
 #pragma once
 
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab {
 

@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/matrix.hpp"
-#include "attnlab/parameter.hpp"
-#include "attnlab/safetensors.hpp"
-#include "attnlab/trace.hpp"
+#include "attnlab/tensor/matrix.hpp"
+#include "attnlab/tensor/parameter.hpp"
+#include "attnlab/io/safetensors.hpp"
+#include "attnlab/tensor/trace.hpp"
 
 namespace attnlab {
 

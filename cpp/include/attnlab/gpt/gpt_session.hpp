@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
-#include "attnlab/gpt.hpp"
-#include "attnlab/sampling.hpp"
+#include "attnlab/gpt/gpt.hpp"
+#include "attnlab/gpt/sampling.hpp"
 
 namespace attnlab {
 

@@ -9,8 +9,8 @@
 #include <span>
 #include <vector>
 
-#include "attnlab/gpt.hpp"
-#include "attnlab/optimizer.hpp"
+#include "attnlab/gpt/gpt.hpp"
+#include "attnlab/training/optimizer.hpp"
 
 namespace attnlab {
 

@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-#include "attnlab/gpt.hpp"
+#include "attnlab/gpt/gpt.hpp"
 
 namespace attnlab {
 

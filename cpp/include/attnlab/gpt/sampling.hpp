@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "attnlab/rng.hpp"
+#include "attnlab/tensor/rng.hpp"
 
 namespace attnlab {
 

@@ -1,7 +1,7 @@
 // Elementwise activations of the feed-forward network, and their derivatives for the backward pass.
 #pragma once
 
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab {
 

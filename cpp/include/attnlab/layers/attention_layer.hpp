@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "attnlab/multi_head_attention.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
 
 namespace attnlab {
 

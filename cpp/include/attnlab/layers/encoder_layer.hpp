@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <variant>
 
-#include "attnlab/feed_forward.hpp"
-#include "attnlab/multi_head_attention.hpp"
-#include "attnlab/norm.hpp"
-#include "attnlab/rng.hpp"
-#include "attnlab/trace.hpp"
+#include "attnlab/layers/feed_forward.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
+#include "attnlab/layers/norm.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "attnlab/tensor/trace.hpp"
 
 namespace attnlab {
 

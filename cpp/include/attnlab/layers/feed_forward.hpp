@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "attnlab/activation.hpp"
-#include "attnlab/linear.hpp"
-#include "attnlab/matrix.hpp"
-#include "attnlab/parameter.hpp"
-#include "attnlab/trace.hpp"
+#include "attnlab/layers/activation.hpp"
+#include "attnlab/layers/linear.hpp"
+#include "attnlab/tensor/matrix.hpp"
+#include "attnlab/tensor/parameter.hpp"
+#include "attnlab/tensor/trace.hpp"
 
 namespace attnlab {
 

@@ -8,12 +8,12 @@
 #include <string_view>
 #include <vector>
 
-#include "attnlab/attention.hpp"
-#include "attnlab/linear.hpp"
-#include "attnlab/parameter.hpp"
-#include "attnlab/matrix.hpp"
-#include "attnlab/rng.hpp"
-#include "attnlab/trace.hpp"
+#include "attnlab/attention/attention.hpp"
+#include "attnlab/layers/linear.hpp"
+#include "attnlab/tensor/parameter.hpp"
+#include "attnlab/tensor/matrix.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "attnlab/tensor/trace.hpp"
 
 namespace attnlab {
 

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "attnlab/matrix.hpp"
-#include "attnlab/parameter.hpp"
+#include "attnlab/tensor/matrix.hpp"
+#include "attnlab/tensor/parameter.hpp"
 
 namespace attnlab {
 

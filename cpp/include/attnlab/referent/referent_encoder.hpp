@@ -19,13 +19,13 @@
 #include <span>
 #include <string>
 #include <vector>
-#include "attnlab/embedding.hpp"
-#include "attnlab/encoder_layer.hpp"
-#include "attnlab/linear.hpp"
-#include "attnlab/models.hpp"
-#include "attnlab/norm.hpp"
-#include "attnlab/parameter.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/layers/embedding.hpp"
+#include "attnlab/layers/encoder_layer.hpp"
+#include "attnlab/layers/linear.hpp"
+#include "attnlab/training/models.hpp"
+#include "attnlab/layers/norm.hpp"
+#include "attnlab/tensor/parameter.hpp"
+#include "attnlab/tensor/rng.hpp"
 
 namespace attnlab {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab {
 

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab {
 

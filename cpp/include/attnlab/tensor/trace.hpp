@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "attnlab/matrix.hpp"
+#include "attnlab/tensor/matrix.hpp"
 
 namespace attnlab {
 

@@ -13,13 +13,13 @@
 #include <string_view>
 #include <vector>
 
-#include "attnlab/embedding.hpp"
-#include "attnlab/encoder_layer.hpp"
-#include "attnlab/linear.hpp"
-#include "attnlab/multi_head_attention.hpp"
-#include "attnlab/norm.hpp"
-#include "attnlab/parameter.hpp"
-#include "attnlab/rng.hpp"
+#include "attnlab/layers/embedding.hpp"
+#include "attnlab/layers/encoder_layer.hpp"
+#include "attnlab/layers/linear.hpp"
+#include "attnlab/layers/multi_head_attention.hpp"
+#include "attnlab/layers/norm.hpp"
+#include "attnlab/tensor/parameter.hpp"
+#include "attnlab/tensor/rng.hpp"
 
 namespace attnlab {
 

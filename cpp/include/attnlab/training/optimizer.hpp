@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attnlab/parameter.hpp"
+#include "attnlab/tensor/parameter.hpp"
 
 namespace attnlab {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "attnlab/models.hpp"
-#include "attnlab/optimizer.hpp"
-#include "attnlab/tasks.hpp"
+#include "attnlab/training/models.hpp"
+#include "attnlab/training/optimizer.hpp"
+#include "attnlab/training/tasks.hpp"
 
 namespace attnlab {
 
