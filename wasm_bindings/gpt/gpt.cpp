@@ -5,7 +5,7 @@
 #include "attnlab/gpt/head_scores.hpp"
 #include "attnlab/gpt/sampling.hpp"
 #include "tensor/checks.hpp"
-#include "convert.hpp"
+#include "shared/convert.hpp"
 
 namespace attnlab::wasm {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "attnlab/attnlab.hpp"
-#include "convert.hpp"
+#include "shared/convert.hpp"
 
 namespace attnlab::wasm {
 

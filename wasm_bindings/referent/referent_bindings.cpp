@@ -10,7 +10,7 @@
 #include "attnlab/referent/referent_encoder.hpp"
 #include "attnlab/attention/softmax.hpp"
 #include "tensor/checks.hpp"
-#include "convert.hpp"
+#include "shared/convert.hpp"
 
 namespace attnlab::wasm {
 

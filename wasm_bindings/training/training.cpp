@@ -3,7 +3,7 @@
 #include <string>
 
 #include "attnlab/tensor/error.hpp"
-#include "convert.hpp"
+#include "shared/convert.hpp"
 
 namespace attnlab::wasm {
 
