@@ -173,8 +173,7 @@ export interface FullMultiHeadAttentionResult extends MultiHeadAttentionResult {
   averageWeights: Matrix;
 }
 
-export declare class MultiHeadAttention {
-  constructor(options: MultiHeadAttentionOptions);
+export interface MultiHeadAttention {
   parameterCount(): number;
   loadWeights(weights: MultiHeadAttentionWeights): this;
   weights(): { inProjWeight: Matrix; inProjBias?: Float32Array; outProjWeight: Matrix; outProjBias?: Float32Array };
@@ -185,6 +184,12 @@ export declare class MultiHeadAttention {
   /** Training mode turns seeded dropout on; modules start in evaluation mode. */
   train(on?: boolean): this;
   dispose(): void;
+}
+
+/** The constructor on the Lab object (`new lab.MultiHeadAttention(options)`); the package exports no class of
+ *  this name: every instance belongs to one initialised Lab and its wasm heap. */
+export interface MultiHeadAttentionConstructor {
+  new (options: MultiHeadAttentionOptions): MultiHeadAttention;
 }
 
 export interface TransformerEncoderLayerOptions {
@@ -223,8 +228,7 @@ export interface TransformerEncoderLayerWeights {
   norm2: NormWeights;
 }
 
-export declare class TransformerEncoderLayer {
-  constructor(options: TransformerEncoderLayerOptions);
+export interface TransformerEncoderLayer {
   parameterCount(): number;
   parameterCounts(): { selfAttn: number; feedForward: number; norms: number; total: number };
   loadWeights(weights: TransformerEncoderLayerWeights): this;
@@ -232,6 +236,12 @@ export declare class TransformerEncoderLayer {
   trace(x: MatrixInput, options?: MaskOptions): Step[];
   train(on?: boolean): this;
   dispose(): void;
+}
+
+/** The constructor on the Lab object (`new lab.TransformerEncoderLayer(options)`); the package exports no class of
+ *  this name: every instance belongs to one initialised Lab and its wasm heap. */
+export interface TransformerEncoderLayerConstructor {
+  new (options: TransformerEncoderLayerOptions): TransformerEncoderLayer;
 }
 
 export type TaskName = 'copy' | 'reverse' | 'sort' | 'coreference' | 'sentiment';
@@ -269,8 +279,7 @@ export interface TaskModelSnapshot {
  *  and sort (next-token prediction), the tutorials' AttentionClassifier for coreference and sentiment.
  *  It lives in the training module: the constructor throws an AttnLabError until Lab.loadTraining()
  *  has resolved (or init({ training: true }) was used). */
-export declare class TaskModel {
-  constructor(options: TaskModelOptions);
+export interface TaskModel {
   readonly info: Readonly<{ task: TaskName; seqLen: number; vocabulary: string[]; classNames: string[]; sequence: boolean; parameterCount: number }>;
   /** Adam steps taken so far. */
   readonly steps: number;
@@ -288,6 +297,12 @@ export declare class TaskModel {
   restore(snapshot: TaskModelSnapshot): this;
   decode(ids: number[] | Int32Array): string;
   dispose(): void;
+}
+
+/** The constructor on the Lab object (`new lab.TaskModel(options)`); the package exports no class of
+ *  this name: every instance belongs to one initialised Lab and its wasm heap. */
+export interface TaskModelConstructor {
+  new (options: TaskModelOptions): TaskModel;
 }
 
 export interface GPTConfig {
@@ -371,7 +386,7 @@ export interface GPTStepResult {
 }
 
 /** A GPT-2-architecture model in the GPT module's heap (Lab.loadGPT, Lab.createGPT). */
-export declare class GPTModel {
+export interface GPTModel {
   readonly config: GPTConfig;
   parameterCount(): number;
   forward(ids: ArrayLike<number>, options?: GPTModelForwardOptions): GPTForwardResult;
@@ -393,7 +408,7 @@ export declare class GPTModel {
 }
 
 /** Decoding one token at a time with a KV cache (GPTModel.session()). */
-export declare class GPTSession {
+export interface GPTSession {
   readonly length: number;
   append(id: number): { logits: Float32Array; attention: Matrix[][] };
   /** Layer `layer`'s cached keys and values, each length×dModel. */
@@ -411,7 +426,7 @@ export interface MergeStep {
 }
 
 /** Byte-level BPE as GPT-2 tokenizes (Lab.loadTokenizer, Lab.trainTokenizer). */
-export declare class Tokenizer {
+export interface Tokenizer {
   readonly vocabSize: number;
   /** The id of <|endoftext|>, or null. */
   readonly endOfText: number | null;
@@ -490,9 +505,9 @@ export interface Lab {
   repeatedRandomTokens(length: number, options: { low?: number; high: number; seed?: number }): Int32Array;
   /** One token drawn from a row of logits; needs the GPT module loaded. */
   sample(logits: NumberArray, options?: SamplingOptions): SampledToken;
-  MultiHeadAttention: typeof MultiHeadAttention;
-  TransformerEncoderLayer: typeof TransformerEncoderLayer;
-  TaskModel: typeof TaskModel;
+  MultiHeadAttention: MultiHeadAttentionConstructor;
+  TransformerEncoderLayer: TransformerEncoderLayerConstructor;
+  TaskModel: TaskModelConstructor;
 }
 
 /** Per layer and head ([layer][head]), each a mean attention weight in [0, 1] (see GPTModel.headScores). */
