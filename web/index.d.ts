@@ -314,11 +314,35 @@ export interface GPTConfig {
 }
 
 /** Temperature (0 = greedy), then top-k (0 = all), then top-p (nucleus), renormalised; seeded. */
+/** Applied in Hugging Face generate()'s order: the penalties (given the context), then temperature,
+ *  top-k, top-p. */
 export interface SamplingOptions {
+  /** ≥ 0; 0 = greedy. Default 1. */
   temperature?: number;
+  /** Keep the k most probable tokens; 0 (default) = all. */
   topK?: number;
+  /** Keep the most probable tokens until their mass reaches topP, in (0, 1]; default 1. */
   topP?: number;
   seed?: number;
+  /** CTRL's penalty θ > 0 as Hugging Face's repetition_penalty: a logit of a token already in the
+   *  context is divided by θ if positive, multiplied by θ if negative. Default 1 (off). */
+  repetitionPenalty?: number;
+  /** Hugging Face's no_repeat_ngram_size: a token that would complete an n-gram already in the context
+   *  is blocked. Default 0 (off). */
+  noRepeatNgramSize?: number;
+  /** OpenAI's presence_penalty: subtracted from the logit of every token the context holds. Default 0. */
+  presencePenalty?: number;
+  /** OpenAI's frequency_penalty: subtracted once per occurrence in the context. Default 0. */
+  frequencyPenalty?: number;
+}
+
+/** What GPTModel.generate returns. */
+export interface Generation {
+  tokens: Int32Array;
+  /** Each token's probability in the distribution it was drawn from. */
+  probabilities: Float32Array;
+  /** Why it ended: maxTokens reached, a stop token drawn, or the model's context full (fewer tokens). */
+  stopped: 'maxTokens' | 'stopToken' | 'context';
 }
 
 export interface SampledToken {
@@ -393,7 +417,8 @@ export interface GPTModel {
   /** Per position t, −log p(ids[t + 1]): n − 1 values. */
   tokenLosses(ids: ArrayLike<number>, options?: GPTForwardOptions): Float32Array;
   headScores(text: ArrayLike<number>, options?: { repeatLength?: number; samples?: number; seed?: number; tokenLow?: number; tokenHigh?: number }): HeadScores;
-  generate(ids: ArrayLike<number>, options?: SamplingOptions & { maxTokens?: number; stopToken?: number }): { tokens: Int32Array; probabilities: Float32Array };
+  /** The penalties see the prompt and the tokens generated so far. */
+  generate(ids: ArrayLike<number>, options?: SamplingOptions & { maxTokens?: number; stopToken?: number; stopTokens?: ArrayLike<number> }): Generation;
   session(): GPTSession;
   /** Multiply-adds for the next token's logits after n tokens, with the KV cache (default) or a full forward. */
   multiplyAdds(n: number, options?: { cache?: boolean }): number;
@@ -504,7 +529,8 @@ export interface Lab {
    *  GPT module loaded. */
   repeatedRandomTokens(length: number, options: { low?: number; high: number; seed?: number }): Int32Array;
   /** One token drawn from a row of logits; needs the GPT module loaded. */
-  sample(logits: NumberArray, options?: SamplingOptions): SampledToken;
+  /** −Infinity in `logits` is a blocked token. The penalties look at `context`: the ids so far. */
+  sample(logits: NumberArray, options?: SamplingOptions & { context?: ArrayLike<number> }): SampledToken;
   MultiHeadAttention: MultiHeadAttentionConstructor;
   TransformerEncoderLayer: TransformerEncoderLayerConstructor;
   TaskModel: TaskModelConstructor;

@@ -7,7 +7,7 @@ import {
   maskOptions, toFloat32, wellFormed,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
-import { gptClasses, samplingOptions } from './lib/gpt.js';
+import { checkIds, gptClasses, samplingOptions } from './lib/gpt.js';
 import { LazyModule } from './lib/lazy-module.js';
 import { allInOrder, checkBaseUrl, parseTrainingLog, readBuiltinFile } from './lib/builtin-model.js';
 import { checkThreads, chooseVariant, instantiate, pageCanUseThreads } from './lib/loader.js';
@@ -230,15 +230,19 @@ class Lab {
     return call(fn, () => raw.repeatedRandomTokens(length, low, high, checkSeed(fn, seed)));
   }
 
-  // One token drawn from a row of logits (Float32Array or array) → { token, probabilities: Float32Array
-  // (the distribution it was drawn from) }; options { temperature, topK, topP, seed }. Needs the GPT
-  // module (loaded by loadGPT() and the others, or loadGPTModule()).
+  // One token drawn from a row of logits (Float32Array or array; −Infinity = a blocked token) →
+  // { token, probabilities: Float32Array (the distribution it was drawn from) }; options { temperature,
+  // topK, topP, seed, repetitionPenalty, noRepeatNgramSize, presencePenalty, frequencyPenalty, context }:
+  // the penalties look at `context`, the token ids so far (prompt and generated). Needs the GPT module
+  // (loaded by loadGPT() and the others, or loadGPTModule()).
   sample(logits, options) {
     const fn = 'sample';
     const { raw, call } = this.#gpt.require(fn, 'the GPT module is not loaded; call await lab.loadGPTModule() first');
     const row = toFloat32(fn, 'logits', logits);
     if (row.length === 0) fail(fn, 'logits is empty');
-    return call(fn, () => raw.sample(row, samplingOptions(fn, options)));
+    const { context = [] } = checkOptions(fn, options);
+    const ids = checkIds(fn, 'context', context);
+    return call(fn, () => raw.sample(row, { ...samplingOptions(fn, options), context: ids }));
   }
 
   // A Matrix owning a copy of `data` (zeros when omitted).

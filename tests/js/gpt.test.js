@@ -77,7 +77,7 @@ for (const variant of VARIANTS) {
     assert.equal(l.sample(logits, { temperature: 0 }).token, 3);
     assert.equal(l.sample(logits, { seed: 5 }).token, l.sample(logits, { seed: 5 }).token);
     throwsMessage(() => l.sample(logits, { topP: 0 }), 'sample: topP must be in (0, 1], got 0');
-    throwsMessage(() => l.sample([1, NaN]), 'sample: logits has a NaN or infinite value');
+    throwsMessage(() => l.sample([1, NaN]), 'sample: logits[1] is NaN (only −∞, a blocked token, may be non-finite)');
   });
 
   test(`training steps lower the loss (${variant.name})`, async () => {

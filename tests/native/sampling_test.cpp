@@ -64,10 +64,30 @@ TEST(Sampling, SeededDrawsRepeatAndFollowTheDistribution) {
   }
 }
 
+TEST(Sampling, MinusInfinityIsABlockedToken) {
+  // −∞ as in softmax: probability 0, the rest renormalised (0.2, 0.4 of 0.6), at every temperature
+  const std::vector<float> blocked = {0.0f, -INFINITY, std::log(2.0f), -INFINITY};
+  expect_probabilities(sampling_distribution(blocked, {}), {1 / 3.0, 0, 2 / 3.0, 0});
+  expect_probabilities(sampling_distribution(blocked, {.temperature = 0.0f}), {0, 0, 1, 0});
+  expect_probabilities(sampling_distribution(blocked, {.top_k = 3}), {1 / 3.0, 0, 2 / 3.0, 0});
+  Rng rng(5);
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(sample(blocked, {}, rng).token % 2 == 0);
+}
+
 TEST(Sampling, BadOptionsAreNamed) {
   expect_error([] { sampling_distribution({}, {}); }, "sampling_distribution: logits is empty");
   expect_error([] { sampling_distribution(std::vector<float>{1, NAN}, {}); },
-               "sampling_distribution: logits has a NaN or infinite value");
+               "sampling_distribution: logits[1] is NaN (only −∞, a blocked token, may be non-finite)");
+  expect_error([] { sampling_distribution(std::vector<float>{INFINITY, 1}, {}); },
+               "sampling_distribution: logits[0] is +∞ (only −∞, a blocked token, may be non-finite)");
+  expect_error([] { sampling_distribution(std::vector<float>{-INFINITY, -INFINITY}, {}); },
+               "sampling_distribution: every one of the 2 logits is −∞: no token may be drawn");
+  expect_error([] { sampling_distribution(kLogits, {.repetition_penalty = 0}); },
+               "sampling_distribution: repetition_penalty must be finite and > 0 (1 = off), got 0");
+  expect_error([] { sampling_distribution(kLogits, {.no_repeat_ngram_size = -1}); },
+               "sampling_distribution: no_repeat_ngram_size must be ≥ 0 (0 = off), got -1");
+  expect_error([] { penalized_logits(kLogits, std::vector<int>{0, 4}, {.repetition_penalty = 1.2f}); },
+               "penalized_logits: context[1] = 4 is not a token id in [0, 4)");
   expect_error([] { sampling_distribution(kLogits, {.temperature = -1}); },
                "sampling_distribution: temperature must be finite and ≥ 0 (0 = greedy), got -1");
   expect_error([] { sampling_distribution(kLogits, {.top_k = -2}); },

@@ -40,7 +40,20 @@ val config_to_js(const GPTConfig& c) {
 }
 
 SamplingOptions sampling_from_js(const val& o) {
-  return {option<float>(o, "temperature", 1.0f), option<int>(o, "topK", 0), option<float>(o, "topP", 1.0f)};
+  return {.temperature = option<float>(o, "temperature", 1.0f), .top_k = option<int>(o, "topK", 0),
+          .top_p = option<float>(o, "topP", 1.0f), .repetition_penalty = option<float>(o, "repetitionPenalty", 1.0f),
+          .no_repeat_ngram_size = option<int>(o, "noRepeatNgramSize", 0),
+          .presence_penalty = option<float>(o, "presencePenalty", 0.0f),
+          .frequency_penalty = option<float>(o, "frequencyPenalty", 0.0f)};
+}
+
+const char* stop_reason_name(StopReason reason) {
+  switch (reason) {
+    case StopReason::stop_token: return "stopToken";
+    case StopReason::context_full: return "context";
+    case StopReason::max_tokens: break;
+  }
+  return "maxTokens";
 }
 
 GPTForwardOptions forward_options_from_js(const val& o) {
@@ -126,12 +139,15 @@ val GPTHandle::token_losses(const val& ids, const val& options) const {
 
 val GPTHandle::generate(const val& ids, const val& o) const {
   return guarded([&] {
-    const GenerateOptions options{option<int>(o, "maxTokens", 32), sampling_from_js(o),
-                                  seed_from_js(option<double>(o, "seed", 0)), option<int>(o, "stopToken", -1)};
+    const GenerateOptions options{.max_tokens = option<int>(o, "maxTokens", 32), .sampling = sampling_from_js(o),
+                                  .seed = seed_from_js(option<double>(o, "seed", 0)),
+                                  .stop_token = option<int>(o, "stopToken", -1),
+                                  .stop_tokens = ints_from_js(o["stopTokens"], "stopTokens")};
     const Generation g = attnlab::generate(*model_, ints_from_js(ids, "generate"), options);
     val js = val::object();
     js.set("tokens", ints_to_js(g.tokens));
     js.set("probabilities", floats_to_js(g.probabilities.data(), g.probabilities.size()));
+    js.set("stopped", std::string(stop_reason_name(g.stopped)));
     return js;
   });
 }
@@ -283,7 +299,8 @@ val sample_token(const val& logits, const val& options) {
     if (!to_heap(logits, reinterpret_cast<std::uintptr_t>(row.data()), count).as<bool>())
       throw Error("sample: logits changed length while being read");
     Rng rng(seed_from_js(option<double>(options, "seed", 0)));
-    const SampledToken s = sample(std::span<const float>(row.data(), count), sampling_from_js(options), rng);
+    const std::vector<int> context = ints_from_js(options["context"], "context");
+    const SampledToken s = sample(std::span<const float>(row.data(), count), context, sampling_from_js(options), rng);
     val js = val::object();
     js.set("token", s.token);
     js.set("probabilities", floats_to_js(s.probabilities.data(), s.probabilities.size()));

@@ -48,15 +48,27 @@ function forwardOptions(fn, options) {
   };
 }
 
-// { temperature, topK, topP, seed } with the core's defaults (1, 0 = all, 1, 0).
+// { temperature, topK, topP, seed, repetitionPenalty, noRepeatNgramSize, presencePenalty, frequencyPenalty }
+// with the core's defaults (1, 0 = all, 1, 0, 1 = off, 0 = off, 0, 0).
 export function samplingOptions(fn, options) {
-  const { temperature = 1, topK = 0, topP = 1, seed = 0 } = checkOptions(fn, options);
+  const {
+    temperature = 1, topK = 0, topP = 1, seed = 0,
+    repetitionPenalty = 1, noRepeatNgramSize = 0, presencePenalty = 0, frequencyPenalty = 0,
+  } = checkOptions(fn, options);
   checkFloat32(fn, 'temperature', temperature);
   if (temperature < 0) fail(fn, `temperature must be ≥ 0 (0 = greedy), got ${temperature}`);
   checkSize(fn, 'topK', topK, { min: 0 });
   checkFloat32(fn, 'topP', topP);
   if (!(topP > 0 && topP <= 1)) fail(fn, `topP must be in (0, 1], got ${topP}`);
-  return { temperature, topK, topP, seed: checkSeed(fn, seed) };
+  checkFloat32(fn, 'repetitionPenalty', repetitionPenalty);
+  if (!(repetitionPenalty > 0)) fail(fn, `repetitionPenalty must be > 0 (1 = off; 1.2 discourages repeats), got ${repetitionPenalty}`);
+  checkSize(fn, 'noRepeatNgramSize', noRepeatNgramSize, { min: 0 });
+  checkFloat32(fn, 'presencePenalty', presencePenalty);
+  checkFloat32(fn, 'frequencyPenalty', frequencyPenalty);
+  return {
+    temperature, topK, topP, seed: checkSeed(fn, seed),
+    repetitionPenalty, noRepeatNgramSize, presencePenalty, frequencyPenalty,
+  };
 }
 
 // The classes over one loaded GPT module ({ raw, call }).
@@ -118,14 +130,17 @@ export function gptClasses(module) {
     }
 
     // The prompt, then up to maxTokens draws fed back through a KV cache → { tokens: Int32Array,
-    // probabilities: Float32Array (each token's probability when drawn) }.
+    // probabilities: Float32Array (each token's probability when drawn), stopped: 'maxTokens' |
+    // 'stopToken' | 'context' (the context filled before maxTokens) }. The penalties see the prompt and
+    // the tokens generated so far.
     generate(ids, options) {
       const fn = 'GPTModel.generate';
       const tokens = checkIds(fn, 'ids', ids);
-      const { maxTokens = 32, stopToken = -1 } = checkOptions(fn, options);
+      const { maxTokens = 32, stopToken = -1, stopTokens = [] } = checkOptions(fn, options);
       checkSize(fn, 'maxTokens', maxTokens, { min: 0 });
       if (!Number.isInteger(stopToken) || stopToken < -1) fail(fn, `stopToken must be a token id or -1, got ${describe(stopToken)}`);
-      const opts = { ...samplingOptions(fn, options), maxTokens, stopToken };
+      const stops = checkIds(fn, 'stopTokens', stopTokens);
+      const opts = { ...samplingOptions(fn, options), maxTokens, stopToken, stopTokens: stops };
       return this.call(fn, () => this.handle('generate').generate(tokens, opts));
     }
 

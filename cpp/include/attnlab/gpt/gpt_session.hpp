@@ -45,15 +45,20 @@ class GPTSession {
 std::int64_t gpt_multiply_adds(const GPTConfig& config, std::int64_t n, bool with_cache);
 
 struct GenerateOptions {
-  int max_tokens = 32;        // ≥ 0 new tokens (fewer if the context fills or stop_token appears)
-  SamplingOptions sampling;
+  int max_tokens = 32;          // ≥ 0 new tokens (fewer if the context fills or a stop token appears)
+  SamplingOptions sampling;     // its penalties see the prompt and the tokens generated so far
   std::uint64_t seed = 0;
-  int stop_token = -1;        // generation ends after producing it (−1: none)
+  int stop_token = -1;          // generation ends after producing it (−1: none)
+  std::vector<int> stop_tokens;  // the same for each of these
 };
+
+// Why generation ended.
+enum class StopReason { max_tokens, stop_token, context_full };
 
 struct Generation {
   std::vector<int> tokens;                  // the new tokens (not the prompt)
   std::vector<float> probabilities;         // each one's probability in the distribution it was drawn from
+  StopReason stopped = StopReason::max_tokens;
 };
 
 // The prompt through a session, then max_tokens draws (one Rng(seed) stream), each fed back.
