@@ -472,6 +472,9 @@ export interface Lab {
   readonly simd: boolean;
   /** How many threads the core uses (1 unless the threaded build was loaded: InitOptions.threads). */
   readonly threads: number;
+  /** Why the threaded build was wanted (a cross-origin-isolated page) but not used, when its worker
+   *  threads could not start within 15 s or it failed to load; null otherwise. */
+  readonly threadsFallback: string | null;
   readonly version: string;
   /** 'wasm-simd128' or 'wasm-scalar'. */
   readonly kernels: string;

@@ -35,16 +35,37 @@ export async function init(options = {}) {
   // (wasmBinary, gptWasmBinary and locateFile name a single-threaded build's files: the caller's choice.)
   const threaded = variant === 'simd' && threads !== 1 && pageCanUseThreads() && !opts.wasmBinary &&
     !opts.gptWasmBinary && !opts.locateFile;
-  const raw = await instantiate(threaded ? 'attnlab-simd-mt' : `attnlab-${variant}`, opts, 'init');
-  if (threaded) raw.setNumThreads(threads === 'auto' ? raw.maxThreads() : Math.min(threads, raw.maxThreads()));
-  const lab = new Lab(raw, variant, threaded, {
+  const { raw, threadsFallback } = threaded ? await startThreaded(opts) : { raw: null, threadsFallback: null };
+  const module = raw ?? await instantiate(`attnlab-${variant}`, opts, 'init');
+  if (raw) raw.setNumThreads(threads === 'auto' ? raw.maxThreads() : Math.min(threads, raw.maxThreads()));
+  const lab = new Lab(module, variant, raw !== null, {
     training: { wasmBinary: opts.trainingWasmBinary, locateFile: opts.locateFile },
     gpt: { wasmBinary: opts.gptWasmBinary, locateFile: opts.locateFile },
     referent: { wasmBinary: opts.referentWasmBinary, locateFile: opts.locateFile },
   });
+  lab.threadsFallback = threadsFallback;
   lab.setMemoryBudget(budget);
   if (training) await lab.loadTraining();
   return lab;
+}
+
+// The threaded build's workers must start (each imports the module's script) before its factory
+// resolves; a page or bundler that keeps them from it would leave init() waiting forever. So it gets
+// a bounded time, and after it (or an error) init() carries on with the single-threaded build and says
+// why, on the console and in lab.threadsFallback.
+const THREADED_START_MS = 15000;
+async function startThreaded(opts) {
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(`its worker threads did not start within ${THREADED_START_MS / 1000} s`), THREADED_START_MS);
+  });
+  const started = instantiate('attnlab-simd-mt', opts, 'init').catch((error) => `it failed to load (${error.message})`);
+  const outcome = await Promise.race([started, timeout]);
+  clearTimeout(timer);
+  if (typeof outcome !== 'string') return { raw: outcome, threadsFallback: null };
+  const threadsFallback = `init: the threaded build was not used: ${outcome}; running on one thread`;
+  console.warn(`attnlab: ${threadsFallback}`);
+  return { raw: null, threadsFallback };
 }
 
 const DEFAULT_MEMORY_BUDGET = 512 * 2 ** 20;

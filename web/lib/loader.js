@@ -110,7 +110,7 @@ function workerPolicy() {
   try {
     policy = trustedTypes.createPolicy('attnlab', {
       createScriptURL(url) {
-        if (!workerFiles.has(url)) throw new TypeError(`attnlab: refusing script URL ${url}`);
+        if (!workerFiles.has(url) && !workerBlobUrls.has(url)) throw new TypeError(`attnlab: refusing script URL ${url}`);
         return url;
       },
     });
@@ -122,8 +122,22 @@ function workerPolicy() {
 
 // The URL a threaded build's worker is started from (a TrustedScriptURL where the page has Trusted Types).
 function workerScriptUrl(build) {
-  const href = build.workerUrl().href;
+  const href = sameOriginWorkerUrl(build.workerUrl().href);
   return workerPolicy()?.createScriptURL(href) ?? href;
+}
+
+// A bundler may inline the small worker script as a data: URL (Vite does below its default
+// assetsInlineLimit of 4 KB: TOOLCHAIN.md 15). A worker started from a data: URL has an opaque origin
+// and cannot import the module's script, so the threaded build would never finish loading. The same
+// text as a blob: URL runs with the page's origin. (Blob URLs made here, for the Trusted Types policy.)
+const workerBlobUrls = new Set();
+function sameOriginWorkerUrl(href) {
+  const match = /^data:([^,]*),(.*)$/s.exec(href);
+  if (!match) return href;
+  const text = match[1].endsWith(';base64') ? atob(match[2]) : decodeURIComponent(match[2]);
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+  workerBlobUrls.add(url);
+  return url;
 }
 
 // init's `threads` option: 'auto' (every core the page may use) or a whole number ≥ 1.
