@@ -608,6 +608,8 @@ describe('web components in Chromium', () => {
       out.zeroWidth = thrown(() => { h.domain = [0.5, 0.5]; });
       out.domainNull = thrown(() => { h.domain = null; });
       out.strings = thrown(() => { h.matrix = { rows: 1, cols: 2, data: [0.5, 'e'] }; });
+      out.nan = thrown(() => { h.matrix = { rows: 2, cols: 2, data: new Float32Array([0.5, 0.5, NaN, 1]) }; });
+      out.masked = thrown(() => { h.matrix = { rows: 1, cols: 2, data: [-Infinity, 1] }; });
 
       const pe = document.createElement('pe-plot');
       document.body.append(pe);
@@ -619,6 +621,14 @@ describe('web components in Chromium', () => {
       out.dimsType = thrown(() => { pe.dims = [0.5]; });
       pe.setAttribute('mode', 'bars');
       out.mode = await problemOf(pe);
+      out.peNaN = thrown(() => { pe.matrix = { rows: 2, cols: 2, data: [0, 1, NaN, 1] }; });
+      out.peInfinity = thrown(() => { pe.matrix = { rows: 2, cols: 2, data: [0, 1, 0, Infinity] }; });
+      // positionalEncoding(4, 4): positions 0 … 3, whole-number ticks only
+      const short = document.createElement('pe-plot');
+      document.body.append(short);
+      short.matrix = { rows: 4, cols: 4, data: Array.from({ length: 16 }, (_, i) => Math.sin(i)) };
+      await new Promise(requestAnimationFrame);
+      out.shortTicks = [...short.shadowRoot.querySelectorAll('.x-ticks text')].map((t) => t.textContent);
       return out;
     });
     assert.equal(results.rowLabels, '<attn-heatmap>.rowLabels has 3 labels but the matrix has 2 rows');
@@ -634,6 +644,11 @@ describe('web components in Chromium', () => {
     assert.equal(results.dimsFixed, null);
     assert.match(results.dimsType, /^AttnLabError: <pe-plot>\.dims must be a list of whole numbers/);
     assert.equal(results.mode, '<pe-plot> mode="bars" must be "curves" or "heatmap"');
+    assert.equal(results.nan, 'AttnLabError: <attn-heatmap>.matrix holds NaN at row 1, column 0: a NaN has no colour (−∞ and +∞ are drawn, as masked and saturated cells)');
+    assert.equal(results.masked, null, '−∞ is a masked cell, drawn');
+    assert.equal(results.peNaN, 'AttnLabError: <pe-plot>.matrix holds NaN at row 1, column 0: every value must be finite');
+    assert.equal(results.peInfinity, 'AttnLabError: <pe-plot>.matrix holds Infinity at row 1, column 1: every value must be finite');
+    assert.deepEqual(results.shortTicks, ['0', '1', '2', '3']);
     // Each message shown was also logged, once.
     const logged = tab.errors.filter((e) => e.includes('AttnLabError'));
     for (const shown of [results.rowLabels, results.colLabels, results.palette, results.decimals, results.dims, results.mode]) {

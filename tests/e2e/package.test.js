@@ -91,6 +91,20 @@ function assertUntrainedLoss({ loss, vocabulary }) {
   assert.ok(Math.abs(loss - Math.log(12)) < 0.5, `first loss ${loss}, ln 12 = ${Math.log(12)}`);
 }
 
+// A README line `console.log(…);  // prints X` (or `// prints ≈2.77`, to two decimals; ` — why` may
+// follow) must print X: the lines are found in the output in order.
+function checkPrints(code, printed, where) {
+  const lines = printed.split('\n');
+  let at = 0;
+  for (const [, expected] of code.matchAll(/\/\/ prints (.+?)(?: — .*)?$/gm)) {
+    const approximate = expected.startsWith('≈');
+    const matches = (line) => (approximate ? Math.abs(Number(line) - Number(expected.slice(1))) <= 0.005 : line === expected);
+    const found = lines.findIndex((line, i) => i >= at && matches(line.trim()));
+    assert.ok(found >= 0, `${where}: no line printed "${expected}" (after line ${at}) in:\n${printed}`);
+    at = found + 1;
+  }
+}
+
 describe('the packed npm package', () => {
   let project;
   let tarball;
@@ -190,19 +204,38 @@ const { init, load } = require('attnlab');
 
   // web/README.md's code blocks as written: every js block as an .mjs file of the installed project
   // the HTML one as a page in Chromium.
-  test('every code block of web/README.md runs as written', async () => {
+  test('every code block of web/README.md runs as written and prints what it says', async () => {
     const readme = readFileSync(join(web, 'README.md'), 'utf8');
-    const blocks = [...readme.matchAll(/```(js|html)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code }));
-    const scripts = blocks.filter((b) => b.lang === 'js');
-    assert.ok(scripts.length >= 4, `${scripts.length} js blocks`);
-    scripts.forEach(({ code }, i) => {
-      writeFileSync(join(project, `readme-${i}.mjs`), code);
+    const blocks = [...readme.matchAll(/```(js|cjs|html)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code }));
+    const scripts = blocks.filter((b) => b.lang === 'js' || b.lang === 'cjs');
+    assert.ok(scripts.length >= 5, `${scripts.length} js and cjs blocks`);
+    scripts.forEach(({ lang, code }, i) => {
+      const file = `readme-${i}.${lang === 'js' ? 'mjs' : 'cjs'}`;
+      writeFileSync(join(project, file), code);
+      let printed;
       try {
-        run('node', [`readme-${i}.mjs`], project);
+        printed = run('node', [file], project);
       } catch (error) {
-        assert.fail(`web/README.md js block ${i + 1} failed:\n${code}\n${error.stderr}`);
+        assert.fail(`web/README.md ${lang} block ${i + 1} failed:\n${code}\n${error.stderr}`);
       }
+      assert.doesNotMatch(printed, /\b(undefined|NaN)\b/, `web/README.md block ${i + 1} printed:\n${printed}`);
+      checkPrints(code, printed, `web/README.md block ${i + 1}`);
     });
+    // The ES module blocks type-check as TypeScript under --strict (what an author pastes into a .ts file).
+    const typed = scripts.filter((b) => b.lang === 'js').map(({ code }, i) => {
+      writeFileSync(join(project, `readme-${i}.mts`), code);
+      return `readme-${i}.mts`;
+    });
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext',
+                         types: ['node'], typeRoots: [join(repo, 'node_modules/@types')], skipLibCheck: true },
+      files: typed,
+    }));
+    try {
+      run('node', [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], project);
+    } catch (error) {
+      assert.fail(`web/README.md's blocks under tsc --strict:\n${error.stdout}${error.stderr}`);
+    }
     // HTML: the full page as written; a fragment inside a page that loads the components from the package.
     const pages = blocks.filter((b) => b.lang === 'html').map(({ code }) => (code.startsWith('<!doctype') ? code
       : `<!doctype html><html lang="en"><meta charset="utf-8"><title>fragment</title>

@@ -72,7 +72,7 @@ export class PePlot extends RenderedElement {
 
   get matrix() { return this.#matrix; }
   set matrix(m) {
-    this.#matrix = m == null ? null : checkMatrix('pe-plot', 'matrix', m);
+    this.#matrix = m == null ? null : checkMatrix('pe-plot', 'matrix', m, { finite: true });
     this.requestRender();
   }
 
@@ -164,10 +164,11 @@ export class PePlot extends RenderedElement {
     root.setAttribute('aria-label', `${this.caption ? `${this.caption}: ` : ''}line chart of positional encoding `
       + `dimensions ${dims.join(', ') || 'none'} over positions 0 to ${m.rows - 1}; `
       + `values between ${formatTick(lo, 2)} and ${formatTick(hi, 2)}.`);
-    const xTicks = niceTicks(0, xMax, Math.min(9, Math.floor((plot.right - plot.left) / 50)));
+    // positions are whole numbers: so are their ticks (a 4-position table reads 0 1 2 3, not 0 1 1 2 2 3 3)
+    const xTicks = niceTicks(0, xMax, Math.min(9, Math.floor((plot.right - plot.left) / 50)), { integer: true });
     this.#drawAxes(root, plot, xTicks, niceTicks(lo, hi, 5), x, y);
     series.forEach((values, k) => {
-      const d = values.map((v, p) => `${p ? 'L' : 'M'}${px(x(p))} ${px(y(Number.isFinite(v) ? v : 0))}`).join('');
+      const d = values.map((v, p) => `${p ? 'L' : 'M'}${px(x(p))} ${px(y(v))}`).join('');
       svg('path', { d, class: 'curve', fill: 'none', stroke: COLORS[k % COLORS.length], ...inkOf(COLORS[k % COLORS.length]), 'stroke-width': 2,
         'stroke-dasharray': DASHES[k % DASHES.length], 'stroke-linejoin': 'round' }, root);
     });
@@ -189,9 +190,10 @@ export class PePlot extends RenderedElement {
       svgText(formatTick(v, 2), { x: plot.left - 6, y: px(y(v)), dy: '0.35em', 'text-anchor': 'end' }, axes);
     }
     svg('line', { x1: plot.left, x2: plot.right, y1: plot.bottom, y2: plot.bottom, class: 'stroke-muted', [INK]: 'stroke' }, axes);
+    const positions = svg('g', { class: 'x-ticks' }, axes);
     for (const p of xTicks) {
-      svg('line', { x1: px(x(p)), x2: px(x(p)), y1: plot.bottom, y2: plot.bottom + 4, class: 'stroke-muted', [INK]: 'stroke' }, axes);
-      svgText(formatTick(p, 0), { x: px(x(p)), y: plot.bottom + 17, 'text-anchor': 'middle' }, axes);
+      svg('line', { x1: px(x(p)), x2: px(x(p)), y1: plot.bottom, y2: plot.bottom + 4, class: 'stroke-muted', [INK]: 'stroke' }, positions);
+      svgText(formatTick(p, 0), { x: px(x(p)), y: plot.bottom + 17, 'text-anchor': 'middle' }, positions);
     }
     const title = { 'font-weight': 600, 'text-anchor': 'middle' };
     svgText('Position', { ...title, x: (plot.left + plot.right) / 2, y: plot.bottom + 36 }, axes);

@@ -7,9 +7,11 @@ export function niceStep(raw) {
   return [1, 2, 5, 10].map((f) => f * power).find((s) => s >= raw * (1 - 1e-9));
 }
 
-// Round tick values covering [lo, hi] with at most about `count` ticks.
-export function niceTicks(lo, hi, count) {
-  const step = niceStep((hi - lo) / Math.max(1, count - 1));
+// Round tick values covering [lo, hi] with at most about `count` ticks; with `integer`, whole numbers
+// only (a step of at least 1).
+export function niceTicks(lo, hi, count, { integer = false } = {}) {
+  const raw = niceStep((hi - lo) / Math.max(1, count - 1));
+  const step = integer ? Math.max(1, raw) : raw;
   const ticks = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.round(v / step) * step);
   return ticks;
