@@ -233,7 +233,14 @@ TEST(Safetensors, MalformedFilesSayWhatIsWrong) {
   refused(file_of("{\"a\xff\": 1}", 0), "the header is not valid JSON: parse error at line 1, column 4: syntax error while "
                                         "parsing object key - invalid string: ill-formed UTF-8 byte; last read: '\"a?'; "
                                         "expected string literal");
-  refused(file_of("[1, 2]", 0), "the header is [1,2], not a JSON object");
+  refused(file_of("[1, 2]", 0), "this is not a .safetensors file: one starts with an 8-byte header length and then the "
+                                "header, a JSON object, but byte 8 is 91 and not '{'");
+  // The first bytes of a file that is not safetensors at all are not read as a header length (bytes 1 … 8
+  // would be 578437695752307201): a zip archive (PyTorch's .pt) and plain text.
+  refused({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "this is not a .safetensors file: one starts with an 8-byte header length and "
+                                           "then the header, a JSON object, but byte 8 is 9 and not '{'");
+  refused({'P', 'K', 3, 4, 20, 0, 0, 0, 8, 0}, "this is not a .safetensors file: one starts with an 8-byte header length and "
+                                               "then the header, a JSON object, but byte 8 is 8 and not '{'");
   refused(file_of(R"({"w": [1]})", 0), "tensor 'w' is [1], not an object with dtype, shape and data_offsets");
   refused(file_of(entry(R"("shape": [2], "data_offsets": [0, 8])"), 8), "tensor 'w' has no \"dtype\"");
   refused(file_of(entry(R"("dtype": "F32", "data_offsets": [0, 8])"), 8), "tensor 'w' has no \"shape\"");
@@ -257,8 +264,10 @@ TEST(Safetensors, MalformedFilesSayWhatIsWrong) {
           "tensor 'w' has data_offsets [0,-8]: they must be [begin, end], two non-negative integers");
   refused(file_of(entry(R"("dtype": "F32", "shape": [2], "data_offsets": [8, 0])"), 8),
           "tensor 'w' has data_offsets [8, 0]: begin is after end");
+  // 8 bytes of length, a 61-byte header, then 4 of the 8 data bytes it describes
   refused(file_of(entry(R"("dtype": "F32", "shape": [2], "data_offsets": [0, 8])"), 4),
-          "tensor 'w' has data_offsets [0, 8] but the data section has only 4 bytes");
+          "the file is cut short: its header describes 8 bytes of tensor data but only 4 follow the header (the whole file "
+          "should be 77 bytes; it has 73)");
   refused(file_of(R"({"h.0.attn.c_attn.weight": {"dtype": "F32", "shape": [4, 12], "data_offsets": [0, 100]}})", 100),
           "tensor 'h.0.attn.c_attn.weight' has shape [4, 12] (48 F32 values = 192 bytes) but data_offsets [0, 100] hold 100 bytes");
   refused(file_of(entry(R"("dtype": "F32", "shape": [4611686018427387904, 4611686018427387904], "data_offsets": [0, 8])"), 8),

@@ -384,8 +384,30 @@ const SafetensorInfo* SafetensorsHeader::find(std::string_view name) const {
   return nullptr;
 }
 
+namespace {
+
+// The end of the data the header describes: the largest well-formed data_offsets end (a malformed
+// entry is parse_entry's to report). 0 when there is none.
+std::uint64_t described_data_end(const nlohmann::json& header) {
+  std::uint64_t end = 0;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__" || !entry.is_object() || !entry.contains("data_offsets")) continue;
+    const nlohmann::json& offsets = entry["data_offsets"];
+    if (offsets.is_array() && offsets.size() == 2 && offsets[1].is_number_unsigned())
+      end = std::max(end, offsets[1].get<std::uint64_t>());
+  }
+  return end;
+}
+
+}  // namespace
+
 SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> file) {
   if (file.size() < 8) detail::fail(kParse, "the file has ", file.size(), " bytes, fewer than the 8 of the header length");
+  // The format's header is a JSON object: its first byte, right after the 8-byte length, is '{'. Any
+  // other file (a zip, a PyTorch .bin, text) fails here, before its first bytes are read as a length.
+  if (file.size() > 8 && file[8] != '{')
+    detail::fail(kParse, "this is not a .safetensors file: one starts with an 8-byte header length and then the header, a JSON "
+                 "object, but byte 8 is ", static_cast<int>(file[8]), " and not '{'");
   std::uint64_t header_length;
   std::memcpy(&header_length, file.data(), 8);
   if (header_length > kMaxHeader)
@@ -398,6 +420,10 @@ SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> file) {
   out.data_start = 8 + static_cast<std::size_t>(header_length);
   const std::size_t data_size = file.size() - out.data_start;
   const nlohmann::json header = parse_header_json(file.subspan(8, static_cast<std::size_t>(header_length)));
+  if (const std::uint64_t end = described_data_end(header); end > data_size) {
+    detail::fail(kParse, "the file is cut short: its header describes ", end, " bytes of tensor data but only ", data_size,
+                 " follow the header (the whole file should be ", out.data_start + end, " bytes; it has ", file.size(), ")");
+  }
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {
       parse_metadata(entry, out.metadata);
