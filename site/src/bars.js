@@ -1,6 +1,6 @@
 // Probabilities as horizontal bars, one row per item: HTML, so the labels stay readable on a phone.
 // Bar widths are set through the CSSOM (the Content-Security-Policy refuses style attributes).
-import { el, formatNumber } from './dom.js';
+import { el, formatPercent } from './dom.js';
 
 // → { node, update(items, scale = 1) } with items [{ label, value in [0, 1], marked? }] (marked: drawn
 // as the chosen one, with "chosen" read out); a bar is full width at value = scale (pass the same scale
@@ -17,7 +17,7 @@ export function probabilityBars(caption) {
         const [label, track, value] = row.children;
         label.textContent = item.label;
         track.firstElementChild.style.width = `${(Math.max(0, Math.min(1, item.value / scale)) * 100).toFixed(2)}%`;
-        value.textContent = `${formatNumber(item.value * 100, 1)}%${item.marked ? ' (chosen)' : ''}`;
+        value.textContent = `${formatPercent(item.value)}${item.marked ? ' (chosen)' : ''}`;
         row.classList.toggle('marked', Boolean(item.marked));
       });
     },

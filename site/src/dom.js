@@ -31,7 +31,17 @@ export function select(options, value, onChange) {
 export function formatNumber(x, decimals = 2) {
   if (x === -Infinity) return '−∞';
   if (x === Infinity) return '∞';
-  return (Object.is(x, -0) ? 0 : x).toFixed(decimals).replace('-', '−');
+  const text = x.toFixed(decimals);
+  // a value that rounds to zero is shown as 0, never "−0.00"
+  return Number(text) === 0 ? (0).toFixed(decimals) : text.replace('-', '−');
+}
+
+// A probability as a percentage a learner can read: one decimal from 0.1% up, two significant digits
+// below it (a rare token drawn reads 0.031%, not 0.0%), and 0% only for what cannot be drawn.
+export function formatPercent(p) {
+  const percent = p * 100;
+  if (percent === 0) return '0%';
+  return `${percent >= 0.1 ? formatNumber(percent, 1) : Number(percent.toPrecision(2)).toString()}%`;
 }
 
 // Learner text quoted inside one of the page's own sentences: isolated (FSI … PDI) and without its

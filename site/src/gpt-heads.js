@@ -15,9 +15,9 @@ export const repeatLength = (model, wanted) => Math.max(2, Math.min(wanted, Math
 
 // { ids [2T], losses [2T − 1], first, second }: the mean loss predicting tokens 1 … T − 1 of the first
 // copy, and tokens T + 1 … 2T − 1 of the second (where an induction head can copy the answer).
-export function inductionRun(lab, model, { length, seed, ablate }) {
+export function inductionRun(lab, model, { length, seed, ablate, ablation = 'zero' }) {
   const ids = lab.repeatedRandomTokens(length, { ...repeatRange(model), seed });
-  const losses = model.tokenLosses(ids, ablate ? { ablate } : undefined);
+  const losses = model.tokenLosses(ids, ablate ? { ablate, ablation } : undefined);
   const mean = (from, to) => {
     let sum = 0;
     for (let t = from; t < to; t++) sum += losses[t];

@@ -84,6 +84,40 @@ describe('the trained-model lessons', () => {
     await page.close();
   });
 
+  test('next token: appending the drawn token updates the Prompt box, the URL and the bars together', async () => {
+    const prompt = 'And God said, Let there be';
+    const { page, problems } = await open(browser, `${server.url}/lessons/next-token.html?prompt=${encodeURIComponent(prompt)}&temperature=0`);
+    const ids = tokenizer.encode(prompt);
+    const first = lab.sample(model.forward(ids, { logits: 'last' }).logits.data, { temperature: 0 }).token;
+    const appended = prompt + tokenizer.decode([first]);
+    await page.getByRole('button', { name: 'Append the drawn token to the prompt' }).click();
+    await page.waitForFunction((text) => new URLSearchParams(location.search).get('prompt') === text, appended);
+    assert.equal(await page.getByLabel('Prompt').inputValue(), appended, 'the box shows the text the bars are for');
+    const next = lab.sample(model.forward(tokenizer.encode(appended), { logits: 'last' }).logits.data, { temperature: 0 }).token;
+    assert.deepEqual(await barLabels(page, 1), [label(tokenizer, next)]);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('next token: a rare draw outside the top 10 gets its own bar and a readable probability', async () => {
+    const prompt = 'And God said, Let there be';
+    const last = model.forward(tokenizer.encode(prompt), { logits: 'last' }).logits.data;
+    const { probabilities: p } = lab.sample(last, { temperature: 1 });
+    const top = new Set(Array.from(p.keys()).sort((a, b) => p[b] - p[a] || a - b).slice(0, 10));
+    const seed = Array.from({ length: 2000 }, (_, s) => s).find((s) => !top.has(lab.sample(last, { temperature: 1, seed: s }).token));
+    assert.ok(seed !== undefined, 'some seed draws outside the top 10');
+    const token = lab.sample(last, { temperature: 1, seed }).token;
+    const { page, problems } = await open(browser, `${server.url}/lessons/next-token.html?prompt=${encodeURIComponent(prompt)}&seed=${seed}`);
+    const bars = await barLabels(page, 1);
+    assert.equal(bars.length, 11);
+    assert.equal(bars[10], label(tokenizer, token));
+    const readout = await page.textContent('.readout');
+    assert.match(readout, /a rare draw, outside the 10 most likely tokens/);
+    assert.doesNotMatch(readout, /probability 0\.0%/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('KV cache: each "Next token" adds one cached row; the multiply-adds are the package\'s', async () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/kv-cache.html?steps=0`);
     const prompt = tokenizer.encode('And it came to pass');
@@ -143,6 +177,30 @@ describe('the trained-model lessons', () => {
     const intact = second(undefined), knocked = second({ ablate: heads, ablation: 'zero' });
     assert.ok(knocked > intact + 1, `knocking out ${JSON.stringify(heads)}: ${intact} → ${knocked}`);
     assert.match(await page.textContent('main'), new RegExp(`from ${intact.toFixed(2)} nats to ${knocked.toFixed(2)} nats`));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('knock a head out: mean mode reaches the loss table, and the one-by-one table climbs as the package computes it', async () => {
+    const repeated = lab.repeatedRandomTokens(30, { low: 256, high: model.config.vocabSize - 1, seed: 0 });
+    const mean = (a) => a.reduce((s, x) => s + x, 0) / a.length;
+    const second = (options) => mean(Array.from(model.tokenLosses(repeated, options).slice(30, 59)));
+    const scores = model.headScores(tokenizer.encode('In the beginning'), { repeatLength: 30, samples: 4, seed: 0,
+      tokenLow: 256, tokenHigh: model.config.vocabSize - 1 }).induction;
+    const { numHeads } = model.config;
+    const ranked = Array.from(scores.data.keys()).filter((i) => scores.data[i] >= 0.3).sort((a, b) => scores.data[b] - scores.data[a])
+      .map((i) => ({ layer: Math.floor(i / numHeads), head: i % numHeads }));
+    assert.ok(ranked.length >= 2, `induction heads: ${JSON.stringify(ranked)}`);
+    const heads = ranked.map(({ layer, head }) => `${layer}.${head}`).join(',');
+    const { page, problems } = await open(browser, `${server.url}/lessons/ablation.html?length=30&seed=0&mode=mean&heads=${heads}`);
+    const zero = second({ ablate: ranked, ablation: 'zero' }), meanMode = second({ ablate: ranked, ablation: 'mean' });
+    assert.notEqual(zero.toFixed(2), meanMode.toFixed(2), 'the two modes differ, so the test can tell them apart');
+    assert.match(await page.textContent('main'), new RegExp(`to ${meanMode.toFixed(2)} nats`));
+    const climb = await page.$$eval('table.climb tr td:nth-child(2)', (cells) => cells.map((c) => c.textContent));
+    const expected = ranked.map((_, k) => (k === 0 ? second(undefined) : second({ ablate: ranked.slice(0, k), ablation: 'mean' })));
+    expected.push(meanMode);
+    assert.deepEqual(climb, expected.map((x) => `${x.toFixed(2)} nats`));
+    assert.doesNotMatch(await page.textContent('main'), /−0\.00/);
     assert.deepEqual(problems, []);
     await page.close();
   });

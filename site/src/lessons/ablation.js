@@ -26,6 +26,9 @@ lessonPage({
       'prompt, which removes what the head says about each particular token but keeps its average contribution.',
     'Click heads to knock them out. Knocking out the induction heads found in the previous lesson should make ' +
       'the second copy of a repeated random sequence almost as hard to predict as the first.',
+    'One head alone rarely matters much: a model has several heads that copy, and when one is gone the ' +
+      'others still do its job. The last table knocks the induction heads out one more at a time, best first, ' +
+      'so you can watch the loss climb as the backups go too.',
   ],
   formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \underbrace{0}_{\text{head}_h}, \dots)\,W_O`,
   pytorch: 'def knock_out(module, args):  # a forward pre-hook on attn.c_proj\n    x = args[0].clone(); x[..., h*d_head:(h+1)*d_head] = 0; return (x,)\n' +
@@ -72,6 +75,8 @@ lessonPage({
     const nextReadout = el('p', { class: 'explain', 'aria-live': 'polite' });
     const lossTable = el('table', { class: 'data' });
     const lossReadout = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const climbTable = el('table', { class: 'data climb' });
+    const climbReadout = el('p', { class: 'explain' });
     root.append(modelLine(prepared),
       el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 400),
         field('Knocked-out heads output', select([['zero', 'zero'], ['mean', 'their mean over the prompt']], state.mode, (mode) => ctx.set({ mode }))),
@@ -86,7 +91,28 @@ lessonPage({
         el('button', { type: 'button', text: 'Restore every head', on: { click: () => ctx.set({ heads: '' }) } })),
       el('div', { class: 'table-wrap' }, grid), nextReadout,
       el('div', { class: 'grid' }, el('div', { class: 'panel' }, before.node), el('div', { class: 'panel' }, after.node)),
-      el('h2', { text: 'The repeated random sequence' }), lossReadout, el('div', { class: 'table-wrap' }, lossTable));
+      el('h2', { text: 'The repeated random sequence' }), lossReadout, el('div', { class: 'table-wrap' }, lossTable),
+      el('h2', { text: 'Why one head is not enough: knocking out the induction heads one more at a time' }), climbReadout,
+      el('div', { class: 'table-wrap' }, climbTable));
+
+    // The induction heads best first, and the second copy's loss with the first k of them knocked out
+    // (k = 0 … all), for this length, seed and mode: computed once per triple.
+    let climb = { key: null };
+    const climbRows = () => {
+      const key = `${T()}|${state.seed}|${state.mode}`;
+      if (climb.key !== key) {
+        const scores = inductionScores();
+        const ranked = Array.from(scores.data.keys()).filter((i) => scores.data[i] >= INDUCTION_THRESHOLD)
+          .sort((a, b) => scores.data[b] - scores.data[a]).map((i) => ({ layer: Math.floor(i / numHeads), head: i % numHeads }));
+        const rows = [];
+        for (let k = 0; k <= ranked.length; k++) {
+          const run = inductionRun(lab, model, { length: T(), seed: state.seed, ablate: k ? ranked.slice(0, k) : undefined, ablation: state.mode });
+          rows.push({ heads: ranked.slice(0, k), second: run.second, first: run.first });
+        }
+        climb = { key, rows };
+      }
+      return climb.rows;
+    };
 
     return () => {
       const heads = parseHeads(state.heads, model.config);
@@ -114,7 +140,7 @@ lessonPage({
           `(${formatNumber(100 * p1[top1[0]], 1)}%); the two distributions differ by KL = ${formatNumber(kl, 3)} nats.`;
 
       const intact = inductionRun(lab, model, { length: T(), seed: state.seed });
-      const ablated = heads.length ? inductionRun(lab, model, { length: T(), seed: state.seed, ablate: heads }) : intact;
+      const ablated = heads.length ? inductionRun(lab, model, { length: T(), seed: state.seed, ablate: heads, ablation: state.mode }) : intact;
       const row = (name, run) => el('tr', {}, el('th', { scope: 'row', text: name }), el('td', { text: nats(run.first) }),
         el('td', { text: nats(run.second) }), el('td', { text: nats(run.first - run.second) }));
       lossTable.replaceChildren(...[
@@ -124,7 +150,21 @@ lessonPage({
       lossReadout.textContent = heads.length === 0
         ? `With every head on, the second copy costs ${nats(intact.second)} per token against ${nats(intact.first)} for the first.`
         : `Knocking out ${formatHeads(heads).replaceAll(',', ', ')} moves the second copy's loss from ${nats(intact.second)} to ${nats(ablated.second)} ` +
-          `(${ablated.second >= intact.second ? '+' : '−'}${formatNumber(Math.abs(ablated.second - intact.second), 2)} nats per token).`;
+          `(${ablated.second >= intact.second ? '+' : '−'}${formatNumber(Math.abs(ablated.second - intact.second), 2)} nats per token, ` +
+          `knocked-out heads set to ${state.mode === 'mean' ? 'their mean' : 'zero'}).`;
+
+      const rows = climbRows();
+      climbTable.replaceChildren(
+        el('tr', {}, el('th', { scope: 'col', text: 'Knocked out (best induction head first)' }),
+          el('th', { scope: 'col', text: 'Second copy' }), el('th', { scope: 'col', text: 'Saved by copying' })),
+        ...rows.map(({ heads: knocked, first, second }) => el('tr', {},
+          el('th', { scope: 'row', text: knocked.length ? formatHeads(knocked).replaceAll(',', ', ') : 'none' }),
+          el('td', { text: nats(second) }), el('td', { text: nats(first - second) }))));
+      const [none, one, all] = [rows[0], rows[1], rows[rows.length - 1]];
+      climbReadout.textContent = rows.length < 2
+        ? `No head scores ${INDUCTION_THRESHOLD} or more as an induction head at this length and seed.`
+        : `Knocking out the best induction head alone moves the second copy from ${nats(none.second)} to ${nats(one.second)}; ` +
+          `knocking out all ${rows.length - 1} moves it to ${nats(all.second)}. While any copying head is left, it covers for the others.`;
     };
   },
 });

@@ -1,6 +1,6 @@
 // Trained model, lesson 2: the next token. The model's distribution after the prompt, then the same
 // logits reshaped by temperature, top-k and top-p, and one seeded draw from what is left.
-import { el, field, formatNumber } from '../dom.js';
+import { el, field, formatNumber, formatPercent } from '../dom.js';
 import { probabilityBars, topIds } from '../bars.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
@@ -45,9 +45,11 @@ lessonPage({
     let chosen = 0;
     const append = el('button', { type: 'button', text: 'Append the drawn token to the prompt',
       on: { click: () => ctx.set({ prompt: state.prompt + tokenizer.decode([chosen]) }) } });
+    const promptField = sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 300);
+    const promptBox = promptField.querySelector('input');
     root.append(
       modelLine(prepared),
-      el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 300)),
+      el('div', { class: 'controls' }, promptField),
       el('div', { class: 'controls' },
         slider('Temperature T', { min: 0, max: 300, step: 5, value: state.temperature, format: (v) => (v === 0 ? '0 (greedy)' : formatNumber(v / 100)) },
           (temperature) => ctx.set({ temperature })),
@@ -60,6 +62,8 @@ lessonPage({
 
     let cached = { prompt: null, last: null, n: 0 };
     return () => {
+      // The box, the URL and the model's prompt are one text (the append button changes the state).
+      if (promptBox.value !== state.prompt) promptBox.value = state.prompt;
       if (cached.prompt !== state.prompt) {
         const { ids } = promptIds(tokenizer, model, state.prompt, 'In the beginning');
         const { logits } = model.forward(ids, { logits: 'last' });
@@ -70,12 +74,15 @@ lessonPage({
       const { token, probabilities } = lab.sample(cached.last, options);
       chosen = token;
       const rawTop = topIds(plain, SHOWN), shapedTop = topIds(probabilities, SHOWN).filter((id) => probabilities[id] > 0);
+      const drawnShown = shapedTop.includes(token);
+      if (!drawnShown) shapedTop.push(token);  // a rare draw outside the top 10 still gets its bar
       const scale = Math.max(plain[rawTop[0]], probabilities[shapedTop[0]]);  // one scale for both charts
       raw.update(rawTop.map((id) => ({ label: tokenLabel(tokenizer, id), value: plain[id] })), scale);
       const kept = probabilities.reduce((count, p) => count + (p > 0 ? 1 : 0), 0);
       shaped.update(shapedTop.map((id) => ({ label: tokenLabel(tokenizer, id), value: probabilities[id], marked: id === token })), scale);
-      drawn.textContent = `Seed ${state.seed} draws “${tokenLabel(tokenizer, token)}” (probability ${formatNumber(probabilities[token] * 100, 1)}% ` +
-        `after reshaping, ${formatNumber(plain[token] * 100, 1)}% before).`;
+      drawn.textContent = `Seed ${state.seed} draws “${tokenLabel(tokenizer, token)}” (probability ${formatPercent(probabilities[token])} ` +
+        `after reshaping, ${formatPercent(plain[token])} before)` +
+        (drawnShown ? '.' : `: a rare draw, outside the ${SHOWN} most likely tokens, added as the last bar.`);
       summary.textContent = `${cached.n} prompt tokens. ${kept.toLocaleString('en')} of ${plain.length.toLocaleString('en')} tokens can still be drawn. ` +
         (state.temperature === 0 ? 'Temperature 0 is greedy decoding: the top token always wins.'
           : state.temperature < 100 ? `T = ${formatNumber(state.temperature / 100)} < 1 sharpens: the top token's share grows.`
