@@ -63,6 +63,42 @@ describe('attention views and themes in Chromium', () => {
 
   const openPage = (options = {}) => open(browser, server.url + PAGE, { viewport: { width: 1280, height: 900 }, ...options });
 
+  // A tap is a touch pointer that leaves as soon as it lifts: the token tapped must stay picked.
+  test('head view and token colours: a tap at 390 px picks the token under the finger, and so does a click', async () => {
+    for (const touch of [true, false]) {
+      const { page, errors } = await open(browser, server.url + PAGE, { viewport: { width: 390, height: 844 }, touch });
+      await page.evaluate(() => {
+        window.picked = { heads: [], colors: [] };
+        document.getElementById('heads').addEventListener('query-change', (e) => window.picked.heads.push(e.detail.query));
+        document.getElementById('colors').addEventListener('query-change', (e) => window.picked.colors.push(e.detail.query));
+      });
+      const centre = (id, selector, index) => page.evaluate(([id, selector, index]) => {
+        const node = document.getElementById(id).shadowRoot.querySelectorAll(selector)[index];
+        node.scrollIntoView({ block: 'center' });
+        const box = node.getBoundingClientRect();
+        return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+      }, [id, selector, index]);
+      const press = async ({ x, y }) => {
+        if (touch) await page.touchscreen.tap(x, y);
+        else await page.mouse.click(x, y);
+      };
+      // the head view's query tokens are the right-aligned texts left of the lines (text-anchor end)
+      await press(await centre('heads', 'text.token[text-anchor=end]', 3));
+      const heads = await page.evaluate(() => ({
+        heads: window.picked.heads.at(-1),
+        active: [...document.getElementById('heads').shadowRoot.querySelectorAll('text.token[text-anchor=end]')]
+          .findIndex((t) => t.classList.contains('active-token')),
+      }));
+      await press(await centre('colors', '.token', 4));
+      const state = { ...heads, colors: await page.evaluate(() => window.picked.colors.at(-1)) };
+      assert.equal(state.colors, 4, `${touch ? 'tap' : 'click'}: token colours picked ${state.colors}`);
+      assert.equal(state.heads, 3, `${touch ? 'tap' : 'click'}: head view picked ${state.heads}`);
+      assert.equal(state.active, 3);
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
   test('model view: one thumbnail per layer and head in the weight colours; a hover marks the row in all; a click enlarges', async () => {
     const { page, errors } = await openPage();
     const model = page.locator('#model');

@@ -12,9 +12,11 @@ export function launch() {
 
 // Opens `url` and waits for the page to set document.body.dataset.done; resolves to the open page
 // and the (live) lists of console errors, page errors and dialogs (alert, confirm, …) it produces.
-// colorScheme ('light' | 'dark') emulates prefers-color-scheme.
-export async function open(browser, url, { viewport, colorScheme } = {}) {
-  const page = await browser.newPage({ ...(viewport ? { viewport } : {}), ...(colorScheme ? { colorScheme } : {}) });
+// colorScheme ('light' | 'dark') emulates prefers-color-scheme; touch makes a phone's touch screen
+// (page.touchscreen.tap sends real touch events).
+export async function open(browser, url, { viewport, colorScheme, touch = false } = {}) {
+  const page = await browser.newPage({ ...(viewport ? { viewport } : {}), ...(colorScheme ? { colorScheme } : {}),
+    ...(touch ? { hasTouch: true, isMobile: true } : {}) });
   const errors = [];
   const dialogs = [];
   page.on('console', (message) => {

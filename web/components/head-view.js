@@ -172,6 +172,7 @@ export class AttnHeadView extends RenderedElement {
     for (let i = 0; i < n; i++) {
       const query = svg('rect', { x: 0, y: px(y(i) - ROW / 2), width: left + 4, height: ROW }, hits);
       query.addEventListener('pointerenter', () => { this.#key = null; this.#query.hovered = i; this.#show(); });
+      query.addEventListener('pointerdown', () => { this.#key = null; this.#query.pick(i); this.#show(); });
       const key = svg('rect', { x: right - 4, y: px(y(i) - ROW / 2), width: column + VALUE_SPACE + 4, height: ROW }, hits);
       key.addEventListener('pointerenter', () => { this.#query.hovered = null; this.#key = i; this.#show(); });
     }

@@ -18,6 +18,14 @@ export class QueryPicker {
     this.forward = forward;
   }
 
+  // A click or tap on token i picks it: it stays shown after the pointer (or finger) leaves, and the
+  // keyboard continues from it. (A touch pointer leaves as soon as it lifts; without this, a tap showed
+  // the keyboard's token, the first, instead of the one touched.)
+  pick(i) {
+    this.active = i;
+    this.focused = true;
+  }
+
   shown() {
     const attribute = this.#element.getAttribute('query');
     return this.hovered ?? (this.focused ? this.active : attribute === null ? null : Number(attribute));

@@ -85,6 +85,7 @@ export class AttnTokenColors extends RenderedElement {
       span.setAttribute('role', 'option');
       span.setAttribute('part', 'token');
       span.addEventListener('pointerenter', () => { this.#query.hovered = i; this.#shade(); });
+      span.addEventListener('pointerdown', () => { this.#query.pick(i); this.#shade(); });
       this.#sentence.append(span);
       this.#spans.push(span);
     }
