@@ -112,6 +112,22 @@ describe('the site', () => {
     await page.close();
   });
 
+  test('step by step: ← → walk the steps from the page, as the intro says, but not while typing', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/step-by-step.html`);
+    const status = () => page.evaluate(() => document.querySelector('attn-stepper').index);
+    await page.locator('main p').first().click();  // focus on the page itself, not the stepper
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await status(), 2);
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await status(), 1);
+    await page.getByLabel(/^Sentence/).focus();
+    await page.keyboard.press('ArrowRight');  // moves the caret, not the steps
+    assert.equal(await status(), 1);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('step by step: Next/Prev and ←/→ walk the trace; editing Q changes everything after it', async () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/step-by-step.html`);
     const status = () => page.evaluate(() => document.querySelector('attn-stepper').index);

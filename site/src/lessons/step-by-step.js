@@ -42,7 +42,8 @@ lessonPage({
     'Each token of the sentence is a row of X (d_model = 8 here). Three learned matrices project X to queries, ' +
       'keys and values; every query is compared with every key, the scores are scaled, masked, turned into ' +
       'weights by a softmax, and the weights mix the values.',
-    'Walk the steps with Next/Prev or the ← → keys. On the scores step, focus a cell to see it as a sum of ' +
+    'Walk the steps with Next/Prev or the ← → keys (anywhere on the page except in a text box or inside a ' +
+      'figure, where the arrows move between cells). On the scores step, focus a cell to see it as a sum of ' +
       'products. Change any number of X, W_q, W_k, W_v, Q, K or V and everything after it is recomputed.',
   ],
   formula: String.raw`Q = XW_q^\top,\; K = XW_k^\top,\; V = XW_v^\top,\qquad \operatorname{Attention}(Q,K,V) = \operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}}\Big)V`,
@@ -79,6 +80,19 @@ lessonPage({
         el('button', { type: 'button', text: 'Undo my edits', on: { click: () => ctx.set({ edits: '' }) } })),
       chips, stepper, dot, editor);
 
+    // ← → walk the steps from anywhere on the page, as the intro says: not while typing, and not inside
+    // another widget that uses the arrows itself (a heatmap's cells, a select, a slider).
+    document.addEventListener('keydown', (event) => {
+      if (event.defaultPrevented || !['ArrowLeft', 'ArrowRight'].includes(event.key)) return;
+      const path = event.composedPath();
+      if (path.includes(stepper)) return;  // the stepper handles its own keys
+      const uses = (node) => node instanceof Element && (['INPUT', 'TEXTAREA', 'SELECT'].includes(node.tagName) ||
+        node.isContentEditable || ['grid', 'listbox', 'slider', 'tablist', 'radiogroup'].includes(node.getAttribute('role')) ||
+        node.tagName.includes('-'));
+      if (path.some(uses)) return;
+      stepper.dispatchEvent(new KeyboardEvent('keydown', { key: event.key }));
+      event.preventDefault();
+    });
     stepper.addEventListener('step-change', (e) => {
       ctx.remember({ step: e.detail.index });
       showEditor();
