@@ -36,6 +36,11 @@ export function formatNumber(x, decimals = 2) {
   return Number(text) === 0 ? (0).toFixed(decimals) : text.replace('-', '−');
 }
 
+// "1 piece", "2 pieces": a count with its noun (plural: the noun's plural when it is not noun + s).
+export function count(n, noun, plural = `${noun}s`) {
+  return `${n.toLocaleString('en')} ${n === 1 ? noun : plural}`;
+}
+
 // A probability as a percentage a learner can read: one decimal from 0.1% up, two significant digits
 // below it (a rare token drawn reads 0.031%, not 0.0%), and 0% only for what cannot be drawn.
 export function formatPercent(p) {

@@ -206,7 +206,13 @@ describe('the site', () => {
     await page.getByLabel('d_model').selectOption('12');
     await page.getByLabel('num_heads').selectOption('8');
     const error = await page.textContent('.error');
-    assert.match(error, /d_model = 12 is not divisible by num_heads = 8.*12 \/ 8 = 1.5 is not a whole number: pick a num_heads that divides 12 \(1, 2, 3, 4, 6\)/);
+    assert.equal(error, 'd_model = 12 cannot be split into 8 equal heads: 12 / 8 = 1.5 is not a whole number. ' +
+      'Pick a num_heads that divides 12: 1, 2, 3, 4 or 6.');
+    await page.getByLabel('d_model').selectOption('32');
+    await page.getByLabel('num_heads').selectOption('3');
+    assert.match(await page.textContent('.error'), /32 \/ 3 = 10\.67 is not a whole number/, 'no 10.666666666666666');
+    await page.getByLabel('d_model').selectOption('12');
+    await page.getByLabel('num_heads').selectOption('8');
     // One message on the page (not a second copy of it), and nothing drawn for d_model 32 remains visible.
     const visible = await page.evaluate(() => [...document.querySelectorAll('attn-heatmap, .shapes')].filter((e) => e.checkVisibility()).length);
     assert.equal(visible, 0);

@@ -66,6 +66,19 @@ describe('the trained-model lessons', () => {
     await page.close();
   });
 
+  test('tokens: an empty box says what to do, with no developer message; counts read "1 piece", not "1 pieces"', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/tokens.html?text=`);
+    const main = await page.textContent('main');
+    assert.match(main, /The text box is empty: type some text/);
+    assert.doesNotMatch(main, /<attn-|must be \{ rows, cols, data \}/);
+    assert.equal(await page.locator('.error:visible').count(), 0);
+    await page.getByLabel('Text').fill('And');  // one of the vocabulary's tokens
+    await page.waitForFunction(() => /1 piece → /.test(document.querySelector('main').textContent));
+    assert.match(await page.textContent('main'), /3 characters, 3 bytes → 1 piece → 1 token /);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('next token: the bars are the package\'s distribution; temperature 0 leaves one token, in the URL', async () => {
     const prompt = 'And God said, Let there be';
     const { page, problems } = await open(browser, `${server.url}/lessons/next-token.html?prompt=${encodeURIComponent(prompt)}`);

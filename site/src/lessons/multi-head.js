@@ -58,9 +58,11 @@ lessonPage({
         heads.replaceChildren();
         headMaps = [];
         if (!(error instanceof AttnLabError)) throw error;
-        const fits = HEADS.filter((h) => state.dModel % h === 0).join(', ');
-        throw new AttnLabError(`${error.message}. ${state.dModel} / ${state.heads} = ${state.dModel / state.heads} is not a ` +
-          `whole number: pick a num_heads that divides ${state.dModel} (${fits}).`);
+        // The learner's words, not the package's (which names the C++ argument): what is wrong, what to pick.
+        const fits = HEADS.filter((h) => state.dModel % h === 0);
+        throw new AttnLabError(`d_model = ${state.dModel} cannot be split into ${state.heads} equal heads: ` +
+          `${state.dModel} / ${state.heads} = ${Number((state.dModel / state.heads).toFixed(2))} is not a whole number. ` +
+          `Pick a num_heads that divides ${state.dModel}: ${fits.slice(0, -1).join(', ')} or ${fits.at(-1)}.`);
       }
       const x = lab.embedTokens(tokens, state.dModel, { seed: state.seed });
       const { output, weights, averageWeights } = mha.forward(x, x, x, { causal: state.mask === 'causal' });

@@ -1,7 +1,7 @@
 // Trained model, lesson 1: tokens. The learner's text cut into pieces by GPT-2's rule, each piece's
 // bytes merged by the learned BPE merges (replayed one at a time), the ids, and the embedding rows
 // they look up.
-import { el, field, formatNumber, select } from '../dom.js';
+import { count, el, field, formatNumber, select } from '../dom.js';
 import { lessonModel, modelLine, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, sentenceInput, SIGNED, slider } from '../views.js';
@@ -58,9 +58,9 @@ lessonPage({
       const pieces = tokenizer.encodeWithSteps(state.text);
       const ids = pieces.flatMap((p) => Array.from(p.ids));
       const bytes = new TextEncoder().encode(state.text).length;
-      summary.textContent = pieces.length === 0 ? 'Type some text.'
-        : `${[...state.text].length} characters, ${bytes} bytes → ${pieces.length} pieces → ${ids.length} tokens ` +
-          `(${formatNumber(bytes / Math.max(1, ids.length), 1)} bytes per token).`;
+      summary.textContent = pieces.length === 0 ? 'The text box is empty: type some text (or pick an example) to see its tokens.'
+        : `${count([...state.text].length, 'character')}, ${count(bytes, 'byte')} → ${count(pieces.length, 'piece')} → ` +
+          `${count(ids.length, 'token')} (${formatNumber(bytes / Math.max(1, ids.length), 1)} bytes per token).`;
 
       table.replaceChildren(
         el('caption', { class: 'sr-only', text: 'Each token: its position, its text (· is a space) and its id' }),
@@ -88,6 +88,10 @@ lessonPage({
               (steps.length === 0 ? ' No learned merge applies: it stays as bytes.' : '') }));
       }
 
+      if (ids.length === 0) {  // nothing to look up: no figure, and the summary above says why
+        Object.assign(embedding, { matrix: null, caption: 'The embedding rows the ids pick (wte): none yet' });
+        return;
+      }
       const shown = ids.slice(0, MAX_ROWS);
       const rows = new Float32Array(shown.length * d);
       shown.forEach((id, r) => rows.set(wte.data.subarray(id * d, (id + 1) * d), r * d));
