@@ -621,6 +621,18 @@ describe('web components in Chromium', () => {
       out.dimsType = thrown(() => { pe.dims = [0.5]; });
       pe.setAttribute('mode', 'bars');
       out.mode = await problemOf(pe);
+      // The stepper names itself for its own attributes, once; a one-head trace has head 0 only.
+      const oneHead = document.createElement('attn-stepper');
+      document.body.append(oneHead);
+      oneHead.steps = [{ id: 'scores', title: 'Scores', explanation: 'QKᵀ', tensors: { scores: m } }];
+      oneHead.setAttribute('decimals', 'abc');
+      out.stepperDecimals = await problemOf(oneHead);
+      out.stepperHeatmaps = oneHead.shadowRoot.querySelectorAll('attn-heatmap').length;
+      oneHead.removeAttribute('decimals');
+      oneHead.setAttribute('head', '1');
+      out.stepperHead = await problemOf(oneHead);
+      oneHead.setAttribute('head', '0');
+      out.stepperHead0 = await problemOf(oneHead);
       out.peNaN = thrown(() => { pe.matrix = { rows: 2, cols: 2, data: [0, 1, NaN, 1] }; });
       out.peInfinity = thrown(() => { pe.matrix = { rows: 2, cols: 2, data: [0, 1, 0, Infinity] }; });
       // positionalEncoding(4, 4): positions 0 … 3, whole-number ticks only
@@ -649,6 +661,12 @@ describe('web components in Chromium', () => {
     assert.equal(results.peNaN, 'AttnLabError: <pe-plot>.matrix holds NaN at row 1, column 0: every value must be finite');
     assert.equal(results.peInfinity, 'AttnLabError: <pe-plot>.matrix holds Infinity at row 1, column 1: every value must be finite');
     assert.deepEqual(results.shortTicks, ['0', '1', '2', '3']);
+    assert.equal(results.stepperDecimals, '<attn-stepper> decimals="abc" must be a whole number from 0 to 10');
+    assert.equal(results.stepperHeatmaps, 0, 'no heatmap drawn with the refused setting, so none reports it again');
+    assert.equal(results.stepperHead, '<attn-stepper> head="1" but the attention has 1 head (only 0)');
+    assert.equal(results.stepperHead0, null);
+    assert.equal(tab.errors.filter((e) => e.includes('decimals="abc"')).length, 2, 'logged once for the heatmap, once for the stepper');
+    assert.equal(tab.errors.filter((e) => e.includes('<attn-heatmap> decimals="abc"')).length, 1);
     // Each message shown was also logged, once.
     const logged = tab.errors.filter((e) => e.includes('AttnLabError'));
     for (const shown of [results.rowLabels, results.colLabels, results.palette, results.decimals, results.dims, results.mode]) {

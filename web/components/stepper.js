@@ -178,7 +178,12 @@ export class AttnStepper extends RenderedElement {
     if (signed !== null && PALETTES[signed]?.diverging !== true) {
       return `<attn-stepper> signed-palette="${signed}" must be a diverging palette centred on 0: ${divergingNames().join(', ')}`;
     }
-    const heads = Math.max(-1, ...this.#steps.map((step) => headOfStep(step) ?? -1)) + 1;
+    const decimals = this.getAttribute('decimals');
+    if (decimals !== null && !/^(10|[0-9])$/.test(decimals)) {
+      return `<attn-stepper> decimals="${decimals}" must be a whole number from 0 to 10`;
+    }
+    // A trace without per-head steps is one head's: head="0" is it, any other head is not there.
+    const heads = Math.max(0, ...this.#steps.map((step) => headOfStep(step) ?? 0)) + 1;
     return indexProblem('attn-stepper', 'head', this.getAttribute('head'), heads, heads === 1 ? 'head' : 'heads');
   }
 

@@ -69,7 +69,9 @@ export function tokenProblem(element, tokens, n) {
 export function indexProblem(element, attribute, text, count, what) {
   if (text === null) return null;
   if (!/^\d+$/.test(text)) return `<${element}> ${attribute}="${text}" must be a whole number`;
-  if (Number(text) >= count) return `<${element}> ${attribute}="${text}" but the attention has ${count} ${what} (0 … ${count - 1})`;
+  if (Number(text) >= count) {
+    return `<${element}> ${attribute}="${text}" but the attention has ${count} ${what} (${count === 1 ? 'only 0' : `0 … ${count - 1}`})`;
+  }
   return null;
 }
 
