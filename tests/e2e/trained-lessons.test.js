@@ -147,6 +147,33 @@ describe('the trained-model lessons', () => {
     await page.close();
   });
 
+  test('KV cache: the draws use the repetition penalty the control shows (1.2 by default), as the package draws them', async () => {
+    const steps = 12;
+    const draw = (repetitionPenalty) => {
+      const session = model.session();
+      const tokens = Array.from(tokenizer.encode('And it came to pass'));
+      let step;
+      for (const id of tokens) step = session.append(id);
+      for (let s = 0; s < steps; s++) {
+        const { token } = lab.sample(step.logits, { temperature: 0.8, topK: 40, repetitionPenalty, context: tokens, seed: s });
+        tokens.push(token);
+        step = session.append(token);
+      }
+      session.dispose();
+      return tokenizer.decode(tokens);
+    };
+    const { page, problems } = await open(browser, `${server.url}/lessons/kv-cache.html?steps=${steps}`);
+    assert.equal(await page.getByLabel('Repetition penalty').inputValue(), '120');
+    assert.equal((await page.textContent('.generated')).replace(/ \(the context.*$/, ''), draw(1.2));
+    assert.match(await page.textContent('main'), /repetition_penalty=1\.2\b/, 'the PyTorch snippet has the control\'s value');
+    await page.getByLabel('Repetition penalty').fill('100');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('penalty') === '100');
+    assert.equal(await page.textContent('.generated'), draw(1));
+    assert.match(await page.textContent('main'), /repetition_penalty=1\)/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('every head: one small heatmap per head; choosing one enlarges the package\'s weights for it', async () => {
     const prompt = 'In the beginning God created the heaven and the earth.';
     const { page, problems } = await open(browser, `${server.url}/lessons/all-heads.html?prompt=${encodeURIComponent(prompt)}`);

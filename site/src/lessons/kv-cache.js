@@ -5,9 +5,10 @@ import { el, formatNumber } from '../dom.js';
 import { layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, seedField, sentenceInput, SIGNED } from '../views.js';
+import { heatmap, panel, seedField, sentenceInput, SIGNED, slider } from '../views.js';
 
 const MAX_NEW = 48;
+const penalty = (state) => Number((state.penalty / 100).toFixed(2));
 
 lessonPage({
   slug: 'kv-cache',
@@ -18,17 +19,25 @@ lessonPage({
       'KV cache — and a step only computes the new token’s query, key and value and one row of attention.',
     'Press “Next token” and watch the cache of the chosen layer and head grow by one row; the new query’s ' +
       'weights over every cached key are the heatmap at the top.',
+    'Each draw uses temperature 0.8, top-k 40 and a repetition penalty: a token already in the text has its ' +
+      'logit divided by the penalty (multiplied, if negative) before the draw. Without it this small model ' +
+      'loops in more than half of its samples — its copying heads copy its own output — and with 1.2 in about ' +
+      'one in twenty (scripts/measure-kjv.mjs). Set it to 1 to see the loops.',
   ],
   formula: String.raw`\text{attn}(q_{t}) = \operatorname{softmax}\!\Big(\tfrac{q_t\,[\,k_1 \dots k_t\,]^\top}{\sqrt{d_k}}\Big)\,[\,v_1 \dots v_t\,]`,
-  pytorch: 'out = model(ids[:, -1:], past_key_values=past, use_cache=True)\npast = out.past_key_values  # per layer: (K, V), each [batch, heads, t, d_head]\n' +
-    'logits = out.logits[0, -1] / 0.8; v, _ = torch.topk(logits, 40); logits[logits < v[-1]] = -inf  # temperature 0.8, top-k 40\n' +
-    'next_id = torch.multinomial(torch.softmax(logits, -1), 1)',
-  call: 'const session = model.session();\nfor (const id of ids) session.append(id);\n' +
+  pytorch: (state) => 'out = model(ids[:, -1:], past_key_values=past, use_cache=True)\npast = out.past_key_values  # per layer: (K, V), each [batch, heads, t, d_head]\n' +
+    `logits = out.logits[0, -1]; seen = logits[ids[0]]  # repetition penalty ${penalty(state)} (HF: repetition_penalty=${penalty(state)})\n` +
+    `logits[ids[0]] = torch.where(seen < 0, seen * ${penalty(state)}, seen / ${penalty(state)})\n` +
+    'logits = logits / 0.8; v, _ = torch.topk(logits, 40); logits[logits < v[-1]] = -inf  # temperature 0.8, top-k 40\n' +
+    'next_id = torch.multinomial(torch.softmax(logits, -1), 1)\n' +
+    `# all at once: model.generate(ids, do_sample=True, temperature=0.8, top_k=40, repetition_penalty=${penalty(state)})`,
+  call: (state) => 'const session = model.session();\nfor (const id of ids) session.append(id);\n' +
     'const { logits, attention } = session.append(next);  // one row per layer and head\nconst { keys, values } = session.cache(layer);\n' +
-    'const { token } = lab.sample(logits, { temperature: 0.8, topK: 40, seed });',
+    `const { token } = lab.sample(logits, { temperature: 0.8, topK: 40, repetitionPenalty: ${penalty(state)}, context: tokens, seed });`,
   schema: {
     prompt: { type: 'text', maxLength: 200, default: 'And it came to pass' },
     steps: { type: 'int', min: 0, max: MAX_NEW, default: 3 },
+    penalty: { type: 'int', min: 100, max: 200, default: 120 },  // hundredths: 1.2 measured best (scripts/measure-kjv.mjs)
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
     layer: { type: 'int', min: 0, max: 47, default: 0 },
     head: { type: 'int', min: 0, max: 63, default: 0 },
@@ -50,6 +59,8 @@ lessonPage({
       modelLine(prepared),
       el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt, steps: 0 })),
         seedField(state.seed, (seed) => ctx.set({ seed })),
+        slider('Repetition penalty', { min: 100, max: 200, step: 5, value: state.penalty, format: (v) => (v === 100 ? '1 (off)' : String(v / 100)) },
+          (value) => ctx.set({ penalty: value })),
         el('div', { class: 'button-row' },
           el('button', { type: 'button', text: 'Next token', on: { click: () => ctx.set({ steps: Math.min(MAX_NEW, state.steps + 1) }) } }),
           el('button', { type: 'button', text: 'Start over', on: { click: () => ctx.set({ steps: 0 }) } }))),
@@ -66,7 +77,8 @@ lessonPage({
       const tokens = Array.from(ids);
       const newCount = Math.min(state.steps, model.config.contextLength - ids.length);
       for (let s = 0; s < newCount; s++) {
-        const { token } = lab.sample(step.logits, { temperature: 0.8, topK: 40, seed: state.seed * 1000 + s });
+        const { token } = lab.sample(step.logits, { temperature: 0.8, topK: 40, repetitionPenalty: penalty(state), context: tokens,
+          seed: state.seed * 1000 + s });
         tokens.push(token);
         step = session.append(token);
       }
@@ -78,9 +90,9 @@ lessonPage({
       const layer = Math.min(state.layer, numLayers - 1), head = Math.min(state.head, numHeads - 1);
       headChoice.replaceChildren(...layerHeadPickers(model.config, layer, head, (l, h) => ctx.set({ layer: l, head: h })));
 
-      // Replays the prompt, then `steps` seeded draws (temperature 0.8, top-k 40), each fed back — only
+      // Replays the prompt, then `steps` seeded draws (temperature 0.8, top-k 40, the penalty), each fed back — only
       // when one of those settings changed; choosing another layer or head reads the same cache.
-      const key = JSON.stringify([state.prompt, state.steps, state.seed]);
+      const key = JSON.stringify([state.prompt, state.steps, state.seed, state.penalty]);
       if (generated.key !== key) generated = { key, ...generate() };
       const { ids, tokens, step, newCount } = generated;
       const n = tokens.length;
