@@ -274,6 +274,33 @@ describe('attention views and themes in Chromium', () => {
   });
 
   // The page follows prefers-color-scheme with its own colours and sets nothing on the components.
+  // A dark page that sets only color and background (no color-scheme, no --attnlab-* variables):
+  // the chosen head's button, and every other state of the head buttons, stays readable.
+  test('a page that sets only color and background: the head buttons read in every state', async () => {
+    const { page, errors } = await openPage();
+    await page.addStyleTag({ content: 'body { color: #eee; background: #111; }' });
+    const states = await page.evaluate(async () => {
+      const view = document.getElementById('heads');
+      view.setAttribute('head', '1');
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const page = getComputedStyle(document.body).backgroundColor;
+      return [...view.shadowRoot.querySelectorAll('.picker button')].map((b) => {
+        const style = getComputedStyle(b);
+        return { pressed: b.getAttribute('aria-pressed'), text: style.color, background: style.backgroundColor, page };
+      });
+    });
+    assert.ok(states.some((s) => s.pressed === 'true'), 'a head is chosen');
+    for (const s of states) {
+      // the button's background (translucent) over the page's, then the text over that
+      const [r, g, b, a] = channels(s.background);
+      const under = channels(s.page);
+      const behind = `rgb(${[r, g, b].map((v, k) => a * v + (1 - a) * under[k]).join(', ')})`;
+      assert.ok(contrast(s.text, behind) >= 4.5, `${s.pressed === 'true' ? 'chosen' : 'other'} head: ${s.text} on ${behind} is ${contrast(s.text, behind).toFixed(2)}:1`);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   for (const scheme of ['light', 'dark']) {
     test(`a ${scheme} page: labels read on the page's background (contrast ≥ 4.5), exports keep them legible, axe passes, screenshots`, async () => {
       const { page, errors } = await openPage({ colorScheme: scheme });

@@ -18,8 +18,10 @@ const TAG = 'attn-head-view';
 const CSS = `
 .picker { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; margin: 0 0 0.5rem; font-size: 0.9rem; }
 .picker[hidden] { display: none; }
-.picker button[aria-pressed="true"] { background: currentColor; }
-.picker button[aria-pressed="true"] span { color: var(--attnlab-ink-background); }
+/* The chosen head: a tint of the text colour, a full-colour border and bold text. Its text stays the
+   page's text colour, readable wherever the page's text is, whatever background the page sets. */
+.picker button[aria-pressed="true"] { background: color-mix(in srgb, currentColor 20%, transparent); border-color: currentColor;
+  box-shadow: inset 0 0 0 1px currentColor; font-weight: 700; }
 .lines svg { display: block; max-width: 100%; height: auto; }
 svg:focus { outline: none; }
 svg:focus-visible { outline: 2px solid var(--attnlab-focus, currentColor); outline-offset: 2px; }
