@@ -262,11 +262,11 @@ describe('attention views and themes in Chromium', () => {
       return out;
     });
     assert.match(results.notNested, /^AttnLabError: <attn-model-view>\.attention must be Matrix\[layer\]\[head\]/);
-    assert.equal(results.ragged, 'AttnLabError: <attn-model-view>.attention[1] has 1 heads but layer 0 has 2');
+    assert.equal(results.ragged, 'AttnLabError: <attn-model-view>.attention[1] has 1 head but layer 0 has 2');
     assert.equal(results.scores, 'AttnLabError: <attn-head-view>.attention holds -3 at row 1, column 0: attention weights are in [0, 1] (draw scores with <attn-heatmap palette="RdBu">)');
     assert.equal(results.notSquare, 'AttnLabError: <attn-token-colors>.attention must be square (queries × keys over the same tokens), got 1×2');
     assert.equal(results.tokens, 'AttnLabError: <attn-token-colors>.tokens must be a list of strings (one per token) or null, got string');
-    assert.equal(results.layer, '<attn-model-view> layer="3" but the attention has 1 layers (0 … 0)');
+    assert.equal(results.layer, '<attn-model-view> layer="3" but the attention has 1 layer (only 0)');
     assert.equal(results.count, '<attn-head-view>.tokens has 3 labels but the attention is 2×2');
     assert.equal(results.query, '<attn-token-colors> query="x" must be a whole number');
     for (const shown of [results.layer, results.count, results.query]) assert.equal(errors.filter((e) => e.includes(shown)).length, 1, shown);

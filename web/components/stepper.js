@@ -184,7 +184,7 @@ export class AttnStepper extends RenderedElement {
     }
     // A trace without per-head steps is one head's: head="0" is it, any other head is not there.
     const heads = Math.max(0, ...this.#steps.map((step) => headOfStep(step) ?? 0)) + 1;
-    return indexProblem('attn-stepper', 'head', this.getAttribute('head'), heads, heads === 1 ? 'head' : 'heads');
+    return indexProblem('attn-stepper', 'head', this.getAttribute('head'), heads, 'heads');
   }
 
   // Shows a setting it cannot draw in place of the steps, logged once as an AttnLabError.

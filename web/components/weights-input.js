@@ -46,7 +46,7 @@ export function checkModel(element, property, layers) {
   const heads = layers[0].length;
   const n = layers[0][0]?.rows ?? null;
   return layers.map((list, l) => {
-    if (list.length !== heads) throw new AttnLabError(`<${element}>.${property}[${l}] has ${list.length} heads but layer 0 has ${heads}`);
+    if (list.length !== heads) throw new AttnLabError(`<${element}>.${property}[${l}] has ${list.length} head${list.length === 1 ? '' : 's'} but layer 0 has ${heads}`);
     return checkHeads(element, `${property}[${l}]`, list, n);
   });
 }
@@ -70,7 +70,8 @@ export function indexProblem(element, attribute, text, count, what) {
   if (text === null) return null;
   if (!/^\d+$/.test(text)) return `<${element}> ${attribute}="${text}" must be a whole number`;
   if (Number(text) >= count) {
-    return `<${element}> ${attribute}="${text}" but the attention has ${count} ${what} (${count === 1 ? 'only 0' : `0 … ${count - 1}`})`;
+    const noun = count === 1 ? what.replace(/^(\w+)s\b/, '$1') : what;  // "1 layer", "1 head per layer"
+    return `<${element}> ${attribute}="${text}" but the attention has ${count} ${noun} (${count === 1 ? 'only 0' : `0 … ${count - 1}`})`;
   }
   return null;
 }
