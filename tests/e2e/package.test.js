@@ -293,45 +293,52 @@ const { init, load } = require('attnlab');
     }
   });
 
-  // Vite inlines assets under 4 KB as data: URLs, the threaded build's 2.3 KB worker script among them
-  // (TOOLCHAIN.md 15). A worker from a data: URL cannot import the module's script, and init() used to
-  // wait forever: on a cross-origin-isolated page, a no-config build must start its threads.
-  test('a no-config Vite build on a cross-origin-isolated page runs init() and init({ threads: 2 }) on threads', async () => {
-    const site = join(project, 'vite-isolated');
-    run('mkdir', ['-p', site]);
-    writeFileSync(join(site, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><script type="module" src="./main.js"></script></body></html>');
-    writeFileSync(join(site, 'main.js'), `
-      import { init } from 'attnlab';
-      try {
-        const labs = [await init(), await init({ threads: 2 })];
-        const weights = labs.map((lab) => Array.from(lab.scaledDotProductAttention(lab.randn(300, 64, 1), lab.randn(300, 64, 2),
-          lab.randn(300, 64, 3), { causal: true }).weights.data.subarray(0, 600)));
-        document.body.dataset.result = JSON.stringify({
-          isolated: crossOriginIsolated, threads: labs.map((l) => l.threads), fallback: labs.map((l) => l.threadsFallback),
-          same: weights[0].every((x, i) => x === weights[1][i]),
-        });
-      } catch (error) {
-        console.error(String(error));
+  // A bundler that inlines small assets as data: URLs (Vite's assetsInlineLimit, TOOLCHAIN.md 15) turns
+  // the threaded build's 2.3 KB worker script into one. A worker from a data: URL cannot import the
+  // module's script, and init() used to wait forever. On a cross-origin-isolated page both a no-config
+  // Vite build and one that inlines the worker must start their threads.
+  for (const [name, config] of [['no-config', null], ['worker-inlining', 'export default { build: { assetsInlineLimit: 100000 } };\n']]) {
+    test(`a ${name} Vite build on a cross-origin-isolated page runs init() and init({ threads: 2 }) on threads`, async () => {
+      const site = join(project, `vite-isolated-${name}`);
+      run('mkdir', ['-p', site]);
+      writeFileSync(join(site, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><script type="module" src="./main.js"></script></body></html>');
+      if (config) writeFileSync(join(site, 'vite.config.js'), config);
+      writeFileSync(join(site, 'main.js'), `
+        import { init } from 'attnlab';
+        try {
+          const labs = [await init(), await init({ threads: 2 })];
+          const weights = labs.map((lab) => Array.from(lab.scaledDotProductAttention(lab.randn(300, 64, 1), lab.randn(300, 64, 2),
+            lab.randn(300, 64, 3), { causal: true }).weights.data.subarray(0, 600)));
+          document.body.dataset.result = JSON.stringify({
+            isolated: crossOriginIsolated, threads: labs.map((l) => l.threads), fallback: labs.map((l) => l.threadsFallback),
+            same: weights[0].every((x, i) => x === weights[1][i]),
+          });
+        } catch (error) {
+          console.error(String(error));
+        }
+        document.body.dataset.done = 'true';
+      `);
+      run('node', [vite, 'build', '--logLevel', 'error'], site);
+      if (config) {
+        const entry = readdirSync(join(site, 'dist/assets')).filter((f) => /^index-.*[.]js$/.test(f));
+        assert.ok(entry.some((f) => readFileSync(join(site, 'dist/assets', f), 'utf8').includes('data:text/javascript;base64')),
+          'the premise: the bundle starts the worker from a data: URL');
       }
-      document.body.dataset.done = 'true';
-    `);
-    run('node', [vite, 'build', '--logLevel', 'error'], site);
-    const assets = readdirSync(join(site, 'dist/assets'));
-    assert.ok(!assets.some((f) => f.includes('worker')), `the premise: Vite inlined the worker script (${assets.join(', ')})`);
-    const server = await serve(join(site, 'dist'), 0, {
-      headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+      const server = await serve(join(site, 'dist'), 0, {
+        headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+      });
+      try {
+        const { result, errors } = await visit(browser, `${server.url}/`);
+        assert.deepEqual(errors, []);
+        assert.equal(result.isolated, true);
+        assert.deepEqual(result.fallback, [null, null]);
+        assert.ok(result.threads[0] >= 2 && result.threads[1] === 2, `threads ${result.threads}`);
+        assert.equal(result.same, true);
+      } finally {
+        await server.close();
+      }
     });
-    try {
-      const { result, errors } = await visit(browser, `${server.url}/`);
-      assert.deepEqual(errors, []);
-      assert.equal(result.isolated, true);
-      assert.deepEqual(result.fallback, [null, null]);
-      assert.ok(result.threads[0] >= 2 && result.threads[1] === 2, `threads ${result.threads}`);
-      assert.equal(result.same, true);
-    } finally {
-      await server.close();
-    }
-  });
+  }
 
   test("runs under Vite's dev server, dependency pre-bundling and all", async () => {
     const site = viteApp('vite-dev');
