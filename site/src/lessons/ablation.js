@@ -31,10 +31,14 @@ lessonPage({
       'so you can watch the loss climb as the backups go too.',
   ],
   formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \underbrace{0}_{\text{head}_h}, \dots)\,W_O`,
-  pytorch: 'def knock_out(module, args):  # a forward pre-hook on attn.c_proj\n    x = args[0].clone(); x[..., h*d_head:(h+1)*d_head] = 0; return (x,)\n' +
-    'model.h[layer].attn.c_proj.register_forward_pre_hook(knock_out)',
-  call: 'const { logits } = model.forward(ids, { ablate: [{ layer, head }], ablation: \'zero\' });\n' +
-    'const losses = model.tokenLosses(repeated, { ablate: [{ layer, head }] });',
+  // The snippets follow the mode control: zero, or the head's mean over the prompt's positions.
+  pytorch: (state) => 'def knock_out(module, args):  # a forward pre-hook on attn.c_proj\n' +
+    '    x = args[0].clone(); cols = slice(h*d_head, (h+1)*d_head)\n' +
+    (state.mode === 'mean' ? '    x[..., cols] = x[..., cols].mean(dim=1, keepdim=True)  # its mean over the positions\n'
+      : '    x[..., cols] = 0\n') +
+    '    return (x,)\nmodel.h[layer].attn.c_proj.register_forward_pre_hook(knock_out)',
+  call: (state) => `const { logits } = model.forward(ids, { ablate: [{ layer, head }], ablation: '${state.mode}' });\n` +
+    `const losses = model.tokenLosses(repeated, { ablate: [{ layer, head }], ablation: '${state.mode}' });`,
   schema: {
     prompt: { type: 'text', maxLength: 400, default: DEFAULT_PROMPT },
     heads: { type: 'text', maxLength: 400, default: '' },
