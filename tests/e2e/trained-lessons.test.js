@@ -241,6 +241,8 @@ describe('the trained-model lessons', () => {
     expected.push(meanMode);
     assert.deepEqual(climb, expected.map((x) => `${x.toFixed(2)} nats`));
     assert.doesNotMatch(await page.textContent('main'), /−0\.00/);
+    assert.match(await page.textContent('main'), /x\[\.\.\., cols\] = x\[\.\.\., cols\]\.mean\(dim=1/, 'the PyTorch snippet is the mean mode');
+    assert.match(await page.textContent('main'), /ablation: 'mean'/, 'so is the attnlab one');
     assert.deepEqual(problems, []);
     await page.close();
   });
