@@ -248,6 +248,8 @@ describe('attention views and themes in Chromium', () => {
         scores: thrown(() => { heads.attention = { rows: 2, cols: 2, data: [1, 0, -3, 4] }; }),
         notSquare: thrown(() => { colors.attention = { rows: 1, cols: 2, data: [0.5, 0.5] }; }),
         tokens: thrown(() => { colors.tokens = 'the cat'; }),
+        undefinedAttention: thrown(() => { model.attention = undefined; }),
+        nullAttention: thrown(() => { model.attention = null; }),
       };
       model.attention = [[w, w]];
       model.setAttribute('layer', '3');
@@ -267,6 +269,9 @@ describe('attention views and themes in Chromium', () => {
     assert.equal(results.notSquare, 'AttnLabError: <attn-token-colors>.attention must be square (queries × keys over the same tokens), got 1×2');
     assert.equal(results.tokens, 'AttnLabError: <attn-token-colors>.tokens must be a list of strings (one per token) or null, got string');
     assert.equal(results.layer, '<attn-model-view> layer="3" but the attention has 1 layer (only 0)');
+    assert.equal(results.undefinedAttention, 'AttnLabError: <attn-model-view>.attention is undefined: give Matrix[layer][head], as '
+      + 'GPTModel.forward(ids, { attention: true }) returns it (without attention: true, forward returns no attention), or null for none');
+    assert.equal(results.nullAttention, null, 'null clears the view');
     assert.equal(results.count, '<attn-head-view>.tokens has 3 labels but the attention is 2×2');
     assert.equal(results.query, '<attn-token-colors> query="x" must be a whole number');
     for (const shown of [results.layer, results.count, results.query]) assert.equal(errors.filter((e) => e.includes(shown)).length, 1, shown);

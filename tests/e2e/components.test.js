@@ -633,6 +633,14 @@ describe('web components in Chromium', () => {
       out.stepperHead = await problemOf(oneHead);
       oneHead.setAttribute('head', '0');
       out.stepperHead0 = await problemOf(oneHead);
+      out.stepsString = thrown(() => { oneHead.steps = 'hello'; });
+      out.stepsEmptyStep = thrown(() => { oneHead.steps = [{}]; });
+      out.stepsNoTensors = thrown(() => { oneHead.steps = [{ title: 'Scores', explanation: 'QKᵀ', tensors: {} }]; });
+      oneHead.removeAttribute('head');
+      oneHead.labels = { rows: ['a', 'b', 'c'] };
+      out.stepperLabels = await problemOf(oneHead);
+      oneHead.labels = { rows: ['a', 'b'], cols: ['x', 'y', 'z'] };
+      out.stepperLabelsFixed = await problemOf(oneHead);
       out.peNaN = thrown(() => { pe.matrix = { rows: 2, cols: 2, data: [0, 1, NaN, 1] }; });
       out.peInfinity = thrown(() => { pe.matrix = { rows: 2, cols: 2, data: [0, 1, 0, Infinity] }; });
       // positionalEncoding(4, 4): positions 0 … 3, whole-number ticks only
@@ -665,6 +673,11 @@ describe('web components in Chromium', () => {
     assert.equal(results.stepperHeatmaps, 0, 'no heatmap drawn with the refused setting, so none reports it again');
     assert.equal(results.stepperHead, '<attn-stepper> head="1" but the attention has 1 head (only 0)');
     assert.equal(results.stepperHead0, null);
+    assert.equal(results.stepsString, 'AttnLabError: <attn-stepper>.steps must be an array of steps { title, explanation, tensors } (as lab.traceAttention returns), got the string "hello"');
+    assert.equal(results.stepsEmptyStep, 'AttnLabError: <attn-stepper>.steps[0].title must be a string, got undefined');
+    assert.equal(results.stepsNoTensors, 'AttnLabError: <attn-stepper>.steps[0].tensors must be an object of one or more { rows, cols, data } matrices, got object');
+    assert.equal(results.stepperLabels, '<attn-stepper>.labels.rows has 3 labels but the trace has 2 query tokens');
+    assert.equal(results.stepperLabelsFixed, null);
     assert.equal(tab.errors.filter((e) => e.includes('decimals="abc"')).length, 2, 'logged once for the heatmap, once for the stepper');
     assert.equal(tab.errors.filter((e) => e.includes('<attn-heatmap> decimals="abc"')).length, 1);
     // Each message shown was also logged, once.

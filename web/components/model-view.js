@@ -11,6 +11,7 @@
 // Keyboard: the thumbnails are one tab stop (a roving tabindex); the arrow keys, Home and End move
 // between heads, Enter or Space enlarges one. Moving through the enlarged heatmap's cells marks that
 // query row in every thumbnail, as the pointer does.
+import { AttnLabError } from '../lib/errors.js';
 import { attributeProperties, RenderedElement } from './base.js';
 import { figureShell } from './figure.js';
 import { WEIGHT_STEPS, weightLegend } from './weight-scale.js';
@@ -77,8 +78,14 @@ export class AttnModelView extends RenderedElement {
 
   get attention() { return this.#attention; }
   // Matrix[layer][head] of n×n weights in [0, 1]; anything else throws an AttnLabError naming it.
+  // null clears it; undefined is the likeliest mistake (forward(ids) without { attention: true }
+  // returns no attention), so it is an error that says so rather than an empty figure.
   set attention(layers) {
-    this.#attention = layers == null ? null : checkModel(TAG, 'attention', layers);
+    if (layers === undefined) {
+      throw new AttnLabError(`<${TAG}>.attention is undefined: give Matrix[layer][head], as GPTModel.forward(ids, { attention: true }) `
+        + 'returns it (without attention: true, forward returns no attention), or null for none');
+    }
+    this.#attention = layers === null ? null : checkModel(TAG, 'attention', layers);
     this.requestRender();
   }
 

@@ -7,6 +7,7 @@ import { attributeProperties, RenderedElement } from './base.js';
 import { PALETTES } from './palettes.js';
 import { adoptStyles } from './styles.js';
 import { DEFAULT_PALETTES, headOfStep, operandHighlight, tensorView } from './tensor-roles.js';
+import { checkMatrix } from './matrix.js';
 import { indexProblem } from './weights-input.js';
 
 const CSS = `
@@ -85,8 +86,10 @@ export class AttnStepper extends RenderedElement {
 
   get steps() { return this.#steps; }
   // Keeps the index (clamped): a lesson recomputes after an edit and stays on the same step.
+  // null or undefined is no steps; anything else must be steps as a trace gives them, or it is an
+  // AttnLabError naming what is wrong (never "No steps" or an empty step in silence).
   set steps(list) {
-    this.#steps = Array.isArray(list) ? list : [];
+    this.#steps = list == null ? [] : checkSteps(list);
     this.requestRender();
   }
 
@@ -182,9 +185,28 @@ export class AttnStepper extends RenderedElement {
     if (decimals !== null && !/^(10|[0-9])$/.test(decimals)) {
       return `<attn-stepper> decimals="${decimals}" must be a whole number from 0 to 10`;
     }
+    const labels = this.#labelsProblem();
+    if (labels) return labels;
     // A trace without per-head steps is one head's: head="0" is it, any other head is not there.
     const heads = Math.max(0, ...this.#steps.map((step) => headOfStep(step) ?? 0)) + 1;
     return indexProblem('attn-stepper', 'head', this.getAttribute('head'), heads, 'heads');
+  }
+
+  // labels.rows / labels.cols must have one label per query / key token of the trace's attention
+  // (its first n_q × n_k tensor), or the figures would fall back to indices in silence.
+  #labelsProblem() {
+    const attention = this.#steps.flatMap((step) => Object.entries(step.tensors))
+      .find(([name]) => /^(scores|scaled_scores|masked_scores|weights)$/.test(name))?.[1];
+    if (!attention) return null;
+    const { rows, cols } = this.#labels ?? {};
+    for (const [axis, list, count, what] of [['rows', rows, attention.rows, 'query'], ['cols', cols, attention.cols, 'key']]) {
+      if (list == null) continue;
+      if (!Array.isArray(list) || list.length !== count) {
+        const got = Array.isArray(list) ? `${list.length} label${list.length === 1 ? '' : 's'}` : `a ${typeof list}`;
+        return `<attn-stepper>.labels.${axis} has ${got} but the trace has ${count} ${what} token${count === 1 ? '' : 's'}`;
+      }
+    }
+    return null;
   }
 
   // Shows a setting it cannot draw in place of the steps, logged once as an AttnLabError.
@@ -249,6 +271,27 @@ export class AttnStepper extends RenderedElement {
 
 const sequentialNames = () => Object.keys(PALETTES).filter((name) => !PALETTES[name].diverging);
 const divergingNames = () => Object.keys(PALETTES).filter((name) => PALETTES[name].diverging);
+
+// Steps as lab.traceAttention (or any trace) returns them: each { title, explanation, tensors } with
+// tensors an object of at least one { rows, cols, data } Matrix. → the list, or an AttnLabError.
+function checkSteps(list) {
+  const kind = (v) => (Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v === 'string' ? `the string ${JSON.stringify(v.slice(0, 20))}` : typeof v);
+  if (!Array.isArray(list)) {
+    throw new AttnLabError(`<attn-stepper>.steps must be an array of steps { title, explanation, tensors } (as lab.traceAttention returns), got ${kind(list)}`);
+  }
+  list.forEach((step, i) => {
+    if (step === null || typeof step !== 'object') throw new AttnLabError(`<attn-stepper>.steps[${i}] must be a step { title, explanation, tensors }, got ${kind(step)}`);
+    for (const field of ['title', 'explanation']) {
+      if (typeof step[field] !== 'string') throw new AttnLabError(`<attn-stepper>.steps[${i}].${field} must be a string, got ${kind(step[field])}`);
+    }
+    const tensors = step.tensors;
+    if (tensors === null || typeof tensors !== 'object' || Object.keys(tensors).length === 0) {
+      throw new AttnLabError(`<attn-stepper>.steps[${i}].tensors must be an object of one or more { rows, cols, data } matrices, got ${kind(tensors)}`);
+    }
+    for (const [name, m] of Object.entries(tensors)) checkMatrix('attn-stepper', `steps[${i}].tensors.${name}`, m);
+  });
+  return list;
+}
 
 // Display options for every heatmap of every step (attributes, like <attn-heatmap>'s): decimals,
 // show-values ('auto' | true | false); palette (weights and masks, on [0, 1]) and signed-palette
