@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+import { loops } from '../site/src/loops.js';
 import { init } from '../web/index.js';
 
 const args = process.argv.slice(2);
@@ -34,18 +35,6 @@ const SETTINGS = [
   ['greedy', { temperature: 0 }],
   ['greedy, repetition penalty 1.2', { temperature: 0, repetitionPenalty: 1.2 }],
 ];
-
-// A 4-gram of ids occurring 3 or more times.
-export function loops(ids) {
-  const seen = new Map();
-  for (let i = 0; i + 4 <= ids.length; i++) {
-    const key = ids.slice(i, i + 4).join(',');
-    const n = (seen.get(key) ?? 0) + 1;
-    if (n >= 3) return true;
-    seen.set(key, n);
-  }
-  return false;
-}
 
 const words = (text) => text.toLowerCase().match(/[a-z]+(?:'[a-z]+)?/g) ?? [];
 

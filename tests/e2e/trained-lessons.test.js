@@ -174,6 +174,43 @@ describe('the trained-model lessons', () => {
     await page.close();
   });
 
+  test('KV cache, why small models repeat: the loop counts per setting are the package\'s, sampled again here', async () => {
+    const count = 10;
+    // The induction heads as the page finds them, and the page's sampling written again: a session
+    // when every head is on, a full forward with the heads zeroed otherwise; seed·1000 + t per draw.
+    const { induction } = model.headScores(tokenizer.encode('In the beginning'), { repeatLength: 30, samples: 4, seed: 0,
+      tokenLow: 256, tokenHigh: model.config.vocabSize - 1 });
+    const { numHeads } = model.config;
+    const heads = Array.from(induction.data.keys()).filter((i) => induction.data[i] >= 0.3)
+      .map((i) => ({ layer: Math.floor(i / numHeads), head: i % numHeads }));
+    const fourGramThrice = (ids) => ids.some((_, i) => i + 4 <= ids.length &&
+      ids.filter((__, j) => j + 4 <= ids.length && [0, 1, 2, 3].every((k) => ids[j + k] === ids[i + k])).length >= 3);
+    const sample = (ablate, repetitionPenalty, seed) => {
+      const context = Array.from(tokenizer.encode('And it came to pass'));
+      const start = context.length;
+      const session = ablate.length ? null : model.session();
+      let logits;
+      if (session) for (const id of context) logits = session.append(id).logits;
+      for (let t = 0; t < 60; t++) {
+        if (!session) logits = model.forward(context, { ablate, ablation: 'zero', logits: 'last' }).logits.data;
+        else if (t > 0) logits = session.append(context.at(-1)).logits;
+        context.push(lab.sample(logits, { temperature: 0.8, topK: 40, repetitionPenalty, context, seed: seed * 1000 + t }).token);
+      }
+      session?.dispose();
+      return context.slice(start);
+    };
+    const expected = [[[], 1], [heads, 1], [[], 1.2], [heads, 1.2]].map(([ablate, penalty]) =>
+      Array.from({ length: count }, (_, s) => sample(ablate, penalty, s)).filter(fourGramThrice).length);
+    const { page, problems } = await open(browser, `${server.url}/lessons/kv-cache.html?samples=${count}`);
+    await page.getByRole('button', { name: 'Sample and count the loops' }).click();
+    await page.waitForFunction(() => document.querySelector('table.repeats')?.dataset.done === 'true', null, { timeout: 120000 });
+    const shown = await page.$$eval('table.repeats tr td:nth-child(2)', (cells) => cells.map((c) => Number(c.textContent.split(' ')[0])));
+    assert.deepEqual(shown, expected);
+    assert.ok(expected[0] > expected[1] && expected[0] > expected[2], `knocking out the induction heads and the penalty both cut the loops: ${expected}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('every head: one small heatmap per head; choosing one enlarges the package\'s weights for it', async () => {
     const prompt = 'In the beginning God created the heaven and the earth.';
     const { page, problems } = await open(browser, `${server.url}/lessons/all-heads.html?prompt=${encodeURIComponent(prompt)}`);

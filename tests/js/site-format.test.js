@@ -1,4 +1,4 @@
-// The site's number formats: no "−0.00", and probabilities a learner can read at every size.
+// The site's number formats (no "−0.00", probabilities readable at every size) and its definition of a loop.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
@@ -19,4 +19,13 @@ test('probabilities: one decimal from 0.1 %, two significant digits below, 0 % o
   assert.equal(formatPercent(0.00031), '0.031%');
   assert.equal(formatPercent(2.5e-7), '0.000025%');
   assert.equal(formatPercent(0), '0%');
+});
+
+test('a sample loops when a 4-gram of its tokens occurs three times (counted by hand)', async () => {
+  const { loops } = await import('../../site/src/loops.js');
+  assert.equal(loops([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]), true);   // "1 2 3 4" three times
+  assert.equal(loops([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 5]), false);  // twice, and 4-grams overlapping once more
+  assert.equal(loops([7, 7, 7, 7, 7, 7]), true);                     // "7 7 7 7" at 0, 1 and 2
+  assert.equal(loops([7, 7, 7, 7, 7]), false);
+  assert.equal(loops([]), false);
 });

@@ -5,6 +5,7 @@ import { el, formatNumber } from '../dom.js';
 import { layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
+import { repeatsSection } from '../repeats-section.js';
 import { heatmap, panel, seedField, sentenceInput, SIGNED, slider } from '../views.js';
 
 const MAX_NEW = 48;
@@ -38,6 +39,7 @@ lessonPage({
     prompt: { type: 'text', maxLength: 200, default: 'And it came to pass' },
     steps: { type: 'int', min: 0, max: MAX_NEW, default: 3 },
     penalty: { type: 'int', min: 100, max: 200, default: 120 },  // hundredths: 1.2 measured best (scripts/measure-kjv.mjs)
+    samples: { type: 'enum', values: ['10', '20', '50'], default: '20' },  // per setting, in "Why small models repeat themselves"
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
     layer: { type: 'int', min: 0, max: 47, default: 0 },
     head: { type: 'int', min: 0, max: 63, default: 0 },
@@ -68,6 +70,10 @@ lessonPage({
       panel(null, query),
       el('div', { class: 'grid' }, panel(null, keys), panel(null, values)),
       el('h2', { text: 'Work per step: with and without the cache' }), el('div', { class: 'table-wrap' }, counts));
+    const repeats = repeatsSection({ lab, model, tokenizer, prompt: () => promptIds(tokenizer, model, state.prompt, 'And it came to pass').ids,
+      samples: () => Number(state.samples), setSamples: (n) => ctx.remember({ samples: String(n) }) });
+    root.append(repeats.node);
+    let repeatsPrompt = state.prompt;
 
     function generate() {
       const { ids } = promptIds(tokenizer, model, state.prompt, 'And it came to pass');
@@ -92,6 +98,10 @@ lessonPage({
 
       // Replays the prompt, then `steps` seeded draws (temperature 0.8, top-k 40, the penalty), each fed back — only
       // when one of those settings changed; choosing another layer or head reads the same cache.
+      if (state.prompt !== repeatsPrompt) {  // counts for another prompt would not be this one's
+        repeatsPrompt = state.prompt;
+        repeats.reset();
+      }
       const key = JSON.stringify([state.prompt, state.steps, state.seed, state.penalty]);
       if (generated.key !== key) generated = { key, ...generate() };
       const { ids, tokens, step, newCount } = generated;

@@ -1,0 +1,54 @@
+// Why small models repeat themselves: the same prompt sampled many times with the induction heads in
+// place or knocked out, with the repetition penalty on or off, and the share of samples that loop.
+// A loop is loops.js's, which scripts/measure-kjv.mjs uses too.
+import { repeatLength, repeatRange } from './gpt-heads.js';
+
+export { loops } from './loops.js';
+
+export const SAMPLE_TOKENS = 60;
+export const INDUCTION_THRESHOLD = 0.3;
+const SAMPLING = { temperature: 0.8, topK: 40 };
+
+// The model's induction heads (score ≥ the threshold on a repeated random sequence), best first,
+// with their scores: [{ layer, head, score }].
+export function inductionHeads(model, tokenizer) {
+  const { induction } = model.headScores(tokenizer.encode('In the beginning'), {
+    repeatLength: repeatLength(model, 30), samples: 4, seed: 0, tokenLow: repeatRange(model).low, tokenHigh: repeatRange(model).high });
+  const { numHeads } = model.config;
+  return Array.from(induction.data.keys()).filter((i) => induction.data[i] >= INDUCTION_THRESHOLD)
+    .sort((a, b) => induction.data[b] - induction.data[a])
+    .map((i) => ({ layer: Math.floor(i / numHeads), head: i % numHeads, score: induction.data[i] }));
+}
+
+// SAMPLE_TOKENS new tokens after `prompt` (ids), drawn at temperature 0.8 and top-k 40 with the given
+// repetition penalty, the draw for token t seeded seed·1000 + t. With `ablate` (heads knocked out to
+// zero) every token takes a full forward pass, since the KV cache has no knock-out; without, a session.
+export function sampleOnce(lab, model, prompt, { ablate = [], repetitionPenalty = 1, seed = 0 }) {
+  const context = Array.from(prompt);
+  const room = Math.min(SAMPLE_TOKENS, model.config.contextLength - context.length + 1);
+  const session = ablate.length ? null : model.session();
+  try {
+    let logits = null;
+    if (session) for (const id of context) logits = session.append(id).logits;
+    for (let t = 0; t < room; t++) {
+      if (!session) logits = model.forward(context, { ablate, ablation: 'zero', logits: 'last' }).logits.data;
+      else if (t > 0) logits = session.append(context.at(-1)).logits;
+      const { token } = lab.sample(logits, { ...SAMPLING, repetitionPenalty, context, seed: seed * 1000 + t });
+      context.push(token);
+    }
+  } finally {
+    session?.dispose();
+  }
+  return context.slice(prompt.length);
+}
+
+// The four settings the lesson compares, for these induction heads.
+export function repeatSettings(heads) {
+  const knocked = heads.map(({ layer, head }) => ({ layer, head }));
+  return [
+    { name: 'every head, no penalty', ablate: [], repetitionPenalty: 1 },
+    { name: 'induction heads knocked out, no penalty', ablate: knocked, repetitionPenalty: 1 },
+    { name: 'every head, repetition penalty 1.2', ablate: [], repetitionPenalty: 1.2 },
+    { name: 'induction heads knocked out, repetition penalty 1.2', ablate: knocked, repetitionPenalty: 1.2 },
+  ];
+}
