@@ -112,6 +112,28 @@ describe('the site', () => {
     await page.close();
   });
 
+  test('masking: 0 real tokens is honoured (weights 0, not NaN); a value the page cannot use is changed and said beside the box', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/masking.html?mask=padding`);
+    const box = page.getByLabel('Real tokens (padding mask)');
+    await box.fill('0');
+    await box.dispatchEvent('change');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('valid') === '0');
+    assert.match(await page.textContent('main'), /Every key is padding: .* every weight is exactly 0\.0/);
+    const weights = await page.evaluate(() => Array.from(document.querySelectorAll('attn-heatmap')[1].matrix.data));
+    assert.ok(weights.every((w) => w === 0), 'every weight 0');
+    await box.fill('40');
+    await box.dispatchEvent('change');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('valid') === '32');
+    assert.match(await page.textContent('.notice-inline'), /“40” is not a whole number from 0 to 32: using 32\./);
+    assert.equal(await box.inputValue(), '32');
+    await box.fill('9');
+    await box.dispatchEvent('change');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('valid') === '9');
+    assert.match(await page.textContent('.notice-inline'), /The sentence has 6 tokens, so all 6 are real \(you asked for 9\)\./);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('step by step: ← → walk the steps from the page, as the intro says, but not while typing', async () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/step-by-step.html`);
     const status = () => page.evaluate(() => document.querySelector('attn-stepper').index);

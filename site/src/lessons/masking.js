@@ -22,7 +22,7 @@ lessonPage({
     sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat pad pad' },
     tokens: TOKENS_SCHEMA,
     mask: { type: 'enum', values: Object.keys(MASKS), default: 'causal' },
-    valid: { type: 'int', min: 1, max: 32, default: 6 },
+    valid: { type: 'int', min: 0, max: 32, default: 6 },
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
   },
   setup(ctx) {
@@ -32,13 +32,25 @@ lessonPage({
     const check = el('p', { class: 'explain', 'aria-live': 'polite' });
     const maskMap = heatmap({ caption: 'Mask (1 = may attend)', rowTitle: 'Query', colTitle: 'Key' });
     const weightsMap = heatmap({ caption: 'Attention weights', rowTitle: 'Query', colTitle: 'Key' });
-    const valid = el('input', { type: 'number', min: 1, max: 32, value: state.valid,
-      on: { change: (e) => ctx.set({ valid: Math.max(1, Math.min(32, Math.trunc(Number(e.target.value)) || 1)) }) } });
+    // What the learner typed is used as it is when it can be; otherwise the page says, beside the box,
+    // what it used instead and why.
+    const validNote = el('span', { class: 'field-hint notice-inline', 'aria-live': 'polite' });
+    let typedNote = '';
+    const valid = el('input', { type: 'number', min: 0, max: 32, value: state.valid,
+      on: { change: (e) => {
+        const raw = e.target.value.trim();
+        const number = Number(raw);
+        const used = raw === '' || !Number.isFinite(number) ? state.valid : Math.max(0, Math.min(32, Math.trunc(number)));
+        typedNote = raw === '' ? `The box was empty: still ${used}.`
+          : String(used) !== raw ? `“${raw}” is not a whole number from 0 to 32: using ${used}.` : '';
+        e.target.value = String(used);
+        ctx.set({ valid: used });
+      } } });
     root.append(
       el('div', { class: 'controls' },
         sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
         field('Mask', select(Object.entries(MASKS), state.mask, (mask) => ctx.set({ mask }))),
-        field('Real tokens (padding mask)', valid, 'keys after this many are padding')),
+        field('Real tokens (padding mask)', valid, 'keys after this many are padding'), validNote),
       chips, check, el('div', { class: 'grid' }, panel('Mask', maskMap), panel('Weights', weightsMap)));
     return () => {
       const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
@@ -46,6 +58,9 @@ lessonPage({
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
       const validLength = Math.min(state.valid, n);
+      validNote.textContent = state.mask !== 'padding' ? '' : typedNote ||
+        (state.valid > n ? `The sentence has ${n} token${n === 1 ? '' : 's'}, so all ${n} are real (you asked for ${state.valid}).` : '');
+      typedNote = '';
       valid.disabled = state.mask !== 'padding';
       const mask = state.mask === 'causal' ? lab.causalMask(n)
         : state.mask === 'padding' ? lab.keyPaddingMask(n, n, validLength) : lab.matrix(n, n, new Float32Array(n * n).fill(1));
@@ -63,7 +78,9 @@ lessonPage({
           : `${above} weights above the diagonal are not 0.`;
       } else if (state.mask === 'padding') {
         check.textContent = validLength >= n ? `All ${n} keys are real tokens: nothing is padding.`
-          : `Keys ${validLength}…${n - 1} (${tokens.slice(validLength).map(isolated).join(', ')}) are padding: their columns are exactly 0.0 in every row.`;
+          : validLength === 0 ? 'Every key is padding: no query has anything to attend to, so every weight is exactly 0.0 ' +
+            '(not NaN: softmax over nothing gives nothing) and the attention adds only the output projection’s bias.'
+            : `Keys ${validLength}…${n - 1} (${tokens.slice(validLength).map(isolated).join(', ')}) are padding: their columns are exactly 0.0 in every row.`;
       } else {
         check.textContent = 'No mask: every word may attend to every word, the future included.';
       }
