@@ -317,6 +317,12 @@ describe('the trained-model lessons', () => {
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
     assert.match(await page.textContent('.notices'), /Running on your model, tiny-gpt2\.safetensors \(2 layers × 2 heads/);
     assert.equal((await barLabels(page, 0)).length, 10);
+    // The tokens lesson describes the tokenizer loaded, not the King James one.
+    await page.goto(`${server.url}/lessons/tokens.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    const tokensText = await page.textContent('main');
+    assert.match(tokensText, /Your model’s tokenizer has 50,257 tokens \(256 bytes, 50,000 merges and <\|endoftext\|>\)/);
+    assert.doesNotMatch(tokensText, /King James/);
     await page.getByText('Change it').click();
     await page.waitForFunction(() => document.body.dataset.ready === 'true' && location.pathname.endsWith('your-model.html'));
     await page.getByRole('button', { name: 'Use attnlab’s model again' }).click();

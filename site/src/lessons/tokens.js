@@ -20,9 +20,7 @@ lessonPage({
       '(a word with its leading space, a number, a run of punctuation), writes each piece as its UTF-8 bytes — ' +
       'so any text at all can be read, emoji included — and then applies merges: pairs of tokens that were ' +
       'frequent in the training text become one token, in the order they were learned.',
-    'attnlab learned this model’s 4,096 tokens (256 bytes, 3,839 merges and <|endoftext|>) on the King James ' +
-      'Bible, so “LORD” and “unto” are single tokens while a modern word falls apart into pieces. Each id then ' +
-      'picks one row of the embedding matrix wte: that row of numbers is what the first layer receives.',
+    'Each id then picks one row of the embedding matrix wte: that row of numbers is what the first layer receives.',
   ],
   formula: String.raw`x_t = W_{te}[\,\text{id}_t\,] + W_{pe}[\,t\,]`,
   pytorch: 'ids = tokenizer.encode(text)            # tiktoken / GPT2TokenizerFast\nx = model.wte(torch.tensor(ids)) + model.wpe(torch.arange(len(ids)))',
@@ -44,7 +42,17 @@ lessonPage({
     const embedding = heatmap({ ...SIGNED, showValues: false, rowTitle: 'Token', colTitle: `Dimension (0 … ${d - 1})`,
       caption: 'The embedding rows the ids pick (wte)' });
     const summary = el('p', { class: 'explain', 'aria-live': 'polite' });
+    // What this vocabulary is, for the model actually loaded (the built-in one, or the learner's own).
+    const merges = tokenizer.vocabSize - 256 - (tokenizer.endOfText === null ? 0 : 1);
+    const makeup = `${tokenizer.vocabSize.toLocaleString('en')} tokens (256 bytes, ${merges.toLocaleString('en')} merges` +
+      `${tokenizer.endOfText === null ? '' : ' and <|endoftext|>'})`;
+    const vocabulary = el('p', { text: prepared.yours
+      ? `Your model’s tokenizer has ${makeup}: its merges were learned on whatever text it was trained on, so its ` +
+        'common words are single tokens and rarer ones fall apart into pieces.'
+      : `attnlab learned this model’s ${makeup} on the King James Bible, so “LORD” and “unto” are single tokens ` +
+        'while a modern word falls apart into pieces.' });
     root.append(
+      vocabulary,
       modelLine(prepared),
       el('div', { class: 'controls' }, sentenceInput('Text', state.text, (text) => ctx.set({ text, piece: 0, step: 99 }), 300),
         field('Try', select([['', 'an example…'], ...EXAMPLES.map((e) => [e, e.length > 40 ? `${e.slice(0, 38)}…` : e])], '',
