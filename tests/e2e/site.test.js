@@ -251,21 +251,24 @@ describe('the site', () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/step-by-step.html?step=2`);
     const stepper = () => page.evaluate(() => { const s = document.querySelector('attn-stepper'); return { index: s.index, id: s.steps[s.index].id }; });
     const x = page.getByLabel('Q row 0 (the) column 0', { exact: true });
-    // A number float32 cannot hold is refused where it was typed, with one message; the figure, which
-    // shows the last accepted numbers, is hidden until a number is accepted.
+    // A number float32 cannot hold is refused where it was typed: the cell is marked, one message beside
+    // the grid says which number is still used, and the stepper stays usable with the accepted numbers.
     const before = await page.evaluate(() => document.querySelector('attn-stepper').steps.find((s) => s.id === 'q').tensors.Q.data[0]);
     await x.fill('1e39');
     await x.dispatchEvent('change');
-    assert.match(await page.textContent('.matrix-editor'), /too large for float32/);
+    assert.match(await page.textContent('.matrix-editor .cell-error'), /too large for float32 \(at most ±3\.4e38\): the steps still use -?\d+\.\d\d until/);
     assert.equal(await page.locator('text=/too large for float32/').count(), 1);
-    assert.equal(await page.locator('attn-stepper').isVisible(), false, 'no figure that no longer matches the inputs');
-    assert.ok(await x.isVisible(), 'the editor stays, to fix the number');
+    assert.equal(await x.getAttribute('aria-invalid'), 'true', 'the cell is marked where it is');
+    assert.ok(await page.locator('attn-stepper').isVisible(), 'the stepper stays');
+    await page.locator('attn-stepper').getByRole('button', { name: /next/i }).click();
+    assert.equal(await page.evaluate(() => document.querySelector('attn-stepper').index), 3, 'and still walks the steps');
+    await page.locator('attn-stepper').getByRole('button', { name: /prev/i }).click();
     assert.equal(await page.evaluate(() => document.querySelector('attn-stepper').steps.find((s) => s.id === 'q').tensors.Q.data[0]), before);
-    // An accepted edit brings the figure back, goes into the URL, and the link reproduces it.
+    // An accepted edit clears the mark, goes into the URL, and the link reproduces it.
     await x.fill('2.5');
     await x.dispatchEvent('change');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('edits') === 'Q.0.0=2.5');
-    assert.ok(await page.locator('attn-stepper').isVisible());
+    assert.equal(await page.getByLabel('Q row 0 (the) column 0', { exact: true }).getAttribute('aria-invalid'), null);
     const link = page.url();
     // Turning the causal mask on adds a step before the softmax; the step on screen stays the Q step.
     const nextButton = page.locator('attn-stepper').getByRole('button', { name: /next/i });

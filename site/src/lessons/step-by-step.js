@@ -128,11 +128,7 @@ lessonPage({
           const kept = parseEdits(state.edits).entries.filter((e) => !(upstream && ['Q', 'K', 'V'].includes(e.name)) &&
             !(e.name === name && e.row === row && e.col === col));
           ctx.set({ edits: formatEdits([...kept, { name, row, col, value }]) });
-        }, () => {
-          // The figures show the last accepted numbers, not the refused one in the box: hidden (as
-          // ctx.report hides them) until a number is accepted; the editor's message is the one shown.
-          root.dataset.refused = 'true';
-        })));
+        })));  // a refused number is marked in its cell; the steps keep the accepted numbers and say so
       }
     }
 
