@@ -2,7 +2,7 @@
 // a number float32 can hold; anything else is refused where it was typed: the cell is marked (red,
 // aria-invalid) and the message beside the grid says what is wrong and which number is still used, so
 // the figures, which keep showing the accepted numbers, stay usable. onRefuse(message) tells the lesson.
-import { el } from './dom.js';
+import { el, formatNumber } from './dom.js';
 
 const FLOAT32_MAX = 3.4028234663852886e38;
 let editors = 0;  // for unique message ids
@@ -26,7 +26,7 @@ export function matrixEditor(name, matrix, rowLabels, onEdit, onRefuse = () => {
         on: {
           change: (e) => {
             const value = Number(e.target.value);
-            const kept = `the steps still use ${matrix.data[r * matrix.cols + c].toFixed(2)} until you type a number here.`;
+            const kept = `the steps still use ${formatNumber(matrix.data[r * matrix.cols + c])} until you type a number here.`;
             if (e.target.value.trim() === '' || !Number.isFinite(value)) {
               refuse(e.target, `${name}[${r}][${c}] must be a number: ${kept}`);
               return;

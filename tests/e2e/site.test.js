@@ -256,7 +256,7 @@ describe('the site', () => {
     const before = await page.evaluate(() => document.querySelector('attn-stepper').steps.find((s) => s.id === 'q').tensors.Q.data[0]);
     await x.fill('1e39');
     await x.dispatchEvent('change');
-    assert.match(await page.textContent('.matrix-editor .cell-error'), /too large for float32 \(at most ±3\.4e38\): the steps still use -?\d+\.\d\d until/);
+    assert.match(await page.textContent('.matrix-editor .cell-error'), /too large for float32 \(at most ±3\.4e38\): the steps still use −?\d+\.\d\d until/);
     assert.equal(await page.locator('text=/too large for float32/').count(), 1);
     assert.equal(await x.getAttribute('aria-invalid'), 'true', 'the cell is marked where it is');
     assert.ok(await page.locator('attn-stepper').isVisible(), 'the stepper stays');
