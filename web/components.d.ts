@@ -57,9 +57,10 @@ export interface AttnHeatmapElement extends RenderedElement, Exportable {
   /** Default 'Key'. */
   colTitle: string;
   palette: Palette;
-  /** [min, max] of the colour scale; default the data's finite range (symmetric around 0 for a
-   *  diverging palette). null restores the default. */
-  domain: [number, number] | null;
+  /** [min, max] of the colour scale, or 'data' for the finite values' own range. null (the default):
+   *  [0, 1] when every value lies in [0, 1] on a sequential palette (weights, probabilities), symmetric
+   *  around 0 on a diverging one, else the data's range. */
+  domain: [number, number] | 'data' | null;
   /** Decimal places of printed values and legend ticks; default 2. */
   decimals: number;
   /** 'auto' (default) prints values when both dimensions are at most 12. */

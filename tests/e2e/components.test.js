@@ -102,13 +102,12 @@ describe('web components in Chromium', () => {
     const { rows, cols, data: values } = data.weights;
     const shown = await inShadow(page, 'weights', readHeatmap);
     assert.equal(shown.fills.length, rows * cols, 'one filled rect per entry in the SVG file');
-    // The scale runs from the smallest to the largest finite value (float32, as the page stored them).
-    const finite = values.filter((v) => v !== '-Infinity').map(Math.fround);
-    const [lo, hi] = [Math.min(...finite), Math.max(...finite)];
-    const at = (v) => interpolateYlOrRd((Math.fround(v) - lo) / (hi - lo));
+    // Weights (every value in [0, 1]) on the sequential palette span [0, 1] by default, the site's colour
+    // language: 0.9 is not the palette's end, 0.01 is nearly its start (float32, as the page stored them).
+    const at = (v) => interpolateYlOrRd(Math.fround(v));
     const indexOf = (v) => values.indexOf(Math.fround(v));
-    assert.equal(shown.fills[indexOf(0.9)], interpolateYlOrRd(1), 'the largest value is the palette\'s end');
-    assert.equal(shown.fills[indexOf(0.01)], interpolateYlOrRd(0), 'the smallest value is the palette\'s start');
+    assert.equal(shown.fills[indexOf(0.9)], at(0.9), 'the largest value is 0.9 of the way, not the palette\'s end');
+    assert.equal(shown.fills[indexOf(0.01)], at(0.01));
     assert.equal(shown.fills[indexOf(0.48)], at(0.48));
     // On screen, every cell shows its value's colour (−∞: the hatch, grey at the cell's centre).
     values.forEach((v, i) => {
@@ -607,6 +606,12 @@ describe('web components in Chromium', () => {
       out.reversed = thrown(() => { h.domain = [1, 0]; });
       out.zeroWidth = thrown(() => { h.domain = [0.5, 0.5]; });
       out.domainNull = thrown(() => { h.domain = null; });
+      // 'data' asks for the data's own range: the largest value takes the palette's end.
+      const ranged = heatmap();
+      ranged.domain = 'data';
+      await ranged.updateComplete;
+      const file = new DOMParser().parseFromString(ranged.toSVG(), 'image/svg+xml');
+      out.dataFills = [...file.querySelectorAll('g.cells rect')].map((c) => c.getAttribute('fill'));
       out.strings = thrown(() => { h.matrix = { rows: 1, cols: 2, data: [0.5, 'e'] }; });
       out.nan = thrown(() => { h.matrix = { rows: 2, cols: 2, data: new Float32Array([0.5, 0.5, NaN, 1]) }; });
       out.masked = thrown(() => { h.matrix = { rows: 1, cols: 2, data: [-Infinity, 1] }; });
@@ -656,9 +661,13 @@ describe('web components in Chromium', () => {
     assert.equal(results.colLabels, '<attn-heatmap>.colLabels has a string but the matrix has 3 columns');
     assert.equal(results.palette, '<attn-heatmap> palette="rainbow" is not one of YlOrRd, cividis, viridis, RdBu, PuOr');
     assert.equal(results.decimals, '<attn-heatmap> decimals="abc" must be a whole number from 0 to 10');
-    assert.equal(results.reversed, 'AttnLabError: <attn-heatmap>.domain must be [min, max] with finite min < max, or null for the data\'s range; got [1, 0]');
+    assert.equal(results.reversed, 'AttnLabError: <attn-heatmap>.domain must be [min, max] with finite min < max, \'data\' for the data\'s range, or null for the default; got [1, 0]');
     assert.match(results.zeroWidth, /got \[0\.5, 0\.5\]$/);
     assert.equal(results.domainNull, null);
+    // m = [0.1, 0.2, 0.7, 0.3, 0.3, 0.4]: with domain 'data', 0.1 is the start and 0.7 the end
+    assert.equal(results.dataFills[0], interpolateYlOrRd(0));
+    assert.equal(results.dataFills[2], interpolateYlOrRd(1));
+    assert.equal(results.dataFills[1], interpolateYlOrRd((Math.fround(0.2) - Math.fround(0.1)) / (Math.fround(0.7) - Math.fround(0.1))));
     assert.equal(results.strings, 'AttnLabError: <attn-heatmap>.matrix.data[1] must be a number, got "e" (string)');
     assert.equal(results.dims, '<pe-plot>.dims asks for dimensions 9, 12 but the table has 8 (0 … 7)');
     assert.equal(results.dimsFixed, null);

@@ -125,12 +125,14 @@ export class AttnHeatmap extends RenderedElement {
   set colLabels(labels) { this.#colLabels = labels ?? null; this.requestRender(); }
 
   get domain() { return this.#domain; }
-  // null: the data's range. Anything else must be [min, max] with finite min < max.
+  // null: the default (palettes.js dataDomain: [0, 1] for weights on a sequential palette, symmetric
+  // around 0 on a diverging one); 'data': the data's own range; or [min, max] with finite min < max.
   set domain(d) {
-    if (d != null && !(Array.isArray(d) && d.length === 2 && d.every(Number.isFinite) && d[0] < d[1])) {
-      throw new AttnLabError(`<attn-heatmap>.domain must be [min, max] with finite min < max, or null for the data's range; got ${describeDomain(d)}`);
+    if (d != null && d !== 'data' && !(Array.isArray(d) && d.length === 2 && d.every(Number.isFinite) && d[0] < d[1])) {
+      throw new AttnLabError('<attn-heatmap>.domain must be [min, max] with finite min < max, \'data\' for the data\'s range, '
+        + `or null for the default; got ${describeDomain(d)}`);
     }
-    this.#domain = d == null ? null : [...d];
+    this.#domain = d == null ? null : d === 'data' ? 'data' : [...d];
     this.requestRender();
   }
 
@@ -245,7 +247,7 @@ export class AttnHeatmap extends RenderedElement {
 
   #paint(m, stats) {
     const { diverging } = palette(this.palette);
-    const domain = this.#domain ?? dataDomain(stats, diverging);
+    const domain = Array.isArray(this.#domain) ? this.#domain : dataDomain(stats, diverging, { range: this.#domain === 'data' });
     const color = colorScale(this.palette, domain);
     const blockedFill = `url(#${this.#id}-blocked)`;
     const decimals = this.decimals;

@@ -38,7 +38,12 @@ export function scan(data) {
 
 // The default [lo, hi]: the data's range, made symmetric around 0 for a diverging palette so that
 // equal magnitudes get equally strong colours whatever their sign.
-export function dataDomain({ min, max }, diverging) {
+// The default domain, the site's colour language: a sequential palette over values that all lie in
+// [0, 1] (weights, probabilities, masks) spans [0, 1], so 0.2 never looks like 0 nor 0.5 like the
+// maximum; a diverging one is symmetric around 0; other data spans its own range. With `range` (the
+// page asked for domain 'data') a sequential palette always spans the data's range.
+export function dataDomain({ min, max }, diverging, { range = false } = {}) {
+  if (!diverging && !range && min >= 0 && max <= 1) return [0, 1];
   if (!diverging) return min === max ? [min - 1, max + 1] : [min, max];
   const m = Math.max(Math.abs(min), Math.abs(max)) || 1;
   return [-m, m];
