@@ -276,6 +276,33 @@ describe('web components in Chromium', () => {
     assert.equal(result.curvesPng, 'image/png');
   });
 
+  // A 2000 × 2000 heatmap took 46 s and 325 M characters to export as SVG, freezing the tab.
+  test('a 2000 × 2000 heatmap: toSVG() refuses with a message, the SVG button is disabled, toPNG() draws it from the canvas', async () => {
+    const result = await page.evaluate(async () => {
+      const big = document.createElement('attn-heatmap');
+      big.setAttribute('show-values', 'false');
+      document.body.append(big);
+      const n = 2000;
+      const data = new Float32Array(n * n);
+      for (let i = 0; i < data.length; i++) data[i] = ((i * 7919) % 1000) / 1000;
+      big.matrix = { rows: n, cols: n, data };
+      await big.updateComplete;
+      let refused = null;
+      try { big.toSVG(); } catch (error) { refused = `${error.name}: ${error.message}`; }
+      const button = big.shadowRoot.querySelector('[part=tools] button');
+      const png = await big.toPNG(1);
+      const bitmap = await createImageBitmap(png);
+      big.remove();
+      return { refused, disabled: button.disabled, title: button.title, png: png.type, width: bitmap.width };
+    });
+    assert.equal(result.refused, 'AttnLabError: <attn-heatmap>.toSVG: 2000 × 2000 = 4,000,000 cells is over the 40,000 an SVG '
+      + 'file is written for (one element per cell); export it with toPNG()');
+    assert.equal(result.disabled, true);
+    assert.match(result.title, /Too many cells for an SVG file/);
+    assert.equal(result.png, 'image/png');
+    assert.ok(result.width > 100);
+  });
+
   test('pe-plot: one curve per requested dim, a legend, and a summary for screen readers', async () => {
     const read = (root) => ({
       paths: [...root.querySelectorAll('path.curve')].map((p) => ({ points: p.getAttribute('d').split(/[ML]/).length - 1, dash: p.getAttribute('stroke-dasharray'), stroke: p.getAttribute('stroke') })),

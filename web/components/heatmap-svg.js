@@ -47,6 +47,14 @@ export function cellRects(group, layout, rows, cols, fills) {
   }
 }
 
+// A large matrix's cells in an exported file: the canvas the screen shows, as one <image> over the
+// grid (a rect per cell would be millions of elements to write, parse and rasterise).
+export function cellImage(group, layout, canvas) {
+  const { gridX, gridY, gridW, gridH } = layout;
+  svg('image', { x: px(gridX), y: px(gridY), width: px(gridW), height: px(gridH), preserveAspectRatio: 'none',
+    href: canvas.toDataURL('image/png') }, group);
+}
+
 function defs(root, id) {
   const node = svg('defs', {}, root);
   const hatch = svg('pattern', { id: `${id}-blocked`, patternUnits: 'userSpaceOnUse', width: 6, height: 6,

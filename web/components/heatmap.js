@@ -17,7 +17,7 @@ import { figureShell } from './figure.js';
 import { formatExact, formatFixed, formatTick } from './format.js';
 import { CellCanvas } from './heatmap-canvas.js';
 import { heatmapLayout, LABEL_FONT } from './heatmap-layout.js';
-import { buildHeatmapSVG, relabelHeatmapSVG, cellRects, LEGEND_STOPS } from './heatmap-svg.js';
+import { buildHeatmapSVG, relabelHeatmapSVG, cellImage, cellRects, LEGEND_STOPS } from './heatmap-svg.js';
 import { axisLabels, checkMatrix } from './matrix.js';
 import { FONT_FAMILY } from './measure.js';
 import {
@@ -49,6 +49,9 @@ const MAX_LABEL_FONT = 24;
 const MOVES = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
 
 let instances = 0;
+
+// The largest matrix toSVG() writes, in cells (see toSVG).
+export const MAX_SVG_CELLS = 40000;
 
 export class AttnHeatmap extends RenderedElement {
   static upgradedProperties = ['matrix', 'rowLabels', 'colLabels', 'domain', 'highlight'];
@@ -139,18 +142,31 @@ export class AttnHeatmap extends RenderedElement {
   get highlight() { return this.#highlight; }
   set highlight(h) { this.#highlight = h ?? null; this.requestRender(); }
 
+  // An SVG file holds one rect per cell: up to MAX_SVG_CELLS (a 200 × 200 matrix) it is written in a
+  // moment; a larger one is refused with a message (a 2000 × 2000 matrix took 46 s and 325 M
+  // characters, freezing the tab) and toPNG() exports it instead.
   toSVG() {
     this.renderNow();
     if (!this.#layout) return '';
     const { rows, cols } = this.#matrix;
+    if (rows * cols > MAX_SVG_CELLS) {
+      throw new AttnLabError(`<attn-heatmap>.toSVG: ${rows} × ${cols} = ${(rows * cols).toLocaleString('en')} cells is over the `
+        + `${MAX_SVG_CELLS.toLocaleString('en')} an SVG file is written for (one element per cell); export it with toPNG()`);
+    }
     // The file has no canvas: its cells are filled rects.
     return standaloneSVG(this.#svg, this.caption,
       (clone) => cellRects(clone.querySelector('.cells'), this.#layout, rows, cols, this.#fills));
   }
 
+  // A PNG of the figure; a matrix over MAX_SVG_CELLS has its cells drawn from the screen's canvas.
   toPNG(scale = 2) {
-    const text = this.toSVG();
-    return text ? svgToPNG(text, scale) : Promise.reject(new Error('<attn-heatmap>.toPNG: no matrix to draw'));
+    this.renderNow();
+    if (!this.#layout) return Promise.reject(new Error('<attn-heatmap>.toPNG: no matrix to draw'));
+    const { rows, cols } = this.#matrix;
+    const text = rows * cols > MAX_SVG_CELLS
+      ? standaloneSVG(this.#svg, this.caption, (clone) => cellImage(clone.querySelector('.cells'), this.#layout, this.#canvas.canvas))
+      : this.toSVG();
+    return svgToPNG(text, scale);
   }
 
   render() {
@@ -214,6 +230,13 @@ export class AttnHeatmap extends RenderedElement {
     this.#canvas.canvas.hidden = false;
     this.#canvas.place(layout, spec.rows, spec.cols);
     this.#fills = new Array(spec.rows * spec.cols);
+    // Over MAX_SVG_CELLS the SVG button would only refuse (toSVG says why): it is disabled, saying so.
+    const svgButton = this.shadowRoot.querySelector('[part=tools] button');
+    if (svgButton) {
+      const large = spec.rows * spec.cols > MAX_SVG_CELLS;
+      svgButton.disabled = large;
+      svgButton.title = large ? `Too many cells for an SVG file (over ${MAX_SVG_CELLS.toLocaleString('en')}): download the PNG` : '';
+    }
     this.#inks = new Array(this.#parts.texts.length).fill('');
     this.#valueFont = -1; // unknown: the first paint sizes the new value texts
     this.#activeCell = null;
