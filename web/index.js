@@ -106,7 +106,9 @@ class Lab {
       if (threaded) module.raw.setNumThreads(Math.min(this.threads, module.raw.maxThreads()));
       this.#gptClasses = gptClasses(module);
     }, { byCaller: true });
-    this.#referent = new LazyModule(`attnlab-referent-${variant}`, sources.referent, this, applyCurrentBudget);
+    // byCaller: the referent encoder's messages read as the package's calls (ReferentModel.sentence: …), not as
+    // the core's functions (make_referent_sentence).
+    this.#referent = new LazyModule(`attnlab-referent-${variant}`, sources.referent, this, applyCurrentBudget, { byCaller: true });
     this.simd = variant === 'simd';
     this.version = raw.version();
     this.kernels = raw.kernelVariant();
