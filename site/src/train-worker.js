@@ -5,7 +5,7 @@
 // Page → worker: { type: 'train', task, seed, speed, id } (a fresh model), { type: 'stop' },
 //                { type: 'resume', speed }.
 // Worker → page: { type: 'progress', step, losses: [[step, loss], …] since the last message,
-//                  accuracy?: [step, accuracy, loss] when just evaluated, attention: Matrix[][],
+//                  accuracy?: [step, accuracy, loss, sequenceAccuracy] when just evaluated, attention: Matrix[][],
 //                  predictions: [{ input, answer, predicted, right }] on a few held-out examples, running, done }
 //                { type: 'error', message, step }; each with the run's id.
 import { AttnLabError, init } from 'attnlab';
@@ -80,7 +80,7 @@ function chunk() {
       pending.push([model.steps, loss]);
       if (model.steps % EVALUATE_EVERY === 0) {
         const result = model.evaluate(test);
-        evaluated = [model.steps, result.accuracy, result.loss];
+        evaluated = [model.steps, result.accuracy, result.loss, result.sequenceAccuracy];
         if (result.accuracy >= TARGET) break;
       }
     }

@@ -68,6 +68,9 @@ describe('lesson: watch it learn', () => {
       `(watchable speed); ${frames.count} frames, longest gap ${frames.longest.toFixed(0)} ms`);
     assert.ok(accuracy >= 0.95, text);
     assert.match(text, /95\.0%|9[5-9]\.\d%|100\.0%/);
+    // Per token, and beside it the examples entirely right (never more than the tokens right).
+    const [, perToken, perExample] = text.match(/accuracy ([\d.]+)% per token, ([\d.]+)% of examples entirely right/) ?? [];
+    assert.ok(perExample !== undefined && Number(perExample) <= Number(perToken), text);
     // The first 100 steps go at 10 a second, so the heads can be seen forming: not over in a blink.
     assert.ok(seconds >= (Math.min(step, 100) - 2) / 10, `${step} steps took ${seconds} s`);
     assert.equal(frames.clicks, 1, 'the click during training was handled');

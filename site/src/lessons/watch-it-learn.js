@@ -42,7 +42,7 @@ function lossCurve(losses, accuracies, width) {
   // Loss and accuracy on their own axes: nats on the left, the fraction correct (0 … 1) on the right.
   return lineChart([
     { name: 'training loss (mean of 10 steps)', points: lossPoints },
-    { name: 'held-out accuracy', points: accuracyPoints, axis: 'right' },
+    { name: 'held-out accuracy (per token)', points: accuracyPoints, axis: 'right' },
   ], { xLabel: 'training step (batches of 16)', yLabel: 'loss (nats)', y2Label: 'accuracy (0–1)',
     yDomain: [0, Math.ceil(top * 2) / 2], y2Domain: [0, 1], width,
     title: 'Training loss (left axis) and held-out accuracy (right axis) against the step' });
@@ -59,7 +59,9 @@ lessonPage({
       'transformer (d_model 32, 2 heads, 1 layer) is trained on a toy task, and you watch what its heads learn to look at.',
     'Each step takes a batch of 16 examples, computes the cross-entropy between the model’s predictions and the right ' +
       'answers, backpropagates it through attention, and lets Adam nudge every weight. Every 10 steps the model is scored ' +
-      'on 200 held-out examples it never trains on; training stops by itself at 95% held-out accuracy.',
+      'on 200 held-out examples it never trains on; training stops by itself at 95% held-out accuracy per token ' +
+      '(the share of answer tokens predicted right; an example counts as right only when all of its tokens are, ' +
+      'shown beside it as per-example accuracy).',
   ],
   formula: String.raw`\begin{aligned}\mathcal{L} &= -\frac{1}{N}\sum_{i=1}^{N} \log \operatorname{softmax}(z_i)_{y_i} \\ \theta &\leftarrow \theta - \eta\,\frac{\hat m}{\sqrt{\hat v} + \epsilon}, \qquad \hat m, \hat v = \text{bias-corrected running means of } \nabla_\theta\mathcal{L} \text{ and } (\nabla_\theta\mathcal{L})^2\end{aligned}`,
   // The learning rate quoted is the one the page trains the chosen task with.
@@ -134,10 +136,10 @@ lessonPage({
       try {
         const { train: trainSet, test } = model.split(settings.trainCount, settings.testCount, state.seed);
         const watched = exampleToWatch(model.info, test);
-        const { accuracy } = model.evaluate(test);
+        const { accuracy, sequenceAccuracy } = model.evaluate(test);
         const { loss } = model.evaluate(trainSet.slice(0, 200));
         return { info: model.info, tokens: Array.from(watched.tokens, (id) => model.info.vocabulary[id]),
-          losses: [[0, loss]], accuracies: [[0, accuracy]], attention: model.attentionWeights(watched).layers, step: 0,
+          losses: [[0, loss]], accuracies: [[0, accuracy]], sequenceAccuracy, attention: model.attentionWeights(watched).layers, step: 0,
           predictions: predictions(model, test.slice(0, PREDICTED_EXAMPLES)), announced: new Set() };
       } finally {
         model.dispose();
@@ -189,7 +191,9 @@ lessonPage({
       readout.dataset.accuracy = String(accuracy);
       readout.dataset.step = String(run.step);
       const what = { idle: 'untrained', training: 'training…', stopped: 'stopped', done: `reached ${percent(TARGET)}`, error: 'stopped by an error' }[phase];
-      readout.textContent = `Step ${run.step} · held-out accuracy ${percent(accuracy)} (at step ${accStep}) · ` +
+      // Per token and per example: on a sequence task "95%" of the tokens can leave most examples wrong.
+      const perExample = run.info.sequence ? ` per token, ${percent(run.sequenceAccuracy)} of examples entirely right` : '';
+      readout.textContent = `Step ${run.step} · held-out accuracy ${percent(accuracy)}${perExample} (at step ${accStep}) · ` +
         `training loss ${formatNumber(run.losses.at(-1)[1], 3)} · ${what}`;
     }
 
@@ -221,8 +225,9 @@ lessonPage({
         run.attention = message.attention;
         run.predictions = message.predictions;
         if (message.accuracy) {
-          const [step, accuracy] = message.accuracy;
+          const [step, accuracy, , sequenceAccuracy] = message.accuracy;
           run.accuracies.push([step, accuracy]);
+          run.sequenceAccuracy = sequenceAccuracy;
           for (const m of MILESTONES) {
             if (accuracy >= m && !run.announced.has(m)) {
               run.announced.add(m);
