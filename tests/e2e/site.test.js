@@ -134,6 +134,18 @@ describe('the site', () => {
     await page.close();
   });
 
+  test('exercises: "New numbers" moves to the next seed, in the URL, and the questions get that seed\'s numbers', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/exercises.html?seed=3`);
+    const first = await page.evaluate(() => Array.from(document.querySelector('attn-heatmap')?.matrix?.data ?? []));
+    await page.getByRole('button', { name: 'New numbers' }).click();
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '4');
+    assert.match(await page.textContent('main'), /Numbers from seed 4/);
+    const second = await page.evaluate(() => Array.from(document.querySelector('attn-heatmap')?.matrix?.data ?? []));
+    assert.ok(second.length > 0 && second.some((v, i) => v !== first[i]), 'other numbers');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('step by step: ← → walk the steps from the page, as the intro says, but not while typing', async () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/step-by-step.html`);
     const status = () => page.evaluate(() => document.querySelector('attn-stepper').index);

@@ -143,6 +143,10 @@ describe('the trained-model lessons', () => {
     assert.equal((await heatmapData(page, 'Layer 0, head 0: the query')).cols, n);
     const cells = await page.$$eval('table.data tr:nth-child(2) td', (tds) => tds.map((td) => td.textContent));
     assert.deepEqual(cells.slice(0, 2), [model.multiplyAdds(n, { cache: true }).toLocaleString('en'), model.multiplyAdds(n, { cache: false }).toLocaleString('en')]);
+    // The rule under the table, with the model's numbers, ends in the same two counts.
+    const rule = await page.textContent('.count-rule');
+    assert.match(rule, new RegExp(`4 × \\(12 × 192² \\+ 2 × ${n} × 192\\) \\+ 4,096 × 192 = ${model.multiplyAdds(n, { cache: true }).toLocaleString('en')}\\.`));
+    assert.match(rule, new RegExp(`= ${model.multiplyAdds(n, { cache: false }).toLocaleString('en')}\\.$`));
     assert.deepEqual(problems, []);
     await page.close();
   });

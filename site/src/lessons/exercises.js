@@ -40,7 +40,12 @@ lessonPage({
       const sumInput = el('input', { type: 'number', step: '0.01', 'aria-label': 'sum of a row of weights' });
       const map = (m, props) => heatmap({ rowLabels: tokens, colLabels: tokens, matrix: m, ...props });
 
+      // New numbers: the next seed's embeddings, so the same questions have other answers.
+      const again = el('div', { class: 'controls' },
+        el('button', { type: 'button', text: 'New numbers', on: { click: () => ctx.set({ seed: (state.seed + 1) % 1000000 }) } }),
+        el('span', { class: 'field-hint', text: `Numbers from seed ${state.seed} (the link keeps them).` }));
       root.replaceChildren(
+        again,
         exercise('1. Which token gets the most weight?', `X is the embedding of “${SENTENCE}”, and Q = K = V = X. ` +
           `In row ${row} (the query “${tokens[row]}”), which key gets the most weight?`, field('Your answer', tokenChoice), () => {
           const { correct, best, weight } = check.key(Number(tokenChoice.value));

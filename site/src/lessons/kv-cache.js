@@ -56,6 +56,7 @@ lessonPage({
     const keys = heatmap({ ...SIGNED, showValues: false, rowTitle: 'Position', colTitle: 'Dimension', caption: 'K cache' });
     const values = heatmap({ ...SIGNED, showValues: false, rowTitle: 'Position', colTitle: 'Dimension', caption: 'V cache' });
     const counts = el('table', { class: 'data' });
+    const countRule = el('p', { class: 'explain count-rule' });
     const headChoice = el('div', { class: 'controls' });
     root.append(
       modelLine(prepared),
@@ -69,7 +70,7 @@ lessonPage({
       text, headChoice,
       panel(null, query),
       el('div', { class: 'grid' }, panel(null, keys), panel(null, values)),
-      el('h2', { text: 'Work per step: with and without the cache' }), el('div', { class: 'table-wrap' }, counts));
+      el('h2', { text: 'Work per step: with and without the cache' }), el('div', { class: 'table-wrap' }, counts), countRule);
     const repeats = repeatsSection({ lab, model, tokenizer, prompt: () => promptIds(tokenizer, model, state.prompt, 'And it came to pass').ids,
       samples: () => Number(state.samples), setSamples: (n) => ctx.remember({ samples: String(n) }) });
     root.append(repeats.node);
@@ -134,6 +135,16 @@ lessonPage({
         withoutTotal += cost(t, false);
       }
       const fmt = (x) => x.toLocaleString('en');
+      // How they are counted (the package's gpt_multiply_adds), with this model's numbers.
+      const { vocabSize: V } = model.config;
+      const L = numLayers, d = dModel;
+      const withCache = L * (12 * d * d + 2 * n * d) + V * d;
+      const without = L * (n * 12 * d * d + d * n * (n + 1)) + V * d;
+      countRule.textContent = `How they are counted: per layer, each row through the projections costs 12·d² multiply-adds ` +
+        `(c_attn 3d², c_proj d², the MLP 8d²) and its attention 2·d per key it sees; the output layer V·d for the last row. ` +
+        `With the cache only the new row is computed: L·(12d² + 2·n·d) + V·d = ${L} × (12 × ${d}² + 2 × ${n} × ${d}) + ` +
+        `${fmt(V)} × ${d} = ${fmt(withCache)}. Without it all n rows are, their keys 1 + 2 + … + n: ` +
+        `L·(n·12d² + d·n(n + 1)) + V·d = ${fmt(without)}.`;
       counts.replaceChildren(
         el('tr', {}, el('th', { scope: 'col', text: '' }), el('th', { scope: 'col', text: 'With the KV cache' }),
           el('th', { scope: 'col', text: 'Without (full forward)' }), el('th', { scope: 'col', text: 'Ratio' })),
