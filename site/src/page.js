@@ -28,11 +28,17 @@ const typesetLater = [];
 // say), so what the snippet says is what the page runs; refresh() re-renders it from the state.
 function codeBlock(label, code) {
   const text = el('code');
+  // Said on the block when the controls hold a setting that was refused: the code is the last one that ran.
+  const stale = el('p', { class: 'code-stale', hidden: true,
+    text: 'Not your current setting: this is the code of the last setting that ran (the current one was refused, see below).' });
   // The block scrolls sideways on narrow screens, so it takes focus for keyboard scrolling.
-  const node = el('figure', { class: 'code' }, el('figcaption', { text: label }),
+  const node = el('figure', { class: 'code' }, el('figcaption', { text: label }), stale,
     el('pre', { tabindex: '0', 'aria-label': `${label} code` }, text));
-  const refresh = (state) => { text.textContent = typeof code === 'function' ? code(state) : code; };
-  return { node, refresh };
+  const refresh = (state) => {
+    text.textContent = typeof code === 'function' ? code(state) : code;
+    stale.hidden = true;
+  };
+  return { node, refresh, markStale: () => { stale.hidden = typeof code !== 'function'; } };
 }
 
 // lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, prepare?, setup(ctx) };
@@ -111,6 +117,7 @@ export async function lessonPage(lesson) {
       for (const snippet of snippets) snippet.refresh(state);
     } catch (error) {
       ctx.report(error);
+      for (const snippet of snippets) snippet.markStale();  // a snippet that follows the controls no longer does
     }
   };
   writeState(state);

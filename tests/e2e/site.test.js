@@ -245,6 +245,9 @@ describe('the site', () => {
     await page.getByLabel('d_model').selectOption('32');
     await page.getByLabel('num_heads').selectOption('3');
     assert.match(await page.textContent('.error'), /32 \/ 3 = 10\.67 is not a whole number/, 'no 10.666666666666666');
+    // The PyTorch snippet follows the controls: after a refused setting it says it is the last one that ran.
+    assert.equal(await page.locator('.code-stale:visible').count(), 2, 'both snippets, PyTorch and attnlab, follow the controls');
+    assert.match(await page.locator('.code-stale:visible').first().textContent(), /Not your current setting/);
     await page.getByLabel('d_model').selectOption('12');
     await page.getByLabel('num_heads').selectOption('8');
     // One message on the page (not a second copy of it), and nothing drawn for d_model 32 remains visible.
@@ -254,6 +257,8 @@ describe('the site', () => {
     assert.ok(await page.getByLabel('num_heads').isVisible(), 'the controls stay, to fix the setting');
     await page.getByLabel('num_heads').selectOption('4');
     assert.equal(await page.locator('.error').isVisible(), false);
+    assert.equal(await page.locator('.code-stale:visible').count(), 0, 'the snippet matches the controls again');
+    assert.match(await page.textContent('.code'), /nn\.MultiheadAttention\(12, 4/);
     assert.equal(await page.evaluate(() => [...document.querySelectorAll('attn-heatmap')].filter((e) => e.checkVisibility()).length), 5);
     assert.deepEqual(problems, []);
     await page.close();
