@@ -370,7 +370,9 @@ int run(const Arguments& args) {
   int mismatches = 0;
   auto segment_start = Clock::now();
   for (int step = static_cast<int>(state.step); step < steps; ++step) {
-    const double repeat_fraction = repeat_fraction_at(config, step, steps);
+    // The config's step count, as the learning rate's: a shorter --steps run (the first-steps check) draws
+    // the same windows as the full run.
+    const double repeat_fraction = repeat_fraction_at(config, step, config.steps);
     for (int b = 0; b < config.batch; ++b) {
       training_window(train_tokens, T, config.model.vocab_size, config, repeat_fraction, data_rng,
                       &ids[static_cast<std::size_t>(b) * T], &targets[static_cast<std::size_t>(b) * T]);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A training run stopped after its first checkpoint and resumed computes exactly what the
-# uninterrupted run computes: the same shipped weights byte for byte, the same step losses, gradient
+# uninterrupted run computes, and a run cut short by --steps computes its first steps: the same shipped weights byte for byte, the same step losses, gradient
 # norms and held-out losses in the log. Runs a tiny configuration on Genesis (a few seconds), the
 # uninterrupted run on 1 thread and the interrupted one on 2, so the thread count is checked too.
 #   check-training-resume.sh path/to/train_kjv
@@ -15,6 +15,10 @@ config=tests/tools/training-resume-config.json
 test ! -e "$work/resumed/model.safetensors" || { echo "the stopped run wrote a model" >&2; exit 1; }
 "$1" --config $config --listing "$work/genesis.txt" --out "$work/resumed" --threads 2 --checkpoint "$work/resumed.ckpt" --resume
 cmp "$work/whole/model.safetensors" "$work/resumed/model.safetensors"
+# A shorter run (--steps, as the first-steps check runs) draws the same windows as the whole run: the
+# repeated-window schedule follows the config's steps, like the learning rate (the test config's
+# schedule rises steeply, 0.1 → 0.9, so a schedule stretched over --steps would draw other windows).
+"$1" --config $config --listing "$work/genesis.txt" --check-log "$work/whole/training-log.jsonl" --steps 4 --threads 1
 # Every record but its timings must agree.
 node -e '
   const fs = require("fs");
