@@ -180,7 +180,7 @@ describe('hostile input', () => {
       '“positions” in the link must be between 2 and 100; using 2.', '“dims” in the link must be one of 8, 16, 32, 64, 128; using 128.']],
     ['positions', 'positions=NaN&dims=%F0%9F%98%80', { positions: '50', dims: '128' }, [/“positions” .* not a whole number/, /“dims” .* using 128/]],
     ['masking', 'mask=padding&valid=Infinity&seed=-Infinity', { mask: 'padding', valid: '6', seed: '0' }, [/“valid” .* not a whole number/, /“seed” .* not a whole number/]],
-    ['masking', 'mask=padding&valid=-1&seed=-0', { valid: '1', seed: '0' }, ['“valid” in the link must be between 1 and 32; using 1.']],
+    ['masking', 'mask=padding&valid=-1&seed=-0', { valid: '0', seed: '0' }, ['“valid” in the link must be between 0 and 32; using 0.']],
     ['masking', 'valid=2.5&seed=0x10', { valid: '6', seed: '0' }, [/“valid” .* not a whole number; using 6/, /“seed” .* not a whole number; using 0/]],
     ['scaling', 'scale=custom&custom=1e2&dk=64.0', { scale: 'custom', custom: '10', dk: '64' }, [/“dk” .* using 64/, /“custom” .* not a whole number; using 10/]],
     ['scaling', 'scale=custom&custom=0', { custom: '1' }, ['“custom” in the link must be between 1 and 100; using 1.']],

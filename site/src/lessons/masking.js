@@ -79,7 +79,7 @@ lessonPage({
       } else if (state.mask === 'padding') {
         check.textContent = validLength >= n ? `All ${n} keys are real tokens: nothing is padding.`
           : validLength === 0 ? 'Every key is padding: no query has anything to attend to, so every weight is exactly 0.0 ' +
-            '(not NaN: softmax over nothing gives nothing) and the attention adds only the output projection’s bias.'
+            '(a softmax over no keys gives each of them nothing) and the attention adds only the output projection’s bias.'
             : `Keys ${validLength}…${n - 1} (${tokens.slice(validLength).map(isolated).join(', ')}) are padding: their columns are exactly 0.0 in every row.`;
       } else {
         check.textContent = 'No mask: every word may attend to every word, the future included.';
