@@ -38,72 +38,70 @@ const SETTINGS = [
 
 const words = (text) => text.toLowerCase().match(/[a-z]+(?:'[a-z]+)?/g) ?? [];
 
-function main() {
-  return (async () => {
-    const lab = await init({ simd: true });
-    const config = JSON.parse(readFileSync(join(dir, 'training-config.json'), 'utf8'));
-    const model = await lab.loadGPT(readFileSync(join(dir, 'model.safetensors')));
-    const tokenizer = await lab.loadTokenizer(readFileSync(join(dir, 'vocab.json'), 'utf8'), readFileSync(join(dir, 'merges.txt'), 'utf8'));
-    const listing = execFileSync('bible', ['-f', 'Gen1:1-Rev22:21'], { encoding: 'utf8', maxBuffer: 64 << 20 });
-    const verses = listing.split('\n').filter(Boolean).map((line) => {
-      const space = line.indexOf(' ');
-      return { reference: line.slice(0, space), text: line.slice(space + 1) };
-    });
-    const kjvWords = new Set(words(listing.replace(/^\S+ /gm, '')));
+async function main() {
+  const lab = await init({ simd: true });
+  const config = JSON.parse(readFileSync(join(dir, 'training-config.json'), 'utf8'));
+  const model = await lab.loadGPT(readFileSync(join(dir, 'model.safetensors')));
+  const tokenizer = await lab.loadTokenizer(readFileSync(join(dir, 'vocab.json'), 'utf8'), readFileSync(join(dir, 'merges.txt'), 'utf8'));
+  const listing = execFileSync('bible', ['-f', 'Gen1:1-Rev22:21'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const verses = listing.split('\n').filter(Boolean).map((line) => {
+    const space = line.indexOf(' ');
+    return { reference: line.slice(0, space), text: line.slice(space + 1) };
+  });
+  const kjvWords = new Set(words(listing.replace(/^\S+ /gm, '')));
 
-    // Held-out reference: the chapters training never saw (every nth), in sixty-token windows.
-    const every = config.corpus.heldout_every_nth_chapter;
-    const chapters = [];
-    for (const v of verses) {
-      const chapter = v.reference.slice(0, v.reference.indexOf(':'));
-      if (chapters.at(-1)?.name !== chapter) chapters.push({ name: chapter, text: '' });
-      chapters.at(-1).text += `${v.text}\n`;
+  // Held-out reference: the chapters training never saw (every nth), in sixty-token windows.
+  const every = config.corpus.heldout_every_nth_chapter;
+  const chapters = [];
+  for (const v of verses) {
+    const chapter = v.reference.slice(0, v.reference.indexOf(':'));
+    if (chapters.at(-1)?.name !== chapter) chapters.push({ name: chapter, text: '' });
+    chapters.at(-1).text += `${v.text}\n`;
+  }
+  const heldout = tokenizer.encode(chapters.filter((_, i) => (i + 1) % every === 0).map((c) => c.text).join('\n'));
+  let windows = 0, looping = 0;
+  for (let i = 0; i + TOKENS <= heldout.length; i += TOKENS, windows++) if (loops(Array.from(heldout.subarray(i, i + TOKENS)))) looping++;
+
+  const prompts = config.samples.prompts.map((p) => tokenizer.encode(p));
+  const rows = SETTINGS.map(([name, options]) => {
+    let looped = 0, bigrams = 0, generatedWords = 0, known = 0;
+    const distinct = new Set();
+    const deterministic = options.temperature === 0;
+    const count = deterministic ? prompts.length : SAMPLES;
+    for (let s = 0; s < count; s++) {
+      const { tokens } = model.generate(prompts[s % prompts.length], { ...BASE, ...options, maxTokens: TOKENS, seed: s });
+      if (loops(Array.from(tokens))) looped++;
+      const w = words(tokenizer.decode(tokens));
+      generatedWords += w.length;
+      known += w.filter((x) => kjvWords.has(x)).length;
+      for (let i = 0; i + 1 < w.length; i++, bigrams++) distinct.add(`${w[i]} ${w[i + 1]}`);
     }
-    const heldout = tokenizer.encode(chapters.filter((_, i) => (i + 1) % every === 0).map((c) => c.text).join('\n'));
-    let windows = 0, looping = 0;
-    for (let i = 0; i + TOKENS <= heldout.length; i += TOKENS, windows++) if (loops(Array.from(heldout.subarray(i, i + TOKENS)))) looping++;
+    return { setting: name, samples: count, loopShare: looped / count, distinct2: distinct.size / Math.max(1, bigrams),
+             kjvWordShare: known / Math.max(1, generatedWords) };
+  });
 
-    const prompts = config.samples.prompts.map((p) => tokenizer.encode(p));
-    const rows = SETTINGS.map(([name, options]) => {
-      let looped = 0, bigrams = 0, generatedWords = 0, known = 0;
-      const distinct = new Set();
-      const deterministic = options.temperature === 0;
-      const count = deterministic ? prompts.length : SAMPLES;
-      for (let s = 0; s < count; s++) {
-        const { tokens } = model.generate(prompts[s % prompts.length], { ...BASE, ...options, maxTokens: TOKENS, seed: s });
-        if (loops(Array.from(tokens))) looped++;
-        const w = words(tokenizer.decode(tokens));
-        generatedWords += w.length;
-        known += w.filter((x) => kjvWords.has(x)).length;
-        for (let i = 0; i + 1 < w.length; i++, bigrams++) distinct.add(`${w[i]} ${w[i + 1]}`);
-      }
-      return { setting: name, samples: count, loopShare: looped / count, distinct2: distinct.size / Math.max(1, bigrams),
-               kjvWordShare: known / Math.max(1, generatedWords) };
-    });
-
-    // First verse of each book, teacher-forced.
-    const firsts = verses.filter((v) => /^[1-3]?[A-Za-z]+1:1$/.test(v.reference));
-    let right = 0, predicted = 0;
-    for (const v of firsts) {
-      const ids = tokenizer.encode(v.text).subarray(0, model.config.contextLength);
-      const { logits } = model.forward(ids);
-      for (let t = 0; t + 1 < ids.length; t++, predicted++) {
-        const row = logits.data.subarray(t * logits.cols, (t + 1) * logits.cols);
-        let best = 0;
-        for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
-        if (best === ids[t + 1]) right++;
-      }
+  // First verse of each book, teacher-forced.
+  const firsts = verses.filter((v) => /^[1-3]?[A-Za-z]+1:1$/.test(v.reference));
+  let right = 0, predicted = 0;
+  for (const v of firsts) {
+    const ids = tokenizer.encode(v.text).subarray(0, model.config.contextLength);
+    const { logits } = model.forward(ids);
+    for (let t = 0; t + 1 < ids.length; t++, predicted++) {
+      const row = logits.data.subarray(t * logits.cols, (t + 1) * logits.cols);
+      let best = 0;
+      for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
+      if (best === ids[t + 1]) right++;
     }
-    const result = { model: dir, books: firsts.length, firstVerseTop1: right / predicted, heldoutLoopShare: looping / windows,
-                     heldoutWindows: windows, settings: rows };
-    const pct = (x) => `${(100 * x).toFixed(1)}%`;
-    console.log(`model ${dir}: first verses of ${firsts.length} books, top-1 ${pct(result.firstVerseTop1)} (teacher-forced, ${predicted} predictions)`);
-    console.log(`held-out KJV, ${windows} sixty-token windows: ${pct(result.heldoutLoopShare)} loop`);
-    console.log('| setting (T 0.8, top-k 40 unless greedy) | samples | loops | distinct-2 | KJV words |');
-    console.log('|---|---|---|---|---|');
-    for (const r of rows) console.log(`| ${r.setting} | ${r.samples} | ${pct(r.loopShare)} | ${r.distinct2.toFixed(3)} | ${pct(r.kjvWordShare)} |`);
-    if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify(result, null, 2)}\n`);
-  })();
+  }
+  const result = { model: dir, books: firsts.length, firstVerseTop1: right / predicted, heldoutLoopShare: looping / windows,
+                   heldoutWindows: windows, settings: rows };
+  const pct = (x) => `${(100 * x).toFixed(1)}%`;
+  console.log(`model ${dir}: first verses of ${firsts.length} books, top-1 ${pct(result.firstVerseTop1)} (teacher-forced, ${predicted} predictions)`);
+  console.log(`held-out KJV, ${windows} sixty-token windows: ${pct(result.heldoutLoopShare)} loop`);
+  console.log('| setting (T 0.8, top-k 40 unless greedy) | samples | loops | distinct-2 | KJV words |');
+  console.log('|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.setting} | ${r.samples} | ${pct(r.loopShare)} | ${r.distinct2.toFixed(3)} | ${pct(r.kjvWordShare)} |`);
+  if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify(result, null, 2)}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

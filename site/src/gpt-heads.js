@@ -10,6 +10,23 @@ export function repeatRange(model) {
   return vocab > 300 ? { low: 256, high: vocab - 1 } : { low: 0, high: vocab };
 }
 
+// "The induction heads": every head scoring at least this on a repeated random sequence.
+export const INDUCTION_THRESHOLD = 0.3;
+
+// Every head's induction score ([layers × heads] Matrix) on random tokens of length `length` repeated once.
+export function inductionScores(model, tokenizer, { length, seed }) {
+  const { low, high } = repeatRange(model);
+  return model.headScores(tokenizer.encode('In the beginning'), { repeatLength: length, samples: 4, seed, tokenLow: low, tokenHigh: high })
+    .induction;
+}
+
+// The induction heads among those scores, best first: [{ layer, head, score }].
+export function rankedInductionHeads(scores) {
+  return Array.from(scores.data.keys()).filter((i) => scores.data[i] >= INDUCTION_THRESHOLD)
+    .sort((a, b) => scores.data[b] - scores.data[a])
+    .map((i) => ({ layer: Math.floor(i / scores.cols), head: i % scores.cols, score: scores.data[i] }));
+}
+
 // The longest repeated half that fits the context, at most `wanted`.
 export const repeatLength = (model, wanted) => Math.max(2, Math.min(wanted, Math.floor(model.config.contextLength / 2)));
 

@@ -1,24 +1,17 @@
 // Why small models repeat themselves: the same prompt sampled many times with the induction heads in
 // place or knocked out, with the repetition penalty on or off, and the share of samples that loop.
 // A loop is loops.js's, which scripts/measure-kjv.mjs uses too.
-import { repeatLength, repeatRange } from './gpt-heads.js';
+import { inductionScores, rankedInductionHeads, repeatLength } from './gpt-heads.js';
 
 export { loops } from './loops.js';
 
 export const SAMPLE_TOKENS = 60;
-export const INDUCTION_THRESHOLD = 0.3;
+export { INDUCTION_THRESHOLD } from './gpt-heads.js';
 const SAMPLING = { temperature: 0.8, topK: 40 };
 
-// The model's induction heads (score ≥ the threshold on a repeated random sequence), best first,
-// with their scores: [{ layer, head, score }].
-export function inductionHeads(model, tokenizer) {
-  const { induction } = model.headScores(tokenizer.encode('In the beginning'), {
-    repeatLength: repeatLength(model, 30), samples: 4, seed: 0, tokenLow: repeatRange(model).low, tokenHigh: repeatRange(model).high });
-  const { numHeads } = model.config;
-  return Array.from(induction.data.keys()).filter((i) => induction.data[i] >= INDUCTION_THRESHOLD)
-    .sort((a, b) => induction.data[b] - induction.data[a])
-    .map((i) => ({ layer: Math.floor(i / numHeads), head: i % numHeads, score: induction.data[i] }));
-}
+// The model's induction heads, best first, as the ablation lesson finds them (length 30, seed 0).
+export const inductionHeads = (model, tokenizer) =>
+  rankedInductionHeads(inductionScores(model, tokenizer, { length: repeatLength(model, 30), seed: 0 }));
 
 // SAMPLE_TOKENS new tokens after `prompt` (ids), drawn at temperature 0.8 and top-k 40 with the given
 // repetition penalty, the draw for token t seeded seed·1000 + t. With `ablate` (heads knocked out to

@@ -86,6 +86,8 @@ TEST(Sampling, BadOptionsAreNamed) {
                "sampling_distribution: repetition_penalty must be finite and > 0 (1 = off), got 0");
   expect_error([] { sampling_distribution(kLogits, {.no_repeat_ngram_size = -1}); },
                "sampling_distribution: no_repeat_ngram_size must be ≥ 0 (0 = off), got -1");
+  expect_error([] { penalized_logits(std::vector<float>{-3e38f, 1.0f}, std::vector<int>{0}, {.repetition_penalty = 2.0f}); },
+               "penalized_logits: a penalty pushed logits[0] past float32's range");
   expect_error([] { penalized_logits(kLogits, std::vector<int>{0, 4}, {.repetition_penalty = 1.2f}); },
                "penalized_logits: context[1] = 4 is not a token id in [0, 4)");
   expect_error([] { sampling_distribution(kLogits, {.temperature = -1}); },

@@ -130,14 +130,19 @@ function workerScriptUrl(build) {
 // assetsInlineLimit of 4 KB: TOOLCHAIN.md 15). A worker started from a data: URL has an opaque origin
 // and cannot import the module's script, so the threaded build would never finish loading. The same
 // text as a blob: URL runs with the page's origin. (Blob URLs made here, for the Trusted Types policy.)
+// One blob: URL per worker script, made once (locateFile asks again for every worker it starts).
 const workerBlobUrls = new Set();
+const blobUrlOf = new Map();  // data: URL → its blob: URL
 function sameOriginWorkerUrl(href) {
   const match = /^data:([^,]*),(.*)$/s.exec(href);
   if (!match) return href;
-  const text = match[1].endsWith(';base64') ? atob(match[2]) : decodeURIComponent(match[2]);
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
-  workerBlobUrls.add(url);
-  return url;
+  if (!blobUrlOf.has(href)) {
+    const text = match[1].endsWith(';base64') ? atob(match[2]) : decodeURIComponent(match[2]);
+    const url = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+    workerBlobUrls.add(url);
+    blobUrlOf.set(href, url);
+  }
+  return blobUrlOf.get(href);
 }
 
 // init's `threads` option: 'auto' (every core the page may use) or a whole number ≥ 1.

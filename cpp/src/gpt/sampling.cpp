@@ -64,6 +64,11 @@ std::vector<float> penalized_logits(std::span<const float> logits, std::span<con
       out[static_cast<std::size_t>(token)] -= o.frequency_penalty * static_cast<float>(count) + o.presence_penalty;
     }
   }
+  // A penalty cannot push a finite logit past float32's range silently: not to +∞, nor to −∞ (which
+  // would read as a blocked token). Checked before the bans below block tokens on purpose.
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (std::isfinite(logits[i]) && !std::isfinite(out[i])) detail::fail(fn, "a penalty pushed logits[", i, "] past float32's range");
+  }
   // c. no repeated n-gram: the last n − 1 tokens, wherever they occurred before, ban what followed them
   const auto n = static_cast<std::size_t>(o.no_repeat_ngram_size);
   if (n > 0 && context.size() + 1 >= n) {
@@ -74,10 +79,7 @@ std::vector<float> penalized_logits(std::span<const float> logits, std::span<con
       }
     }
   }
-  for (float& x : out) {  // a penalty cannot push a finite logit past float32's range silently
-    if (std::isinf(x) && x > 0.0f) detail::fail(fn, "a penalty pushed a logit past float32's range");
-  }
-  check_logits(fn, out);
+  check_logits(fn, out);  // every token banned is an error
   return out;
 }
 

@@ -3,14 +3,13 @@
 // distribution, and the loss on the second copy of a repeated random sequence.
 import { el, field, formatNumber, select } from '../dom.js';
 import { probabilityBars, topIds } from '../bars.js';
-import { headGrid, inductionRun, nats, repeatLength, repeatRange } from '../gpt-heads.js';
+import { headGrid, INDUCTION_THRESHOLD, inductionRun, inductionScores, nats, rankedInductionHeads, repeatLength } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import { panel, seedField, sentenceInput } from '../views.js';
 
 const DEFAULT_PROMPT = 'Now the serpent was more subtil than any beast of the field. And the serpent said unto the woman, Ye shall not surely die: ' +
   'for God doth know that in the day ye eat thereof, then your eyes shall be opened. And the';
-const INDUCTION_THRESHOLD = 0.3;  // "the induction heads": every head scoring at least this
 
 // "1.2,3.0" ↔ [{ layer: 1, head: 2 }, { layer: 3, head: 0 }] (the URL's form).
 const parseHeads = (text, { numLayers, numHeads }) => text.split(',').map((p) => p.split('.').map(Number))
@@ -55,11 +54,10 @@ lessonPage({
     // The induction scores depend on the repeated length and the seed only: measured once per pair,
     // not on every click.
     let scored = { key: null };
-    const inductionScores = () => {
+    const scoresNow = () => {
       const key = `${T()}|${state.seed}`;
       if (scored.key !== key) {
-        scored = { key, induction: model.headScores(tokenizer.encode('In the beginning'), { repeatLength: T(), samples: 4,
-          seed: state.seed, tokenLow: repeatRange(model).low, tokenHigh: repeatRange(model).high }).induction };
+        scored = { key, induction: inductionScores(model, tokenizer, { length: T(), seed: state.seed }) };
       }
       return scored.induction;
     };
@@ -87,9 +85,7 @@ lessonPage({
         seedField(state.seed, (seed) => ctx.set({ seed }))),
       el('div', { class: 'controls' },
         el('button', { type: 'button', text: `Knock out the induction heads (score ≥ ${INDUCTION_THRESHOLD})`, on: { click: () => {
-          const scores = inductionScores();
-          const heads = [];
-          for (let i = 0; i < scores.data.length; i++) if (scores.data[i] >= INDUCTION_THRESHOLD) heads.push({ layer: Math.floor(i / numHeads), head: i % numHeads });
+          const heads = rankedInductionHeads(scoresNow()).sort((a, b) => a.layer - b.layer || a.head - b.head);
           ctx.set({ heads: formatHeads(heads) });
         } } }),
         el('button', { type: 'button', text: 'Restore every head', on: { click: () => ctx.set({ heads: '' }) } })),
@@ -105,9 +101,7 @@ lessonPage({
     const climbRows = () => {
       const key = `${T()}|${state.seed}|${state.mode}`;
       if (climb.key !== key) {
-        const scores = inductionScores();
-        const ranked = Array.from(scores.data.keys()).filter((i) => scores.data[i] >= INDUCTION_THRESHOLD)
-          .sort((a, b) => scores.data[b] - scores.data[a]).map((i) => ({ layer: Math.floor(i / numHeads), head: i % numHeads }));
+        const ranked = rankedInductionHeads(scoresNow()).map(({ layer, head }) => ({ layer, head }));
         const rows = [];
         for (let k = 0; k <= ranked.length; k++) {
           const run = inductionRun(lab, model, { length: T(), seed: state.seed, ablate: k ? ranked.slice(0, k) : undefined, ablation: state.mode });
@@ -120,7 +114,7 @@ lessonPage({
 
     return () => {
       const heads = parseHeads(state.heads, model.config);
-      const scores = inductionScores();
+      const scores = scoresNow();
       for (const b of buttons) {
         const off = heads.some((x) => x.layer === b.layer && x.head === b.head);
         b.button.setAttribute('aria-pressed', String(off));
