@@ -62,5 +62,21 @@ TEST(Softmax, BreakdownByHand) {
   EXPECT_EQ(b.weights.row(1).cwiseAbs().sum(), 0.0f);
 }
 
+TEST(Softmax, ManySmallTermsBesideOneLargeDoNotRoundTheSumUp) {
+  // One logit 0 and 23 at ln(6.107e-8): each small exp is just over half a float ulp of the running
+  // sum (≈1), so a plain float sum rounds each one up to a whole ulp and the sum ends 1.4e-6 too high.
+  // Expected, in double: the first weight is 1 / (1 + 23·e^x), e^x the float exp of that logit.
+  constexpr int kSmall = 23;
+  Matrix logits = Matrix::Constant(1, kSmall + 1, -16.611f);
+  logits(0, 0) = 0.0f;
+  const double small = std::exp(static_cast<double>(-16.611f));
+  const double first = 1.0 / (1.0 + kSmall * small);
+  for (const Matrix& weights : {softmax(logits), softmax_breakdown(logits).weights}) {
+    EXPECT_NEAR(weights(0, 0), first, 2e-7);
+    EXPECT_NEAR(weights(0, 1), small * first, 1e-13);
+  }
+  EXPECT_NEAR(softmax_breakdown(logits).row_sum(0, 0), 1.0 + kSmall * small, 2e-7);
+}
+
 }  // namespace
 }  // namespace attnlab

@@ -41,12 +41,15 @@ void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* re
       continue;
     }
     rescale[r] = std::exp(row_max[r] - new_max);  // exp(−∞) = 0 on the first block
-    float sum = 0.0f;
+    // The sum in double: in float, each term under an ulp of the running sum rounds to a whole ulp or
+    // none, and many small exps beside one large one shift every weight by ~1e-6. (The SIMD kernels
+    // keep 8–32 partial sums, which has the same effect on rows this short.)
+    double sum = 0.0;
     for (Eigen::Index c = 0; c < row.size(); ++c) {
       row[c] = std::exp(row[c] - new_max);
       sum += row[c];
     }
-    row_sum[r] = row_sum[r] * rescale[r] + sum;
+    row_sum[r] = static_cast<float>(static_cast<double>(row_sum[r]) * rescale[r] + sum);
     row_max[r] = new_max;
   }
 }
