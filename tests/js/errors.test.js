@@ -31,7 +31,7 @@ for (const variant of VARIANTS) {
         'scaledDotProductAttention: mask is 3×3 but must be n_q×n_k = 3×5');
       const mha = new l.MultiHeadAttention({ dModel: 8, numHeads: 2 });
       throwsAttnLab(() => mha.forward(ones(3, 6)),
-        'MultiHeadAttention.forward: query is 3×6 but the layer takes n×d_model = n×8 (n ≥ 1)');
+        'MultiHeadAttention.forward: query is 3×6 but the layer takes n×dModel = n×8 (n ≥ 1)');
       throwsAttnLab(() => mha.forward(ones(3, 8), ones(4, 8), ones(5, 8)),
         'MultiHeadAttention.forward: value is 5×8 but key is 4×8 (n_k must match)');
       mha.dispose();
@@ -120,7 +120,7 @@ for (const variant of VARIANTS) {
     test('module configuration and weights', async () => {
       const l = await lab(variant.simd);
       throwsAttnLab(() => new l.MultiHeadAttention({ dModel: 10, numHeads: 4 }),
-        'MultiHeadAttention: d_model = 10 is not divisible by num_heads = 4 (each head gets d_k = d_model / num_heads columns)');
+        'MultiHeadAttention: dModel = 10 is not divisible by numHeads = 4 (each head gets d_k = dModel / numHeads columns)');
       throwsAttnLab(() => new l.MultiHeadAttention({ dModel: 8, numHeads: 2, dropout: 1 }),
         'MultiHeadAttention: dropout must be in [0, 1), got 1');
       throwsAttnLab(() => new l.TransformerEncoderLayer({ dModel: 8, numHeads: 2, norm: 'batchnorm' }),

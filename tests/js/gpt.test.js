@@ -33,7 +33,7 @@ for (const variant of VARIANTS) {
     const { keys, values } = session.cache(0);
     assert.equal(keys.rows, 10);
     assert.equal(values.cols, 16);
-    throwsMessage(() => session.append(1), 'GPTSession.append: the context is full: 10 tokens = context_length (reset() to start again)');
+    throwsMessage(() => session.append(1), 'GPTSession.append: the context is full: 10 tokens = contextLength (reset() to start again)');
     assert.equal(session.reset().length, 0);
     // multiply-adds: 2 layers × (12·16² + 2·n·16) + 23·16 with the cache
     assert.equal(model.multiplyAdds(4), 2 * (12 * 256 + 2 * 4 * 16) + 23 * 16);
@@ -103,14 +103,14 @@ for (const variant of VARIANTS) {
     throwsMessage(() => model.forward([1, 23]), 'GPTModel.forward: ids[1] = 23 is outside the vocabulary 0 … 22');
     throwsMessage(() => model.forward([1, 2.5]), 'GPTModel.forward: ids[1] must be an integer ≥ 0, got 2.5');
     throwsMessage(() => model.forward('abc'), "GPTModel.forward: ids must be an array of token ids (or an Int32Array), got 'abc'");
-    throwsMessage(() => model.forward(new Array(11).fill(1)), "GPTModel.forward: a sequence of 11 tokens is longer than the model's context_length = 10");
+    throwsMessage(() => model.forward(new Array(11).fill(1)), "GPTModel.forward: a sequence of 11 tokens is longer than the model's contextLength = 10");
     throwsMessage(() => model.forward([1], { ablate: [{ layer: 2, head: 0 }] }),
       'GPTModel.forward: ablate names layer 2, head 0 but the model has layers 0 … 1 and heads 0 … 1');
     throwsMessage(() => model.forward([1], { logits: 'first' }), "GPTModel.forward: logits must be one of 'all', 'last', 'none', got 'first'");
     throwsMessage(() => model.save({ dtype: 'F64' }), "GPTModel.save: dtype must be one of 'F32', 'F16', 'BF16', got 'F64'");
     await assert.rejects(l.loadGPT(new Uint8Array([1, 2, 3])), (e) => e instanceof AttnLabError && e.message.startsWith('loadGPT: '));
     await assert.rejects(l.createGPT({ ...CONFIG, numHeads: 3 }),
-      (e) => e instanceof AttnLabError && e.message === 'createGPT: d_model = 16 is not divisible by num_heads = 3');
+      (e) => e instanceof AttnLabError && e.message === 'createGPT: dModel = 16 is not divisible by numHeads = 3');
     await assert.rejects(l.loadGPT('x'), (e) => e instanceof AttnLabError && e.message === "loadGPT: bytes must be a Uint8Array or ArrayBuffer of a .safetensors file, got 'x'");
     assert.equal(model.forward([1, 2]).logits.rows, 2);
     model.dispose();

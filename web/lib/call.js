@@ -16,6 +16,20 @@ export function toJsNames(message) {
   });
 }
 
+// The core's option and config names, as the package's options and model.config spell them: a caller
+// who passed { numHeads: 3 } reads "numHeads = 3", not the C++ field num_heads. Math names (d_k, n_q)
+// stay, and so does anything quoted (a metadata key or tensor name as the file spells it).
+const OPTION_NAMES = {
+  d_model: 'dModel', num_heads: 'numHeads', d_ff: 'dFF', num_layers: 'numLayers', context_length: 'contextLength',
+  vocab_size: 'vocabSize', max_len: 'maxLen', weight_decay: 'weightDecay', warmup_steps: 'warmupSteps',
+  total_steps: 'totalSteps', max_lr: 'maxLr', min_lr: 'minLr', clip_norm: 'clipNorm', repeat_length: 'repeatLength',
+};
+const OPTION_PATTERN = new RegExp(`'[^']*'|\\b(?:${Object.keys(OPTION_NAMES).join('|')})\\b`, 'g');
+
+export function toJsOptionNames(message) {
+  return message.replace(OPTION_PATTERN, (word) => OPTION_NAMES[word] ?? word);
+}
+
 // byCaller: the message is named by the package call alone, the core's function name dropped (the GPT
 // module, whose calls go through several core functions: "GPT::from_safetensors: …", "parse_safetensors:
 // …" and "GPTSession::append: …" read "loadGPT: …" and "GPTSession.append: …").
@@ -24,7 +38,7 @@ export function makeCaller(raw, { byCaller = false } = {}) {
     const result = body();
     if (result !== undefined && result !== null) return result;
     const core = raw.takeLastError();
-    let message = byCaller ? `${fn}: ${core.replace(/^[A-Za-z_]+(?:::[a-z_]+)?(?: \([^)]*\))?: /, '')}` : toJsNames(core);
+    let message = toJsOptionNames(byCaller ? `${fn}: ${core.replace(/^[A-Za-z_]+(?:::[a-z_]+)?(?: \([^)]*\))?: /, '')}` : toJsNames(core));
     if (message.includes('but the memory budget is')) message += ' (init({ memoryBudget }) or lab.setMemoryBudget() sets it)';
     throw new AttnLabError(named(fn, message));
   };
