@@ -77,8 +77,10 @@ TEST(GPTCheckpoint, BadFilesSayWhatIsWrong) {
   expect_refused([](Tensors& t) { t.metadata.clear(); },
                  "the number of heads is not in the file's metadata (n_head): pass it (num_heads)");
   expect_refused([](Tensors& t) { t.metadata["n_head"] = "two"; }, "the metadata's n_head = 'two' is not a positive integer");
-  expect_refused([](Tensors& t) { t.metadata["n_head"] = "3"; }, "d_model = 8 (from wte.weight) is not divisible by n_head = 3");
-  expect_refused([](Tensors&) {}, "d_model = 8 (from wte.weight) is not divisible by n_head = 5", 5);
+  expect_refused([](Tensors& t) { t.metadata["n_head"] = "3"; },
+                 "d_model = 8 (from wte.weight) is not divisible by the metadata's n_head = 3");
+  // A head count passed by the caller is named as the argument, not as the file's metadata.
+  expect_refused([](Tensors&) {}, "d_model = 8 (from wte.weight) is not divisible by num_heads = 5 (as passed)", 5);
   expect_refused([](Tensors& t) { std::erase_if(t.list, [](auto& x) { return x.name == "h.1.mlp.c_fc.bias"; }); },
                  "the file has no tensor 'h.1.mlp.c_fc.bias'");
   expect_refused([](Tensors& t) { std::erase_if(t.list, [](auto& x) { return x.name == "wte.weight"; }); },

@@ -71,7 +71,8 @@ GPTConfig config_from(const SafetensorsHeader& header,
     std::string_view rest;
     if (split_block_name(name, layer, rest)) layers = std::max(layers, layer + 1);
   }
-  if (num_heads <= 0) {
+  const bool heads_passed = num_heads > 0;
+  if (!heads_passed) {
     const auto it = header.metadata.find("n_head");
     if (it == header.metadata.end())
       detail::fail(kLoad, "the number of heads is not in the file's metadata (n_head): pass it (num_heads)");
@@ -88,7 +89,8 @@ GPTConfig config_from(const SafetensorsHeader& header,
                    num_heads, layers};
   if (layers == 0) detail::fail(kLoad, "the file has no blocks (no tensor named h.0.…)");
   if (config.d_model % num_heads != 0)
-    detail::fail(kLoad, "d_model = ", config.d_model, " (from wte.weight) is not divisible by n_head = ", num_heads);
+    detail::fail(kLoad, "d_model = ", config.d_model, " (from wte.weight) is not divisible by ",
+                 heads_passed ? "num_heads = " : "the metadata's n_head = ", num_heads, heads_passed ? " (as passed)" : "");
   check_gpt_config(kLoad, config);
   return config;
 }

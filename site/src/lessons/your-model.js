@@ -1,6 +1,8 @@
 // Trained model, lesson 8: your own model. The learner picks a GPT-2-format checkpoint and its
 // tokenizer files; the package loads them in the page (nothing is uploaded) and every trained-model
 // lesson then runs on it. A refused file gets the package's message, and the model in use stays.
+import { AttnLabError } from 'attnlab';
+
 import { el, field, formatNumber, select } from '../dom.js';
 import { forgetYourModel, loadPickedModel, readYourModel, saveYourModel } from '../gpt-model.js';
 import { LESSONS } from '../lessons.js';
@@ -11,6 +13,13 @@ const BUDGETS = [[GiB / 2, '512 MiB'], [GiB, '1 GiB'], [2 * GiB, '2 GiB (GPT-2 s
 const RUNS_ON = LESSONS.filter((l) => l.part === 'trained' && !['it-sentence', 'your-model'].includes(l.slug));
 
 const fileInput = (accept) => el('input', { type: 'file', accept });
+
+// The package names the head count as its option (numHeads); on this page it is the Heads field, and
+// the model's width is d_model as everywhere on the site.
+const inFieldNames = (error) => (error instanceof AttnLabError
+  ? new AttnLabError(error.message.replace(/\bnumHeads = (\d+) \(as passed\)/,
+    'Heads = $1 (the field above; 0 takes n_head from the file)').replace(/\bdModel\b/g, 'd_model'))
+  : error);
 
 lessonPage({
   slug: 'your-model',
@@ -71,7 +80,7 @@ lessonPage({
           'The lessons below now run on it.';
       } catch (error) {
         await showCurrent();
-        ctx.report(error);
+        ctx.report(inFieldNames(error));
       }
     };
     root.append(
