@@ -31,3 +31,14 @@ export function formatExact(value) {
 export function formatTick(value, decimals) {
   return signed(String(Number(value.toFixed(decimals))));
 }
+
+// The colour legend's ticks at the low end, middle and high end of [lo, hi], printed with the
+// heatmap's `decimals` where that states them, else with the fewest more places that do: a tick may
+// read at most 2.5% of the width away from where it sits (decimals 0 on [0, 1] reads 0, 0.5, 1).
+export function legendTickLabels(lo, hi, decimals) {
+  const values = [lo, (lo + hi) / 2, hi];
+  const tolerance = 0.025 * Math.abs(hi - lo);
+  let places = decimals;
+  while (places < decimals + 4 && values.some((v) => Math.abs(Number(v.toFixed(places)) - v) > tolerance)) places++;
+  return values.map((v) => formatTick(v, places));
+}

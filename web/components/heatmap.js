@@ -14,7 +14,7 @@ import { AttnLabError } from '../lib/errors.js';
 import { attributeProperties, RenderedElement } from './base.js';
 import { standaloneSVG, svgToPNG } from './export.js';
 import { figureShell } from './figure.js';
-import { formatExact, formatFixed, formatTick } from './format.js';
+import { formatExact, formatFixed, legendTickLabels } from './format.js';
 import { CellCanvas } from './heatmap-canvas.js';
 import { heatmapLayout, LABEL_FONT } from './heatmap-layout.js';
 import { buildHeatmapSVG, relabelHeatmapSVG, cellImage, cellRects, LEGEND_STOPS } from './heatmap-svg.js';
@@ -298,8 +298,8 @@ export class AttnHeatmap extends RenderedElement {
     if (texts) this.#sizeValues(widest);
     const [lo, hi] = domain;
     this.#parts.gradientStops.forEach((stop, k) => stop.setAttribute('stop-color', color(lo + ((hi - lo) * k) / (LEGEND_STOPS - 1))));
-    // Ticks keep two places even for whole-number cells: a 0/1 mask's legend midpoint is 0.5, not 1.
-    this.#parts.ticks.forEach((tick, k) => { tick.textContent = formatTick(lo + ((hi - lo) * k) / 2, Math.max(decimals, 2)); });
+    const labels = legendTickLabels(lo, hi, decimals);
+    this.#parts.ticks.forEach((tick, k) => { tick.textContent = labels[k]; });
   }
 
   // One font size for all printed values: as large as fits the widest in a cell.
