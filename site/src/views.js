@@ -34,10 +34,30 @@ export function tokenChips(tokens, list = el('ul', { class: 'tokens', 'aria-labe
 }
 
 // A text input that reports its value on every edit (learner text: only ever used as text).
+// The box keeps its first maxLength characters and says so under itself when it cut some (a maxlength
+// attribute would cut a long paste without a word). tokensOf({ field }) adds its own note there: what
+// the lesson used instead of an empty sentence, or how many tokens it left out.
 export function sentenceInput(label, value, onInput, maxLength = 200) {
-  const input = el('input', { type: 'text', value, maxLength, spellcheck: 'false',
-    on: { input: (e) => onInput(e.target.value) } });
-  return field(label, input);
+  const hint = el('span', { class: 'field-hint', role: 'status', hidden: true });
+  const notes = { cut: '', tokens: '' };
+  const input = el('input', { type: 'text', value, spellcheck: 'false',
+    on: { input: (e) => {
+      const typed = e.target.value;
+      if (typed.length > maxLength) e.target.value = typed.slice(0, maxLength);
+      notes.cut = typed.length > maxLength
+        ? `The box holds ${maxLength} characters: the last ${typed.length - maxLength} were left out.` : '';
+      showNotes(hint, notes);
+      onInput(e.target.value);
+    } } });
+  const node = field(label, input);
+  node.append(hint);
+  sentenceNotes.set(node, { hint, notes });
+  return node;
+}
+const sentenceNotes = new WeakMap();  // a sentenceInput's node → its hint and the notes it shows
+function showNotes(hint, notes) {
+  hint.textContent = [notes.cut, notes.tokens].filter(Boolean).join(' ');
+  hint.hidden = hint.textContent === '';
 }
 
 // Splits a Matrix into its rows (for tables) and slices columns/rows without computing anything.
@@ -69,13 +89,14 @@ export function tokensField(ctx) {
 let bpe = null;          // the Tokenizer, once loaded
 let bpeLoading = null;   // its promise, while loading
 
-// Tokens of the learner's sentence, at most MAX_TOKENS; an empty sentence falls back to `fallback`.
+// Tokens of the learner's sentence, at most maxTokens; an empty sentence falls back to `fallback`, and
+// with { field } (the sentenceInput) the lesson says either under the box.
 // A lone surrogate (pasted half of an emoji) becomes U+FFFD first: the wasm glue's UTF-8 encoder
 // would otherwise merge it with the next character ("\uD800 a" came back as the token "𐀠a").
 // { mode: 'bpe', ctx } splits with the trained GPT's BPE (labels as the trained-model lessons show
 // them, "·cat"); until its files have arrived the words stand in, `loading` is true, and the lesson is
 // redrawn (ctx.set) when they arrive. A failed load is the lesson's error message.
-export function tokensOf(lab, sentence, fallback, { mode = 'words', ctx } = {}) {
+export function tokensOf(lab, sentence, fallback, { mode = 'words', ctx, field: box, maxTokens = MAX_TOKENS } = {}) {
   const split = (text) => {
     if (mode !== 'bpe' || !bpe) return lab.tokenize(text);
     return Array.from(bpe.encode(text), (id) => tokenLabel(bpe, id));
@@ -88,7 +109,14 @@ export function tokensOf(lab, sentence, fallback, { mode = 'words', ctx } = {}) 
   }
   const tokens = split(sentence.toWellFormed());
   const usable = tokens.length ? tokens : split(fallback);
-  return { tokens: usable.slice(0, MAX_TOKENS), truncated: usable.length > MAX_TOKENS, empty: tokens.length === 0, loading };
+  const empty = tokens.length === 0, truncated = usable.length > maxTokens;
+  const note = sentenceNotes.get(box);
+  if (note) {
+    note.notes.tokens = empty ? `No words in the box: the lesson shows “${fallback}” instead.`
+      : truncated ? `The lesson uses the first ${maxTokens} of these ${usable.length} tokens.` : '';
+    showNotes(note.hint, note.notes);
+  }
+  return { tokens: usable.slice(0, maxTokens), truncated, empty, loading };
 }
 
 // A range slider that shows its value: { min, max, step, value, format(value) → text }, onChange(value)

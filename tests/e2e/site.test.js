@@ -112,6 +112,34 @@ describe('the site', () => {
     await page.close();
   });
 
+  test('a sentence the lesson cannot use as typed is said under its box: empty, too many tokens, too long to hold', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/step-by-step.html`);
+    const box = page.getByLabel('Sentence (up to 10 tokens)');
+    const hint = box.locator('xpath=..').locator('.field-hint');
+    await box.fill('   ');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('sentence') === '   ');
+    assert.equal(await hint.textContent(), 'No words in the box: the lesson shows “the cat sat on the mat” instead.');
+    assert.ok(await hint.isVisible());
+    const fifteen = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen';
+    await box.fill(fifteen);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('sentence')?.endsWith('fifteen'));
+    assert.equal(await hint.textContent(), 'The lesson uses the first 10 of these 15 tokens.');
+    await box.fill('the cat sat');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('sentence') === 'the cat sat');
+    assert.ok(await hint.isHidden(), 'nothing to say: no note');
+    // A paste longer than the box holds (200 characters) is cut, and the box says by how much.
+    const self = await open(browser, `${server.url}/lessons/self-attention.html`);
+    const long = 'word '.repeat(50);  // 250 characters
+    const selfBox = self.page.getByLabel('Your sentence (up to 32 tokens)');
+    await selfBox.fill(long);
+    assert.equal((await selfBox.inputValue()).length, 200);
+    assert.match(await selfBox.locator('xpath=..').locator('.field-hint').textContent(),
+      /^The box holds 200 characters: the last 50 were left out\. The lesson uses the first 32 of these 40 tokens\.$/);
+    assert.deepEqual([...problems, ...self.problems], []);
+    await page.close();
+    await self.page.close();
+  });
+
   test('masking: 0 real tokens is honoured (weights 0, not NaN); a value the page cannot use is changed and said beside the box', async () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/masking.html?mask=padding`);
     const box = page.getByLabel('Real tokens (padding mask)');

@@ -25,6 +25,8 @@ lessonPage({
   },
   setup(ctx) {
     const { lab, state, root } = ctx;
+    const sourceBox = sentenceInput('Source sentence (keys and values)', state.source, (source) => ctx.set({ source }));
+    const targetBox = sentenceInput('Target sentence (queries)', state.target, (target) => ctx.set({ target }));
     const attention = attentionCache(lab);
     const sourceChips = tokenChips([]);
     const targetChips = tokenChips([]);
@@ -32,13 +34,12 @@ lessonPage({
     const map = heatmap({ rowTitle: 'Target word (query)', colTitle: 'Source word (key)', caption: 'Cross-attention weights' });
     root.append(
       el('div', { class: 'controls' },
-        sentenceInput('Source sentence (keys and values)', state.source, (source) => ctx.set({ source })),
-        sentenceInput('Target sentence (queries)', state.target, (target) => ctx.set({ target })), tokensField(ctx)),
+        sourceBox, targetBox, tokensField(ctx)),
       el('p', { text: 'Source tokens:' }), sourceChips, el('p', { text: 'Target tokens:' }), targetChips, shapes,
       panel('Target attends to source', map));
     return () => {
-      const source = tokensOf(lab, state.source, 'the cat sat on the mat', { mode: state.tokens, ctx }).tokens;
-      const target = tokensOf(lab, state.target, 'le chat est assis', { mode: state.tokens, ctx }).tokens;
+      const source = tokensOf(lab, state.source, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sourceBox }).tokens;
+      const target = tokensOf(lab, state.target, 'le chat est assis', { mode: state.tokens, ctx, field: targetBox }).tokens;
       tokenChips(source, sourceChips);
       tokenChips(target, targetChips);
       const x = lab.embedTokens(source, D_MODEL, { seed: state.seed });

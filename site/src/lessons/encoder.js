@@ -29,6 +29,7 @@ lessonPage({
   },
   setup(ctx) {
     const { lab, state, root } = ctx;
+    const sentenceBox = sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence }));
     const chips = tokenChips([]);
     const stepper = document.createElement('attn-stepper');
     const counts = el('div', { class: 'table-wrap' });
@@ -43,7 +44,7 @@ lessonPage({
     });
     root.append(
       el('div', { class: 'controls' },
-        sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
+        sentenceBox, tokensField(ctx),
         field('Norm', select([['layernorm', 'LayerNorm'], ['rmsnorm', 'RMSNorm']], state.norm, (norm) => ctx.set({ norm }))),
         field('Layout', select([['post', 'post-norm (PyTorch default)'], ['pre', 'pre-norm']], state.order, (order) => ctx.set({ order })))),
       chips, el('h2', { text: 'Parameters' }), counts, el('h2', { text: 'Every step' }),
@@ -60,7 +61,7 @@ lessonPage({
         layer = new lab.TransformerEncoderLayer({ ...CONFIG, norm: state.norm, normFirst: state.order === 'pre', seed: state.seed });
         key = next;
       }
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sentenceBox });
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, CONFIG.dModel, { seed: state.seed, positions: 'sinusoidal' });
       const parts = layer.parameterCounts();

@@ -27,6 +27,7 @@ lessonPage({
   },
   setup(ctx) {
     const { lab, state, root } = ctx;
+    const sentenceBox = sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence }));
     const attention = attentionCache(lab);
     const chips = tokenChips([]);
     const check = el('p', { class: 'explain', 'aria-live': 'polite' });
@@ -48,12 +49,12 @@ lessonPage({
       } } });
     root.append(
       el('div', { class: 'controls' },
-        sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
+        sentenceBox, tokensField(ctx),
         field('Mask', select(Object.entries(MASKS), state.mask, (mask) => ctx.set({ mask }))),
         field('Real tokens (padding mask)', valid, 'keys after this many are padding'), validNote),
       chips, check, el('div', { class: 'grid' }, panel('Mask', maskMap), panel('Weights', weightsMap)));
     return () => {
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sentenceBox });
       const n = tokens.length;
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });

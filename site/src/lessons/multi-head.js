@@ -33,6 +33,7 @@ lessonPage({
   },
   setup(ctx) {
     const { lab, state, root } = ctx;
+    const sentenceBox = sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence }));
     const attention = attentionCache(lab);
     const chips = tokenChips([]);
     const shapes = el('div', { class: 'explain shapes', 'aria-live': 'polite' });
@@ -42,13 +43,13 @@ lessonPage({
     let headMaps = [];
     root.append(
       el('div', { class: 'controls' },
-        sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
+        sentenceBox, tokensField(ctx),
         field('d_model', select([8, 12, 16, 32, 64].map((d) => [d, String(d)]), state.dModel, (d) => ctx.set({ dModel: Number(d) }))),
         field('num_heads', select(HEADS.map((h) => [h, String(h)]), state.heads, (h) => ctx.set({ heads: Number(h) }))),
         field('Mask', select([['none', 'none'], ['causal', 'causal']], state.mask, (mask) => ctx.set({ mask })))),
       chips, shapes, heads, el('h2', { text: 'Per-head vs averaged' }), panel(null, average));
     return () => {
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sentenceBox });
       tokenChips(tokens, chips);
       let mha;
       try {

@@ -61,6 +61,7 @@ lessonPage({
   },
   setup(ctx) {
     const { lab, state, root } = ctx;
+    const sentenceBox = sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence }));
     const attention = attentionCache(lab);
     const peMap = document.createElement('pe-plot');
     peMap.mode = 'heatmap';
@@ -81,7 +82,7 @@ lessonPage({
       el('h2', { text: 'Why high dimensions change slowly' }),
       waveNote, waveChart,
       el('h2', { text: 'Attention alone ignores order' }),
-      el('div', { class: 'controls' }, sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx)),
+      el('div', { class: 'controls' }, sentenceBox, tokensField(ctx)),
       permutationNote,
       el('div', { class: 'grid' }, panel(null, original), panel(null, shuffled), panel(null, withPositions)),
       el('h2', { text: 'Four ways to add position, compared' }),
@@ -108,7 +109,7 @@ lessonPage({
         xLabel: 'pair i (dimensions 2i, 2i+1)', yLabel: 'log₁₀ wavelength (positions)', width: chartWidth(waveChart),
         title: `Wavelength of each sine/cosine pair for d = ${state.dims}, on a log scale: from ${formatNumber(waves[0].wavelength, 1)} to ${Math.round(last.wavelength)} positions` }));
 
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat', { mode: state.tokens, ctx });
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat', { mode: state.tokens, ctx, field: sentenceBox });
       const reversed = [...tokens].reverse();
       const mha = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed });
       const weightsOf = (words, positions) => {

@@ -26,20 +26,18 @@ lessonPage({
   },
   setup(ctx) {
     const { lab, state, root } = ctx;
+    const sentenceBox = sentenceInput('Your sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence }));
     const attention = attentionCache(lab);
     const chips = tokenChips([]);
-    const note = el('p', { class: 'field-hint', role: 'status' });
     const map = heatmap({ rowTitle: 'Query word', colTitle: 'Attending to (key)', caption: 'Attention weights' });
     const whoTable = el('div', { class: 'table-wrap' });
     root.append(
       el('div', { class: 'controls' },
-        sentenceInput('Your sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence })), tokensField(ctx),
+        sentenceBox, tokensField(ctx),
         seedField(state.seed, (seed) => ctx.set({ seed }))),
-      chips, note, el('div', { class: 'grid' }, panel('Who attends to whom', map), panel('Most attended word per row', whoTable)));
+      chips, el('div', { class: 'grid' }, panel('Who attends to whom', map), panel('Most attended word per row', whoTable)));
     return () => {
-      const { tokens, truncated, empty } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
-      note.textContent = empty ? 'The sentence has no words; showing “the cat sat on the mat”.' :
-        truncated ? 'Only the first 32 tokens are used.' : '';
+      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sentenceBox });
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
       const { weights } = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed }).forward(x);

@@ -133,8 +133,8 @@ lessonPage({
     }
 
     return () => {
-      const { tokens: all } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx });
-      tokens = all.slice(0, MAX_TOKENS);
+      ({ tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat',
+        { mode: state.tokens, ctx, field: sentence, maxTokens: MAX_TOKENS }));
       const key = `${tokens.join(' ')}|${state.seed}`;
       if (key !== inputsKey) {  // new sentence or seed: fresh weights; edits made for the old ones go
         if (inputsKey !== '' && state.edits !== '') ctx.remember({ edits: '' });
