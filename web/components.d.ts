@@ -24,6 +24,24 @@ export interface CellFocusDetail {
   value: number;
 }
 
+/** detail of the `row-hover` event of the attention views: the query row under the pointer and the head
+ *  it belongs to, `null` where the view does not know it (coloured tokens hold one matrix; a head view
+ *  knows its layer from its `layer` attribute); all three `null` when the hover ends. It fires on the view
+ *  the pointer is in, not on the views linked to it. */
+export interface RowHoverDetail {
+  row: number | null;
+  layer: number | null;
+  head: number | null;
+}
+
+/** What the heatmap and the attention views share: a link group. Elements with the same `link` (in one
+ *  document or shadow root) show a query row hovered or picked in any of them, and the attention views a
+ *  head picked in any of them; a pick becomes every linked view's `query`. Reflects the `link` attribute;
+ *  null: no group. */
+interface Linkable {
+  link: string | null;
+}
+
 /** detail of the `step-change` event. */
 export interface StepChangeDetail {
   index: number;
@@ -46,8 +64,8 @@ interface Exportable {
 }
 
 /** <attn-heatmap>: a matrix as coloured cells with labels, legend, tooltip and keyboard navigation.
- *  Attributes: palette, decimals, show-values, caption, row-title, col-title, no-export. */
-export interface AttnHeatmapElement extends RenderedElement, Exportable {
+ *  Attributes: palette, decimals, show-values, caption, row-title, col-title, link, no-export. */
+export interface AttnHeatmapElement extends RenderedElement, Exportable, Linkable {
   matrix: MatrixInput | null;
   /** One label per row (else the row indices are shown). Always rendered as text. */
   rowLabels: string[] | null;
@@ -124,47 +142,59 @@ export interface AttnStepperElement extends RenderedElement {
 export type ModelAttention = MatrixInput[][];
 
 /** <attn-model-view>: layers × heads small multiples on the weight scale, one legend, a hover linked
- *  across heads, a chosen head enlarged with token labels. Attributes: layer, head, caption, no-export.
- *  Wrong data throws AttnLabError naming the property. */
-export interface AttnModelViewElement extends RenderedElement {
+ *  across heads, a chosen head enlarged with token labels. Attributes: layer, head, query, link, caption,
+ *  no-export. Wrong data throws AttnLabError naming the property. */
+export interface AttnModelViewElement extends RenderedElement, Linkable {
   attention: ModelAttention | null;
   /** n token texts (else indices). */
   tokens: string[] | null;
   /** The enlarged head (attributes `layer` and `head`), or null for none. */
   selected: { layer: number; head: number } | null;
+  /** The query row marked in every head while none is hovered (attribute `query`); a cell picked in the
+   *  enlarged head sets it. null: none. */
+  query: number | null;
   caption: string;
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnModelViewElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   /** The reader chose a head (click, Enter or Space). */
   addEventListener(type: 'head-select', listener: (this: AttnModelViewElement, ev: CustomEvent<{ layer: number; head: number }>) => unknown, options?: boolean | AddEventListenerOptions): void;
-  /** The query row marked in every head changed (null: the hover ended). */
-  addEventListener(type: 'row-hover', listener: (this: AttnModelViewElement, ev: CustomEvent<{ row: number | null }>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The pointer moved onto another query row or head (row null: the hover ended). */
+  addEventListener(type: 'row-hover', listener: (this: AttnModelViewElement, ev: CustomEvent<RowHoverDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
 /** <attn-head-view>: BertViz's head view — lines from each query token to the keys, opacity = weight.
- *  Attributes: head (of a Matrix[]), query (shown when none is hovered), caption, no-export. */
-export interface AttnHeadViewElement extends RenderedElement, Exportable {
+ *  Attributes: head (of a Matrix[]), layer (which layer the heads are from: row-hover's detail, and a
+ *  head picked in a linked model view), query, link, caption, no-export. */
+export interface AttnHeadViewElement extends RenderedElement, Exportable, Linkable {
   /** One n×n Matrix of weights, or a layer's heads (with a head picker). */
   attention: MatrixInput | MatrixInput[] | null;
   tokens: string[] | null;
+  /** The query token shown when none is hovered or chosen (attribute `query`); null: all lines. */
+  query: number | null;
   caption: string;
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnHeadViewElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'head-select', listener: (this: AttnHeadViewElement, ev: CustomEvent<{ head: number }>) => unknown, options?: boolean | AddEventListenerOptions): void;
   /** The query token whose lines are shown changed (null: all lines). */
   addEventListener(type: 'query-change', listener: (this: AttnHeadViewElement, ev: CustomEvent<{ query: number | null }>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The pointer moved onto another query token (head: the head shown; layer: the `layer` attribute). */
+  addEventListener(type: 'row-hover', listener: (this: AttnHeadViewElement, ev: CustomEvent<RowHoverDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
 /** <attn-token-colors>: the tokens as text, shaded by the weight each receives from the chosen token.
- *  Attributes: query (shown when none is hovered or focused), caption. */
-export interface AttnTokenColorsElement extends RenderedElement {
+ *  Attributes: query, link, caption. */
+export interface AttnTokenColorsElement extends RenderedElement, Linkable {
   /** One n×n Matrix of weights (a head). */
   attention: MatrixInput | null;
   /** The tokens as they read, spaces included. */
   tokens: string[] | null;
+  /** The token whose attention is shown when none is hovered or focused (attribute `query`); null: none. */
+  query: number | null;
   caption: string;
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnTokenColorsElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'query-change', listener: (this: AttnTokenColorsElement, ev: CustomEvent<{ query: number | null }>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The pointer moved onto another token (layer and head are null: one matrix, no known head). */
+  addEventListener(type: 'row-hover', listener: (this: AttnTokenColorsElement, ev: CustomEvent<RowHoverDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 

@@ -2,11 +2,13 @@
 // on the left and keys on the right, and a line from each query to every key it attends to whose
 // opacity is the weight. Hovering (or, with the keyboard, choosing) a token on the left leaves only
 // its lines and prints their weights beside the keys; hovering a key on the right leaves the lines
-// into it. Given a layer's heads (Matrix[]), it shows a head picker.
+// into it. Given a layer's heads (Matrix[]), it shows a head picker. With a `link` group it shows the
+// query row and the head chosen in the group's other views, and they show its own (link.js).
 import { attributeProperties, RenderedElement } from './base.js';
 import { standaloneSVG, svgToPNG } from './export.js';
 import { figureShell } from './figure.js';
 import { formatFixed } from './format.js';
+import { LINK_PROPERTY, LINKED, QUERY_PROPERTY, tellLinked } from './link.js';
 import { fitText, FONT_FAMILY, textWidth } from './measure.js';
 import { describeRow, QueryPicker } from './query-picker.js';
 import { px, svg, svgText } from './svg.js';
@@ -54,7 +56,7 @@ export class AttnHeadView extends RenderedElement {
   #svg = svg('svg', { role: 'listbox', tabindex: 0, part: 'chart', 'font-family': FONT_FAMILY, 'font-size': FONT });
   #note = document.createElement('p');
   #built = null; // { matrix, n, labels, lineGroup, ends, options[i], values[j], keys[j] } of the last build
-  #query = new QueryPicker(this, { back: 'ArrowUp', forward: 'ArrowDown' });
+  #query = new QueryPicker(this, { back: 'ArrowUp', forward: 'ArrowDown', where: () => this.#where() });
   #key = null; // the key token hovered on the right, or null
   #caption;
   #report;
@@ -92,6 +94,29 @@ export class AttnHeadView extends RenderedElement {
     this.requestRender();
   }
 
+  // A row hovered or picked in a linked view is shown as if chosen here; a picked head is shown when
+  // it is one of this view's: the same `layer` attribute (or neither knows its layer), and a head
+  // picker to show it with.
+  [LINKED](message) {
+    if (message.kind === 'head') {
+      const heads = this.#heads;
+      if (!this.#single && heads && message.head < heads.length && message.layer === this.#layer()) this.setAttribute('head', String(message.head));
+      return;
+    }
+    if (this.#query.receive(message, this.#built?.n ?? 0)) this.#show();
+  }
+
+  // The `layer` attribute: which layer the heads are from, for linked views and row-hover (null: unknown).
+  #layer() {
+    const text = this.getAttribute('layer');
+    return text !== null && /^\d+$/.test(text) ? Number(text) : null;
+  }
+
+  // The head whose rows the reader points at (row-hover's detail); a single matrix is no known head.
+  #where() {
+    return { layer: this.#layer(), head: this.#single ? null : Number(this.getAttribute('head') ?? 0) };
+  }
+
   toSVG() {
     this.renderNow();
     return this.#built ? standaloneSVG(this.#svg, this.caption) : '';
@@ -113,6 +138,7 @@ export class AttnHeadView extends RenderedElement {
     }
     const n = heads[0].rows;
     const problem = indexProblem(TAG, 'head', this.getAttribute('head'), heads.length, 'heads')
+      ?? indexProblem(TAG, 'layer', this.getAttribute('layer'), Infinity, 'layers')  // any whole number: one layer is all it holds
       ?? indexProblem(TAG, 'query', this.getAttribute('query'), n, 'tokens') ?? tokenProblem(TAG, this.#tokens, n);
     this.#report(problem);
     if (problem) return;
@@ -140,6 +166,7 @@ export class AttnHeadView extends RenderedElement {
         button.addEventListener('click', () => {
           this.setAttribute('head', String(h));
           this.dispatchEvent(new CustomEvent('head-select', { detail: { head: h }, bubbles: true, composed: true }));
+          tellLinked(this, { kind: 'head', layer: this.#layer(), head: h });
         });
         return button;
       });
@@ -218,9 +245,12 @@ export class AttnHeadView extends RenderedElement {
   }
 }
 
-// head: the head shown of a layer's heads; query: the query token shown when no token is hovered or
-// chosen (absent: all lines); caption; no-export.
+// head: the head shown of a layer's heads; layer: the layer they are from (for linked views and
+// row-hover); query: the query token shown when no token is hovered or chosen (absent: all lines);
+// link: the link group; caption; no-export.
 attributeProperties(AttnHeadView, {
   caption: { attr: 'caption', fallback: '' },
+  query: QUERY_PROPERTY,
+  link: LINK_PROPERTY,
 });
-Object.defineProperty(AttnHeadView, 'observedAttributes', { configurable: true, get: () => ['caption', 'head', 'query'] });
+Object.defineProperty(AttnHeadView, 'observedAttributes', { configurable: true, get: () => ['caption', 'head', 'layer', 'query'] });

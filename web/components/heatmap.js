@@ -18,6 +18,7 @@ import { formatExact, formatFixed, legendTickLabels } from './format.js';
 import { CellCanvas } from './heatmap-canvas.js';
 import { heatmapLayout, LABEL_FONT } from './heatmap-layout.js';
 import { buildHeatmapSVG, relabelHeatmapSVG, cellImage, cellRects, LEGEND_STOPS } from './heatmap-svg.js';
+import { LINK_PROPERTY, LINKED, tellLinked } from './link.js';
 import { axisLabels, checkMatrix } from './matrix.js';
 import { FONT_FAMILY } from './measure.js';
 import {
@@ -80,6 +81,8 @@ export class AttnHeatmap extends RenderedElement {
   #active = { row: 0, col: 0 };
   #activeCell = null;
   #hovered = null; // the cell under the pointer, so cell-hover fires once per cell
+  #linkedHover = null; // the row hovered in a linked view (link.js), or null
+  #linkedPick = null; // the row picked in a linked view, kept until another pick
   #report; // figure.js: shows a setting that cannot be drawn honestly, or clears it
 
   constructor() {
@@ -197,6 +200,7 @@ export class AttnHeatmap extends RenderedElement {
     this.#labels = { rows, cols, rowTitle: spec.rowTitle, colTitle: spec.colTitle };
     this.#paint(m, stats);
     this.#drawHighlights();
+    this.#showLinkedRow(); // a rebuilt skeleton has a fresh, hidden outline: a kept pick goes back on
     const label = `${this.caption ? `${this.caption}: ` : ''}heatmap of ${m.rows} by ${m.cols}, `
       + `rows ${spec.rowTitle || 'rows'}, columns ${spec.colTitle || 'columns'}`;
     if (this.#svg.getAttribute('aria-label') !== label) this.#svg.setAttribute('aria-label', label);
@@ -372,19 +376,22 @@ export class AttnHeatmap extends RenderedElement {
     return row >= 0 && row < rows && col >= 0 && col < cols ? { row, col } : null;
   }
 
-  // Heatmaps with the same `link` attribute share a hover: the row under the pointer in one is
-  // outlined (dashed) in the others, e.g. one query's attention in every head side by side.
-  #linked() {
-    const group = this.getAttribute('link');
-    if (!group || !this.isConnected) return [];
-    return [...this.getRootNode().querySelectorAll('attn-heatmap')].filter((h) => h !== this && h.getAttribute('link') === group);
+  // A row hovered or picked in a view of the same `link` group (link.js) is outlined, dashed: one
+  // query's attention in every head side by side. A heatmap has no head to show.
+  [LINKED]({ kind, row }) {
+    if (kind === 'hover') this.#linkedHover = row;
+    else if (kind === 'pick') this.#linkedPick = row;
+    else return;
+    this.#showLinkedRow();
   }
 
-  #showLinkedRow(row) {
+  #showLinkedRow() {
     const ring = this.#parts?.linkedRing;
     if (!ring) return;
+    const row = this.#linkedHover ?? this.#linkedPick;
     if (row === null || row >= this.#matrix.rows) {
-      ring.setAttribute('display', 'none');
+      // Every render passes here: an unchanged attribute is not written again (8 heatmaps repaint per frame).
+      if (ring.getAttribute('display') !== 'none') ring.setAttribute('display', 'none');
       return;
     }
     const { cell, gridX, gridY } = this.#layout;
@@ -405,10 +412,11 @@ export class AttnHeatmap extends RenderedElement {
     this.#showTooltip(cell.row, cell.col, event);
     // Like cell-focus, for a page that explains whatever cell the pointer is over.
     if (cell.row !== this.#hovered?.row || cell.col !== this.#hovered?.col) {
+      const newRow = cell.row !== this.#hovered?.row;
       this.#hovered = cell;
       const value = this.#matrix.data[cell.row * this.#matrix.cols + cell.col];
       this.dispatchEvent(new CustomEvent('cell-hover', { detail: { ...cell, value }, bubbles: true, composed: true }));
-      for (const other of this.#linked()) other.#showLinkedRow(cell.row);
+      if (newRow) tellLinked(this, { kind: 'hover', row: cell.row });
     }
   }
 
@@ -418,7 +426,7 @@ export class AttnHeatmap extends RenderedElement {
     if (left) {
       // The pointer left the grid: hover ended (pages clear what they explained on cell-hover).
       this.dispatchEvent(new CustomEvent('cell-leave', { detail: { row: left.row, col: left.col }, bubbles: true, composed: true }));
-      for (const other of this.#linked()) other.#showLinkedRow(null);
+      tellLinked(this, { kind: 'hover', row: null });
     }
     this.#parts?.hoverRing.setAttribute('display', 'none');
     if (this.shadowRoot.activeElement === this.#svg) this.#showTooltip(this.#active.row, this.#active.col);
@@ -426,6 +434,9 @@ export class AttnHeatmap extends RenderedElement {
   }
 
   #setActive(row, col) {
+    // The active cell's row is the heatmap's pick: the linked views keep it (link.js). Sent even for
+    // the same cell or row: another view of the group may have picked another row since.
+    tellLinked(this, { kind: 'pick', row });
     if (row === this.#active.row && col === this.#active.col) return;
     this.#active = { row, col };
     this.#syncActive();
@@ -532,5 +543,6 @@ attributeProperties(AttnHeatmap, {
   caption: { attr: 'caption', fallback: '' },
   fit: { attr: 'fit', fallback: 'natural', parse: (text) => (text === 'width' ? 'width' : 'natural') },
   rowTitle: { attr: 'row-title', fallback: 'Query' },
+  link: LINK_PROPERTY,
   colTitle: { attr: 'col-title', fallback: 'Key' },
 });

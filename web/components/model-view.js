@@ -9,11 +9,15 @@
 // tooltip, keyboard grid and export come with it.
 //
 // Keyboard: the thumbnails are one tab stop (a roving tabindex); the arrow keys, Home and End move
-// between heads, Enter or Space enlarges one. Moving through the enlarged heatmap's cells marks that
-// query row in every thumbnail, as the pointer does.
+// between heads, Enter or Space enlarges one. Picking a cell of the enlarged heatmap (click, keys)
+// makes its row the `query`, marked in every thumbnail while no row is hovered.
+//
+// With a `link` group, the row hovered or picked and the head chosen travel to the group's other
+// views and back (link.js).
 import { AttnLabError } from '../lib/errors.js';
 import { attributeProperties, RenderedElement } from './base.js';
 import { figureShell } from './figure.js';
+import { followPick, hoverRow, LINK_PROPERTY, LINKED, QUERY_PROPERTY, tellLinked } from './link.js';
 import { WEIGHT_STEPS, weightLegend } from './weight-scale.js';
 import { checkModel, checkTokens, indexProblem, tokenProblem } from './weights-input.js';
 
@@ -47,7 +51,9 @@ export class AttnModelView extends RenderedElement {
   #thumbs = []; // [layer][head] → { button, canvas, mark }
   #enlarged = document.createElement('attn-heatmap');
   #focus = { layer: 0, head: 0 }; // the thumbnail that holds the tab stop
-  #row = null; // the linked query row, or null
+  #hover = null; // the row under the pointer here: { row, layer, head, inEnlarged }, or null
+  #linkedRow = null; // the row hovered in a linked view, or null
+  #marked = ''; // what the marks and the enlarged outline show now, so an unchanged row is not redrawn
   #caption;
   #report;
 
@@ -70,10 +76,10 @@ export class AttnModelView extends RenderedElement {
     body.append(this.#views, legend, this.#enlarged);
 
     this.#views.addEventListener('keydown', (event) => this.#onKey(event));
-    this.#views.addEventListener('pointerleave', () => this.#markRow(null, true));
-    this.#enlarged.addEventListener('cell-hover', (event) => this.#markRow(event.detail.row, false));
-    this.#enlarged.addEventListener('cell-focus', (event) => this.#markRow(event.detail.row, false));
-    this.#enlarged.addEventListener('cell-leave', () => this.#markRow(null, false));
+    this.#views.addEventListener('pointerleave', () => this.#hoverAt(null));
+    this.#enlarged.addEventListener('cell-hover', (event) => this.#hoverAt(event.detail.row, this.selected, true));
+    this.#enlarged.addEventListener('cell-leave', () => this.#hoverAt(null));
+    this.#enlarged.addEventListener('cell-focus', (event) => this.#pick(event.detail.row));
   }
 
   get attention() { return this.#attention; }
@@ -127,6 +133,7 @@ export class AttnModelView extends RenderedElement {
     const n = layers[0][0].rows;
     const problem = indexProblem(TAG, 'layer', this.getAttribute('layer'), layers.length, 'layers')
       ?? indexProblem(TAG, 'head', this.getAttribute('head'), layers[0].length, 'heads per layer')
+      ?? indexProblem(TAG, 'query', this.getAttribute('query'), n, 'tokens')
       ?? tokenProblem(TAG, this.#tokens, n);
     this.#report(problem);
     if (problem) return;
@@ -136,6 +143,7 @@ export class AttnModelView extends RenderedElement {
     this.#shape = shape;
     this.#painted = layers;
     this.#showSelected(layers, n);
+    this.#markRow();
   }
 
   #build(numLayers, numHeads) {
@@ -162,12 +170,13 @@ export class AttnModelView extends RenderedElement {
         button.append(canvas, mark);
         button.addEventListener('click', () => this.#choose(l, h));
         button.addEventListener('focus', () => this.#moveFocus(l, h, false));
-        button.addEventListener('pointermove', (event) => this.#markRow(this.#rowAt(button, event), true));
+        button.addEventListener('pointermove', (event) => this.#hoverAt(this.#rowAt(button, event), { layer: l, head: h }, false));
         nodes.push(button);
         return { button, canvas, mark };
       });
     });
     this.#views.replaceChildren(...nodes);
+    this.#marked = ''; // new marks, hidden: mark the row again
   }
 
   // One pixel per weight, coloured from the weight scale's 256 steps.
@@ -203,6 +212,39 @@ export class AttnModelView extends RenderedElement {
   #choose(layer, head) {
     this.selected = { layer, head };
     this.dispatchEvent(new CustomEvent('head-select', { detail: { layer, head }, bubbles: true, composed: true }));
+    tellLinked(this, { kind: 'head', layer, head });
+  }
+
+  // A row hovered or picked in a linked view is marked as if here; a head picked in one is enlarged
+  // when the view knows its layer (a head view without `layer` names only a head of some layer).
+  [LINKED](message) {
+    const layers = this.#attention;
+    const n = layers?.[0][0].rows ?? 0;
+    if (message.kind === 'hover') {
+      this.#linkedRow = message.row !== null && message.row < n ? message.row : null;
+      this.#markRow();
+    } else if (message.kind === 'pick') {
+      followPick(this, message.row, n);
+    } else if (message.kind === 'head' && layers && message.layer !== null && message.layer < layers.length && message.head < layers[0].length) {
+      this.selected = { layer: message.layer, head: message.head };
+    }
+  }
+
+  // The pointer is over query row `row` of head `where` (null: it left); inEnlarged: over the enlarged
+  // heatmap. row-hover fires when the row or the head changes.
+  #hoverAt(row, where = null, inEnlarged = false) {
+    const hover = row === null ? null : { row, layer: where.layer, head: where.head, inEnlarged };
+    const last = this.#hover;
+    this.#hover = hover;
+    if (hover?.row === last?.row && hover?.layer === last?.layer && hover?.head === last?.head) return;
+    hoverRow(this, row, hover ?? {});
+    this.#markRow();
+  }
+
+  // A cell picked in the enlarged head: its row becomes the query, here and in the linked views.
+  #pick(row) {
+    followPick(this, row, Infinity);
+    tellLinked(this, { kind: 'pick', row });
   }
 
   // The query row under the pointer in a thumbnail (its canvas fills the button inside a 2 px padding).
@@ -213,20 +255,24 @@ export class AttnModelView extends RenderedElement {
     return Math.max(0, Math.min(n - 1, row));
   }
 
-  // Marks query row `row` (null: none) in every thumbnail; fromThumbs also outlines it in the enlarged
-  // head (a hover there already shows its own ring).
-  #markRow(row, fromThumbs) {
-    if (row === this.#row) return;
-    this.#row = row;
-    const n = this.#attention?.[0][0].rows ?? 1;
+  // Marks the query row shown — hovered here, else hovered in a linked view, else the `query` — in
+  // every thumbnail, and outlines it in the enlarged head unless the pointer is there (the heatmap
+  // already rings the cell under it).
+  #markRow() {
+    const n = this.#attention?.[0][0].rows ?? 0;
+    const query = this.query;
+    const row = this.#hover?.row ?? this.#linkedRow ?? (query !== null && query < n ? query : null);
+    const outline = this.#hover?.inEnlarged ? null : row;
+    const key = `${row} ${outline} ${n}`;
+    if (key === this.#marked) return;
+    this.#marked = key;
     for (const { mark } of this.#thumbs.flat()) {
       mark.hidden = row === null;
       if (row === null) continue;
       mark.style.top = `calc(4px + (100% - 8px) * ${row / n})`;
       mark.style.height = `calc((100% - 8px) / ${n})`;
     }
-    if (fromThumbs) this.#enlarged.highlight = row === null ? null : { rows: [row] };
-    this.dispatchEvent(new CustomEvent('row-hover', { detail: { row }, bubbles: true, composed: true }));
+    this.#enlarged.highlight = outline === null ? null : { rows: [outline] };
   }
 
   #onKey(event) {
@@ -257,8 +303,11 @@ export class AttnModelView extends RenderedElement {
   }
 }
 
-// layer, head: the enlarged head (both, or neither); caption; no-export (passed to the enlarged heatmap).
+// layer, head: the enlarged head (both, or neither); query: the row marked when none is hovered;
+// link: the link group; caption; no-export (passed to the enlarged heatmap).
 attributeProperties(AttnModelView, {
   caption: { attr: 'caption', fallback: '' },
+  query: QUERY_PROPERTY,
+  link: LINK_PROPERTY,
 });
-Object.defineProperty(AttnModelView, 'observedAttributes', { configurable: true, get: () => ['caption', 'layer', 'head', 'no-export'] });
+Object.defineProperty(AttnModelView, 'observedAttributes', { configurable: true, get: () => ['caption', 'layer', 'head', 'query', 'no-export'] });

@@ -1,21 +1,38 @@
 // What <attn-head-view> and <attn-token-colors> share: which query token's attention is shown, and
-// the keyboard over the tokens. The one shown is the token under the pointer, else (while the view
-// has the focus) the one the keyboard is on, else the page's `query` attribute, else none.
+// the keyboard over the tokens. The one shown is the token under the pointer, else the one hovered in
+// a linked view (link.js), else (while the view has the focus) the one the keyboard is on, else the
+// `query` attribute, else none.
 // Keyboard: the tokens are one listbox (one tab stop, aria-activedescendant); `back` / `forward` keys
 // move the active token, Home / End go to the ends, Escape leaves the tokens to the attribute again.
+// In a link group a pick (click, tap, key) also becomes the `query` of the view and of its peers, so
+// they agree once the focus leaves; Escape there clears the group's query.
 import { formatFixed } from './format.js';
+import { followPick, hoverRow, isLinked, tellLinked } from './link.js';
 
 export class QueryPicker {
-  hovered = null;
   active = 0;
   focused = false;
+  linked = null; // the row hovered in a linked view, or null
+  #hovered = null;
   #element;
+  #where;
   #shown = undefined;
 
-  constructor(element, { back, forward }) {
+  // where() → { layer, head } of the matrix shown, null where the view does not know them (row-hover's detail).
+  constructor(element, { back, forward, where = () => ({}) }) {
     this.#element = element;
     this.back = back;
     this.forward = forward;
+    this.#where = where;
+  }
+
+  get hovered() { return this.#hovered; }
+  // The token under the pointer (null: none). A change is the reader's: row-hover fires, and the
+  // linked views show the row.
+  set hovered(i) {
+    if (i === this.#hovered) return;
+    this.#hovered = i;
+    hoverRow(this.#element, i, this.#where());
   }
 
   // A click or tap on token i picks it: it stays shown after the pointer (or finger) leaves, and the
@@ -24,11 +41,35 @@ export class QueryPicker {
   pick(i) {
     this.active = i;
     this.focused = true;
+    this.#share(i);
+  }
+
+  // A linked view keeps its pick as its query, and so do its peers; an unlinked one keeps `query` as
+  // the page set it (the pick lasts while it has the focus).
+  #share(row) {
+    if (!isLinked(this.#element)) return;
+    followPick(this.#element, row, Infinity);
+    tellLinked(this.#element, { kind: 'pick', row });
+  }
+
+  // A hover or a pick from a linked view, for a view of n tokens → true when the view must redraw
+  // (a pick redraws through its query attribute).
+  receive({ kind, row }, n) {
+    if (kind === 'pick') {
+      followPick(this.#element, row, n);
+      if (row !== null && row < n) this.active = row;  // the keyboard continues from the pick
+      return false;
+    }
+    if (kind !== 'hover') return false;
+    const shown = row !== null && row < n ? row : null;
+    if (shown === this.linked) return false;
+    this.linked = shown;
+    return true;
   }
 
   shown() {
     const attribute = this.#element.getAttribute('query');
-    return this.hovered ?? (this.focused ? this.active : attribute === null ? null : Number(attribute));
+    return this.#hovered ?? this.linked ?? (this.focused ? this.active : attribute === null ? null : Number(attribute));
   }
 
   // Tells the page, once per change, which token's attention is now shown (null: none).
@@ -46,9 +87,11 @@ export class QueryPicker {
     const moves = { [this.back]: -1, [this.forward]: 1, Home: -count, End: count };
     if (event.key === 'Escape') {
       this.focused = false;
+      this.#share(null);
     } else if (event.key in moves) {
       this.focused = true;
       this.active = Math.max(0, Math.min(count - 1, this.active + moves[event.key]));
+      this.#share(this.active);
     } else {
       return false;
     }

@@ -1,8 +1,11 @@
 // <attn-token-colors>: the sentence as text, its tokens shaded by attention. Hover or focus a token
 // and every token is shaded by the weight it receives from that one, on the weight scale with its
 // legend; a line below names the largest weights. The reading view of attention: no grid to decode.
+// With a `link` group it shades by the query row hovered or picked in the group's other views, and
+// they show its own (link.js). It holds one matrix, so it knows no layer or head.
 import { attributeProperties, RenderedElement } from './base.js';
 import { figureShell } from './figure.js';
+import { LINK_PROPERTY, LINKED, QUERY_PROPERTY } from './link.js';
 import { textColorOn } from './palettes.js';
 import { describeRow, QueryPicker } from './query-picker.js';
 import { weightColor, weightLegend } from './weight-scale.js';
@@ -68,6 +71,11 @@ export class AttnTokenColors extends RenderedElement {
     this.requestRender();
   }
 
+  // A row hovered or picked in a linked view shades the sentence as if chosen here.
+  [LINKED](message) {
+    if (this.#query.receive(message, this.#matrix?.rows ?? 0)) this.#shade();
+  }
+
   render() {
     this.#caption.textContent = this.caption;
     const m = this.#matrix;
@@ -117,8 +125,11 @@ export class AttnTokenColors extends RenderedElement {
   }
 }
 
-// query: the token whose attention is shown when none is hovered or chosen (absent: none); caption.
+// query: the token whose attention is shown when none is hovered or chosen (absent: none); link: the
+// link group; caption.
 attributeProperties(AttnTokenColors, {
   caption: { attr: 'caption', fallback: '' },
+  query: QUERY_PROPERTY,
+  link: LINK_PROPERTY,
 });
 Object.defineProperty(AttnTokenColors, 'observedAttributes', { configurable: true, get: () => ['caption', 'query'] });

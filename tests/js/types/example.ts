@@ -83,6 +83,7 @@ void main();
 // The components, as a tutorial page uses them.
 import type {
   AttnHeadViewElement, AttnHeatmapElement, AttnModelViewElement, AttnStepperElement, AttnTokenColorsElement, PePlotElement,
+  RowHoverDetail,
 } from 'attnlab/components';
 
 async function components(lab: Lab): Promise<void> {
@@ -111,13 +112,22 @@ async function components(lab: Lab): Promise<void> {
   model.tokens = ['the', 'cat', 'sat'];
   model.selected = { layer: 1, head: 0 };
   model.addEventListener('head-select', (e) => console.log(e.detail.layer, e.detail.head));
-  model.addEventListener('row-hover', (e) => console.log(e.detail.row ?? 'none'));
+  model.addEventListener('row-hover', (e) => console.log(e.detail.row ?? 'none', e.detail.layer, e.detail.head));
   const lines = document.createElement('attn-head-view') satisfies AttnHeadViewElement;
   lines.attention = heads;
   lines.addEventListener('query-change', (e) => console.log(e.detail.query));
   const colors = document.createElement('attn-token-colors') satisfies AttnTokenColorsElement;
   colors.attention = heads[0];
   colors.tokens = ['The', ' cat', ' sat'];
+  // One link group: a row or head hovered or picked in one view shows in all of them.
+  for (const view of [heatmap, model, lines, colors]) view.link = 'sentence';
+  model.query = 2;
+  lines.query = null;
+  const picked: number | null = colors.query;
+  const group: string | null = heatmap.link;
+  const onHover = (detail: RowHoverDetail): string => `${detail.row ?? '-'} in ${detail.layer ?? '?'}.${detail.head ?? '?'}`;
+  colors.addEventListener('row-hover', (e) => console.log(onHover(e.detail), picked, group));
+  lines.addEventListener('row-hover', (e) => console.log(onHover(e.detail)));
   console.log(svg.length, png.size, lines.toSVG().length);
 }
 void components;
