@@ -528,7 +528,9 @@ describe('web components in Chromium', () => {
     assert.deepEqual([...phone.errors, ...phone.dialogs], []);
   });
 
-  test('a new 32×32 matrix repaints in place, 8 heatmaps well within a frame', async () => {
+  // The time is printed for the record (bench/ measures speed); a test that asserted it would fail on a
+  // loaded machine without anything being wrong.
+  test('a new 32×32 matrix repaints in place: the SVG is reused, not rebuilt', async () => {
     const timing = await page.evaluate(async () => {
       const size = 32;
       const tokens = Array.from({ length: size }, (_, i) => `tok${i}`);
@@ -592,7 +594,6 @@ describe('web components in Chromium', () => {
       + `eight ${timing.eight.toFixed(2)} ms (max ${timing.eightMax.toFixed(2)} ms); `
       + `median frame while updating 8 per frame: ${timing.frames.toFixed(1)} ms`);
     assert.ok(timing.reused, 'the SVG was reused, not rebuilt');
-    assert.ok(timing.eight < 16, `8 updates took ${timing.eight} ms`);
   });
 
   test('no console errors and no dialogs on the whole run', () => {
