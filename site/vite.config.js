@@ -33,7 +33,9 @@ export default {
   plugins: [contentSecurityPolicy],
   resolve: {
     alias: [
-      { find: /^attnlab$/, replacement: here('../web/index.js') },
+      // The site uses every module and model, so `attnlab` is the entry that ships them all (an app that
+      // imports plain 'attnlab' ships the main module alone: web/README.md, "Bundlers").
+      { find: /^attnlab$/, replacement: here('../web/lib/all.js') },
       { find: /^attnlab\/components$/, replacement: here('../web/components/index.js') },
     ],
   },

@@ -24,7 +24,9 @@ export { AttnLabError };
 // threads: 1, the single-threaded build. lab.threads says what was picked. Training (TaskModel) and the GPT
 // (GPTModel, Tokenizer) are modules of their own, loaded by lab.loadTraining() (or training: true) and
 // by the first lab.loadGPT(), createGPT(), loadTokenizer() or trainTokenizer(), so that pages which
-// never train or run a GPT do not download them.
+// never train or run a GPT do not download them; and a bundled app ships them (and the models) only if
+// it imports their feature entry ('attnlab/training', 'attnlab/gpt', …: lib/registry.js), as this
+// file names none of their files.
 export async function init(options = {}) {
   const opts = checkOptions('init', options);
   const budget = checkMemoryBudget('init', opts.memoryBudget === undefined ? DEFAULT_MEMORY_BUDGET : opts.memoryBudget);

@@ -19,9 +19,12 @@ const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding:
 // seq 100,000 with the weights requested (refused by the memory budget; the tab must not crash), then
 // the small call again; then the training module, loaded on demand, takes one step; then the built-in
 // trained GPT, fetched on demand, predicts the last word of Genesis 1:1. The files fetched before and
-// after each load come from the Resource Timing entries.
-const PAGE_SCRIPT = (specifier) => `
+// after each load come from the Resource Timing entries. A bundled app imports the feature entries
+// whose files it uses ('attnlab/training', 'attnlab/builtin-model'), so that the bundler ships them; a page
+// that loads the package as installed needs no such import (the entries are imported on first use).
+const PAGE_SCRIPT = (specifier, entries = []) => `
 import { init, AttnLabError } from '${specifier}';
+${entries.map((entry) => `import '${specifier}/${entry}';`).join('\n')}
 const fetched = () => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop());
 const fetchedWasm = () => fetched().filter((name) => name.endsWith('.wasm'));
 const fetchedModels = () => fetched().filter((name) => /[.](safetensors|json|txt)$/.test(name));
@@ -134,10 +137,12 @@ describe('the packed npm package', () => {
       'dist/attnlab-simd-mt.mjs', 'dist/attnlab-simd-mt.wasm', 'dist/attnlab-simd-mt.worker.js',
       'dist/attnlab-simd.mjs', 'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm',
       'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.cjs', 'index.d.cts', 'index.d.ts', 'index.js',
-      'lib/builtin-model.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js',
-      'lib/modules.js', 'lib/referent.js', 'lib/task-model.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
+      'lib/all.js', 'lib/builtin-model.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js',
+      'lib/modules.js', 'lib/referent.js', 'lib/registry.js', 'lib/ship-builtin-model.js', 'lib/ship-builtin-tokenizer.js',
+      'lib/ship-builtin-training-log.js', 'lib/ship-gpt.js', 'lib/ship-referent-model.js', 'lib/ship-training.js',
+      'lib/task-model.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
       'models/kjv/training-log.jsonl', 'models/kjv/vocab.json', 'models/referent/model.safetensors',
-      'models/referent/sentences.json', 'models/referent/training-log.jsonl', 'package.json',
+      'models/referent/sentences.json', 'models/referent/training-log.jsonl', 'package.json', 'ship.d.ts',
     ]);
   });
 
@@ -276,7 +281,7 @@ const { init, load } = require('attnlab');
     const site = join(project, name);
     run('mkdir', ['-p', site]);
     writeFileSync(join(site, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><script type="module" src="./main.js"></script></body></html>');
-    writeFileSync(join(site, 'main.js'), PAGE_SCRIPT('attnlab'));
+    writeFileSync(join(site, 'main.js'), PAGE_SCRIPT('attnlab', ['training', 'builtin-model']));
     return site;
   };
   const vite = join(repo, 'node_modules/vite/bin/vite.js');
@@ -290,6 +295,117 @@ const { init, load } = require('attnlab');
       checkResult(await visit(browser, `${server.url}/`));
     } finally {
       await server.close();
+    }
+  });
+
+  // Issue 29.12: an app ships only what it can load. The dist's files, with Vite's hash taken out of
+  // each name ("attnlab-simd-D1cCznqr.wasm" → "attnlab-simd.wasm").
+  const distFiles = (site) => readdirSync(join(site, 'dist'), { recursive: true })
+    .map((f) => f.split('/').pop().replace(/-[\w-]{8}(?=[.])/, '')).sort();
+  const buildApp = (name, main) => {
+    const site = join(project, name);
+    run('mkdir', ['-p', site]);
+    writeFileSync(join(site, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><script type="module" src="./main.js"></script></body></html>');
+    writeFileSync(join(site, 'main.js'), main);
+    run('node', [vite, 'build', '--logLevel', 'error'], site);
+    return site;
+  };
+
+  test('a Vite app that imports only attention ships the main module alone, and says what to import for more', async () => {
+    const site = buildApp('vite-attention-only', `
+      import { init, AttnLabError } from 'attnlab';
+      try {
+        const lab = await init();
+        const { weights } = lab.scaledDotProductAttention(lab.randn(3, 8, 1), lab.randn(3, 8, 2), lab.randn(3, 8, 3), { causal: true });
+        const refusal = async (call) => {
+          try {
+            await call();
+            return 'not refused';
+          } catch (error) {
+            return (error instanceof AttnLabError ? '' : 'not an AttnLabError: ') + error.message;
+          }
+        };
+        document.body.dataset.result = JSON.stringify({
+          weights: Array.from(weights.data),
+          training: await refusal(() => lab.loadTraining()),
+          model: await refusal(() => lab.loadBuiltinModel()),
+          gpt: await refusal(() => lab.createGPT({ vocabSize: 8, contextLength: 4, dModel: 4, numHeads: 1, numLayers: 1 })),
+          log: await refusal(() => lab.loadBuiltinTrainingLog()),
+          referent: await refusal(() => lab.loadReferentModel()),
+          wasm: performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()).filter((n) => n.endsWith('.wasm')),
+        });
+      } catch (error) {
+        console.error(String(error));
+      }
+      document.body.dataset.done = 'true';
+    `);
+    const files = distFiles(site);
+    assert.deepEqual(files.filter((f) => /(gpt|referent|train)[^/]*[.]wasm$|[.](safetensors|jsonl)$|^(vocab[.]json|merges[.]txt)$/.test(f)), [],
+      `nothing of the GPT, referent or training modules, no model, tokenizer or log: ${files}`);
+    // The main module's variants (SIMD, scalar, threaded) may all ship: init() picks one at run time.
+    assert.deepEqual(files.filter((f) => f.endsWith('.wasm')), ['attnlab-scalar.wasm', 'attnlab-simd-mt.wasm', 'attnlab-simd.wasm']);
+    const server = await serve(join(site, 'dist'));
+    try {
+      const { result, errors } = await visit(browser, `${server.url}/`);
+      assert.deepEqual(errors, []);
+      assert.ok(result, 'the page reported a result');
+      assert.deepEqual(result.weights.slice(0, 3), [1, 0, 0]);
+      assert.equal(result.wasm.length, 1, `${result.wasm}`);
+      assert.match(result.wasm[0], /^attnlab-simd-/);
+      assert.match(result.training, /^loadTraining: the training module \(attnlab-train-simd[.]wasm\) is not in this app's bundle: add import 'attnlab\/training';/);
+      assert.match(result.model, /^loadBuiltinModel: models\/kjv\/model[.]safetensors is not in this app's bundle: add import 'attnlab\/builtin-model';/);
+      assert.match(result.gpt, /^createGPT: the GPT module \(attnlab-gpt-simd[.]wasm\) is not in this app's bundle: add import 'attnlab\/gpt';/);
+      assert.match(result.log, /^loadBuiltinTrainingLog: models\/kjv\/training-log[.]jsonl is not in this app's bundle: add import 'attnlab\/builtin-training-log';/);
+      assert.match(result.referent, /^loadReferentModel: models\/referent\/model[.]safetensors is not in this app's bundle: add import 'attnlab\/referent-model';/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a Vite app that imports 'attnlab/builtin-model' ships the GPT module and the model, loads it and runs it", async () => {
+    const site = buildApp('vite-with-model', `
+      import { init } from 'attnlab';
+      import 'attnlab/builtin-model';
+      try {
+        const lab = await init();
+        const { weights } = lab.scaledDotProductAttention(lab.randn(3, 8, 1), lab.randn(3, 8, 2), lab.randn(3, 8, 3), { causal: true });
+        const { model, tokenizer } = await lab.loadBuiltinModel();
+        const prompt = tokenizer.encode('In the beginning God created the heaven and the');
+        const { logits } = model.forward(prompt, { logits: 'last' });
+        const last = Array.from(logits.data);
+        document.body.dataset.result = JSON.stringify({
+          weights: Array.from(weights.data), layers: model.config.numLayers, threads: lab.threads,
+          nextWord: tokenizer.decode([last.indexOf(Math.max(...last))]),
+          wasm: performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()).filter((n) => n.endsWith('.wasm')),
+        });
+      } catch (error) {
+        console.error(String(error));
+      }
+      document.body.dataset.done = 'true';
+    `);
+    const files = distFiles(site);
+    assert.deepEqual(files.filter((f) => /[.](wasm|safetensors|jsonl)$|^(vocab[.]json|merges[.]txt)$/.test(f)), [
+      'attnlab-gpt-scalar.wasm', 'attnlab-gpt-simd-mt.wasm', 'attnlab-gpt-simd.wasm', 'attnlab-scalar.wasm', 'attnlab-simd-mt.wasm',
+      'attnlab-simd.wasm', 'merges.txt', 'model.safetensors', 'vocab.json',
+    ], 'the main and GPT modules, the weights and the tokenizer; no training or referent module, no log');
+    // Served plainly (single-threaded builds) and cross-origin isolated (the threaded ones, whose workers
+    // import the module's script by URL).
+    for (const headers of [{}, { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' }]) {
+      const isolated = Object.keys(headers).length > 0;
+      const server = await serve(join(site, 'dist'), 0, { headers });
+      try {
+        const { result, errors } = await visit(browser, `${server.url}/`);
+        assert.deepEqual(errors, []);
+        assert.ok(result, 'the page reported a result');
+        assert.deepEqual(result.weights.slice(0, 3), [1, 0, 0]);
+        assert.equal(result.layers, 4);
+        assert.equal(result.nextWord, ' earth');
+        const builds = result.wasm.map((f) => f.replace(/-[\w-]{8}[.]wasm$/, ''));
+        assert.deepEqual(builds, isolated ? ['attnlab-simd-mt', 'attnlab-gpt-simd-mt'] : ['attnlab-simd', 'attnlab-gpt-simd']);
+        assert.ok(isolated ? result.threads >= 2 : result.threads === 1, `threads ${result.threads}`);
+      } finally {
+        await server.close();
+      }
     }
   });
 

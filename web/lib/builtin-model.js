@@ -1,25 +1,17 @@
 // attnlab's own trained model, shipped in this package's models/kjv/ (4 layers × 4 heads, trained on
 // the King James Bible by scripts/train-model.sh): fetched only when a page asks for it. In Node the
-// files are read from disk next to this package; in browsers and bundlers they are fetched relative to
-// this file (each URL spelled out literally so that bundlers emit the file), or from `baseUrl`.
+// files are read from disk next to this package; in browsers they are fetched relative to the feature
+// entry that names them (lib/ship-builtin-model.js and the others, each URL spelled out literally so
+// that bundlers emit the file for an app that imports the entry), or from `baseUrl`.
 import { fail, describe } from './checks.js';
-import { isNode, readFromDisk } from './loader.js';
+import { importEntry, isNode, readFromDisk } from './loader.js';
+import { FILE_ENTRIES, registeredFile } from './registry.js';
 
-// The "it" sentence model (models/referent/, trained by scripts/train-referent.sh): lab.loadReferentModel().
-const REFERENT_FILES = {
-  referentModel: () => new URL('../models/referent/model.safetensors', import.meta.url),
-  referentLog: () => new URL('../models/referent/training-log.jsonl', import.meta.url),
+// The file names in a `baseUrl` folder (the "it" sentence model's are those of models/referent/).
+const FILE_NAMES = {
+  referentModel: 'model.safetensors', referentLog: 'training-log.jsonl',
+  model: 'model.safetensors', vocab: 'vocab.json', merges: 'merges.txt', log: 'training-log.jsonl',
 };
-const REFERENT_FILE_NAMES = { referentModel: 'model.safetensors', referentLog: 'training-log.jsonl' };
-
-const FILES = {
-  ...REFERENT_FILES,
-  model: () => new URL('../models/kjv/model.safetensors', import.meta.url),
-  vocab: () => new URL('../models/kjv/vocab.json', import.meta.url),
-  merges: () => new URL('../models/kjv/merges.txt', import.meta.url),
-  log: () => new URL('../models/kjv/training-log.jsonl', import.meta.url),
-};
-const FILE_NAMES = { ...REFERENT_FILE_NAMES, model: 'model.safetensors', vocab: 'vocab.json', merges: 'merges.txt', log: 'training-log.jsonl' };
 
 // `baseUrl`: a folder (string or URL, ending in "/") holding the four files, for hosts that serve them
 // elsewhere; undefined = next to this package.
@@ -31,8 +23,12 @@ export function checkBaseUrl(fn, baseUrl) {
   return href;
 }
 
-function fileUrl(which, baseUrl) {
-  if (baseUrl === undefined) return FILES[which]();
+async function fileUrl(fn, which, baseUrl) {
+  if (baseUrl === undefined) {
+    const { entry, path } = FILE_ENTRIES[which];
+    if (!registeredFile(which)) await importEntry(entry, fn, path, ' (or pass { baseUrl } naming a folder that serves it)');
+    return registeredFile(which)();
+  }
   const base = typeof location === 'object' ? new URL(baseUrl, location.href) : new URL(baseUrl);
   return new URL(FILE_NAMES[which], base);
 }
@@ -48,7 +44,7 @@ export async function allInOrder(promises) {
 
 // One file's bytes (Uint8Array) or text.
 export async function readBuiltinFile(fn, which, { baseUrl, as = 'bytes' } = {}) {
-  const url = fileUrl(which, baseUrl);
+  const url = await fileUrl(fn, which, baseUrl);
   let bytes;
   if (isNode && url.protocol === 'file:') {
     try {

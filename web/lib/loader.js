@@ -4,6 +4,7 @@
 // read from disk next to this package; in browsers and bundlers they are fetched relative to this file
 // (import.meta.url), or from where `locateFile` says.
 import { AttnLabError } from './errors.js';
+import { entryOfBuild, registeredBuild, registeredBuilds } from './registry.js';
 
 // wasm-feature-detect's SIMD probe: a one-function module doing i32.const 0, i8x16.splat,
 // i8x16.popcnt; it validates only where the engine has (final) WebAssembly SIMD.
@@ -15,9 +16,11 @@ export function engineHasSimd() {
   return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
 }
 
-// Every build in dist/, by file name. Each import() and new URL(…, import.meta.url) is spelled out
+// The main module's builds, by file name. Each import() and new URL(…, import.meta.url) is spelled out
 // literally so that bundlers see it and emit the file; none is fetched until that build is loaded.
-const BUILDS = {
+// The other modules' builds are in the feature entries (lib/ship-*.js, lib/registry.js), so that an
+// app's bundle holds them only if it imports their entry.
+const MAIN_BUILDS = {
   'attnlab-simd': {
     factory: () => import('../dist/attnlab-simd.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-simd.wasm', import.meta.url),
@@ -26,45 +29,53 @@ const BUILDS = {
     factory: () => import('../dist/attnlab-scalar.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-scalar.wasm', import.meta.url),
   },
-  'attnlab-train-simd': {
-    factory: () => import('../dist/attnlab-train-simd.mjs'),
-    wasmUrl: () => new URL('../dist/attnlab-train-simd.wasm', import.meta.url),
-  },
-  'attnlab-train-scalar': {
-    factory: () => import('../dist/attnlab-train-scalar.mjs'),
-    wasmUrl: () => new URL('../dist/attnlab-train-scalar.wasm', import.meta.url),
-  },
-  'attnlab-gpt-simd': {
-    factory: () => import('../dist/attnlab-gpt-simd.mjs'),
-    wasmUrl: () => new URL('../dist/attnlab-gpt-simd.wasm', import.meta.url),
-  },
-  'attnlab-gpt-scalar': {
-    factory: () => import('../dist/attnlab-gpt-scalar.mjs'),
-    wasmUrl: () => new URL('../dist/attnlab-gpt-scalar.wasm', import.meta.url),
-  },
-  'attnlab-referent-simd': {
-    factory: () => import('../dist/attnlab-referent-simd.mjs'),
-    wasmUrl: () => new URL('../dist/attnlab-referent-simd.wasm', import.meta.url),
-  },
-  // The threaded builds (pthreads on a shared heap): each has a worker script next to it, which the
-  // module starts once per extra core; listed here so that bundlers emit it too.
+  // The threaded build (pthreads on a shared heap): it has a worker script next to it, which the
+  // module starts once per extra core; listed here so that bundlers emit it too. Its script is a plain
+  // asset, imported by URL (see instantiate), not an import(): the page and its workers then load one
+  // copy of it, and a bundler does not bundle the glue's own fallback worker, which never runs.
   'attnlab-simd-mt': {
-    factory: () => import('../dist/attnlab-simd-mt.mjs'),
     wasmUrl: () => new URL('../dist/attnlab-simd-mt.wasm', import.meta.url),
     workerUrl: () => new URL('../dist/attnlab-simd-mt.worker.js', import.meta.url),
     scriptUrl: () => new URL('../dist/attnlab-simd-mt.mjs', import.meta.url),
   },
-  'attnlab-gpt-simd-mt': {
-    factory: () => import('../dist/attnlab-gpt-simd-mt.mjs'),
-    wasmUrl: () => new URL('../dist/attnlab-gpt-simd-mt.wasm', import.meta.url),
-    workerUrl: () => new URL('../dist/attnlab-gpt-simd-mt.worker.js', import.meta.url),
-    scriptUrl: () => new URL('../dist/attnlab-gpt-simd-mt.mjs', import.meta.url),
-  },
-  'attnlab-referent-scalar': {
-    factory: () => import('../dist/attnlab-referent-scalar.mjs'),
-    wasmUrl: () => new URL('../dist/attnlab-referent-scalar.wasm', import.meta.url),
-  },
 };
+
+// Whether a bundler has moved this package's files: it rewrote the literal URL above (to a hashed
+// asset, a data: URL, or the dev server's pre-bundled copy's relative path), so the one computed at run
+// time from the same path (which bundlers leave alone) no longer matches it. Unmoved (Node, a page that
+// imports the package as it is installed), the feature entries and their files are where they sit in
+// the package, and a module not imported yet is imported now; moved, only what the app imported is there.
+export function filesMoved() {
+  const path = ['..', 'dist', 'attnlab-simd.wasm'].join('/');
+  return MAIN_BUILDS['attnlab-simd'].wasmUrl().href !== new URL(path, import.meta.url).href;
+}
+
+// Imports the feature entry lib/ship-<entry>.js (which registers its files) where the package sits
+// unmoved; in a bundle that left it out, an AttnLabError naming `fn`, `what` is missing and the import
+// that ships it.
+export async function importEntry(entry, fn, what, alternative = '') {
+  if (filesMoved()) {
+    throw new AttnLabError(`${fn}: ${what} is not in this app's bundle: add import 'attnlab/${entry}'; to the app ` +
+      `so that the bundler ships it${alternative}`);
+  }
+  const url = new URL(['.', `ship-${entry}.js`].join('/'), import.meta.url);
+  try {
+    await import(/* @vite-ignore */ /* webpackIgnore: true */ url.href);
+  } catch (error) {
+    throw new AttnLabError(`${fn}: could not load ${url.href} (${error?.message ?? error})`);
+  }
+}
+
+// The build named `name` (a file name in dist/ without .wasm), importing its feature entry if needed.
+async function buildNamed(name, fn) {
+  const build = MAIN_BUILDS[name] ?? registeredBuild(name);
+  if (build) return build;
+  const { entry, what } = entryOfBuild(name);
+  await importEntry(entry, fn, what);
+  return registeredBuild(name);
+}
+
+const threadedBuilds = () => [MAIN_BUILDS['attnlab-simd-mt'], ...registeredBuilds()].filter((b) => b.workerUrl);
 
 export const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 
@@ -106,11 +117,12 @@ let policy;
 function workerPolicy() {
   if (!globalThis.trustedTypes) return undefined;
   if (policy !== undefined) return policy;
-  const workerFiles = new Set(Object.values(BUILDS).filter((b) => b.workerUrl).map((b) => b.workerUrl().href));
+  // The threaded builds registered when a worker starts (the GPT one comes with 'attnlab/gpt').
+  const workerFile = (url) => threadedBuilds().some((b) => b.workerUrl().href === url);
   try {
     policy = trustedTypes.createPolicy('attnlab', {
       createScriptURL(url) {
-        if (!workerFiles.has(url) && !workerBlobUrls.has(url)) throw new TypeError(`attnlab: refusing script URL ${url}`);
+        if (!workerFile(url) && !workerBlobUrls.has(url)) throw new TypeError(`attnlab: refusing script URL ${url}`);
         return url;
       },
     });
@@ -156,16 +168,17 @@ export function checkThreads(threads = 'auto') {
 // Instantiates dist/<name>.wasm with the bytes the caller gave (`wasmBinary`), else from where
 // `locateFile` says, else from disk (Node) or next to this file (browsers). `fn` names the caller in errors.
 export async function instantiate(name, { wasmBinary, locateFile }, fn) {
-  const build = BUILDS[name];
+  const build = await buildNamed(name, fn);
   const moduleArgs = {};
   if (wasmBinary) moduleArgs.wasmBinary = wasmBinary;
   else if (locateFile) moduleArgs.locateFile = locateFile;
   else if (isNode) moduleArgs.wasmBinary = await readFromDisk(build.wasmUrl());
   else moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? workerScriptUrl(build) : build.wasmUrl().href);
-  // A threaded build's workers import the module's script itself (by this URL: a bundler may have
-  // renamed the factory's copy).
-  if (build.scriptUrl) moduleArgs.mainScriptUrlOrBlob = build.scriptUrl().href;
-  const { default: createModule } = await build.factory();
+  // A threaded build's workers import the module's script itself, by this URL (a bundler renames it),
+  // and so does the page: one copy of the script, fetched once.
+  const scriptUrl = build.scriptUrl?.().href;
+  if (scriptUrl) moduleArgs.mainScriptUrlOrBlob = scriptUrl;
+  const { default: createModule } = await (scriptUrl ? import(/* @vite-ignore */ /* webpackIgnore: true */ scriptUrl) : build.factory());
   try {
     return await createModule(moduleArgs);
   } catch (error) {
