@@ -12,7 +12,9 @@
 // - img-src blob:: the components' "PNG" export draws the SVG through an object URL.
 // Fonts are KaTeX's, emitted as files (vite.config.js sets assetsInlineLimit 0, so none becomes a
 // data: URL). require-trusted-types-for 'script' makes the browser refuse HTML strings in DOM sinks
-// (innerHTML and friends): the site builds its DOM with nodes and textContent only (src/dom.js).
+// (innerHTML and friends): the site builds its DOM with nodes and textContent only (src/dom.js), the
+// lessons' formulas too (KaTeX runs at build time, formula-plugin.js; page.js builds its output as
+// nodes, its styles through the CSSOM, which style-src does not govern).
 // - trusted-types attnlab-worker: the one policy the site may create. Under require-trusted-types-for
 //   the Worker constructor takes only a TrustedScriptURL; src/worker-url.js makes one, and only for
 //   the bundled training worker's own same-origin URL ("Watch it learn"). No HTML or script policy

@@ -1,11 +1,14 @@
 // Builds the static site: the home page and one page per lesson. `attnlab` resolves to the package
 // in ../web (exactly what a tutorial author imports), its .wasm files are emitted as assets, and
-// KaTeX's CSS and fonts are bundled, so the output needs no network and no server code. Every page
-// carries the Content-Security-Policy from ./csp.js as a <meta> (the reasons for each source are there).
+// KaTeX's CSS and fonts are bundled, so the output needs no network and no server code. The lessons'
+// formulas are typeset here, not in the browser (./formula-plugin.js: no KaTeX script on any page).
+// Every page carries the Content-Security-Policy from ./csp.js as a <meta> (the reasons for each
+// source are there).
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { metaPolicy } from './csp.js';
+import { formulaPlugin } from './formula-plugin.js';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const lessons = readdirSync(here('./lessons')).filter((f) => f.endsWith('.html'));
@@ -30,7 +33,7 @@ const contentSecurityPolicy = {
 export default {
   root: here('.'),
   base: './',
-  plugins: [contentSecurityPolicy],
+  plugins: [formulaPlugin(), contentSecurityPolicy],
   resolve: {
     alias: [
       // The site uses every module and model, so `attnlab` is the entry that ships them all (an app that

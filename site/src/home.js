@@ -95,7 +95,6 @@ render();
 document.body.dataset.ready = 'true';
 performance.mark('interactive');  // bench/site-load.mjs reads it
 offerIsolation();
-document.body.dataset.typeset = 'true';  // nothing to typeset here
 // The first click is most likely lesson 1 (or the next lesson): fetch its page ahead while idle.
 const ahead = nextLesson() ?? LESSONS[0];
 (window.requestIdleCallback ?? setTimeout)(() => document.head.append(el('link', { rel: 'prefetch', href: lessonUrl(ahead.slug) })));

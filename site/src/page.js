@@ -1,5 +1,7 @@
-// The frame every lesson shares: navigation, the formula (KaTeX), the matching PyTorch line and
-// attnlab call, the URL state with its corrections, the loaded attnlab module, and error display.
+// The frame every lesson shares: navigation, the formula (typeset at build time), the matching PyTorch
+// line and attnlab call, the URL state with its corrections, the loaded attnlab module with a loading
+// state until then, and error display.
+import 'katex/dist/katex.min.css';  // the formulas' layout; the browser fetches the fonts a formula uses
 import '../styles.css';
 import 'attnlab/components';
 import { AttnLabError } from 'attnlab';
@@ -15,14 +17,60 @@ import { readState, writeState } from './url-state.js';
 export { getLab, siteHeader };
 
 
-// The formula, typeset by KaTeX loaded after the lesson is interactive (KaTeX and its fonts are most of
-// a lesson's script; the numbers come first). Until then the TeX source stands in its place.
-export function formulaBlock(tex) {
-  const node = el('div', { class: 'formula' }, el('code', { class: 'formula-source', text: tex }));
-  typesetLater.push(() => import('./typeset.js').then(({ typeset }) => typeset(tex, node)));
-  return node;
+// The formula as KaTeX typeset it at build time: site/formula-plugin.js turns a lesson's
+// `formula: String.raw`…`` into { tex, tree }, the tree being KaTeX's HTML and MathML as
+// [tag, attributes, ...children] or text. Built with nodes and CSSOM, not parsed from a string: the
+// site's policy refuses HTML strings and style attributes (csp.js). The TeX stays in the MathML's
+// <annotation>, which the copy handler below copies.
+export function formulaBlock(formula) {
+  if (typeof formula?.tex !== 'string' || !Array.isArray(formula.tree)) {
+    throw new TypeError('a lesson\'s formula must be String.raw`…`, typeset at build time by site/formula-plugin.js');
+  }
+  return el('div', { class: 'formula' }, formulaNode(formula.tree));
 }
-const typesetLater = [];
+const NAMESPACES = { svg: 'http://www.w3.org/2000/svg', math: 'http://www.w3.org/1998/Math/MathML' };
+function formulaNode(node, namespace = null) {
+  if (typeof node === 'string') return document.createTextNode(node);
+  const [tag, { style = {}, ...attributes }, ...children] = node;
+  const ns = NAMESPACES[tag] ?? namespace;
+  const element = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  for (const [property, value] of Object.entries(style)) element.style.setProperty(property, value);
+  element.append(...children.map((child) => formulaNode(child, ns)));
+  return element;
+}
+
+// Copying a selection inside one formula copies its TeX, not the glyphs' scattered text.
+document.addEventListener('copy', (event) => {
+  const selection = document.getSelection();
+  if (!selection?.rangeCount || selection.isCollapsed) return;
+  const inside = selection.getRangeAt(0).commonAncestorContainer;
+  const formula = (inside.nodeType === Node.ELEMENT_NODE ? inside : inside.parentElement)?.closest('.formula');
+  const tex = formula?.querySelector('annotation[encoding="application/x-tex"]')?.textContent;
+  if (tex === undefined) return;
+  event.clipboardData.setData('text/plain', tex);
+  event.preventDefault();
+});
+
+// What a lesson's prepare() is loading, known by the package call it makes (lab.loadReferentModel,
+// say): the loading state names it. Only prepare() gets this wrapped lab; ctx.lab is the lab itself.
+const PREPARE_LOADS = {
+  loadReferentModel: 'the trained “it” model (its module and weights)',
+  loadBuiltinModel: 'attnlab-kjv, the GPT attnlab trained (its module and weights)',
+  loadGPT: 'your model',
+};
+function sayingWhatLoads(lab, say) {
+  return new Proxy(lab, {
+    get(target, key) {
+      const value = Reflect.get(target, key);
+      if (typeof value !== 'function') return value;
+      return (...args) => {
+        if (Object.hasOwn(PREPARE_LOADS, key)) say(PREPARE_LOADS[key]);
+        return value.apply(target, args);
+      };
+    },
+  });
+}
 
 // code: a string, or state → string for a snippet that quotes the page's settings (a learning rate,
 // say), so what the snippet says is what the page runs; refresh() re-renders it from the state.
@@ -44,7 +92,8 @@ function codeBlock(label, code) {
 // lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, prepare?, setup(ctx) };
 // pytorch and call: code as text, or state → text.
 // training: true loads attnlab's training module (TaskModel) before setup; other lessons never fetch it.
-// prepare(lab, notices): awaited before setup (loading a model, say); its result is ctx.prepared.
+// prepare(lab, notices): awaited before setup (loading a model, say); its result is ctx.prepared. Until
+// then the lesson body shows a loading state naming what loads (PREPARE_LOADS).
 // setup builds the lesson's interactive part into ctx.root and returns update(), which recomputes and
 // redraws from ctx.state; ctx.set(partial) changes state, writes the URL and calls update().
 export async function lessonPage(lesson) {
@@ -52,7 +101,14 @@ export async function lessonPage(lesson) {
   document.title = `${meta.title} · attnlab`;
   const notices = el('div', { class: 'notices', role: 'status' });
   const errorBox = el('div', { class: 'error', role: 'alert', hidden: true });
-  const root = el('section', { class: 'lesson-body', 'aria-label': 'Interactive lesson' });
+  // Until the interactive part is built, the lesson body says what it is waiting for.
+  const loading = el('p', { class: 'lesson-loading', role: 'status' });
+  const root = el('section', { class: 'lesson-body', 'aria-label': 'Interactive lesson', 'aria-busy': 'true' }, loading);
+  let loadingNow = '';
+  const loadingWhat = (what) => {
+    loadingNow = what;
+    loading.textContent = `Loading ${what}…`;
+  };
   const snippets = [codeBlock('PyTorch', lesson.pytorch), codeBlock('attnlab', lesson.call)];
   const main = el('main', { id: 'main' },
     el('h1', { text: meta.title }),
@@ -65,9 +121,27 @@ export async function lessonPage(lesson) {
   const { state, messages } = readState(lesson.schema ?? {});
   for (const snippet of snippets) snippet.refresh(state);
   for (const message of messages) notices.append(el('p', { class: 'notice', text: message }));
-  const lab = await getLab();
-  if (lesson.training) await lab.loadTraining();
-  const prepared = lesson.prepare ? await lesson.prepare(lab, notices) : undefined;
+  let lab;
+  let prepared;
+  try {
+    loadingWhat('attnlab’s WebAssembly module');
+    lab = await getLab();
+    if (lesson.training) {
+      loadingWhat('attnlab’s training module');
+      await lab.loadTraining();
+    }
+    if (lesson.prepare) {
+      loadingWhat('the lesson’s model');
+      prepared = await lesson.prepare(sayingWhatLoads(lab, loadingWhat), notices);
+    }
+  } catch (error) {
+    errorBox.hidden = false;
+    errorBox.textContent = `Could not load ${loadingNow}: ${error.message}`;
+    loading.remove();
+    root.removeAttribute('aria-busy');
+    throw error;
+  }
+  loading.remove();
   const ctx = {
     lab,
     prepared,
@@ -122,11 +196,10 @@ export async function lessonPage(lesson) {
   };
   writeState(state);
   run();
+  root.removeAttribute('aria-busy');
   document.body.dataset.ready = 'true';
   performance.mark('interactive');  // bench/site-load.mjs reads it
   markOpened(lesson.slug);
   offerIsolation();
-  await Promise.all(typesetLater.splice(0).map((typeset) => typeset()));
-  document.body.dataset.typeset = 'true';
   return ctx;
 }

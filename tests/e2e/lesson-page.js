@@ -21,8 +21,8 @@ export async function openLesson(browser, url, { width = 1200, height = 900 } = 
   page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
   page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
   await page.goto(url);
-  // Ready: interactive; typeset: the formula drawn by KaTeX, loaded just after (page.js).
-  await page.waitForFunction(() => document.body.dataset.ready === 'true' && document.body.dataset.typeset === 'true', null, { timeout: 30000 });
+  // Ready: interactive (the formula was typeset at build time, so it is there from the start).
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   return { page, problems, fetched, wasm: fetched.filter((f) => f.endsWith('.wasm')) };
 }

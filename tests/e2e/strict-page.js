@@ -36,7 +36,7 @@ export async function strictPage(browser, { viewport = { width: 1200, height: 90
     if (fulfill) await page.route((u) => u.href === url, (route) => route.fulfill(fulfill), { times: 1 });
     problems.length = 0;
     const response = await page.goto(url);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true' && document.body.dataset.typeset === 'true', null, { timeout: 20000 });
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
     await settle(page);
     return response;
   };

@@ -1,0 +1,276 @@
+// The first view of a lesson on a slow device (issue 28, item 12): the text and the formula come first,
+// the formula already typeset (site/formula-plugin.js does it at build time, so no page ever shows raw
+// TeX or loads KaTeX's script), and while attnlab's module and the lesson's model load the lesson body
+// says so. The module's .wasm is held back by the test to see that moment; the pages are served with
+// the site's policy (csp.js), which the formula's nodes must not break.
+// SITE_DIST=folder runs it on another build (default site/dist).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+
+import katex from 'katex';
+
+import { serverHeaders } from '../../site/csp.js';
+import { formulaPlugin, typesetLesson } from '../../site/formula-plugin.js';
+import { LESSONS } from '../../site/src/lessons.js';
+import { launch } from './browser.js';
+import { SCREENSHOTS } from './lesson-page.js';
+import { serve } from './static-server.js';
+
+const DIST = process.env.SITE_DIST ?? new URL('../../site/dist/', import.meta.url).pathname;
+const lessonSource = (slug) => readFileSync(new URL(`../../site/src/lessons/${slug}.js`, import.meta.url), 'utf8');
+// The TeX as the lesson writes it, read from its source (null: the lesson has no formula).
+const texOf = (slug) => lessonSource(slug).match(/^\s*formula: String\.raw`([^`]*)`/m)?.[1] ?? null;
+const WASM_MESSAGE = 'Loading attnlab’s WebAssembly module…';
+
+// A lesson module's source after the plugin, imported as a module: its default export.
+const evaluate = async (code) => (await import(`data:text/javascript,${encodeURIComponent(code)}`)).default;
+
+describe('formulas typeset at build time (site/formula-plugin.js)', () => {
+  test('a lesson\'s String.raw formula becomes { tex, tree }: KaTeX\'s output, its TeX in the MathML annotation', async () => {
+    const tex = String.raw`\begin{gathered}\frac{QK^\top}{\sqrt{d_k}}\\` + '\n' + String.raw`\text{a < b}\end{gathered}`;
+    const code = `export default {\n  title: 'x',\n  formula: String.raw\`${tex}\`,\n  after: 'y',\n};\n`;
+    const out = typesetLesson(code, 'lessons/x.js');
+    assert.equal(out.split('\n').length, code.split('\n').length, 'the lines after the formula keep their numbers');
+    const lesson = await evaluate(out);
+    assert.equal(lesson.after, 'y');
+    assert.equal(lesson.formula.tex, tex);
+    const [tag, attributes] = lesson.formula.tree;
+    assert.equal(tag, 'span');
+    assert.equal(attributes.class, 'katex-display');
+    const annotation = [];
+    const find = (node) => {
+      if (typeof node === 'string') return;
+      if (node[0] === 'annotation') annotation.push(node);
+      node.slice(2).forEach(find);
+    };
+    find(lesson.formula.tree);
+    assert.equal(annotation.length, 1);
+    assert.deepEqual(annotation[0][1], { encoding: 'application/x-tex' });
+    assert.deepEqual(annotation[0].slice(2), [lesson.formula.tex], 'the TeX, its < unescaped');
+    assert.equal(typesetLesson('export default { formula: null };', 'x.js'), null, 'formula: null is left alone');
+  });
+
+  test('refuses, naming the file and line: a ${} substitution, TeX KaTeX cannot typeset, a formula that is not a literal', () => {
+    const plugin = formulaPlugin();
+    const context = { error(message) { throw new Error(message); } };
+    const file = '/repo/site/src/lessons/bad.js';
+    const run = (formula) => () => plugin.transform.call(context, `lessonPage({\n  slug: 'bad',\n  formula: ${formula},\n});\n`, file);
+    assert.throws(run('String.raw`\\frac{${a}}{b}`'), /bad\.js:3: the formula has a \$\{…\} substitution/);
+    assert.throws(run('String.raw`\\frac{a}{`'), /bad\.js:3: KaTeX cannot typeset the formula: KaTeX parse error/);
+    assert.throws(run('String.raw`\\notacommand`'), /bad\.js:3: KaTeX cannot typeset/);
+    assert.throws(run("'x^2'"), /bad\.js:3: a lesson's formula must be a String\.raw/);
+    assert.throws(run('TEX'), /bad\.js:3: a lesson's formula must be a String\.raw/);
+    assert.equal(plugin.transform.call(context, 'const formula = 1;', '/repo/site/src/page.js'), null, 'only lesson modules');
+  });
+});
+
+describe('the first view of every lesson', () => {
+  let server;
+  let browser;
+  const shown = {};  // slug → the .formula's markup as the page built it
+
+  before(async () => {
+    server = await serve(DIST, 0, { headers: serverHeaders() });
+    browser = await launch();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  // Opens a lesson with every .wasm request held (and, with holdModels, the model files too):
+  // letWasm() lets the held ones go on and holds later ones, release() lets everything go. Records
+  // page errors, console errors (CSP violations among them) and the script responses.
+  async function openHeld(slug, { width = 1200, height = 900, holdModels = false } = {}) {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    const problems = [];
+    const scripts = [];
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    page.on('response', (r) => { if (r.request().resourceType() === 'script') scripts.push(r); });
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP: ${e.effectiveDirective} ${e.sample}`));
+    });
+    const held = { wasm: [], models: [] };
+    let holding = true;
+    const hold = (kind, pattern) => context.route(pattern, (route) => (holding ? held[kind].push(route) : route.continue()));
+    await hold('wasm', /\.wasm$/);
+    if (holdModels) await hold('models', /\.(safetensors|jsonl?|txt)$/);
+    // letGo(kind): lets what is held go on, holding what is asked for later; release(): lets everything go.
+    const letGo = async (kind) => { for (const route of held[kind].splice(0)) await route.continue(); };
+    const release = async () => {
+      holding = false;
+      await letGo('wasm');
+      await letGo('models');
+    };
+    await page.goto(`${server.url}/lessons/${slug}.html`);
+    return { context, page, problems, scripts, release, letWasm: () => letGo('wasm') };
+  }
+
+  // Waits until the lesson is interactive; on a timeout, says what the page showed.
+  const ready = async (page, problems = []) => {
+    try {
+      await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    } catch (error) {
+      const showing = await page.evaluate(() => document.querySelector('main')?.innerText.slice(-300)).catch(() => '?');
+      throw new Error(`not ready: ${error.message}; problems: ${problems.join(' | ')}; the page ends: ${showing}`);
+    }
+  };
+
+  const loadingState = (page) => page.locator('section.lesson-body[aria-busy="true"] > .lesson-loading[role="status"]');
+
+  for (const { slug } of LESSONS) {
+    test(`${slug}: the h1 comes with the formula typeset (never its TeX), a loading state until the module is in, no KaTeX script`, async () => {
+      const tex = texOf(slug);
+      const { context, page, problems, scripts, release } = await openHeld(slug);
+      await page.locator('main h1').waitFor();
+      const first = await page.evaluate(() => ({
+        formulas: document.querySelectorAll('main .formula').length,
+        typeset: document.querySelectorAll('main .formula > .katex-display > .katex > .katex-html').length,
+        annotation: document.querySelector('main .formula annotation[encoding="application/x-tex"]')?.textContent ?? null,
+        code: document.querySelectorAll('main .formula code, .formula-source').length,
+        text: document.body.innerText,
+        markup: document.querySelector('main .formula')?.innerHTML ?? null,
+        // Each element in the namespace the HTML parser would give it: <svg> and <math> subtrees their own.
+        misplaced: [...document.querySelectorAll('main .formula *')].filter((n) => n.namespaceURI !== (n.closest('svg')
+          ? 'http://www.w3.org/2000/svg' : n.closest('math') ? 'http://www.w3.org/1998/Math/MathML' : 'http://www.w3.org/1999/xhtml'))
+          .map((n) => n.localName),
+      }));
+      if (tex === null) {
+        assert.equal(first.formulas, 0, 'a lesson without a formula shows none');
+      } else {
+        assert.equal(first.formulas, 1);
+        assert.equal(first.typeset, 1, 'the formula is typeset as soon as the h1 is on the page');
+        assert.equal(first.code, 0, 'no element holds the formula\'s source');
+        assert.equal(first.annotation, tex, 'the TeX is kept in the MathML annotation');
+        assert.deepEqual(first.misplaced, [], 'elements in the wrong namespace');
+        assert.ok(!first.text.includes(tex), 'the raw TeX is nowhere in the page\'s text');
+        shown[slug] = first.markup;
+      }
+      // The module is held: the lesson body says what it waits for.
+      const loading = loadingState(page);
+      await loading.waitFor({ state: 'visible' });
+      assert.equal(await loading.textContent(), WASM_MESSAGE);
+      assert.ok((await loading.boundingBox()).height > 40, 'the loading state takes visible room');
+      await release();
+      await ready(page, problems);
+      assert.equal(await page.locator('.lesson-loading').count(), 0, 'the loading state is gone when the lesson is ready');
+      assert.equal(await page.locator('section.lesson-body').getAttribute('aria-busy'), null);
+      assert.ok(await page.locator('section.lesson-body').evaluate((s) => s.children.length > 0), 'the lesson body is built');
+      for (const response of scripts) {
+        const body = await response.text().catch(() => '');
+        assert.ok(!body.includes('KaTeX parse error'), `KaTeX's script was fetched: ${response.url()}`);
+      }
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+  }
+
+  test('each formula on the page is KaTeX\'s own rendering of the lesson\'s TeX (same elements, attributes, styles, text)', async () => {
+    const slugs = Object.keys(shown);
+    assert.ok(slugs.length >= 18, `formulas seen: ${slugs}`);
+    const page = await browser.newPage();  // about:blank: no policy, so both can be parsed as HTML
+    for (const slug of slugs) {
+      const expected = katex.renderToString(texOf(slug), { displayMode: true, output: 'htmlAndMathml', throwOnError: true });
+      const differences = await page.evaluate(([a, b]) => {
+        const parse = (html) => {
+          const div = document.createElement('div');
+          div.innerHTML = html;
+          return div;
+        };
+        const out = [];
+        const compare = (x, y, path) => {
+          if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName || x.namespaceURI !== y.namespaceURI) {
+            out.push(`${path}: ${x.nodeName} vs ${y.nodeName}`);
+            return;
+          }
+          if (x.nodeType === Node.TEXT_NODE) {
+            if (x.data !== y.data) out.push(`${path}: “${x.data}” vs “${y.data}”`);
+            return;
+          }
+          const attributes = (n) => [...n.attributes].filter((at) => at.name !== 'xmlns' && at.name !== 'style')
+            .map((at) => `${at.name}=${at.value}`).sort().join(' ');
+          if (attributes(x) !== attributes(y)) out.push(`${path}: [${attributes(x)}] vs [${attributes(y)}]`);
+          if ((x.style?.cssText ?? '') !== (y.style?.cssText ?? '')) out.push(`${path}: style ${x.style.cssText} vs ${y.style.cssText}`);
+          // KaTeX's markup writes adjacent MathML text nodes as one string; the parser makes one node too.
+          if (x.childNodes.length !== y.childNodes.length) {
+            out.push(`${path}: ${x.childNodes.length} vs ${y.childNodes.length} children`);
+            return;
+          }
+          x.childNodes.forEach((c, i) => compare(c, y.childNodes[i], `${path}/${c.nodeName}[${i}]`));
+        };
+        compare(parse(a), parse(b), '');
+        return out.slice(0, 5);
+      }, [shown[slug], expected]);
+      assert.deepEqual(differences, [], slug);
+    }
+    await page.close();
+  });
+
+  test('a lesson\'s model: the loading state names it while it loads (the “it” model, attnlab-kjv, training)', async () => {
+    const cases = [['why-attention', 'Loading the trained “it” model (its module and weights)…'],
+      ['tokens', 'Loading attnlab-kjv, the GPT attnlab trained (its module and weights)…']];
+    for (const [slug, message] of cases) {
+      const { context, page, problems, release, letWasm } = await openHeld(slug, { holdModels: true });
+      const loading = loadingState(page);
+      await loading.waitFor({ state: 'visible' });
+      assert.equal(await loading.textContent(), WASM_MESSAGE);
+      await letWasm();  // the main module; the model's own module and its files stay held
+      await page.waitForFunction((m) => document.querySelector('.lesson-loading')?.textContent === m, message, { timeout: 30000 });
+      assert.equal(await page.locator('section.lesson-body').getAttribute('aria-busy'), 'true');
+      await release();
+      await ready(page, problems);
+      assert.equal(await page.locator('.lesson-loading').count(), 0);
+      assert.deepEqual(problems, []);
+      await context.close();
+    }
+    // The training lesson loads the training module once the main one is in.
+    const { context, page, problems, release, letWasm } = await openHeld('watch-it-learn');
+    await loadingState(page).waitFor({ state: 'visible' });
+    await letWasm();
+    await page.waitForFunction(() => document.querySelector('.lesson-loading')?.textContent === 'Loading attnlab’s training module…',
+      null, { timeout: 30000 });
+    await release();
+    await ready(page, problems);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('at 390 px and on a desktop (screenshots while loading and of the formula): the formula fits its box (scrolling inside it, not the page), and copying it gives the TeX', async () => {
+    for (const [width, height, suffix] of [[390, 844, '-390px'], [1200, 900, '']]) {
+      for (const slug of ['why-attention', 'encoder', 'watch-it-learn']) {
+        const { context, page, problems, release } = await openHeld(slug, { width, height });
+        await loadingState(page).waitFor({ state: 'visible' });
+        await page.screenshot({ path: `${SCREENSHOTS}first-view-${slug}-loading${suffix}.png`, fullPage: true });
+        await release();
+        await ready(page, problems);
+        await page.evaluate(() => document.fonts.ready);
+        const fit = await page.evaluate(() => {
+          const formula = document.querySelector('main .formula');
+          const glyphs = formula.querySelector('.katex-html').getBoundingClientRect();
+          return { pageOverflow: document.documentElement.scrollWidth - window.innerWidth, glyphsHeight: glyphs.height,
+            fontsFailed: [...document.fonts].filter((f) => f.family.startsWith('KaTeX') && f.status === 'error').length };
+        });
+        assert.ok(fit.pageOverflow <= 0, `${slug} at ${width} px: the page scrolls sideways by ${fit.pageOverflow}px`);
+        assert.ok(fit.glyphsHeight > 20, `${slug}: the formula has height ${fit.glyphsHeight}`);
+        assert.equal(fit.fontsFailed, 0);
+        await page.locator('main .formula').screenshot({ path: `${SCREENSHOTS}first-view-${slug}-formula${suffix}.png` });
+        const copied = await page.evaluate(() => {
+          const range = document.createRange();
+          range.selectNodeContents(document.querySelector('main .formula .katex-html'));
+          document.getSelection().removeAllRanges();
+          document.getSelection().addRange(range);
+          const event = new ClipboardEvent('copy', { clipboardData: new DataTransfer(), bubbles: true, cancelable: true });
+          document.querySelector('main .formula .katex-html').dispatchEvent(event);
+          return event.clipboardData.getData('text/plain');
+        });
+        assert.equal(copied, texOf(slug), `${slug}: copying the formula gives its TeX`);
+        assert.deepEqual(problems, []);
+        await context.close();
+      }
+    }
+  });
+});
