@@ -57,6 +57,23 @@ export function bestHead(m) {
   return { layer: Math.floor(best / m.cols), head: best % m.cols, score: m.data[best] };
 }
 
+// The position each row's weight is largest at, as a short description of what the head does here.
+export function describeHead(weights) {
+  const n = weights.rows;
+  let previous = 0, first = 0, self = 0;
+  for (let i = 1; i < n; i++) {
+    const row = weights.data.subarray(i * n, i * n + i + 1);
+    let best = 0;
+    for (let j = 1; j <= i; j++) if (row[j] > row[best]) best = j;
+    if (best === i - 1) previous++;
+    else if (best === 0) first++;
+    else if (best === i) self++;
+  }
+  const share = (count) => formatNumber((100 * count) / Math.max(1, n - 1), 0);
+  return `From positions 1 … ${n - 1}, its largest weight is on the previous token in ${share(previous)}% of rows, ` +
+    `on the first token in ${share(first)}%, on the token itself in ${share(self)}%.`;
+}
+
 export const nats = (x) => `${formatNumber(x, 2)} nats`;
 
 // A layers × heads grid with "Head h" and "Layer l" titles; cell(layer, head) makes each cell's node.

@@ -140,6 +140,34 @@ describe('the site', () => {
     await self.page.close();
   });
 
+  test('multi-head: the trained model\'s heads beside the random ones, its numbers the package\'s', async () => {
+    const sentence = 'In the beginning God created the heaven and the earth.';
+    const { page, problems } = await open(browser, `${server.url}/lessons/multi-head.html?sentence=${encodeURIComponent(sentence)}`);
+    assert.equal(await heatmapData(page, 'Trained: layer 0, head 0'), null, 'the 5 MB model waits to be asked for');
+    await page.getByRole('button', { name: /Load attnlab’s trained model/ }).click();
+    await page.waitForFunction(() => document.querySelector('.trained-heads attn-heatmap')?.matrix);
+    const { model, tokenizer } = await lab.loadBuiltinModel();
+    const ids = tokenizer.encode(sentence);
+    const { attention } = model.forward(ids, { attention: true, logits: 'none' });
+    const { numHeads } = model.config;
+    for (const layer of [0, 2]) {
+      if (layer > 0) {
+        await page.getByLabel('Layer of the trained model').selectOption(String(layer));
+        await page.waitForFunction((l) => new URLSearchParams(location.search).get('layer') === String(l), layer);
+      }
+      for (let h = 0; h < numHeads; h++) {
+        const shown = await heatmapData(page, `Trained: layer ${layer}, head ${h}`);
+        assert.deepEqual(shown.data, Array.from(attention[layer][h].data), `layer ${layer}, head ${h}`);
+        assert.equal(shown.rowLabels.length, ids.length);
+      }
+    }
+    assert.match(await page.textContent('.trained-heads'), /its largest weight is on the previous token in \d+% of rows/);
+    model.dispose();
+    tokenizer.dispose();
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('masking: 0 real tokens is honoured (weights 0, not NaN); a value the page cannot use is changed and said beside the box', async () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/masking.html?mask=padding`);
     const box = page.getByLabel('Real tokens (padding mask)');
@@ -149,6 +177,10 @@ describe('the site', () => {
     assert.match(await page.textContent('main'), /Every key is padding: .* every weight is exactly 0\.0/);
     const weights = await page.evaluate(() => Array.from(document.querySelectorAll('attn-heatmap')[1].matrix.data));
     assert.ok(weights.every((w) => w === 0), 'every weight 0');
+    // The mask is printed as the 0s and 1s it is, not 0.00 and 1.00.
+    const maskTexts = await page.evaluate(() => [...document.querySelectorAll('attn-heatmap')[0].shadowRoot.querySelectorAll('.values text')]
+      .map((t) => t.textContent));
+    assert.ok(maskTexts.length > 0 && maskTexts.every((t) => t === '0' || t === '1'), maskTexts.join(' '));
     await box.fill('40');
     await box.dispatchEvent('change');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('valid') === '32');

@@ -2,29 +2,13 @@
 // package's <attn-model-view> (small multiples on the one weight scale, a hover linked across heads;
 // choosing one enlarges it with the tokens on its axes), and the chosen layer's heads as lines from
 // token to token in <attn-head-view>.
-import { el, formatNumber } from '../dom.js';
+import { el } from '../dom.js';
+import { describeHead } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import { panel, sentenceInput } from '../views.js';
 
 const DEFAULT_PROMPT = 'And God said, Let there be light: and there was light. And God saw the light, that it was good.';
-
-// The position each row's weight is largest at, as a short description of what the head does here.
-function describeHead(weights) {
-  const n = weights.rows;
-  let previous = 0, first = 0, self = 0;
-  for (let i = 1; i < n; i++) {
-    const row = weights.data.subarray(i * n, i * n + i + 1);
-    let best = 0;
-    for (let j = 1; j <= i; j++) if (row[j] > row[best]) best = j;
-    if (best === i - 1) previous++;
-    else if (best === 0) first++;
-    else if (best === i) self++;
-  }
-  const share = (count) => formatNumber((100 * count) / Math.max(1, n - 1), 0);
-  return `From positions 1 … ${n - 1}, its largest weight is on the previous token in ${share(previous)}% of rows, ` +
-    `on the first token in ${share(first)}%, on the token itself in ${share(self)}%.`;
-}
 
 lessonPage({
   slug: 'all-heads',

@@ -5,6 +5,7 @@ import { AttnLabError } from 'attnlab';
 import { el, field, select, shape } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
+import { trainedHeadsSection } from '../trained-heads-section.js';
 import { heatmap, panel, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
 
 const HEADS = [1, 2, 3, 4, 6, 8];  // the num_heads choices
@@ -15,7 +16,8 @@ lessonPage({
     'Multi-head attention runs several attentions side by side. d_model is split into num_heads subspaces of ' +
       'd_k = d_model / num_heads columns each: split_heads reshapes (seq, d_model) into (heads, seq, d_k), every head ' +
       'attends on its own, and combine_heads puts the results back side by side before the output projection W_o.',
-    'Each head can learn a different pattern. Try a d_model that num_heads does not divide to see why it must.',
+    'Each head can learn a different pattern: random heads cannot show that, so under them the same sentence runs ' +
+      'through a trained model. Try a d_model that num_heads does not divide to see why it must divide it.',
   ],
   formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1,\dots,\text{head}_h)\,W_o,\quad \text{head}_i = \operatorname{Attention}(XW_q^{(i)}, XW_k^{(i)}, XW_v^{(i)})`,
   // The snippets quote the page's settings.
@@ -30,6 +32,7 @@ lessonPage({
     heads: { type: 'enum', values: HEADS, default: 4 },
     mask: { type: 'enum', values: ['none', 'causal'], default: 'none' },
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
+    layer: { type: 'int', min: 0, max: 47, default: 0 },  // the trained model's layer shown
   },
   setup(ctx) {
     const { lab, state, root } = ctx;
@@ -41,13 +44,14 @@ lessonPage({
     const average = heatmap({ caption: 'Average over heads (PyTorch’s default return)', rowTitle: 'Query', colTitle: 'Key' });
     average.setAttribute('link', 'heads');
     let headMaps = [];
+    const trained = trainedHeadsSection(ctx);
     root.append(
       el('div', { class: 'controls' },
         sentenceBox, tokensField(ctx),
         field('d_model', select([8, 12, 16, 32, 64].map((d) => [d, String(d)]), state.dModel, (d) => ctx.set({ dModel: Number(d) }))),
         field('num_heads', select(HEADS.map((h) => [h, String(h)]), state.heads, (h) => ctx.set({ heads: Number(h) }))),
         field('Mask', select([['none', 'none'], ['causal', 'causal']], state.mask, (mask) => ctx.set({ mask })))),
-      chips, shapes, heads, el('h2', { text: 'Per-head vs averaged' }), panel(null, average));
+      chips, shapes, heads, el('h2', { text: 'Per-head vs averaged' }), panel(null, average), trained.node);
     return () => {
       const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sentenceBox });
       tokenChips(tokens, chips);
@@ -83,6 +87,7 @@ lessonPage({
       // Every head on the site's one weight scale ([0, 1]): the same colour means the same weight side by side.
       headMaps.forEach((m, h) => Object.assign(m, { rowLabels: tokens, colLabels: tokens, matrix: weights[h] }));
       Object.assign(average, { rowLabels: tokens, colLabels: tokens, matrix: averageWeights });
+      trained.update();
     };
   },
 });
