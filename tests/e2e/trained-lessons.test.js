@@ -97,6 +97,24 @@ describe('the trained-model lessons', () => {
     await page.close();
   });
 
+  test('next token: a repetition penalty pushes down the prompt\'s tokens, as the package\'s sample does', async () => {
+    const prompt = 'And God said, Let there be light: and there was light. And God said, Let there be';
+    const { page, problems } = await open(browser, `${server.url}/lessons/next-token.html?prompt=${encodeURIComponent(prompt)}&penalty=150`);
+    const ids = tokenizer.encode(prompt);
+    const last = model.forward(ids, { logits: 'last' }).logits.data;
+    const p = lab.sample(last, { temperature: 1, repetitionPenalty: 1.5, context: ids }).probabilities;
+    const plain = lab.sample(last, { temperature: 1 }).probabilities;
+    const byP = (q) => Array.from(q.keys()).sort((a, b) => q[b] - q[a] || a - b).slice(0, 10);
+    assert.notDeepEqual(byP(p), byP(plain), 'this prompt\'s top tokens change under the penalty');
+    assert.deepEqual((await barLabels(page, 1)).slice(0, 10), byP(p).map((id) => label(tokenizer, id)));
+    const inPrompt = byP(plain).filter((id) => ids.includes(id)).length;
+    assert.match(await page.textContent('.explain'), new RegExp(`Penalty 1\\.5: ${inPrompt} \\(`));
+    assert.match(await page.textContent('main'), /repetitionPenalty: 1\.5, context: ids/);
+    assert.match(await page.textContent('main'), /repetition_penalty=1\.5/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('next token: appending the drawn token updates the Prompt box, the URL and the bars together', async () => {
     const prompt = 'And God said, Let there be';
     const { page, problems } = await open(browser, `${server.url}/lessons/next-token.html?prompt=${encodeURIComponent(prompt)}&temperature=0`);

@@ -31,7 +31,7 @@ lessonPage({
     const attention = attentionCache(lab);
     const chips = tokenChips([]);
     const check = el('p', { class: 'explain', 'aria-live': 'polite' });
-    const maskMap = heatmap({ caption: 'Mask (1 = may attend)', rowTitle: 'Query', colTitle: 'Key' });
+    const maskMap = heatmap({ caption: 'Mask (1 = may attend)', rowTitle: 'Query', colTitle: 'Key', decimals: 0 });  // 0 and 1, not 0.00
     const weightsMap = heatmap({ caption: 'Attention weights', rowTitle: 'Query', colTitle: 'Key' });
     // What the learner typed is used as it is when it can be; otherwise the page says, beside the box,
     // what it used instead and why.

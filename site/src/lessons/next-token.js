@@ -1,5 +1,6 @@
 // Trained model, lesson 2: the next token. The model's distribution after the prompt, then the same
-// logits reshaped by temperature, top-k and top-p, and one seeded draw from what is left.
+// logits reshaped by a repetition penalty, temperature, top-k and top-p, and one seeded draw from what
+// is left.
 import { el, field, formatNumber, formatPercent } from '../dom.js';
 import { probabilityBars, topIds } from '../bars.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
@@ -7,6 +8,7 @@ import { lessonPage } from '../page.js';
 import { seedField, sentenceInput, slider } from '../views.js';
 
 const SHOWN = 10;
+const penalty = (state) => Number((state.penalty / 100).toFixed(2));
 
 lessonPage({
   slug: 'next-token',
@@ -18,19 +20,27 @@ lessonPage({
       'a small divisor sharpens the distribution towards its top token, a large one flattens it. Top-k keeps ' +
       'only the k most likely tokens; top-p keeps the most likely ones until their probabilities add up to p. ' +
       'What is left is renormalised and one token is drawn from it.',
+    'A repetition penalty acts first: every token already in the prompt has its logit divided by the penalty ' +
+      '(multiplied, if negative), so the model is less likely to say again what it has said — the usual cure for ' +
+      'a small model that loops.',
   ],
   formula: String.raw`p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}`,
-  pytorch: 'logits = model(ids).logits[0, -1] / temperature\nv, _ = torch.topk(logits, k); logits[logits < v[-1]] = -inf\n' +
+  pytorch: (state) => 'logits = model(ids).logits[0, -1]\n' + (state.penalty > 100
+    ? `seen = logits[ids[0]]  # repetition penalty ${penalty(state)} (HF: repetition_penalty=${penalty(state)})\n` +
+      `logits[ids[0]] = torch.where(seen < 0, seen * ${penalty(state)}, seen / ${penalty(state)})\n` : '') +
+    'logits = logits / temperature\nv, _ = torch.topk(logits, k); logits[logits < v[-1]] = -inf\n' +
     'p, order = torch.sort(torch.softmax(logits, -1), descending=True)\n' +
     'logits[order[p.cumsum(-1) - p >= top_p]] = -inf  # top-p: the fewest tokens whose probabilities reach top_p\n' +
     'probs = torch.softmax(logits, -1)\nnext_id = torch.multinomial(probs, 1, generator=torch.Generator().manual_seed(seed))',
-  call: 'const { logits } = model.forward(ids, { logits: \'last\' });  // only the last position\'s row, 1×vocab\n' +
-    'const { token, probabilities } = lab.sample(logits.data, { temperature, topK, topP, seed });',
+  call: (state) => 'const { logits } = model.forward(ids, { logits: \'last\' });  // only the last position\'s row, 1×vocab\n' +
+    'const { token, probabilities } = lab.sample(logits.data, { temperature, topK, topP, seed' +
+    `${state.penalty > 100 ? `, repetitionPenalty: ${penalty(state)}, context: ids` : ''} });`,
   schema: {
     prompt: { type: 'text', maxLength: 300, default: 'In the beginning God created the heaven and the' },
     temperature: { type: 'int', min: 0, max: 300, default: 100 },   // hundredths
     topK: { type: 'int', min: 0, max: 100, default: 0 },
     topP: { type: 'int', min: 1, max: 100, default: 100 },          // hundredths
+    penalty: { type: 'int', min: 100, max: 200, default: 100 },     // hundredths; 100 = off
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
   },
   prepare: lessonModel,
@@ -38,7 +48,7 @@ lessonPage({
     const { lab, state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
     const raw = probabilityBars('The model’s distribution (temperature 1, nothing cut): the 10 most likely tokens');
-    const shaped = probabilityBars('After temperature, top-k and top-p: the distribution the draw uses');
+    const shaped = probabilityBars('After the penalty, temperature, top-k and top-p: the distribution the draw uses');
     const scaleNote = el('p', { class: 'field-hint', text: 'Both charts share one scale: the longest bar is the largest probability shown.' });
     const summary = el('p', { class: 'explain', 'aria-live': 'polite' });
     const drawn = el('p', { class: 'readout', 'aria-live': 'polite' });
@@ -55,22 +65,33 @@ lessonPage({
           (temperature) => ctx.set({ temperature })),
         slider('Top-k', { min: 0, max: 100, value: state.topK, format: (v) => (v === 0 ? 'off' : String(v)) }, (topK) => ctx.set({ topK })),
         slider('Top-p', { min: 1, max: 100, value: state.topP, format: (v) => formatNumber(v / 100) }, (topP) => ctx.set({ topP })),
+        slider('Repetition penalty', { min: 100, max: 200, step: 5, value: state.penalty,
+          format: (v) => (v === 100 ? '1 (off)' : String(v / 100)) }, (value) => ctx.set({ penalty: value })),
         seedField(state.seed, (seed) => ctx.set({ seed })),
         el('button', { type: 'button', text: 'Draw again (next seed)', on: { click: () => ctx.set({ seed: state.seed + 1 }) } })),
       drawn, append, summary,
       el('div', { class: 'grid' }, el('div', { class: 'panel' }, raw.node), el('div', { class: 'panel' }, shaped.node)), scaleNote);
 
-    let cached = { prompt: null, last: null, n: 0 };
+    let cached = { prompt: null, last: null, ids: [] };
+    // Which of the model's most likely tokens the penalty pushed down: those already in the prompt.
+    const penaltyNote = (rawTop) => {
+      if (state.penalty <= 100) return '';
+      const seen = new Set(cached.ids);
+      const hit = rawTop.filter((id) => seen.has(id)).map((id) => `“${tokenLabel(tokenizer, id)}”`);
+      return `Penalty ${penalty(state)}: ${hit.length === 0 ? 'none' : `${hit.length} (${hit.join(', ')})`} of the model’s ` +
+        `${SHOWN} most likely tokens ${hit.length === 1 ? 'is' : 'are'} in the prompt and pushed down. `;
+    };
     return () => {
       // The box, the URL and the model's prompt are one text (the append button changes the state).
       if (promptBox.value !== state.prompt) promptBox.value = state.prompt;
       if (cached.prompt !== state.prompt) {
         const { ids } = promptIds(tokenizer, model, state.prompt, 'In the beginning');
         const { logits } = model.forward(ids, { logits: 'last' });
-        cached = { prompt: state.prompt, last: logits.data, n: ids.length };
+        cached = { prompt: state.prompt, last: logits.data, ids };
       }
       const plain = lab.sample(cached.last, { temperature: 1 }).probabilities;
-      const options = { temperature: state.temperature / 100, topK: state.topK, topP: state.topP / 100, seed: state.seed };
+      const options = { temperature: state.temperature / 100, topK: state.topK, topP: state.topP / 100, seed: state.seed,
+        ...(state.penalty > 100 ? { repetitionPenalty: penalty(state), context: cached.ids } : {}) };
       const { token, probabilities } = lab.sample(cached.last, options);
       chosen = token;
       const rawTop = topIds(plain, SHOWN), shapedTop = topIds(probabilities, SHOWN).filter((id) => probabilities[id] > 0);
@@ -83,7 +104,8 @@ lessonPage({
       drawn.textContent = `Seed ${state.seed} draws “${tokenLabel(tokenizer, token)}” (probability ${formatPercent(probabilities[token])} ` +
         `after reshaping, ${formatPercent(plain[token])} before)` +
         (drawnShown ? '.' : `: a rare draw, outside the ${SHOWN} most likely tokens, added as the last bar.`);
-      summary.textContent = `${cached.n} prompt tokens. ${kept.toLocaleString('en')} of ${plain.length.toLocaleString('en')} tokens can still be drawn. ` +
+      summary.textContent = `${cached.ids.length} prompt tokens. ${kept.toLocaleString('en')} of ${plain.length.toLocaleString('en')} tokens can still be drawn. ` +
+        penaltyNote(rawTop) +
         (state.temperature === 0 ? 'Temperature 0 is greedy decoding: the top token always wins.'
           : state.temperature < 100 ? `T = ${formatNumber(state.temperature / 100)} < 1 sharpens: the top token's share grows.`
             : state.temperature > 100 ? `T = ${formatNumber(state.temperature / 100)} > 1 flattens: unlikely tokens get drawn more often.`
