@@ -24,6 +24,7 @@
 #include "attnlab/tensor/rng.hpp"
 #include "attnlab/attention/softmax.hpp"
 #include "attnlab/training/tasks.hpp"
+#include "attnlab/tensor/tensor.hpp"
 #include "attnlab/tensor/threads.hpp"
 #include "attnlab/text/tokenizer.hpp"
 #include "attnlab/tensor/trace.hpp"
