@@ -63,6 +63,17 @@ TEST(TensorBroadcast, MismatchIsAnError) {
                "broadcast_shapes: (1, 1, 1, 1, 1, 1) has 6 dims; a Tensor has at most 5");
 }
 
+TEST(TensorBroadcast, BroadcastsToOneWay) {
+  // A mask must broadcast to the scores themselves: only its own dims may be 1 or missing.
+  EXPECT_TRUE(broadcasts_to({1, 1, 4, 4}, {2, 8, 4, 4}));
+  EXPECT_TRUE(broadcasts_to({4, 4}, {2, 8, 4, 4}));
+  EXPECT_TRUE(broadcasts_to({2, 1, 1, 4}, {2, 8, 4, 4}));
+  EXPECT_TRUE(broadcasts_to({2, 8, 4, 4}, {2, 8, 4, 4}));
+  EXPECT_FALSE(broadcasts_to({1, 1, 10, 9}, {2, 8, 10, 10}));
+  EXPECT_FALSE(broadcasts_to({2, 8, 4, 4}, {1, 8, 4, 4}));  // broadcast_shapes would give (2, 8, 4, 4)
+  EXPECT_FALSE(broadcasts_to({1, 2, 8, 4, 4}, {2, 8, 4, 4}));  // more dims
+}
+
 TEST(TensorConstruction, ZerosDataAndStrides) {
   const Tensor zeros(Shape{2, 3});
   EXPECT_EQ(zeros.shape(), (Shape{2, 3}));

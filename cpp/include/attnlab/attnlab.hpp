@@ -5,6 +5,7 @@
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/layers/attention_layer.hpp"
 #include "attnlab/attention/backward.hpp"
+#include "attnlab/attention/batched_attention.hpp"
 #include "attnlab/attention/dropout.hpp"
 #include "attnlab/layers/embedding.hpp"
 #include "attnlab/layers/encoder_layer.hpp"

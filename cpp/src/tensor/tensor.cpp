@@ -142,6 +142,14 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
   return result;
 }
 
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const std::size_t lead = to.size() - from.size();
+  for (std::size_t d = 0; d < from.size(); ++d)
+    if (from[d] != 1 && from[d] != to[lead + d]) return false;
+  return true;
+}
+
 Tensor::Tensor(Shape shape) {
   const std::int64_t numel = checked_numel("Tensor", "shape", shape);
   detail::require_within_budget("Tensor", 1, static_cast<double>(numel), 1, "the elements");

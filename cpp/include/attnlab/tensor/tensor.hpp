@@ -33,6 +33,9 @@ std::string shape_text(const Shape& shape);
 // dim counts as 1); each pair must be equal or one of them 1, and the result takes the larger.
 //   (2, 8, 10, 10) and (1, 1, 10, 10) → (2, 8, 10, 10);  (4, 1) and (3,) → (4, 3);  (2, 3) and (4,) → Error.
 Shape broadcast_shapes(const Shape& a, const Shape& b);
+// Whether `from` broadcasts to `to` itself (torch.expand's rule, and what a mask must do against the
+// scores): `to` has at least as many dims, and each of from's trailing dims equals to's or is 1.
+bool broadcasts_to(const Shape& from, const Shape& to);
 
 class Tensor {
  public:
