@@ -4,6 +4,7 @@
 #include "attnlab/layers/activation.hpp"
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/layers/attention_layer.hpp"
+#include "attnlab/layers/batched_multi_head_attention.hpp"
 #include "attnlab/attention/backward.hpp"
 #include "attnlab/attention/batched_attention.hpp"
 #include "attnlab/attention/dropout.hpp"

@@ -1,0 +1,150 @@
+#include "attnlab/layers/batched_multi_head_attention.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "attnlab/attention/batched_attention.hpp"
+#include "tensor/checks.hpp"
+
+namespace attnlab {
+
+namespace {
+
+constexpr const char* kFunction = "multi_head_attention_forward";
+
+// t must be (batch, seq, d_model) with finite values: "x (2, 10, 500) does not match d_model 512".
+void require_sequences(const char* name, const Tensor& t, int d_model) {
+  if (t.empty()) detail::fail(kFunction, name, " is empty (default-constructed)");
+  if (t.rank() != 3)
+    detail::fail(kFunction, name, " ", shape_text(t), " must be (batch, seq, d_model) = (batch, seq, ", d_model, ")");
+  if (t.size(-1) != d_model) detail::fail(kFunction, name, " ", shape_text(t), " does not match d_model ", d_model);
+  const std::vector<float> values = t.to_vector();
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i])) {
+      const std::int64_t flat = static_cast<std::int64_t>(i), d = t.size(2), n = t.size(1);
+      detail::fail(kFunction, name, " ", shape_text(t), " holds ", values[i], " at ",
+                   shape_text(Shape{flat / (d * n), flat / d % n, flat % d}), " (inputs must be finite)");
+    }
+}
+
+// A Linear applied to every position: (batch, n, in) → (batch, n, out), as one [batch·n × in] GEMM.
+Matrix project(const Linear& linear, const Tensor& t) {
+  return linear.forward(t.reshape({t.size(0) * t.size(1), t.size(2)}).matrix());
+}
+
+// t[0], t[1], … along the first dim (torch.unbind), each a contiguous copy.
+std::vector<Tensor> unbind(const Tensor& t) {
+  const std::vector<float> values = t.contiguous().to_vector();
+  const Shape rest(t.shape().begin() + 1, t.shape().end());
+  const std::size_t count = values.size() / static_cast<std::size_t>(t.size(0));
+  std::vector<Tensor> parts;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(t.size(0)); ++i)
+    parts.emplace_back(rest, std::vector<float>(values.begin() + static_cast<std::ptrdiff_t>(i * count),
+                                                values.begin() + static_cast<std::ptrdiff_t>((i + 1) * count)));
+  return parts;
+}
+
+// The checks that do not depend on whether the call is self- or cross-attention.
+void check_layer_and_masks(const MultiHeadAttention& mha, std::int64_t batch, std::int64_t n_q, std::int64_t n_k,
+                           const BatchedMultiHeadOptions& options) {
+  if (mha.config().positions != PositionalScheme::none)
+    detail::fail(kFunction, "rotary and ALiBi positions are not supported yet (the layer's positions must be none)");
+  if (mha.training() && mha.config().dropout > 0.0f && !options.rng)
+    detail::fail(kFunction, "the layer is training with dropout ", mha.config().dropout,
+                 ": pass options.rng for the dropout draws (or call train(false))");
+  const Shape weights{batch, mha.num_heads(), n_q, n_k};
+  if (options.mask && !options.mask->empty() && !broadcasts_to(options.mask->shape(), weights))
+    detail::fail(kFunction, "mask ", shape_text(*options.mask), " does not broadcast to the weights (batch, heads, n_q, n_k) = ",
+                 shape_text(weights));
+  if (options.key_padding_mask && !options.key_padding_mask->empty() &&
+      options.key_padding_mask->shape() != Shape{batch, n_k})
+    detail::fail(kFunction, "key_padding_mask ", shape_text(*options.key_padding_mask), " must be (batch, n_k) = ",
+                 shape_text(Shape{batch, n_k}));
+}
+
+}  // namespace
+
+BatchedMultiHeadOutput multi_head_attention_forward(const MultiHeadAttention& mha, const Tensor& x,
+                                                    const BatchedMultiHeadOptions& options) {
+  return multi_head_attention_forward(mha, x, x, x, options);
+}
+
+BatchedMultiHeadOutput multi_head_attention_forward(const MultiHeadAttention& mha, const Tensor& query,
+                                                    const Tensor& key, const Tensor& value,
+                                                    const BatchedMultiHeadOptions& options) {
+  // query (batch, n_q, d_model), key and value (batch, n_k, d_model) → output (batch, n_q, d_model),
+  // weights (batch, heads, n_q, n_k)
+  const int d_model = mha.d_model(), heads = mha.num_heads(), d_k = mha.d_k();
+  const bool self = &query == &key && &key == &value;
+  require_sequences(self ? "x" : "query", query, d_model);
+  if (!self) {
+    require_sequences("key", key, d_model);
+    require_sequences("value", value, d_model);
+    if (key.size(0) != query.size(0) || value.size(0) != query.size(0))
+      detail::fail(kFunction, "query ", shape_text(query), ", key ", shape_text(key), " and value ", shape_text(value),
+                   " must have the same batch size");
+    if (value.size(1) != key.size(1))
+      detail::fail(kFunction, "value ", shape_text(value), " but key ", shape_text(key), " (n_k must match)");
+  }
+  const std::int64_t batch = query.size(0), n_q = query.size(1), n_k = key.size(1);
+  check_layer_and_masks(mha, batch, n_q, n_k, options);
+
+  Tensor q, k, v;  // each (batch, heads, seq, d_k)
+  if (self) {
+    // 1. qkv = x·in_proj_weightᵀ + in_proj_bias   (batch·seq, 3·d_model): W_q's d_model outputs, then
+    //    W_k's, then W_v's (the three Linears side by side are PyTorch's fused in_proj, row for row).
+    Matrix qkv_rows(batch * n_q, 3 * d_model);
+    qkv_rows << project(mha.q_proj(), query), project(mha.k_proj(), query), project(mha.v_proj(), query);
+    const Tensor qkv = Tensor(qkv_rows).view({batch, n_q, 3 * d_model});  // (batch, seq, 3·d_model)
+    // 2. view (batch, seq, 3, heads, d_k): column c is part c / d_model (q, k, v), head (c % d_model) / d_k.
+    // 3. permute (3, batch, heads, seq, d_k): part first, then each part in the tutorials' head layout.
+    const Tensor parts = qkv.view({batch, n_q, 3, heads, d_k}).permute({2, 0, 3, 1, 4});
+    const std::vector<Tensor> qkv_parts = unbind(parts);  // q, k, v = parts[0], parts[1], parts[2]
+    q = qkv_parts[0];
+    k = qkv_parts[1];
+    v = qkv_parts[2];
+  } else {
+    // 1–3 for cross-attention: each input through its own projection, then split into heads:
+    //    (batch, n, d_model) → view (batch, n, heads, d_k) → transpose(1, 2) → (batch, heads, n, d_k).
+    const auto heads_of = [&](const Linear& projection, const Tensor& t) {
+      return Tensor(project(projection, t)).view({batch, t.size(1), heads, d_k}).transpose(1, 2);
+    };
+    q = heads_of(mha.q_proj(), query);
+    k = heads_of(mha.k_proj(), key);
+    v = heads_of(mha.v_proj(), value);
+  }
+
+  // 4. Batched SDPA: weights (batch, heads, n_q, n_k), per-head outputs (batch, heads, n_q, d_k).
+  const bool dropping = mha.training() && mha.config().dropout > 0.0f;
+  const BatchedAttentionResult attended = scaled_dot_product_attention(
+      q, k, v,
+      {.mask = options.mask,
+       .mask_kind = options.mask_kind,
+       .causal = options.causal,
+       .key_padding_mask = options.key_padding_mask,
+       .scale = std::nullopt,
+       .dropout = dropping ? mha.config().dropout : 0.0f,
+       .rng = dropping ? options.rng : nullptr});
+
+  // 5. transpose(1, 2) → (batch, n_q, heads, d_k); reshape → (batch, n_q, d_model): the heads side by side.
+  const Tensor concat = attended.output.transpose(1, 2).reshape({batch, n_q, d_model});
+  // 6. output = concat·W_oᵀ + b_o   (batch, n_q, d_model)
+  BatchedMultiHeadOutput result;
+  result.output = Tensor(project(mha.out_proj(), concat)).view({batch, n_q, d_model});
+  result.weights = attended.weights;
+
+  // The mean over heads, summed head by head in order as the 2-D forward does (the same numbers).
+  if (options.average_weights) {
+    result.average_weights = Tensor(Shape{batch, n_q, n_k});
+    for (std::int64_t b = 0; b < batch; ++b) {
+      Matrix average = Matrix::Zero(n_q, n_k);
+      for (std::int64_t h = 0; h < heads; ++h) average += result.weights.matrix(b * heads + h);
+      average /= static_cast<float>(heads);
+      result.average_weights.set_matrix(b, average);
+    }
+  }
+  return result;
+}
+
+}  // namespace attnlab
