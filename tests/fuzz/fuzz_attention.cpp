@@ -1,10 +1,12 @@
 // Fuzz target: attention and everything it is built from — softmax, scaled dot-product attention
-// (full and online-softmax), masks, positional encodings, the seeded generator. Any input must give
+// (full and online-softmax), masks, positional encodings, the seeded generator, and the N-d Tensor
+// with batched attention over it (fuzz_batched.cpp). Any input must give
 // either attnlab::Error or a result that keeps the properties checked below.
 #include <cmath>
 #include <iostream>
 #include <optional>
 
+#include "fuzz_batched.hpp"
 #include "fuzz_input.hpp"
 
 namespace attnlab::fuzz {
@@ -190,6 +192,7 @@ void fuzz_positions(FuzzInput& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab::fuzz;
-  static const FuzzCase cases[] = {fuzz_attention, fuzz_softmax, fuzz_masks, fuzz_positions};
+  static const FuzzCase cases[] = {fuzz_attention, fuzz_softmax, fuzz_masks,
+                                   fuzz_positions, fuzz_tensor, fuzz_batched_attention};
   return run_one_case(data, size, cases);
 }
