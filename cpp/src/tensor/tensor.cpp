@@ -222,12 +222,16 @@ std::int64_t Tensor::offset_of(std::span<const std::int64_t> index, const char* 
   return offset;
 }
 
+// The offset first: it refuses an empty tensor (no storage) before anything dereferences it (in
+// (*storage_)[offset_of(…)] the object is evaluated before the index, which UBSan reports).
 float& Tensor::at(std::span<const std::int64_t> index) {
-  return (*storage_)[static_cast<std::size_t>(offset_of(index, "Tensor::at"))];
+  const auto offset = static_cast<std::size_t>(offset_of(index, "Tensor::at"));
+  return (*storage_)[offset];
 }
 
 float Tensor::at(std::span<const std::int64_t> index) const {
-  return (*storage_)[static_cast<std::size_t>(offset_of(index, "Tensor::at"))];
+  const auto offset = static_cast<std::size_t>(offset_of(index, "Tensor::at"));
+  return (*storage_)[offset];
 }
 
 Tensor Tensor::view(const Shape& shape) const {
