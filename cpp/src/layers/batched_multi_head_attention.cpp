@@ -28,9 +28,14 @@ void require_sequences(const char* name, const Tensor& t, int d_model) {
     }
 }
 
-// A Linear applied to every position: (batch, n, in) → (batch, n, out), as one [batch·n × in] GEMM.
+// A Linear applied to every position: (batch, n, in) → [batch·n × out], one sequence at a time. The
+// products then have the 2-D forward's shapes, so each sequence's result is that call's bit for bit on
+// every build (one [batch·n × in] GEMM may split its sums differently: the scalar wasm build does).
 Matrix project(const Linear& linear, const Tensor& t) {
-  return linear.forward(t.reshape({t.size(0) * t.size(1), t.size(2)}).matrix());
+  const std::int64_t batch = t.size(0), n = t.size(1);
+  Matrix rows(batch * n, linear.out_features());
+  for (std::int64_t b = 0; b < batch; ++b) rows.middleRows(b * n, n) = linear.forward(t.matrix(b));
+  return rows;
 }
 
 // t[0], t[1], … along the first dim (torch.unbind), each a contiguous copy.
