@@ -16,6 +16,7 @@
 #include "attnlab/tensor/rng.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
+#include "tensor_fixture.hpp"
 
 namespace attnlab {
 namespace {
@@ -255,42 +256,8 @@ TEST(BatchedAttentionErrors, OptionsAndSliceValues) {
 // ---------------------------------------------------------------------------------------------
 // PyTorch, in the tutorials' shapes
 
-Tensor fixture_tensor(const testing::Fixture& f, const std::string& key) {
-  const nlohmann::json& t = f.json().at(key);
-  return Tensor(t.at("shape").get<Shape>(), t.at("data").get<std::vector<float>>());
-}
-
-// How far a result is from the reference: the largest |actual − expected|, that over the largest
-// |expected| (normwise), and over |expected| entry by entry where |expected| ≥ floor (an output entry
-// near 0 is a sum that cancelled, and its float32 rounding is relative to the terms, not the sum);
-// and whether every entry is within atol + rtol·|expected|.
-struct Agreement {
-  double max_absolute = 0.0, normwise = 0.0, max_relative = 0.0;
-  bool within = true;
-};
-
-Agreement compare(const Tensor& actual, const Tensor& expected, double atol, double rtol, double floor = 1e-3) {
-  EXPECT_EQ(actual.shape(), expected.shape());
-  const std::vector<float> a = actual.to_vector(), e = expected.to_vector();
-  Agreement agreement;
-  double largest = 0.0;
-  for (std::size_t i = 0; i < std::min(a.size(), e.size()); ++i) {
-    const double diff = std::fabs(static_cast<double>(a[i]) - e[i]), size = std::fabs(static_cast<double>(e[i]));
-    largest = std::max(largest, size);
-    agreement.max_absolute = std::max(agreement.max_absolute, diff);
-    if (size >= floor) agreement.max_relative = std::max(agreement.max_relative, diff / size);
-    agreement.within = agreement.within && diff <= atol + rtol * size;
-  }
-  agreement.normwise = largest > 0.0 ? agreement.max_absolute / largest : 0.0;
-  return agreement;
-}
-
-std::string describe(const Agreement& a) {
-  char text[128];
-  std::snprintf(text, sizeof text, "max abs %.3g, normwise rel %.3g, entrywise rel %.3g", a.max_absolute, a.normwise,
-                a.max_relative);
-  return text;
-}
+using testing::agreement_of;
+using testing::fixture_tensor;
 
 void expect_matches_torch(const std::string& name) {
   SCOPED_TRACE(name);
@@ -325,17 +292,17 @@ void expect_matches_torch(const std::string& name) {
   }
   const BatchedAttentionResult r = scaled_dot_product_attention(q, k, v, options);
 
-  const Agreement weights = compare(r.weights, fixture_tensor(f, "weights"), 1e-6, 1e-5);
-  const Agreement output = compare(r.output, fixture_tensor(f, "output"), 1e-6, 1e-5);
+  const testing::Agreement weights = agreement_of(r.weights, fixture_tensor(f, "weights"));
+  const testing::Agreement output = agreement_of(r.output, fixture_tensor(f, "output"));
   // Within 1e-5 relative, or 1e-6 absolute for entries near 0.
-  EXPECT_TRUE(weights.within) << describe(weights);
-  EXPECT_TRUE(output.within) << describe(output);
-  std::printf("%-28s weights: %s\n%-28s output:  %s\n", name.c_str(), describe(weights).c_str(), "",
-              describe(output).c_str());
+  EXPECT_TRUE(weights.within) << weights.describe();
+  EXPECT_TRUE(output.within) << output.describe();
+  std::printf("%-28s weights: %s\n%-28s output:  %s\n", name.c_str(), weights.describe().c_str(), "",
+              output.describe().c_str());
   if (f.has("output_combined")) {
     // Heads back together: transpose(1, 2).contiguous().view(batch, seq, d_model), as torch's reshape.
     const Tensor combined = r.output.transpose(1, 2).contiguous().view({batch, seq, d_model});
-    EXPECT_TRUE(compare(combined, fixture_tensor(f, "output_combined"), 1e-6, 1e-5).within);
+    EXPECT_TRUE(agreement_of(combined, fixture_tensor(f, "output_combined")).within);
   }
 }
 

@@ -16,6 +16,7 @@
 #include "attnlab/tensor/rng.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
+#include "tensor_fixture.hpp"
 
 namespace attnlab {
 namespace {
@@ -226,31 +227,7 @@ TEST(BatchedMultiHeadErrors, ValuesAndLayerState) {
 // ---------------------------------------------------------------------------------------------
 // nn.MultiheadAttention(batch_first=True)
 
-Tensor fixture_tensor(const testing::Fixture& f, const std::string& key) {
-  const nlohmann::json& t = f.json().at(key);
-  return Tensor(t.at("shape").get<Shape>(), t.at("data").get<std::vector<float>>());
-}
-
-// Largest |actual − expected|, that over the largest |expected| (normwise), the largest
-// |actual − expected| / |expected| over entries with |expected| ≥ 1e-3 (an entry near 0 is a sum that
-// cancelled), and whether every entry is within 1e-6 + 1e-5·|expected|.
-struct Agreement {
-  double max_absolute = 0.0, largest = 0.0, max_relative = 0.0;
-  bool within = true;
-  double normwise() const { return largest > 0.0 ? max_absolute / largest : 0.0; }
-};
-
-void add(Agreement& a, const Matrix& actual, const Matrix& expected) {
-  ASSERT_EQ(actual.rows(), expected.rows());
-  ASSERT_EQ(actual.cols(), expected.cols());
-  for (Eigen::Index i = 0; i < actual.size(); ++i) {
-    const double e = expected.data()[i], diff = std::fabs(static_cast<double>(actual.data()[i]) - e);
-    a.max_absolute = std::max(a.max_absolute, diff);
-    a.largest = std::max(a.largest, std::fabs(e));
-    if (std::fabs(e) >= 1e-3) a.max_relative = std::max(a.max_relative, diff / std::fabs(e));
-    a.within = a.within && diff <= 1e-6 + 1e-5 * std::fabs(e);
-  }
-}
+using testing::fixture_tensor;
 
 // The tutorial case's weights: (2u − 1)/32 from Rng(seed), in the script's order (exact in float32).
 MultiHeadAttentionWeights rng_weights(int d_model, std::uint64_t seed) {
@@ -287,19 +264,17 @@ void expect_matches_torch(const std::string& name) {
   const Tensor output = fixture_tensor(f, "output"), weights = fixture_tensor(f, "weights"),
                average = fixture_tensor(f, "weights_avg");
   ASSERT_EQ(output.size(0), static_cast<std::int64_t>(sequences.size()));
-  Agreement out_agreement, weight_agreement;
+  testing::Agreement out_agreement, weight_agreement;
   for (std::size_t s = 0; s < sequences.size(); ++s) {
     const std::int64_t b = sequences[s], t = static_cast<std::int64_t>(s);
-    add(out_agreement, r.output.matrix(b), output.matrix(t));
-    for (std::int64_t h = 0; h < heads; ++h) add(weight_agreement, r.weights.matrix(b * heads + h), weights.matrix(t * heads + h));
-    add(weight_agreement, r.average_weights.matrix(b), average.matrix(t));
+    out_agreement.add(r.output.matrix(b), output.matrix(t));
+    for (std::int64_t h = 0; h < heads; ++h) weight_agreement.add(r.weights.matrix(b * heads + h), weights.matrix(t * heads + h));
+    weight_agreement.add(r.average_weights.matrix(b), average.matrix(t));
   }
   EXPECT_TRUE(out_agreement.within) << out_agreement.max_absolute << " " << out_agreement.max_relative;
   EXPECT_TRUE(weight_agreement.within) << weight_agreement.max_absolute << " " << weight_agreement.max_relative;
-  std::printf("%-26s output: max abs %.3g, normwise rel %.3g, entrywise rel %.3g\n%-26s weights: max abs %.3g, "
-              "normwise rel %.3g, entrywise rel %.3g\n",
-              name.c_str(), out_agreement.max_absolute, out_agreement.normwise(), out_agreement.max_relative, "",
-              weight_agreement.max_absolute, weight_agreement.normwise(), weight_agreement.max_relative);
+  std::printf("%-26s output: %s\n%-26s weights: %s\n", name.c_str(), out_agreement.describe().c_str(), "",
+              weight_agreement.describe().c_str());
 }
 
 TEST(BatchedMultiHeadTorch, KeyPaddingOneSequenceOfLengthTwo) { expect_matches_torch("batched_mha_padding"); }
