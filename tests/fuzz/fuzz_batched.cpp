@@ -18,7 +18,9 @@ std::int64_t count(const Shape& shape) {
   return n;
 }
 
-// The index of element number `flat` of `shape` in row-major order, and back.
+// The index of element number `flat` of `shape` in row-major order, and back. Written here rather than
+// taken from the core (batched_attention.cpp has the same few lines): the reference must not share the
+// index arithmetic it checks.
 Shape unravel(std::int64_t flat, const Shape& shape) {
   Shape index(shape.size());
   for (std::size_t d = shape.size(); d-- > 0;) {
