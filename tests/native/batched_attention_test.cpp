@@ -23,15 +23,7 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// Standard normals from Rng(seed), in row-major order.
-Tensor randn_tensor(const Shape& shape, std::uint64_t seed) {
-  Rng rng(seed);
-  std::int64_t count = 1;
-  for (std::int64_t size : shape) count *= size;
-  std::vector<float> values(static_cast<std::size_t>(count));
-  for (float& x : values) x = rng.normal();
-  return Tensor(shape, values);
-}
+using testing::randn_tensor;
 
 // The tutorials' split: (batch, seq, d_model) → (batch, heads, seq, d_k).
 Tensor split_heads(const Tensor& x, std::int64_t num_heads) {

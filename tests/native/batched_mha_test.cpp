@@ -23,14 +23,7 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-Tensor randn_tensor(const Shape& shape, std::uint64_t seed) {
-  Rng rng(seed);
-  std::int64_t count = 1;
-  for (std::int64_t size : shape) count *= size;
-  std::vector<float> values(static_cast<std::size_t>(count));
-  for (float& x : values) x = rng.normal();
-  return Tensor(shape, values);
-}
+using testing::randn_tensor;
 
 // A 2-D mask [n_q×n_k] (1 = may attend) from sequence b's row of a key_padding_mask (1 = PAD).
 Matrix keep_from_padding(const Tensor& padding, std::int64_t b, std::int64_t n_q) {

@@ -1,4 +1,4 @@
-// Tensors read from the PyTorch fixtures, and how far a result is from PyTorch's: shared by the
+// Seeded random tensors, tensors read from the PyTorch fixtures, and how far a result is from PyTorch's: shared by the
 // batched attention and batched multi-head tests.
 #pragma once
 
@@ -10,10 +10,21 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/tensor/rng.hpp"
 #include "attnlab/tensor/tensor.hpp"
 #include "fixture.hpp"
 
 namespace attnlab::testing {
+
+// Standard normals from Rng(seed), in row-major order.
+inline Tensor randn_tensor(const Shape& shape, std::uint64_t seed) {
+  Rng rng(seed);
+  std::int64_t count = 1;
+  for (std::int64_t size : shape) count *= size;
+  std::vector<float> values(static_cast<std::size_t>(count));
+  for (float& x : values) x = rng.normal();
+  return Tensor(shape, values);
+}
 
 // A fixture entry { "shape": [...], "data": [...] } as a Tensor.
 inline Tensor fixture_tensor(const Fixture& f, const std::string& key) {
