@@ -59,11 +59,13 @@ export async function loadPickedModel(lab, { weights, vocabJson, mergesText, num
 const describeConfig = ({ numLayers, numHeads, dModel, contextLength, vocabSize }) =>
   `${numLayers} layers × ${numHeads} heads, d_model ${dModel}, context ${contextLength} tokens, vocabulary ${vocabSize.toLocaleString('en')}`;
 
-// → { model, tokenizer, name, yours } for a lesson's prepare(); notes what it loaded in `notices`.
-export async function lessonModel(lab, notices) {
+// → { model, tokenizer, name, yours } for a lesson's prepare(); notes what it loaded in `notices` and
+// says what it is loading through loading(what) (the page's loading state).
+export async function lessonModel(lab, notices, loading = () => {}) {
   const stored = await readYourModel();
   if (stored) {
     try {
+      loading('your model');
       const { model, tokenizer } = await loadPickedModel(lab, stored);
       notices.append(el('p', { class: 'notice' }, `Running on your model, ${stored.name} (${describeConfig(model.config)}). `,
         el('a', { href: './your-model.html', text: 'Change it' }), '.'));
@@ -73,6 +75,7 @@ export async function lessonModel(lab, notices) {
       notices.append(el('p', { class: 'notice', text: `Your stored model could not be loaded (${error.message}); using attnlab's model.` }));
     }
   }
+  loading('attnlab-kjv, the GPT attnlab trained (its module and weights)');
   const { model, tokenizer } = await lab.loadBuiltinModel();
   return { model, tokenizer, name: 'attnlab-kjv', yours: false, description: describeConfig(model.config) };
 }

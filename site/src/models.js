@@ -1,4 +1,4 @@
-// Seeded modules the lessons reuse between updates: one MultiHeadAttention per configuration, kept
+// The modules and models lessons share. Seeded modules the lessons reuse between updates: one MultiHeadAttention per configuration, kept
 // until the configuration changes (construction allocates in the wasm heap; forward calls do not).
 export function attentionCache(lab) {
   let key = '';
@@ -14,4 +14,10 @@ export function attentionCache(lab) {
     }
     return module;
   };
+}
+
+// The trained "it" encoder, for the lessons that run on it (a lesson's prepare()).
+export function referentModel(lab, notices, loading) {
+  loading('the trained “it” model (its module and weights)');
+  return lab.loadReferentModel();
 }

@@ -52,26 +52,6 @@ document.addEventListener('copy', (event) => {
   event.preventDefault();
 });
 
-// What a lesson's prepare() is loading, known by the package call it makes (lab.loadReferentModel,
-// say): the loading state names it. Only prepare() gets this wrapped lab; ctx.lab is the lab itself.
-const PREPARE_LOADS = {
-  loadReferentModel: 'the trained “it” model (its module and weights)',
-  loadBuiltinModel: 'attnlab-kjv, the GPT attnlab trained (its module and weights)',
-  loadGPT: 'your model',
-};
-function sayingWhatLoads(lab, say) {
-  return new Proxy(lab, {
-    get(target, key) {
-      const value = Reflect.get(target, key);
-      if (typeof value !== 'function') return value;
-      return (...args) => {
-        if (Object.hasOwn(PREPARE_LOADS, key)) say(PREPARE_LOADS[key]);
-        return value.apply(target, args);
-      };
-    },
-  });
-}
-
 // code: a string, or state → string for a snippet that quotes the page's settings (a learning rate,
 // say), so what the snippet says is what the page runs; refresh() re-renders it from the state.
 function codeBlock(label, code) {
@@ -92,8 +72,8 @@ function codeBlock(label, code) {
 // lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, prepare?, setup(ctx) };
 // pytorch and call: code as text, or state → text.
 // training: true loads attnlab's training module (TaskModel) before setup; other lessons never fetch it.
-// prepare(lab, notices): awaited before setup (loading a model, say); its result is ctx.prepared. Until
-// then the lesson body shows a loading state naming what loads (PREPARE_LOADS).
+// prepare(lab, notices, loading): awaited before setup (loading a model, say); its result is
+// ctx.prepared. Until then the lesson body shows a loading state; loading(what) names what loads.
 // setup builds the lesson's interactive part into ctx.root and returns update(), which recomputes and
 // redraws from ctx.state; ctx.set(partial) changes state, writes the URL and calls update().
 export async function lessonPage(lesson) {
@@ -132,7 +112,7 @@ export async function lessonPage(lesson) {
     }
     if (lesson.prepare) {
       loadingWhat('the lesson’s model');
-      prepared = await lesson.prepare(sayingWhatLoads(lab, loadingWhat), notices);
+      prepared = await lesson.prepare(lab, notices, loadingWhat);
     }
   } catch (error) {
     errorBox.hidden = false;

@@ -3,6 +3,7 @@
 // Nothing supervised its attention; the page runs the model in the browser and shows where every head
 // looks from "it", the head the training run named, and the figures measured on held-out sentences.
 import { el, field, formatNumber, select } from '../dom.js';
+import { referentModel } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel } from '../views.js';
 
@@ -40,7 +41,7 @@ lessonPage({
     second: { type: 'text', maxLength: 20, default: DEFAULTS.second },
     adjective: { type: 'text', maxLength: 20, default: DEFAULTS.adjective },
   },
-  prepare: (lab) => lab.loadReferentModel(),
+  prepare: referentModel,
   setup(ctx) {
     const { state, root, prepared: referent } = ctx;
     const { numLayers, numHeads } = referent.config;

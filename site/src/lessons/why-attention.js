@@ -2,6 +2,7 @@
 // weights from "it" of the head attnlab's trained "it" sentence model uses to pick the noun
 // (cpp/train/train_referent.cpp, the it-sentence lesson), computed in the page by the package.
 import { el, field, formatNumber, select } from '../dom.js';
+import { referentModel } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel } from '../views.js';
 
@@ -31,7 +32,7 @@ lessonPage({
     "const s = referent.sentence({ first: 'animal', second: 'street', adjective: 'tired' });\n" +
     'const { layer, head } = referent.namedHead;\nconst weights = referent.forward(s).fromIt[layer][head];',
   schema: { ending: { type: 'enum', values: Object.keys(ENDINGS), default: 'tired' } },
-  prepare: (lab) => lab.loadReferentModel(),
+  prepare: referentModel,
   setup(ctx) {
     const { state, root, prepared: referent } = ctx;
     const { layer, head } = referent.namedHead;
