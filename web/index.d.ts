@@ -21,6 +21,61 @@ export interface MatrixInput {
   data: NumberArray;
 }
 
+/** A row-major float32 tensor in the tutorials' shapes, 1 to 5 dims: x (batch, seq, d_model) = (2, 4, 8)
+ *  has data.length 64, element (b, s, d) at data[(b * 4 + s) * 8 + d]. */
+export interface Tensor {
+  shape: number[];
+  data: Float32Array;
+}
+
+/** What a tensor argument may be: data may also be another typed array or a plain number array; a
+ *  MatrixInput is taken as the 2-D tensor (rows, cols). */
+export type TensorInput = { shape: readonly number[]; data: NumberArray } | MatrixInput;
+
+/** The masks of a tensor call. mask broadcasts to the scores (…, n_q, n_k) by PyTorch's rules: (seq, seq)
+ *  or (1, 1, seq, seq) against (batch, heads, seq, seq). maskKind 'binary' (default): 1 = may attend,
+ *  0 = blocked (F.scaled_dot_product_attention's boolean attn_mask; nn.MultiheadAttention's boolean
+ *  attn_mask is the opposite). 'additive': added to the scaled scores, −Infinity blocks (torch's float
+ *  attn_mask). keyPaddingMask (batch, n_k): 1 = PAD, 0 = real token — PyTorch's key_padding_mask,
+ *  the opposite sense of a binary mask. All that are given apply together. */
+export interface TensorMaskOptions {
+  mask?: TensorInput;
+  maskKind?: 'binary' | 'additive';
+  causal?: boolean;
+  keyPaddingMask?: TensorInput;
+}
+
+export interface TensorAttentionOptions extends TensorMaskOptions {
+  /** Default 1/√d_k. */
+  scale?: number;
+  /** Dropout on the weights after the softmax (as the tutorials' exercise adds it), drawn from seed. */
+  dropout?: number;
+  seed?: number;
+}
+
+export interface TensorAttentionResult {
+  /** (…, n_q, d_v) */
+  output: Tensor;
+  /** (…, n_q, n_k), after dropout if any */
+  weights: Tensor;
+}
+
+export interface TensorMultiHeadOptions extends TensorMaskOptions {
+  /** Also return the mean over heads (PyTorch's average_attn_weights=True). */
+  averageWeights?: boolean;
+  /** The dropout draws while the layer is training with dropout > 0. */
+  seed?: number;
+}
+
+export interface TensorMultiHeadResult {
+  /** (batch, n_q, dModel) */
+  output: Tensor;
+  /** (batch, heads, n_q, n_k): per head, as average_attn_weights=False */
+  weights: Tensor;
+  /** (batch, n_q, n_k), when asked for */
+  averageWeights?: Tensor;
+}
+
 /** A weight vector (bias, norm weight). */
 export type VectorInput = NumberArray;
 
@@ -177,6 +232,12 @@ export interface MultiHeadAttention {
   parameterCount(): number;
   loadWeights(weights: MultiHeadAttentionWeights): this;
   weights(): { inProjWeight: Matrix; inProjBias?: Float32Array; outProjWeight: Matrix; outProjBias?: Float32Array };
+  /** Tensors: x (batch, seq, d_model) for self-attention, or query (batch, n_q, d_model) with key and
+   *  value (batch, n_k, d_model); each sequence's result is the Matrix call's on that sequence alone. */
+  forward(query: { shape: readonly number[]; data: NumberArray }, key?: TensorInput, value?: TensorInput,
+          options?: TensorMultiHeadOptions): TensorMultiHeadResult;
+  forward(query: MatrixInput, key: MatrixInput | undefined, value: MatrixInput | undefined,
+          options: TensorMultiHeadOptions & { keyPaddingMask: TensorInput }): TensorMultiHeadResult;
   forward(query: MatrixInput, key: MatrixInput | undefined, value: MatrixInput | undefined,
           options: MultiHeadForwardOptions & { weights: false }): MultiHeadAttentionResult;
   forward(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MultiHeadForwardOptions): FullMultiHeadAttentionResult;
@@ -481,7 +542,21 @@ export interface Lab {
   matrix(rows: number, cols: number, data?: VectorInput): Matrix;
   /** rows×cols standard normals from the seeded generator (the same numbers natively and in wasm). */
   randn(rows: number, cols: number, seed: number): Matrix;
+  /** A tensor of standard normals: randn([2, 4, 8], seed) holds randn(8, 8, seed)'s numbers. */
+  randn(shape: readonly number[], seed?: number): Tensor;
+  /** A tensor owning a copy of data (zeros when omitted). */
+  tensor(shape: readonly number[], data?: NumberArray): Tensor;
+  /** torch's reshape (one dim may be −1): the same numbers in the same order under a new shape. */
+  reshape(t: TensorInput, shape: readonly number[]): Tensor;
+  /** torch's permute: result dim n is t's dim dims[n]; the numbers move (a row-major copy). */
+  permute(t: TensorInput, dims: readonly number[]): Tensor;
+  /** torch's transpose(dim0, dim1); negative dims count from the end. */
+  transpose(t: TensorInput, dim0: number, dim1: number): Tensor;
   softmax(m: MatrixInput): Matrix;
+  /** Tensors: q (…, n_q, d_k), k (…, n_k, d_k), v (…, n_k, d_v), the leading dims broadcasting. */
+  scaledDotProductAttention(q: { shape: readonly number[]; data: NumberArray }, k: TensorInput, v: TensorInput, options?: TensorAttentionOptions): TensorAttentionResult;
+  scaledDotProductAttention(q: MatrixInput, k: { shape: readonly number[]; data: NumberArray }, v: TensorInput, options?: TensorAttentionOptions): TensorAttentionResult;
+  scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options: TensorAttentionOptions & ({ keyPaddingMask: TensorInput } | { mask: { shape: readonly number[]; data: NumberArray } })): TensorAttentionResult;
   scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options: ScaledDotProductAttentionOptions & { weights: false }): AttentionResult;
   scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: ScaledDotProductAttentionOptions): FullAttentionResult;
   /** The same computation as named steps (scores … output, with the softmax's exp and row sums). */

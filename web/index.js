@@ -13,6 +13,9 @@ import { allInOrder, checkBaseUrl, parseTrainingLog, readBuiltinFile } from './l
 import { checkThreads, chooseVariant, instantiate, pageCanUseThreads } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
 import { taskModelClass } from './lib/task-model.js';
+import {
+  checkDim, checkIntegers, checkShape, checkTensors, elementCount, shapeText, tensorOptions, usesTensors,
+} from './lib/tensor.js';
 import { referentClass } from './lib/referent.js';
 
 export { AttnLabError };
@@ -287,12 +290,66 @@ class Lab {
   }
 
   // rows×cols standard normals from the seeded generator: the same numbers natively and in wasm.
+  // randn(shape, seed) gives a tensor: randn([2, 4, 8], 1) holds randn(8, 8, 1)'s numbers in the
+  // same row-major order (the leading dims' rows one after another).
   randn(rows, cols, seed) {
     const fn = 'randn';
+    if (Array.isArray(rows)) return this.#randnTensor(fn, rows, cols);
     checkSize(fn, 'rows', rows);
     checkSize(fn, 'cols', cols);
     checkSeed(fn, seed);
     return this.#call(fn, () => this.#raw.randn(rows, cols, seed));
+  }
+
+  #randnTensor(fn, shape, seed = 0) {
+    const checked = checkShape(fn, 'shape', shape);
+    checkSeed(fn, seed);
+    const cols = checked[checked.length - 1];
+    this.#checkTensorBytes(fn, checked);
+    const { data } = this.#call(fn, () => this.#raw.randn(elementCount(checked) / cols, cols, seed));
+    return { shape: checked, data };
+  }
+
+  // A tensor { shape, data } owning a copy of `data` (zeros when omitted): tensor([2, 4, 8]).
+  tensor(shape, data) {
+    const fn = 'tensor';
+    const checked = checkShape(fn, 'shape', shape);
+    this.#checkTensorBytes(fn, checked);
+    const count = elementCount(checked);
+    if (data === undefined) return { shape: checked, data: new Float32Array(count) };
+    const converted = toFloat32(fn, 'data', data);
+    const values = converted === data ? data.slice() : converted;  // always a copy, made once
+    if (values.length !== count) fail(fn, `data has ${values.length} values but the tensor is ${shapeText(checked)} (${count} values)`);
+    return { shape: checked, data: values };
+  }
+
+  #checkTensorBytes(fn, shape) {
+    const bytes = elementCount(shape) * 4;
+    if (bytes > this.#budget) {
+      fail(fn, `a ${shapeText(shape)} tensor needs ${bytes} bytes, over the memory budget of ${this.#budget} bytes (init({ memoryBudget }) sets it)`);
+    }
+  }
+
+  // torch's x.reshape(shape) (one dim may be −1), x.permute(dims) and x.transpose(dim0, dim1), each
+  // returning a new row-major tensor: reshape keeps the numbers in place, permute and transpose move them.
+  reshape(t, shape) {
+    const fn = 'reshape';
+    const [x] = checkTensors(fn, { t });
+    const dims = checkIntegers(fn, 'shape', shape);
+    return this.#call(fn, () => this.#raw.reshapeTensor(x, dims));
+  }
+
+  permute(t, dims) {
+    const fn = 'permute';
+    const [x] = checkTensors(fn, { t });
+    const order = checkIntegers(fn, 'dims', dims);
+    return this.#call(fn, () => this.#raw.permuteTensor(x, order));
+  }
+
+  transpose(t, dim0, dim1) {
+    const fn = 'transpose';
+    const [x] = checkTensors(fn, { t });
+    return this.#call(fn, () => this.#raw.transposeTensor(x, checkDim(fn, 'dim0', dim0), checkDim(fn, 'dim1', dim1)));
   }
 
   softmax(m) {
@@ -302,8 +359,15 @@ class Lab {
 
   // → { output, weights, scores, scaledScores, maskedScores }; options.out names Float32Arrays to
   // write any of them into (their data is then those arrays).
+  // With tensors (any of q, k, v or the masks { shape, data }): q (…, n_q, d_k), k (…, n_k, d_k),
+  // v (…, n_k, d_v), their leading dims broadcasting → { output (…, n_q, d_v), weights (…, n_q, n_k) }.
   scaledDotProductAttention(q, k, v, options) {
     const fn = 'scaledDotProductAttention';
+    if (usesTensors([q, k, v], options)) {
+      const [qt, kt, vt] = checkTensors(fn, { q, k, v });
+      const opts = tensorOptions(fn, options, ['scale', 'dropout']);
+      return this.#call(fn, () => this.#raw.tensorAttention(qt, kt, vt, opts));
+    }
     const args = this.#attentionArgs(fn, q, k, v, options);
     const [qm, km, vm, opts] = args;
     const square = [qm.rows, km.rows];

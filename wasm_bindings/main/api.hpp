@@ -43,6 +43,7 @@ class MultiHeadAttentionHandle {
   val forward(const val& query, const val& key, const val& value, const val& options);
   val trace(const val& query, const val& key, const val& value, const val& options);
   void set_training(bool on) { attention_.train(on); }
+  const MultiHeadAttention& layer() const { return attention_; }
 
  private:
   explicit MultiHeadAttentionHandle(const MultiHeadAttentionConfig& config) : attention_(config) {}

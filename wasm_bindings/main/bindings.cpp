@@ -4,6 +4,7 @@
 #include <emscripten/bind.h>
 
 #include "api.hpp"
+#include "tensor_api.hpp"
 
 using namespace emscripten;
 using namespace attnlab::wasm;
@@ -22,6 +23,10 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("alibiSlopes", &alibi_slopes);
   function("alibiBias", &alibi_bias);
   function("tokenize", &tokenize);
+  function("tensorAttention", &tensor_attention);
+  function("reshapeTensor", &reshape_tensor);
+  function("permuteTensor", &permute_tensor);
+  function("transposeTensor", &transpose_tensor);
 
   class_<MultiHeadAttentionHandle>("MultiHeadAttentionHandle")
       .class_function("create", &MultiHeadAttentionHandle::create, allow_raw_pointers())
@@ -30,6 +35,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("weights", &MultiHeadAttentionHandle::weights)
       .function("forward", &MultiHeadAttentionHandle::forward)
       .function("trace", &MultiHeadAttentionHandle::trace)
+      .function("forwardTensor", &multi_head_forward_tensor)
       .function("setTraining", &MultiHeadAttentionHandle::set_training);
 
   class_<TransformerEncoderLayerHandle>("TransformerEncoderLayerHandle")

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "attnlab/tensor/error.hpp"
 #include "tensor/checks.hpp"
@@ -46,6 +47,36 @@ Matrix matrix_from_js(const val& m, const char* argument) {
   detail::require_within_budget(argument, 1, rows, cols, "a copy of the input");
   Matrix out(rows, cols);
   if (!copy_into(data, out.data(), static_cast<std::size_t>(out.size()))) throw wrong_length();
+  return out;
+}
+
+Tensor tensor_from_js(const val& t, const char* argument) {
+  const auto shape_numbers = emscripten::vecFromJSArray<double>(t["shape"]);
+  Shape shape;
+  double count = 1.0;
+  for (double size : shape_numbers) {
+    shape.push_back(static_cast<std::int64_t>(size));
+    count *= size;
+  }
+  // The Tensor constructor checks the shape itself (1 to 5 dims, each at least 1) and names it.
+  detail::require_within_budget(argument, 1, count, 1, "a copy of the input");
+  const val data = t["data"];
+  const std::size_t length = data["length"].as<std::size_t>();
+  if (static_cast<double>(length) != count)
+    throw Error(std::string(argument) + ": data has " + std::to_string(length) + " values but " + argument + " is " +
+                shape_text(shape) + " (" + std::to_string(static_cast<std::int64_t>(count)) + " values)");
+  std::vector<float> values(length);
+  if (!copy_into(data, values.data(), length)) throw Error(std::string(argument) + ": changed length while being read");
+  return Tensor(std::move(shape), std::move(values));
+}
+
+val tensor_to_js(const Tensor& t) {
+  const std::vector<float> values = t.to_vector();
+  val shape = val::array();
+  for (std::int64_t size : t.shape()) shape.call<void>("push", static_cast<double>(size));
+  val out = val::object();
+  out.set("shape", shape);
+  out.set("data", floats_to_js(values.data(), values.size()));
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "attnlab/tensor/matrix.hpp"
 #include "attnlab/layers/multi_head_attention.hpp"
+#include "attnlab/tensor/tensor.hpp"
 #include "attnlab/tensor/trace.hpp"
 
 namespace attnlab::wasm {
@@ -22,6 +23,9 @@ using emscripten::val;
 // The JS layer has already checked types and sizes; these re-check what memory safety depends on.
 Matrix matrix_from_js(const val& m, const char* argument);
 Vector vector_from_js(const val& v, const char* argument);  // undefined/null → empty (no bias)
+// JS tensors are { shape: number[], data: Float32Array } (row-major; web/lib/tensor.js made them).
+Tensor tensor_from_js(const val& t, const char* argument);
+val tensor_to_js(const Tensor& t);  // a contiguous copy: { shape, data }
 // A JS number as a seed: an integer in 0 … 2^53 − 1 (the integers a double holds exactly), else Error.
 std::uint64_t seed_from_js(double seed);
 

@@ -7,7 +7,10 @@ import { AttnLabError } from './errors.js';
 const camel = (name) => name.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 const METHOD_NAMES = { load: 'loadWeights' };
 // Core functions the package calls under another name.
-const FUNCTION_NAMES = { attention_output: 'scaledDotProductAttention', hashed_embedding: 'embedTokens' };
+const FUNCTION_NAMES = {
+  attention_output: 'scaledDotProductAttention', hashed_embedding: 'embedTokens',
+  multi_head_attention_forward: 'MultiHeadAttention.forward',
+};
 
 export function toJsNames(message) {
   return message.replace(/^([A-Za-z_]+)(?:::([a-z_]+))?/, (_, owner, method) => {
@@ -23,6 +26,7 @@ const OPTION_NAMES = {
   d_model: 'dModel', num_heads: 'numHeads', d_ff: 'dFF', num_layers: 'numLayers', context_length: 'contextLength',
   vocab_size: 'vocabSize', max_len: 'maxLen', weight_decay: 'weightDecay', warmup_steps: 'warmupSteps',
   total_steps: 'totalSteps', max_lr: 'maxLr', min_lr: 'minLr', clip_norm: 'clipNorm', repeat_length: 'repeatLength',
+  key_padding_mask: 'keyPaddingMask', average_weights: 'averageWeights',
 };
 const OPTION_PATTERN = new RegExp(`'[^']*'|\\b(?:${Object.keys(OPTION_NAMES).join('|')})\\b`, 'g');
 
@@ -48,6 +52,8 @@ export function makeCaller(raw, { byCaller = false } = {}) {
 // runs forward: "MultiHeadAttention.forward: …" from trace() reads "MultiHeadAttention.trace: …".
 function named(fn, message) {
   if (message.startsWith(`${fn}:`) || message.startsWith(`${fn} `)) return message;
+  // lab.reshape(t, …) runs the core's Tensor::reshape: "reshape: …", not "reshape: Tensor.reshape: …".
+  if (message.startsWith(`Tensor.${fn}:`)) return message.slice('Tensor.'.length);
   const owner = fn.split('.')[0];
   const method = new RegExp(`^${owner}\\.[A-Za-z]+(?=[: ])`);
   if (fn !== owner && method.test(message)) return message.replace(method, fn);

@@ -5,6 +5,7 @@ import {
   addOutArrays, checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, checkVector,
   describe, fail, maskOptions,
 } from './checks.js';
+import { checkTensors, tensorOptions, usesTensors } from './tensor.js';
 
 const finalizer = new FinalizationRegistry((handle) => handle.delete());
 
@@ -96,8 +97,17 @@ export function moduleClasses(raw, call) {
     }
 
     // options.out: Float32Arrays for output (n_q×d_model) and averageWeights (n_q×n_k) to be written into.
+    // With tensors: x (batch, seq, d_model) → { output (batch, seq, d_model), weights (batch, heads,
+    // n_q, n_k), averageWeights (batch, n_q, n_k) when asked }; options { causal, mask, maskKind,
+    // keyPaddingMask (batch, n_k), 1 = PAD, averageWeights, seed (the dropout draws while training) }.
     forward(query, key = query, value = key, options) {
       const fn = 'MultiHeadAttention.forward';
+      if (usesTensors([query, key, value], options)) {
+        const opts = tensorOptions(fn, options, ['averageWeights']);
+        const self = key === query && value === query;
+        const [q, k, v] = checkTensors(fn, { query, key, value });
+        return this.call(fn, () => this.handle('forward').forwardTensor(q, self ? undefined : k, self ? undefined : v, opts));
+      }
       const [q, k, v, opts] = this.#inputs(fn, query, key, value, options);
       const output = [q.rows, this.#dModel];
       const shapes = opts.weights === false ? { output } : { output, averageWeights: [q.rows, (k ?? q).rows] };

@@ -1,5 +1,7 @@
 // Type-checked (tsc --noEmit) against web/index.d.ts: every part of the API as a tutorial uses it.
-import { AttnLabError, init, type Lab, type Matrix, type Step, type TaskExample, type TaskModelSnapshot } from 'attnlab';
+import {
+  AttnLabError, init, type Lab, type Matrix, type Step, type TaskExample, type TaskModelSnapshot, type Tensor,
+} from 'attnlab';
 
 async function main(): Promise<void> {
   const lab: Lab = await init({ simd: 'auto' });
@@ -41,6 +43,15 @@ async function main(): Promise<void> {
   const leanCore = lab.scaledDotProductAttention(q, k, v, { weights: false });
   const reused: Float32Array = lab.scaledDotProductAttention(q, k, v, { weights: false, out: { output: new Float32Array(q.rows * v.cols) } }).output.data;
   console.log(lean.output.rows, lean.weights === undefined, leanCore.output.cols, reused.length);
+  // The tutorials' shapes: (batch, seq, d_model) → heads → (batch, heads, seq, d_k).
+  const xb: Tensor = lab.randn([2, 5, 32], 4);
+  const qh: Tensor = lab.transpose(lab.reshape(xb, [2, 5, 4, -1]), 1, 2);
+  const causal = lab.reshape(lab.causalMask(5), [1, 1, 5, 5]);
+  const batched = lab.scaledDotProductAttention(qh, qh, qh, { mask: causal, dropout: 0.1, seed: 1 });
+  const merged: Tensor = lab.reshape(lab.permute(batched.output, [0, 2, 1, 3]), [2, 5, 32]);
+  const padded = mha.forward(xb, xb, xb, { causal: true, keyPaddingMask: lab.tensor([2, 5], [0, 0, 0, 0, 0, 0, 0, 0, 1, 1]), averageWeights: true });
+  const perHeadWeights: Tensor = padded.weights;
+  console.log(merged.shape, batched.weights.shape, perHeadWeights.shape, padded.averageWeights?.shape, padded.output.data.length);
   mha.dispose();
 
   const layer = new lab.TransformerEncoderLayer({
