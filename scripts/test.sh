@@ -11,39 +11,50 @@
 #      test-output/screenshots/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage says how long the one before it took, so a slow run shows where its time went.
+stage_started=$SECONDS
+stage_name=""
+stage() {
+  [ -z "$stage_name" ] || echo "   ($stage_name: $((SECONDS - stage_started)) s)"
+  stage_started=$SECONDS
+  stage_name=$1
+  echo "== $1 =="
+}
+stage "install"
 scripts/install-deps.sh
 jobs=$(nproc)
 
-echo "== native (Release) =="
+stage "native (Release)"
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure -j"$jobs"
 
-echo "== native under ASan + UBSan =="
+stage "native under ASan + UBSan"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_SANITIZE=ON -DATTNLAB_BUILD_DEMO=OFF >/dev/null
 cmake --build build/asan -j"$jobs" --target attnlab_tests
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
 
-echo "== threads under ThreadSanitizer =="
+stage "threads under ThreadSanitizer"
 cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_TSAN=ON -DATTNLAB_BUILD_DEMO=OFF >/dev/null
 cmake --build build/tsan -j"$jobs" --target attnlab_thread_tests
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build/tsan/tests/attnlab_thread_tests
 
-echo "== libFuzzer: the committed corpus and 30,000 seeded inputs per target =="
+stage "libFuzzer: the committed corpus and 30,000 seeded inputs per target"
 scripts/fuzz.sh
 
-echo "== wasm (SIMD, scalar, threaded SIMD), GoogleTest in Node =="
+stage "wasm (SIMD, scalar, threaded SIMD), GoogleTest in Node"
 scripts/build-wasm.sh --test
 
-echo "== components and site =="
+stage "components and site"
 scripts/build-components.sh
 scripts/build-site.sh
 
-echo "== npm package: node:test =="
+stage "npm package: node:test"
 node --test tests/js/
 
-echo "== browser: packaging, components, site (Chromium) =="
+stage "browser: packaging, components, site (Chromium)"
 node --test tests/e2e/
 
-echo "All tests passed."
+stage "done"
+echo "All tests passed in $((SECONDS / 60)) min $((SECONDS % 60)) s."
