@@ -294,7 +294,8 @@ class Lab {
   // same row-major order (the leading dims' rows one after another).
   randn(rows, cols, seed) {
     const fn = 'randn';
-    if (Array.isArray(rows)) return this.#randnTensor(fn, rows, cols);
+    // The tensor form takes two arguments: randn([3], 5, 7) is a mistake, refused as rows = [3].
+    if (Array.isArray(rows) && seed === undefined) return this.#randnTensor(fn, rows, cols);
     checkSize(fn, 'rows', rows);
     checkSize(fn, 'cols', cols);
     checkSeed(fn, seed);
