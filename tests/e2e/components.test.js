@@ -303,6 +303,53 @@ describe('web components in Chromium', () => {
     assert.ok(result.width > 100);
   });
 
+  test('attn-heatmap: a (batch, heads, n_q, n_k) tensor draws the slice its batch and head attributes pick, and says which', async () => {
+    const seen = await page.evaluate(async () => {
+      const errors = [];
+      const logged = console.error;
+      console.error = (error) => errors.push(String(error));
+      const heatmap = document.createElement('attn-heatmap');
+      heatmap.caption = 'weights';
+      document.body.append(heatmap);
+      // weights (2, 3, 2, 2): element i holds i / 100, so slice (b, h) holds (4·(3b + h) + 0 … 3) / 100.
+      heatmap.matrix = { shape: [2, 3, 2, 2], data: Float32Array.from({ length: 24 }, (_, i) => i / 100) };
+      const read = async () => {
+        await heatmap.updateComplete;
+        const root = heatmap.shadowRoot;
+        const problem = root.querySelector('.problem');
+        return {
+          caption: root.querySelector('figcaption').textContent,
+          values: [...root.querySelectorAll('.values text')].map((t) => t.textContent),
+          problem: problem.hidden ? null : problem.textContent,
+        };
+      };
+      const first = await read();
+      heatmap.setAttribute('batch', '1');
+      heatmap.head = 2;
+      const picked = await read();
+      heatmap.head = 3;
+      const outside = await read();
+      heatmap.head = 0;
+      const back = await read();
+      let refused = '';
+      try {
+        heatmap.matrix = { shape: [1, 2, 3, 2, 2], data: new Float32Array(24) };
+      } catch (error) {
+        refused = error.message;
+      }
+      heatmap.remove();
+      console.error = logged;
+      return { first, picked, outside, back, refused, errors };
+    });
+    assert.deepEqual(seen.first, { caption: 'weights — batch 0, head 0 of (2, 3, 2, 2)', values: ['0.00', '0.01', '0.02', '0.03'], problem: null });
+    assert.deepEqual(seen.picked, { caption: 'weights — batch 1, head 2 of (2, 3, 2, 2)', values: ['0.20', '0.21', '0.22', '0.23'], problem: null });
+    assert.equal(seen.outside.problem, '<attn-heatmap> head="3" is outside the tensor (2, 3, 2, 2): its head dim has indices 0 to 2');
+    assert.deepEqual(seen.back.values, ['0.12', '0.13', '0.14', '0.15'], 'batch 1, head 0');
+    assert.equal(seen.back.problem, null);
+    assert.match(seen.refused, /^<attn-heatmap>\.matrix must be a Matrix or a tensor of 2 to 4 dims .* got shape \(1, 2, 3, 2, 2\)$/);
+    assert.equal(seen.errors.length, 1, 'the out-of-range head logged once');
+  });
+
   test('pe-plot: one curve per requested dim, a legend, and a summary for screen readers', async () => {
     const read = (root) => ({
       paths: [...root.querySelectorAll('path.curve')].map((p) => ({ points: p.getAttribute('d').split(/[ML]/).length - 1, dash: p.getAttribute('stroke-dasharray'), stroke: p.getAttribute('stroke') })),
@@ -388,7 +435,7 @@ describe('web components in Chromium', () => {
     test('picking a cell of the scores outlines the query row and the key row', async () => {
       const scores = data.steps.indexOf('head0.scores');
       await page.evaluate((i) => { document.getElementById('stepper').index = i; }, scores);
-      assert.deepEqual((await state()).tensors, ['Q  [6×4]', 'K  [6×4]', 'scores  [6×6]']);
+      assert.deepEqual((await state()).tensors, ['Q  (6, 4)', 'K  (6, 4)', 'scores  (6, 6)']);
       await pointAt(page.locator('#stepper attn-heatmap').nth(2), 1, 3);
       const highlights = await inShadow(page, 'stepper', (root) => [...root.querySelectorAll('attn-heatmap')].map((h) => h.highlight));
       assert.deepEqual(highlights.slice(0, 2), [{ rows: [1] }, { rows: [3] }]);

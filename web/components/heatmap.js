@@ -20,6 +20,7 @@ import { heatmapLayout, LABEL_FONT } from './heatmap-layout.js';
 import { buildHeatmapSVG, relabelHeatmapSVG, cellImage, cellRects, LEGEND_STOPS } from './heatmap-svg.js';
 import { LINK_PROPERTY, LINKED, tellLinked } from './link.js';
 import { axisLabels, checkMatrix } from './matrix.js';
+import { asIndex, checkTensorInput, indexProblem, isTensorInput, tensorSlice } from './tensor-slice.js';
 import { FONT_FAMILY } from './measure.js';
 import {
   BLOCKED, colorScale, dataDomain, DEFAULT_PALETTE, EMPTY_FILL, palette, PALETTES, scan, textColorOn,
@@ -57,7 +58,8 @@ export const MAX_SVG_CELLS = 40000;
 export class AttnHeatmap extends RenderedElement {
   static upgradedProperties = ['matrix', 'rowLabels', 'colLabels', 'domain', 'highlight'];
 
-  #matrix = null;
+  #given = null; // what the page set: a Matrix, or a tensor whose slice (batch, head) is drawn
+  #matrix = null; // the matrix drawn
   #rowLabels = null;
   #colLabels = null;
   #domain = null;
@@ -118,9 +120,12 @@ export class AttnHeatmap extends RenderedElement {
     }).observe(this);
   }
 
-  get matrix() { return this.#matrix; }
+  // A Matrix, or a tensor of 2 to 4 dims — weights (batch, heads, n_q, n_k) as the package returns
+  // them — of which the slice at the batch and head attributes is drawn (tensor-slice.js).
+  get matrix() { return this.#given; }
   set matrix(m) {
-    this.#matrix = m == null ? null : checkMatrix('attn-heatmap', 'matrix', m);
+    if (m == null) this.#given = null;
+    else this.#given = isTensorInput(m) ? checkTensorInput('attn-heatmap', 'matrix', m) : checkMatrix('attn-heatmap', 'matrix', m);
     this.requestRender();
   }
 
@@ -173,10 +178,11 @@ export class AttnHeatmap extends RenderedElement {
   }
 
   render() {
-    const m = this.#matrix;
-    this.#caption.textContent = this.caption;
+    const { matrix: m, where, problem: sliceProblem } = this.#slice();
+    this.#matrix = m;
+    this.#caption.textContent = where ? `${this.caption}${this.caption ? ' — ' : ''}${where}` : this.caption;
     if (!m) {
-      this.#report(attributeProblem(this));
+      this.#report(attributeProblem(this) ?? sliceProblem ?? null);
       this.#svg.replaceChildren();
       this.#canvas.canvas.hidden = true;
       this.#layout = this.#parts = null;
@@ -205,6 +211,16 @@ export class AttnHeatmap extends RenderedElement {
       + `rows ${spec.rowTitle || 'rows'}, columns ${spec.colTitle || 'columns'}`;
     if (this.#svg.getAttribute('aria-label') !== label) this.#svg.setAttribute('aria-label', label);
     this.#syncActive();
+  }
+
+  // The matrix to draw: the page's Matrix, or its tensor's slice at (batch, head).
+  #slice() {
+    const given = this.#given;
+    if (!given) return { matrix: null };
+    if (!isTensorInput(given)) return { matrix: given };
+    const problem = indexProblem('attn-heatmap', this, ['batch', 'head']);
+    if (problem) return { matrix: null, problem };
+    return tensorSlice('attn-heatmap', given, { batch: this.batch, head: this.head });
   }
 
   // New label texts on an otherwise unchanged skeleton: written in place when the geometry allows.
@@ -545,4 +561,7 @@ attributeProperties(AttnHeatmap, {
   rowTitle: { attr: 'row-title', fallback: 'Query' },
   link: LINK_PROPERTY,
   colTitle: { attr: 'col-title', fallback: 'Key' },
+  // Which slice of a tensor matrix is drawn: (batch, heads, n_q, n_k)[batch][head].
+  batch: { attr: 'batch', fallback: 0, parse: asIndex },
+  head: { attr: 'head', fallback: 0, parse: asIndex },
 });

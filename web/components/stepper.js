@@ -160,7 +160,7 @@ export class AttnStepper extends RenderedElement {
       const heatmap = this.#heatmaps[k];
       heatmap.toggleAttribute('no-export', this.hasAttribute('no-export'));
       Object.assign(heatmap, {
-        matrix: m, caption: `${name}  [${m.rows}×${m.cols}]`, palette: view.palette, domain: view.domain,
+        matrix: m, caption: `${name}  (${m.rows}, ${m.cols})`, palette: view.palette, domain: view.domain,
         showValues: shared.showValues,
         // A mask prints 0/1 whatever the stepper's decimals; everything else takes the stepper's.
         decimals: view.decimals === 0 ? 0 : shared.decimals,
