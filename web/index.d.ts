@@ -293,6 +293,9 @@ export interface TransformerEncoderLayer {
   parameterCount(): number;
   parameterCounts(): { selfAttn: number; feedForward: number; norms: number; total: number };
   loadWeights(weights: TransformerEncoderLayerWeights): this;
+  /** x (batch, seq, d_model) → (batch, seq, d_model): each sequence the Matrix call's on that sequence alone.
+   *  mask is (seq, seq) or (batch, seq, seq), binary; keyPaddingMask (batch, seq), 1 = PAD. */
+  forward(x: { shape: readonly number[]; data: NumberArray }, options?: TensorMaskOptions): Tensor;
   forward(x: MatrixInput, options?: MaskOptions): Matrix;
   trace(x: MatrixInput, options?: MaskOptions): Step[];
   train(on?: boolean): this;

@@ -130,6 +130,37 @@ for (const variant of VARIANTS) {
       });
     }
 
+    for (const name of ['batched_encoder_post_padding', 'batched_encoder_pre_padding_causal']) {
+      test(`${name}: TransformerEncoderLayer.forward on (batch, seq, d_model) equals nn.TransformerEncoderLayer`, async () => {
+        const l = await lab(variant.simd);
+        const f = tensorFixture(name);
+        const layer = new l.TransformerEncoderLayer({ dModel: f.d_model, numHeads: f.num_heads, dFF: f.d_ff, normFirst: f.norm_first });
+        const matrix = (t) => ({ rows: t.shape[0], cols: t.shape[1], data: t.data });
+        const linear = (prefix) => ({ weight: matrix(f[`${prefix}_weight`]), bias: f[`${prefix}_bias`].data });
+        layer.loadWeights({
+          selfAttn: {
+            inProjWeight: matrix(f.self_attn_in_proj_weight), inProjBias: f.self_attn_in_proj_bias.data,
+            outProjWeight: matrix(f.self_attn_out_proj_weight), outProjBias: f.self_attn_out_proj_bias.data,
+          },
+          linear1: linear('linear1'), linear2: linear('linear2'),
+          norm1: { weight: f.norm1_weight.data, bias: f.norm1_bias.data }, norm2: { weight: f.norm2_weight.data, bias: f.norm2_bias.data },
+        });
+        const out = layer.forward(f.x, { keyPaddingMask: f.key_padding_mask, causal: f.causal });
+        assertTensorClose(out, f.output, 'output');
+        // Each sequence is the Matrix call with its padding as a mask, to the bit.
+        const [, seq, dModel] = f.x.shape;
+        for (let b = 0; b < 2; b++) {
+          const x = { rows: seq, cols: dModel, data: f.x.data.slice(b * seq * dModel, (b + 1) * seq * dModel) };
+          const pad = f.key_padding_mask.data.slice(b * seq, (b + 1) * seq);
+          const mask = { rows: seq, cols: seq, data: Float32Array.from({ length: seq * seq }, (_, i) => 1 - pad[i % seq]) };
+          assert.deepEqual(out.data.slice(b * seq * dModel, (b + 1) * seq * dModel), layer.forward(x, { mask, causal: f.causal }).data);
+        }
+        assert.throws(() => layer.forward(f.x, { mask: l.tensor([4, 5]) }),
+          /^AttnLabError: TransformerEncoderLayer\.forward: mask \(4, 5\) does not broadcast to \(batch, seq, seq\) = \(2, 4, 4\)/);
+        layer.dispose();
+      });
+    }
+
     test('a sequence that is all padding gets weights 0 and the bias as output, never NaN', async () => {
       const l = await lab(variant.simd);
       const f = tensorFixture('batched_mha_all_padded');

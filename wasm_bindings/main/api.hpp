@@ -62,6 +62,7 @@ class TransformerEncoderLayerHandle {
   val forward(const val& x, const val& options);
   val trace(const val& x, const val& options);
   void set_training(bool on) { layer_.train(on); }
+  TransformerEncoderLayer& layer() { return layer_; }
 
  private:
   explicit TransformerEncoderLayerHandle(const TransformerEncoderLayerConfig& config) : layer_(config) {}

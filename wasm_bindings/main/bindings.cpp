@@ -45,5 +45,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("loadWeights", &TransformerEncoderLayerHandle::load_weights)
       .function("forward", &TransformerEncoderLayerHandle::forward)
       .function("trace", &TransformerEncoderLayerHandle::trace)
+      .function("forwardTensor", &encoder_forward_tensor)
       .function("setTraining", &TransformerEncoderLayerHandle::set_training);
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnlab/attention/batched_attention.hpp"
+#include "attnlab/layers/batched_encoder_layer.hpp"
 #include "attnlab/layers/batched_multi_head_attention.hpp"
 #include "attnlab/tensor/error.hpp"
 #include "attnlab/tensor/rng.hpp"
@@ -91,6 +92,17 @@ val multi_head_forward_tensor(const MultiHeadAttentionHandle& mha, const val& qu
     out.set("weights", tensor_to_js(r.weights));
     if (!r.average_weights.empty()) out.set("averageWeights", tensor_to_js(r.average_weights));
     return out;
+  });
+}
+
+val encoder_forward_tensor(TransformerEncoderLayerHandle& layer, const val& x, const val& options) {
+  return guarded([&] {
+    const TensorMasks masks(options);
+    // The layer's one mask per sequence is binary, as the Matrix call's.
+    if (masks.kind != MaskKind::binary) throw Error("encoder_layer_forward: maskKind must be 'binary' here (1 = may attend)");
+    const BatchedEncoderOptions batched{.mask = masks.mask_pointer(), .causal = masks.causal,
+                                        .key_padding_mask = masks.padding_pointer()};
+    return tensor_to_js(encoder_layer_forward(layer.layer(), tensor_from_js(x, "x"), batched));
   });
 }
 

@@ -21,6 +21,9 @@ val tensor_attention(const val& q, const val& k, const val& v, const val& option
 // options: { mask?, maskKind?, causal?, keyPaddingMask?, averageWeights?, seed? (dropout while training) }
 val multi_head_forward_tensor(const MultiHeadAttentionHandle& mha, const val& query, const val& key, const val& value,
                               const val& options);
+// x (batch, seq, d_model) → (batch, seq, d_model). options: { mask? (seq, seq) or (batch, seq, seq),
+// causal?, keyPaddingMask? (batch, seq) }
+val encoder_forward_tensor(TransformerEncoderLayerHandle& layer, const val& x, const val& options);
 // The view operations, each returning a contiguous copy (JS tensors hold row-major data).
 val reshape_tensor(const val& t, const val& shape);
 val permute_tensor(const val& t, const val& dims);

@@ -9,7 +9,7 @@ const METHOD_NAMES = { load: 'loadWeights' };
 // Core functions the package calls under another name.
 const FUNCTION_NAMES = {
   attention_output: 'scaledDotProductAttention', hashed_embedding: 'embedTokens',
-  multi_head_attention_forward: 'MultiHeadAttention.forward',
+  multi_head_attention_forward: 'MultiHeadAttention.forward', encoder_layer_forward: 'TransformerEncoderLayer.forward',
 };
 
 export function toJsNames(message) {

@@ -189,8 +189,15 @@ export function moduleClasses(raw, call) {
       return this;
     }
 
+    // With a tensor: x (batch, seq, d_model) → (batch, seq, d_model), each sequence the Matrix call's;
+    // options { mask ((seq, seq) or (batch, seq, seq), 1 = may attend), causal, keyPaddingMask (batch, seq), 1 = PAD }.
     forward(x, options) {
       const fn = 'TransformerEncoderLayer.forward';
+      if (usesTensors([x], options)) {
+        const opts = tensorOptions(fn, options, []);
+        const [input] = checkTensors(fn, { x });
+        return this.call(fn, () => this.handle('forward').forwardTensor(input, opts));
+      }
       const input = checkMatrix(fn, 'x', x);
       const opts = maskOptions(fn, options);
       return this.call(fn, () => this.handle('forward').forward(input, opts));

@@ -5,6 +5,7 @@
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/layers/attention_layer.hpp"
 #include "attnlab/layers/batched_multi_head_attention.hpp"
+#include "attnlab/layers/batched_encoder_layer.hpp"
 #include "attnlab/attention/backward.hpp"
 #include "attnlab/attention/batched_attention.hpp"
 #include "attnlab/attention/dropout.hpp"
