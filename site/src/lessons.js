@@ -11,6 +11,7 @@ export const LESSONS = [
   { slug: 'scaling', title: 'Why divide by √d_k', part: 'mechanism' },
   { slug: 'self-attention', title: 'Self-attention on your sentence', part: 'mechanism' },
   { slug: 'multi-head', title: 'Multi-head attention', part: 'mechanism' },
+  { slug: 'shapes', title: 'Shapes: batch, heads and broadcasting', part: 'mechanism' },
   { slug: 'cross-attention', title: 'Cross-attention', part: 'mechanism' },
   { slug: 'masking', title: 'Masking', part: 'mechanism' },
   { slug: 'positions', title: 'Positional encoding', part: 'mechanism' },

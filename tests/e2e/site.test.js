@@ -9,7 +9,7 @@ import { axeViolations, checkLessonLayout, heatmapData, openLesson, openSite, SC
 
 const shots = SCREENSHOTS;
 // The mechanism lessons (the trained-model lessons: trained-lessons.test.js).
-const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', 'multi-head', 'cross-attention',
+const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', 'multi-head', 'shapes', 'cross-attention',
   'masking', 'positions', 'encoder', 'watch-it-learn', 'exercises'];
 const TRAINED_LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', 'ablation', 'it-sentence', 'your-model'];
 
@@ -108,6 +108,46 @@ describe('the site', () => {
     await page.fill('input[type="text"]', 'a dog ran home');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('sentence') === 'a dog ran home');
     assert.deepEqual((await heatmapData(page, 'Attention weights')).rowLabels, ['a', 'dog', 'ran', 'home']);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('shapes: every step\'s shape, the padding mask, the weights the package computes for the batch item and head picked, the exercise', async () => {
+    const { page, problems } = await open(browser, `${server.url}/lessons/shapes.html?first=the+cat+sat+down&second=dogs+bark&seed=3`);
+    const steps = await page.locator('.shape-steps li code').allTextContents();
+    assert.deepEqual(steps, ['(2, 4, 8)', '(2, 4, 24)', '(2, 4, 3, 2, 4)', '(3, 2, 2, 4, 4)', '(2, 2, 4, 4)', '(2, 2, 4, 4)',
+      '(2, 2, 4, 4)', '(2, 2, 4, 4)', '(2, 4, 2, 4)', '(2, 4, 8)', '(2, 4, 8)']);
+    assert.match(await page.getByText('key_padding_mask (2, 4) =').textContent(), /= \[\[0, 0, 0, 0\], \[0, 0, 1, 1\]\]/);
+    // The layer in one call, computed here in Node: sentence 2 (batch item 1), head 0.
+    const padded = [['the', 'cat', 'sat', 'down'], ['dogs', 'bark', '<pad>', '<pad>']];
+    const rows = padded.map((t) => lab.embedTokens(t, 8, { seed: 3 }));
+    const x = lab.tensor([2, 4, 8], [...rows[0].data, ...rows[1].data]);
+    const mha = new lab.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 3 });
+    const { weights } = mha.forward(x, x, x, { causal: true, keyPaddingMask: lab.tensor([2, 4], [0, 0, 0, 0, 0, 0, 1, 1]) });
+    mha.dispose();
+    const shown = () => page.evaluate(() => {
+      const map = [...document.querySelectorAll('attn-heatmap')].find((h) => h.caption === 'weights');
+      return { shape: map.matrix.shape, data: Array.from(map.matrix.data), batch: map.batch, head: map.head, rowLabels: map.rowLabels,
+        caption: map.shadowRoot.querySelector('figcaption').textContent };
+    });
+    const first = await shown();
+    assert.deepEqual(first.shape, [2, 2, 4, 4]);
+    assert.deepEqual(first.data, Array.from(weights.data), 'the weights tensor is the package\'s');
+    assert.deepEqual([first.batch, first.head, first.caption], [1, 0, 'weights — batch 1, head 0 of (2, 2, 4, 4)']);
+    assert.deepEqual(first.rowLabels, padded[1]);
+    // Sentence 2's padded keys get weight 0 from every query of head 0.
+    const slice = first.data.slice(32, 48);
+    assert.deepEqual([0, 1, 2, 3].flatMap((q) => [slice[q * 4 + 2], slice[q * 4 + 3]]), new Array(8).fill(0));
+    assert.match(await page.getByText('Check: the layer in one call').textContent(), /equal to these step-by-step ones, number for number/);
+    // Head 3 does not exist with 2 heads: the page draws head 1 and says so beside the control.
+    await page.locator('label.field').filter({ has: page.locator('.field-label', { hasText: /^Head$/ }) }).locator('select').selectOption('3');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('head') === '3');
+    assert.equal(await page.locator('.field-hint.notice-inline').filter({ hasText: 'no head 3' }).textContent(), 'With 2 heads there is no head 3: showing head 1.');
+    assert.equal((await shown()).head, 1);
+    const exercise = await page.getByText('x = randn(2, 10, 512) through 8 heads').textContent();
+    assert.match(exercise, /output \(2, 10, 512\), weights \(2, 8, 10, 10\)/);
+    const difference = Number(/largest difference is ([\d.e+-]+)/.exec(exercise)[1]);
+    assert.ok(difference <= 1e-6, exercise);
     assert.deepEqual(problems, []);
     await page.close();
   });
