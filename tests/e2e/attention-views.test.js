@@ -143,6 +143,53 @@ describe('attention views and themes in Chromium', () => {
     await page.close();
   });
 
+  test('model view: one (batch, heads, n, n) weights tensor per layer; the batch attribute picks the sequence drawn', async () => {
+    const { page, errors } = await openPage();
+    const seen = await page.evaluate(async () => {
+      const view = document.createElement('attn-model-view');
+      document.body.append(view);
+      // Two layers of (2, 2, 3, 3): every row of layer l, batch item b, head h is one-hot at key (l + b + h) % 3.
+      const layer = (l) => ({ shape: [2, 2, 3, 3], data: Float32Array.from({ length: 36 }, (_, i) => {
+        const [b, h, col] = [Math.floor(i / 18), Math.floor(i / 9) % 2, i % 3];
+        return col === (l + b + h) % 3 ? 1 : 0;
+      }) });
+      view.attention = [layer(0), layer(1)];
+      view.selected = { layer: 1, head: 0 };
+      const enlarged = async () => {
+        await view.updateComplete;
+        const h = view.shadowRoot.querySelector('attn-heatmap');
+        await h.updateComplete;
+        const problem = view.shadowRoot.querySelector('.problem');
+        return { data: Array.from(h.matrix.data), thumbs: view.shadowRoot.querySelectorAll('[part=thumb]').length,
+          problem: problem.hidden ? null : problem.textContent };
+      };
+      const first = await enlarged();
+      view.setAttribute('batch', '1');
+      const second = await enlarged();
+      const logged = console.error;
+      console.error = () => {};
+      view.setAttribute('batch', '2');
+      const outside = await enlarged();
+      console.error = logged;
+      let refused = '';
+      try {
+        view.attention = [{ shape: [2, 3, 3], data: new Float32Array(18) }];
+      } catch (error) {
+        refused = error.message;
+      }
+      view.remove();
+      return { first, second, outside, given: view.attention.length, refused };
+    });
+    const oneHot = (col) => [0, 1, 2].flatMap(() => [0, 1, 2].map((c) => (c === col ? 1 : 0)));
+    assert.deepEqual(seen.first, { data: oneHot(1), thumbs: 4, problem: null }, 'layer 1, head 0 of batch item 0: key (1 + 0 + 0) % 3');
+    assert.deepEqual(seen.second.data, oneHot(2), 'batch item 1: key (1 + 1 + 0) % 3');
+    assert.equal(seen.outside.problem, '<attn-model-view> batch="2" but the attention has 2 sequences in the batch (0 … 1)');
+    assert.equal(seen.given, 2, 'attention returns the tensors as given');
+    assert.match(seen.refused, /^<attn-model-view>\.attention\[0\] must be a weights tensor \(batch, heads, n, n\), got shape \(2, 3, 3\)$/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('model view: keyboard — one tab stop, arrows between heads, Enter enlarges; the enlarged grid marks its row in every head', async () => {
     const { page, errors } = await openPage();
     await page.locator('#model [part=thumb]').first().focus();

@@ -20,7 +20,7 @@ import { heatmapLayout, LABEL_FONT } from './heatmap-layout.js';
 import { buildHeatmapSVG, relabelHeatmapSVG, cellImage, cellRects, LEGEND_STOPS } from './heatmap-svg.js';
 import { LINK_PROPERTY, LINKED, tellLinked } from './link.js';
 import { axisLabels, checkMatrix } from './matrix.js';
-import { asIndex, checkTensorInput, indexProblem, isTensorInput, tensorSlice } from './tensor-slice.js';
+import { asIndex, checkTensorInput, indexAttributeProblem, isTensorInput, tensorSlice } from './tensor-slice.js';
 import { FONT_FAMILY } from './measure.js';
 import {
   BLOCKED, colorScale, dataDomain, DEFAULT_PALETTE, EMPTY_FILL, palette, PALETTES, scan, textColorOn,
@@ -218,7 +218,7 @@ export class AttnHeatmap extends RenderedElement {
     const given = this.#given;
     if (!given) return { matrix: null };
     if (!isTensorInput(given)) return { matrix: given };
-    const problem = indexProblem('attn-heatmap', this, ['batch', 'head']);
+    const problem = indexAttributeProblem('attn-heatmap', this, ['batch', 'head']);
     if (problem) return { matrix: null, problem };
     return tensorSlice('attn-heatmap', given, { batch: this.batch, head: this.head });
   }

@@ -20,6 +20,7 @@ import { figureShell } from './figure.js';
 import { followPick, hoverRow, LINK_PROPERTY, LINKED, QUERY_PROPERTY, tellLinked } from './link.js';
 import { WEIGHT_STEPS, weightLegend } from './weight-scale.js';
 import { checkModel, checkTokens, indexProblem, tokenProblem } from './weights-input.js';
+import { isTensorInput, layerTensorsBatch, checkLayerTensors } from './tensor-slice.js';
 
 const TAG = 'attn-model-view';
 const CSS = `
@@ -43,7 +44,9 @@ const MOVES = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], Arrow
 export class AttnModelView extends RenderedElement {
   static upgradedProperties = ['attention', 'tokens'];
 
-  #attention = null;
+  #given = null; // what the page set: Matrix[layer][head], or one (batch, heads, n, n) tensor per layer
+  #attention = null; // Matrix[layer][head] drawn: the given one, or the tensors' batch item
+  #slicedFor = -1; // the batch item #attention holds when tensors were given
   #tokens = null;
   #painted = null; // the attention the thumbnails show (a new array repaints them)
   #shape = '';
@@ -82,8 +85,9 @@ export class AttnModelView extends RenderedElement {
     this.#enlarged.addEventListener('cell-focus', (event) => this.#pick(event.detail.row));
   }
 
-  get attention() { return this.#attention; }
-  // Matrix[layer][head] of n×n weights in [0, 1]; anything else throws an AttnLabError naming it.
+  get attention() { return this.#given; }
+  // Matrix[layer][head] of n×n weights in [0, 1], or one weights tensor (batch, heads, n, n) per layer
+  // (the batch attribute picks the sequence drawn); anything else throws an AttnLabError naming it.
   // null clears it; undefined is the likeliest mistake (forward(ids) without { attention: true }
   // returns no attention), so it is an error that says so rather than an empty figure.
   set attention(layers) {
@@ -91,7 +95,10 @@ export class AttnModelView extends RenderedElement {
       throw new AttnLabError(`<${TAG}>.attention is undefined: give Matrix[layer][head], as GPTModel.forward(ids, { attention: true }) `
         + 'returns it (without attention: true, forward returns no attention), or null for none');
     }
-    this.#attention = layers === null ? null : checkModel(TAG, 'attention', layers);
+    const tensors = Array.isArray(layers) && layers.length > 0 && layers.every(isTensorInput);
+    this.#given = layers === null ? null : tensors ? checkLayerTensors(TAG, 'attention', layers, checkModel) : checkModel(TAG, 'attention', layers);
+    this.#attention = tensors ? null : this.#given;
+    this.#slicedFor = -1;
     this.requestRender();
   }
 
@@ -118,9 +125,29 @@ export class AttnModelView extends RenderedElement {
     this.setAttribute('head', String(value.head));
   }
 
+  // With tensors given: the batch attribute's sequence as Matrix[layer][head] (sliced again only when
+  // the batch item changes, so the thumbnails repaint only then). → a problem to report, or null.
+  #sliceBatch() {
+    if (!this.#given || this.#attention === this.#given) return null;
+    const batch = this.getAttribute('batch') ?? '0';
+    const size = this.#given[0].shape[0];
+    const problem = indexProblem(TAG, 'batch', batch, size, 'sequences in the batch');
+    if (problem) return problem;
+    if (this.#slicedFor !== Number(batch)) {
+      this.#attention = layerTensorsBatch(this.#given, Number(batch));
+      this.#slicedFor = Number(batch);
+    }
+    return null;
+  }
+
   render() {
     this.#caption.textContent = this.caption;
     this.#enlarged.toggleAttribute('no-export', this.hasAttribute('no-export'));
+    const batchProblem = this.#sliceBatch();
+    if (batchProblem) {
+      this.#report(batchProblem);
+      return;
+    }
     const layers = this.#attention;
     if (!layers) {
       this.#report(null);
@@ -310,4 +337,4 @@ attributeProperties(AttnModelView, {
   query: QUERY_PROPERTY,
   link: LINK_PROPERTY,
 });
-Object.defineProperty(AttnModelView, 'observedAttributes', { configurable: true, get: () => ['caption', 'layer', 'head', 'query', 'no-export'] });
+Object.defineProperty(AttnModelView, 'observedAttributes', { configurable: true, get: () => ['caption', 'layer', 'head', 'query', 'batch', 'no-export'] });

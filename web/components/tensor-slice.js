@@ -46,12 +46,36 @@ export function tensorSlice(element, t, indices) {
   return { matrix, where: said.length ? `${said.join(', ')} of ${shapeText(t.shape)}` : '' };
 }
 
-// An attribute holding an index: a whole number ≥ 0 (else 0, and reported by indexProblem).
+// An attribute holding an index: a whole number ≥ 0 (else 0, and reported by indexAttributeProblem).
 export const asIndex = (text) => (/^\d+$/.test(text) ? Number(text) : 0);
-export function indexProblem(element, host, names) {
+export function indexAttributeProblem(element, host, names) {
   for (const name of names) {
     const text = host.getAttribute(name);
     if (text !== null && !/^\d+$/.test(text)) return `<${element}> ${name}="${text}" must be a whole number from 0`;
   }
   return null;
+}
+
+// One weights tensor (batch, heads, n, n) per layer, as a batched GPT or encoder returns them: all of
+// one shape, every batch item's Matrix[layer][head] passing `checkModel` (weights in [0, 1]).
+export function checkLayerTensors(element, property, layers, checkModel) {
+  const checked = layers.map((t, l) => {
+    const { shape, data } = t;
+    if (!Array.isArray(shape) || shape.length !== 4 || shape[2] !== shape[3]) {
+      throw new AttnLabError(`<${element}>.${property}[${l}] must be a weights tensor (batch, heads, n, n), got shape `
+        + `${Array.isArray(shape) ? shapeText(shape) : typeof shape}`);
+    }
+    return checkTensorInput(element, `${property}[${l}]`, { shape, data });
+  });
+  const first = shapeText(checked[0].shape);
+  checked.forEach((t, l) => {
+    if (shapeText(t.shape) !== first) throw new AttnLabError(`<${element}>.${property}[${l}] is ${shapeText(t.shape)} but layer 0 is ${first}`);
+  });
+  for (let b = 0; b < checked[0].shape[0]; b++) checkModel(element, `${property} (batch item ${b})`, layerTensorsBatch(checked, b));
+  return checked;
+}
+
+// Batch item b of per-layer (batch, heads, n, n) tensors as Matrix[layer][head].
+export function layerTensorsBatch(layers, b) {
+  return layers.map((t) => Array.from({ length: t.shape[1] }, (_, h) => tensorSlice('', t, { batch: b, head: h }).matrix));
 }
