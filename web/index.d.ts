@@ -477,6 +477,11 @@ export interface GPTStepResult {
 export interface GPTModel {
   readonly config: GPTConfig;
   parameterCount(): number;
+  /** A batch of sequences of one length, ids { shape: [batch, seq], data } (pad at the end: causal attention
+   *  never reads a later position) → logits (batch, seq, vocab) ((batch, 1, vocab) with logits 'last',
+   *  null with 'none') and, with attention: true, one (batch, heads, seq, seq) tensor per layer. Each
+   *  sequence is the one-sequence call's, bit for bit. trace is for one sequence. */
+  forward(ids: { shape: readonly number[]; data: ArrayLike<number> }, options?: GPTModelForwardOptions): { logits: Tensor | null; attention?: Tensor[] };
   forward(ids: ArrayLike<number>, options?: GPTModelForwardOptions): GPTForwardResult;
   /** Per position t, −log p(ids[t + 1]): n − 1 values. */
   tokenLosses(ids: ArrayLike<number>, options?: GPTForwardOptions): Float32Array;

@@ -116,3 +116,38 @@ for (const variant of VARIANTS) {
     model.dispose();
   });
 }
+
+for (const variant of VARIANTS) {
+  test(`a batch of sequences: each sequence's logits and attention are the one-sequence forward's, bit for bit (${variant.name})`, async () => {
+    const l = await lab(variant.simd);
+    const model = await l.createGPT({ ...CONFIG, seed: 5 });
+    const sequences = [[3, 1, 4, 1, 5], [9, 2, 6, 0, 0]];  // the second padded at the end with id 0
+    const batch = model.forward({ shape: [2, 5], data: sequences.flat() }, { attention: true });
+    assert.deepEqual(batch.logits.shape, [2, 5, 23]);
+    assert.equal(batch.attention.length, 2);
+    assert.deepEqual(batch.attention[1].shape, [2, 2, 5, 5]);
+    sequences.forEach((ids, b) => {
+      const one = model.forward(ids, { attention: true });
+      assert.deepEqual(batch.logits.data.slice(b * 115, (b + 1) * 115), one.logits.data, `logits of sequence ${b}`);
+      for (let layer = 0; layer < 2; layer++) {
+        for (let head = 0; head < 2; head++) {
+          const at = (b * 2 + head) * 25;
+          assert.deepEqual(batch.attention[layer].data.slice(at, at + 25), one.attention[layer][head].data, `layer ${layer}, head ${head}`);
+        }
+      }
+    });
+    // Padding at the end leaves a sequence's own positions as they were: the first 3 of sequence 1.
+    const short = model.forward([9, 2, 6]);
+    assert.deepEqual(batch.logits.data.slice(115, 115 + 69), short.logits.data);
+    const last = model.forward({ shape: [2, 5], data: sequences.flat() }, { logits: 'last' });
+    assert.deepEqual(last.logits.shape, [2, 1, 23]);
+    assert.deepEqual(last.logits.data.slice(0, 23), batch.logits.data.slice(92, 115));
+    assert.equal(model.forward({ shape: [2, 5], data: sequences.flat() }, { logits: 'none' }).logits, null);
+    throwsMessage(() => model.forward({ shape: [2, 4], data: sequences.flat() }), 'GPTModel.forward: ids.data has 10 ids but ids is (2, 4) (8 ids)');
+    throwsMessage(() => model.forward({ shape: [10], data: sequences.flat() }),
+      'GPTModel.forward: ids must be token ids [n] or a batch { shape: [batch, seq], data }, got shape (10)');
+    throwsMessage(() => model.forward({ shape: [2, 5], data: sequences.flat() }, { trace: true }),
+      'GPTModel.forward: trace is for one sequence: pass its ids [n] (a batch would trace each sequence the same way)');
+    model.dispose();
+  });
+}

@@ -97,12 +97,42 @@ export function gptClasses(module) {
     // ablate: [{ layer, head }] knocks heads out: their output set to 0 (ablation 'zero') or to its
     // mean over the positions ('mean').
     // logits: 'all' (n×V), 'last' (1×V: the token after the last position) or 'none' (0×V, for attention alone).
+    // A batch: ids { shape: [batch, seq], data } (sequences of one length; pad at the end — causal
+    // attention never reads a later position, so a shorter sequence's own tokens are unaffected) →
+    // { logits: Tensor (batch, seq, V) ((batch, 1, V) with 'last', null with 'none'), attention?:
+    // Tensor[layer] (batch, heads, seq, seq) }: each sequence the one-sequence call's, bit for bit.
     forward(ids, options) {
       const fn = 'GPTModel.forward';
-      const tokens = checkIds(fn, 'ids', ids);
       const opts = forwardOptions(fn, options);
       opts.logits = checkOneOf(fn, 'logits', checkOptions(fn, options).logits ?? 'all', ['all', 'last', 'none']);
+      if (ids !== null && typeof ids === 'object' && 'shape' in ids) return this.#forwardBatch(fn, ids, opts);
+      const tokens = checkIds(fn, 'ids', ids);
       return this.call(fn, () => this.handle('forward').forward(tokens, opts));
+    }
+
+    #forwardBatch(fn, ids, opts) {
+      const { shape, data } = ids;
+      if (!Array.isArray(shape) || shape.length !== 2) {
+        fail(fn, `ids must be token ids [n] or a batch { shape: [batch, seq], data }, got shape ${Array.isArray(shape) ? `(${shape.join(', ')})` : describe(shape)}`);
+      }
+      const [batch, seq] = [checkSize(fn, 'ids.shape[0]', shape[0]), checkSize(fn, 'ids.shape[1]', shape[1])];
+      const tokens = checkIds(fn, 'ids.data', data);
+      if (tokens.length !== batch * seq) fail(fn, `ids.data has ${tokens.length} ids but ids is (${batch}, ${seq}) (${batch * seq} ids)`);
+      if (opts.trace) fail(fn, 'trace is for one sequence: pass its ids [n] (a batch would trace each sequence the same way)');
+      const results = Array.from({ length: batch }, (_, b) =>
+        this.call(fn, () => this.handle('forward').forward(tokens.subarray(b * seq, (b + 1) * seq), opts)));
+      const stack = (parts, shapeOf) => {
+        const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+        parts.reduce((at, p) => { out.set(p, at); return at + p.length; }, 0);
+        return { shape: shapeOf, data: out };
+      };
+      const { vocabSize, numHeads } = this.#config;
+      const rows = opts.logits === 'last' ? 1 : seq;
+      const out = { logits: opts.logits === 'none' ? null : stack(results.map((r) => r.logits.data), [batch, rows, vocabSize]) };
+      if (opts.attention) {
+        out.attention = results[0].attention.map((_, l) => stack(results.flatMap((r) => r.attention[l].map((m) => m.data)), [batch, numHeads, seq, seq]));
+      }
+      return out;
     }
 
     // Per position t, −log p(ids[t + 1]) under the forward with `options` (ablations): Float32Array [n − 1].
