@@ -69,39 +69,42 @@ export function attentionCoreModel(n, d) {
 }
 
 // nn.MultiheadAttention self-attention on x [n×d_model] with PyTorch-layout weights
-// (inProjWeight [3d×d], inProjBias [3d], outProjWeight [d×d], outProjBias [d]).
-export function multiHeadModel(n, dModel, heads, w) {
+// (inProjWeight [3d×d], inProjBias [3d], outProjWeight [d×d], outProjBias [d]); with `batch`, on
+// x (batch, n, d_model), the tutorials' layout: every Reshape and Transpose gains the leading batch dim.
+export function multiHeadModel(n, dModel, heads, w, batch = 0) {
   const dK = dModel / heads;
+  const lead = batch ? [batch] : [];
+  const shift = (dims) => (batch ? [0, ...dims.map((d) => d + 1)] : dims);  // a perm over the dims after batch
   const transposedRows = (m, start, count) => {  // rows start… of m [·×dModel], transposed to [dModel×count]
     const out = new Float32Array(dModel * count);
     for (let r = 0; r < count; r++) for (let c = 0; c < dModel; c++) out[c * count + r] = m.data[(start + r) * dModel + c];
     return out;
   };
-  const proj = ['q', 'k', 'v'].flatMap((name, i) => [
+  const proj = ['q', 'k', 'v'].flatMap((name) => [
     node('MatMul', ['x', `w_${name}`], [`${name}_lin`]), node('Add', [`${name}_lin`, `b_${name}`], [name]),
     node('Reshape', [name, 'heads_shape'], [`${name}_split`]),
-    node('Transpose', [`${name}_split`], [`${name}_h`], [{ name: 'perm', type: ATTRIBUTE.INTS, ints: name === 'k' ? [1, 2, 0] : [1, 0, 2] }]),
+    node('Transpose', [`${name}_split`], [`${name}_h`], [{ name: 'perm', type: ATTRIBUTE.INTS, ints: shift(name === 'k' ? [1, 2, 0] : [1, 0, 2]) }]),
   ]);
   return model({
     name: 'multi_head_attention',
-    input: [valueInfo('x', [n, dModel])],
-    output: [valueInfo('out', [n, dModel])],
+    input: [valueInfo('x', [...lead, n, dModel])],
+    output: [valueInfo('out', [...lead, n, dModel])],
     initializer: [
       ...['q', 'k', 'v'].map((name, i) => floatTensor(`w_${name}`, [dModel, dModel], transposedRows(w.inProjWeight, i * dModel, dModel))),
       ...['q', 'k', 'v'].map((name, i) => floatTensor(`b_${name}`, [dModel], w.inProjBias.slice(i * dModel, (i + 1) * dModel))),
       floatTensor('w_o', [dModel, dModel], transposedRows(w.outProjWeight, 0, dModel)),
       floatTensor('b_o', [dModel], w.outProjBias),
       floatTensor('scale', [], [1 / Math.sqrt(dK)]),
-      int64Tensor('heads_shape', [n, heads, dK]),
-      int64Tensor('concat_shape', [n, dModel]),
+      int64Tensor('heads_shape', [...lead, n, heads, dK]),
+      int64Tensor('concat_shape', [...lead, n, dModel]),
     ],
     node: [
       ...proj,
-      node('MatMul', ['q_h', 'k_h'], ['scores']),  // [h, n, dK]·[h, dK, n]
+      node('MatMul', ['q_h', 'k_h'], ['scores']),  // [(batch,) h, n, dK]·[(batch,) h, dK, n]
       node('Mul', ['scores', 'scale'], ['scaled']),
       node('Softmax', ['scaled'], ['weights'], [{ name: 'axis', type: ATTRIBUTE.INT, i: -1 }]),
-      node('MatMul', ['weights', 'v_h'], ['heads']),  // [h, n, dK]
-      node('Transpose', ['heads'], ['heads_t'], [{ name: 'perm', type: ATTRIBUTE.INTS, ints: [1, 0, 2] }]),
+      node('MatMul', ['weights', 'v_h'], ['heads']),  // [(batch,) h, n, dK]
+      node('Transpose', ['heads'], ['heads_t'], [{ name: 'perm', type: ATTRIBUTE.INTS, ints: shift([1, 0, 2]) }]),
       node('Reshape', ['heads_t', 'concat_shape'], ['concat']),
       node('MatMul', ['concat', 'w_o'], ['out_lin']),
       node('Add', ['out_lin', 'b_o'], ['out']),

@@ -40,7 +40,8 @@ async function ortWebModule() {
 
 async function ortSession(ort, bytes, feeds, options) {
   const session = await ort.InferenceSession.create(bytes, options);
-  const tensors = Object.fromEntries(Object.entries(feeds).map(([name, m]) => [name, new ort.Tensor('float32', m.data, [m.rows, m.cols])]));
+  // A feed is a Matrix [rows×cols] or a tensor { shape, data }.
+  const tensors = Object.fromEntries(Object.entries(feeds).map(([name, m]) => [name, new ort.Tensor('float32', m.data, m.shape ?? [m.rows, m.cols])]));
   let last;
   // session.run is async; the harness awaits each call.
   return { run: async () => { last = await session.run(tensors); }, output: () => last.out.data, async: true };
@@ -52,6 +53,12 @@ export async function ortWebCore({ q, k, v }) {
 
 export async function ortWebMha({ x, weights }, heads) {
   return ortSession(await ortWebModule(), multiHeadModel(x.rows, x.cols, heads, weights), { x }, { executionProviders: ['wasm'] });
+}
+
+// The same layer on x (batch, n, d_model) in one session.run.
+export async function ortWebBatchedMha({ x, weights }, heads) {
+  const [batch, n, dModel] = x.shape;
+  return ortSession(await ortWebModule(), multiHeadModel(n, dModel, heads, weights, batch), { x }, { executionProviders: ['wasm'] });
 }
 
 // ---- onnxruntime-node (native, one thread) ----

@@ -46,6 +46,8 @@ export interface TensorMaskOptions {
 }
 
 export interface TensorAttentionOptions extends TensorMaskOptions {
+  /** false: { output } alone, computed with the online softmax (no (…, n_q, n_k) weights). */
+  weights?: boolean;
   /** Default 1/√d_k. */
   scale?: number;
   /** Dropout on the weights after the softmax (as the tutorials' exercise adds it), drawn from seed. */
@@ -61,6 +63,8 @@ export interface TensorAttentionResult {
 }
 
 export interface TensorMultiHeadOptions extends TensorMaskOptions {
+  /** false: { output } alone, every head by the online softmax. */
+  weights?: boolean;
   /** Also return the mean over heads (PyTorch's average_attn_weights=True). */
   averageWeights?: boolean;
   /** The dropout draws while the layer is training with dropout > 0. */
@@ -234,6 +238,8 @@ export interface MultiHeadAttention {
   weights(): { inProjWeight: Matrix; inProjBias?: Float32Array; outProjWeight: Matrix; outProjBias?: Float32Array };
   /** Tensors: x (batch, seq, d_model) for self-attention, or query (batch, n_q, d_model) with key and
    *  value (batch, n_k, d_model); each sequence's result is the Matrix call's on that sequence alone. */
+  forward(query: { shape: readonly number[]; data: NumberArray }, key: TensorInput | undefined, value: TensorInput | undefined,
+          options: TensorMultiHeadOptions & { weights: false }): { output: Tensor };
   forward(query: { shape: readonly number[]; data: NumberArray }, key?: TensorInput, value?: TensorInput,
           options?: TensorMultiHeadOptions): TensorMultiHeadResult;
   forward(query: MatrixInput, key: MatrixInput | undefined, value: MatrixInput | undefined,
@@ -562,6 +568,7 @@ export interface Lab {
   transpose(t: TensorInput, dim0: number, dim1: number): Tensor;
   softmax(m: MatrixInput): Matrix;
   /** Tensors: q (…, n_q, d_k), k (…, n_k, d_k), v (…, n_k, d_v), the leading dims broadcasting. */
+  scaledDotProductAttention(q: { shape: readonly number[]; data: NumberArray }, k: TensorInput, v: TensorInput, options: TensorAttentionOptions & { weights: false }): { output: Tensor };
   scaledDotProductAttention(q: { shape: readonly number[]; data: NumberArray }, k: TensorInput, v: TensorInput, options?: TensorAttentionOptions): TensorAttentionResult;
   scaledDotProductAttention(q: MatrixInput, k: { shape: readonly number[]; data: NumberArray }, v: TensorInput, options?: TensorAttentionOptions): TensorAttentionResult;
   scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options: TensorAttentionOptions & ({ keyPaddingMask: TensorInput } | { mask: { shape: readonly number[]; data: NumberArray } })): TensorAttentionResult;

@@ -366,7 +366,7 @@ class Lab {
     const fn = 'scaledDotProductAttention';
     if (usesTensors([q, k, v], options)) {
       const [qt, kt, vt] = checkTensors(fn, { q, k, v });
-      const opts = tensorOptions(fn, options, ['scale', 'dropout']);
+      const opts = tensorOptions(fn, options, ['scale', 'dropout', 'weights']);
       return this.#call(fn, () => this.#raw.tensorAttention(qt, kt, vt, opts));
     }
     const args = this.#attentionArgs(fn, q, k, v, options);

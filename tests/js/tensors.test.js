@@ -194,6 +194,29 @@ for (const variant of VARIANTS) {
       mha.dispose();
     });
 
+    test('weights: false returns the output alone, each sequence the Matrix call\'s with weights: false, to the bit', async () => {
+      const l = await lab(variant.simd);
+      const mha = new l.MultiHeadAttention({ dModel: 16, numHeads: 4, seed: 2 });
+      const x = l.randn([3, 6, 16], 8);
+      const pad = l.tensor([3, 6], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1]);
+      const lean = mha.forward(x, x, x, { causal: true, keyPaddingMask: pad, weights: false });
+      assert.deepEqual(Object.keys(lean), ['output']);
+      for (let b = 0; b < 3; b++) {
+        const one = { rows: 6, cols: 16, data: x.data.slice(b * 96, (b + 1) * 96) };
+        const mask = { rows: 6, cols: 6, data: Float32Array.from({ length: 36 }, (_, i) => 1 - pad.data[b * 6 + (i % 6)]) };
+        assert.deepEqual(lean.output.data.slice(b * 96, (b + 1) * 96), mha.forward(one, one, one, { mask, causal: true, weights: false }).output.data);
+      }
+      const [q, k, v] = [1, 2, 3].map((seed) => l.randn([2, 2, 5, 4], seed));
+      const sdpa = l.scaledDotProductAttention(q, k, v, { causal: true, weights: false });
+      assert.deepEqual(Object.keys(sdpa), ['output']);
+      const slice = (t, i) => ({ rows: 5, cols: 4, data: t.data.slice(i * 20, (i + 1) * 20) });
+      for (let i = 0; i < 4; i++) {
+        assert.deepEqual(sdpa.output.data.slice(i * 20, (i + 1) * 20),
+          l.scaledDotProductAttention(slice(q, i), slice(k, i), slice(v, i), { causal: true, weights: false }).output.data);
+      }
+      mha.dispose();
+    });
+
     test('errors name the argument and the shapes in tuple notation, and the lab stays usable', async () => {
       const l = await lab(variant.simd);
       const q = l.randn([2, 8, 10, 64], 1);

@@ -69,6 +69,26 @@ TEST(BatchedAttention, ScaleAndCausalEachSliceIsThe2dCall) {
                              });
 }
 
+TEST(BatchedAttention, OutputOnlyEachSliceIsThe2dOutputOnlyCallAndNoWeights) {
+  const Inputs in;
+  const Tensor padding({2, 6}, {0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0});
+  const BatchedAttentionResult r =
+      scaled_dot_product_attention(in.q, in.k, in.v, {.causal = true, .key_padding_mask = &padding, .need_weights = false});
+  EXPECT_TRUE(r.weights.empty());
+  const BatchedAttentionResult full =
+      scaled_dot_product_attention(in.q, in.k, in.v, {.causal = true, .key_padding_mask = &padding});
+  ASSERT_EQ(r.output.shape(), full.output.shape());
+  for (std::int64_t s = 0; s < r.output.matrix_count(); ++s) {
+    const std::int64_t b = s / (r.output.matrix_count() / 2);
+    Matrix keep = Matrix::Ones(in.q.size(-2), in.k.size(-2));
+    for (std::int64_t j = 0; j < keep.cols(); ++j)
+      if (padding.at({b, j}) == 1.0f) keep.col(j).setZero();
+    const Matrix alone = attention_output(in.q.matrix(s), in.k.matrix(s), in.v.matrix(s), {.mask = &keep, .causal = true});
+    EXPECT_EQ(r.output.matrix(s), alone) << "slice " << s;
+    EXPECT_TRUE(testing::MatricesNear(r.output.matrix(s), full.output.matrix(s), 1e-6f, 0.0f)) << "slice " << s;
+  }
+}
+
 TEST(BatchedAttention, BinaryMaskCausalAndPaddingEachSliceIsThe2dCall) {
   // A per-head mask (3, 5, 6) broadcast over the batch, the causal rule, and key padding: sequence 0
   // has 6 real keys, sequence 1 has 4 (PyTorch's 1 = PAD).

@@ -77,6 +77,21 @@ TEST(BatchedMultiHead, EachSequenceIsThe2dForwardBitForBit) {
   }
 }
 
+TEST(BatchedMultiHead, OutputOnlyEachSequenceIsThe2dOutputOnlyForwardBitForBit) {
+  MultiHeadAttention mha = make_layer();
+  const Tensor x = randn_tensor({3, 5, 16}, 2);
+  const Tensor padding({3, 5}, {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1});
+  const BatchedMultiHeadOutput r = multi_head_attention_forward(
+      mha, x, {.causal = true, .key_padding_mask = &padding, .average_weights = true, .need_weights = false});
+  EXPECT_TRUE(r.weights.empty());
+  EXPECT_TRUE(r.average_weights.empty());
+  for (std::int64_t b = 0; b < 3; ++b) {
+    const Matrix keep = keep_from_padding(padding, b, 5);
+    const MultiHeadAttentionOutput lean = mha.forward(x.matrix(b), {.mask = &keep, .causal = true, .need_weights = false});
+    EXPECT_EQ(r.output.matrix(b), lean.output) << "sequence " << b;
+  }
+}
+
 TEST(BatchedMultiHead, CrossAttentionEachSequenceIsThe2dForwardBitForBit) {
   MultiHeadAttention mha = make_layer();
   const Tensor query = randn_tensor({2, 3, 16}, 2), key = randn_tensor({2, 6, 16}, 3), value = randn_tensor({2, 6, 16}, 4);

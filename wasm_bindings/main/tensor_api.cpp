@@ -63,10 +63,11 @@ val tensor_attention(const val& q, const val& k, const val& v, const val& option
                                       .rng = &rng};
     if (has(options, "scale")) attention.scale = options["scale"].as<float>();
     if (has(options, "dropout")) attention.dropout = options["dropout"].as<float>();
+    attention.need_weights = !(has(options, "weights") && options["weights"].isFalse());
     const BatchedAttentionResult r = scaled_dot_product_attention(qt, kt, vt, attention);
     val out = val::object();
     out.set("output", tensor_to_js(r.output));
-    out.set("weights", tensor_to_js(r.weights));
+    if (!r.weights.empty()) out.set("weights", tensor_to_js(r.weights));
     return out;
   });
 }
@@ -81,6 +82,7 @@ val multi_head_forward_tensor(const MultiHeadAttentionHandle& mha, const val& qu
                                           .causal = masks.causal,
                                           .key_padding_mask = masks.padding_pointer(),
                                           .average_weights = has(options, "averageWeights") && options["averageWeights"].isTrue(),
+                                          .need_weights = !(has(options, "weights") && options["weights"].isFalse()),
                                           .rng = &rng};
     const Tensor x = tensor_from_js(query, "query");
     const BatchedMultiHeadOutput r =
@@ -89,7 +91,7 @@ val multi_head_forward_tensor(const MultiHeadAttentionHandle& mha, const val& qu
                                                          tensor_from_js(value, "value"), batched);
     val out = val::object();
     out.set("output", tensor_to_js(r.output));
-    out.set("weights", tensor_to_js(r.weights));
+    if (!r.weights.empty()) out.set("weights", tensor_to_js(r.weights));
     if (!r.average_weights.empty()) out.set("averageWeights", tensor_to_js(r.average_weights));
     return out;
   });

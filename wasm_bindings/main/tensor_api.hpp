@@ -14,11 +14,12 @@ using emscripten::val;
 
 // (…, n_q, d_k) × (…, n_k, d_k) × (…, n_k, d_v) → { output (…, n_q, d_v), weights (…, n_q, n_k) }.
 // options: { mask?: Tensor, maskKind?: 'binary' | 'additive', causal?, keyPaddingMask?: Tensor (batch, n_k),
-// scale?, dropout?, seed? }
+// scale?, dropout?, seed?, weights? (false: { output } alone, by the online softmax) }
 val tensor_attention(const val& q, const val& k, const val& v, const val& options);
 // x (batch, seq, d_model), or query/key/value for cross-attention (key undefined: self-attention) →
 // { output (batch, n_q, d_model), weights (batch, heads, n_q, n_k), averageWeights? (batch, n_q, n_k) }.
-// options: { mask?, maskKind?, causal?, keyPaddingMask?, averageWeights?, seed? (dropout while training) }
+// options: { mask?, maskKind?, causal?, keyPaddingMask?, averageWeights?, seed? (dropout while training),
+// weights? (false: { output } alone) }
 val multi_head_forward_tensor(const MultiHeadAttentionHandle& mha, const val& query, const val& key, const val& value,
                               const val& options);
 // x (batch, seq, d_model) → (batch, seq, d_model). options: { mask? (seq, seq) or (batch, seq, seq),

@@ -103,7 +103,7 @@ export function moduleClasses(raw, call) {
     forward(query, key = query, value = key, options) {
       const fn = 'MultiHeadAttention.forward';
       if (usesTensors([query, key, value], options)) {
-        const opts = tensorOptions(fn, options, ['averageWeights']);
+        const opts = tensorOptions(fn, options, ['averageWeights', 'weights']);
         const self = key === query && value === query;
         const [q, k, v] = checkTensors(fn, { query, key, value });
         return this.call(fn, () => this.handle('forward').forwardTensor(q, self ? undefined : k, self ? undefined : v, opts));

@@ -77,7 +77,8 @@ export function checkTensors(fn, named) {
 }
 
 // { mask?, maskKind?, causal?, keyPaddingMask? } as the core takes them, plus what the caller allows:
-// scale, dropout and seed for scaledDotProductAttention, averageWeights and seed for a layer.
+// scale, dropout, weights and seed for scaledDotProductAttention, averageWeights, weights and seed for
+// multi-head attention (weights: false returns { output } alone, computed with the online softmax).
 // mask: 1 = may attend (maskKind 'binary', the default) or added to the scores (maskKind 'additive',
 // torch's float attn_mask, −Infinity blocks); keyPaddingMask (batch, n_k): 1 = PAD, as PyTorch's.
 export function tensorOptions(fn, options, allowed) {
@@ -95,6 +96,7 @@ export function tensorOptions(fn, options, allowed) {
   if (allowed.includes('averageWeights') && opts.averageWeights !== undefined) {
     out.averageWeights = checkBoolean(fn, 'averageWeights', opts.averageWeights);
   }
+  if (allowed.includes('weights') && opts.weights !== undefined) out.weights = checkBoolean(fn, 'weights', opts.weights);
   if (opts.seed !== undefined) out.seed = checkSeed(fn, opts.seed);
   return out;
 }

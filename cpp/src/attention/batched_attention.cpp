@@ -165,7 +165,8 @@ BatchedAttentionResult scaled_dot_product_attention(const Tensor& q, const Tenso
   const Tensor padding = options.key_padding_mask ? padding_as_scores(*options.key_padding_mask, scores) : Tensor();
 
   // 2. Slice by slice, in row-major order of the batch dims: the 2-D attention with that slice's masks.
-  BatchedAttentionResult result{Tensor(batched(batch, n_q, d_v)), Tensor(scores)};
+  const bool need_weights = options.need_weights || options.dropout > 0.0f;
+  BatchedAttentionResult result{Tensor(batched(batch, n_q, d_v)), need_weights ? Tensor(scores) : Tensor()};
   for (std::int64_t b = 0; b < result.output.matrix_count(); ++b) {
     const SliceMasks masks = slice_masks(mask, options.mask_kind, padding, b);
     const AttentionOptions slice_options{.mask = masks.keep.size() ? &masks.keep : nullptr,
@@ -176,7 +177,8 @@ BatchedAttentionResult scaled_dot_product_attention(const Tensor& q, const Tenso
                                          .rng = options.rng};
     AttentionResult r;
     try {
-      r = scaled_dot_product_attention(q_all.matrix(b), k_all.matrix(b), v_all.matrix(b), slice_options);
+      if (need_weights) r = scaled_dot_product_attention(q_all.matrix(b), k_all.matrix(b), v_all.matrix(b), slice_options);
+      else r.output = attention_output(q_all.matrix(b), k_all.matrix(b), v_all.matrix(b), slice_options);
     } catch (const Error& e) {
       // The 2-D message names a position inside the slice; say which slice.
       if (batch.empty()) throw;
@@ -184,7 +186,7 @@ BatchedAttentionResult scaled_dot_product_attention(const Tensor& q, const Tenso
                   shape_text(batch) + ")");
     }
     result.output.set_matrix(b, r.output);
-    result.weights.set_matrix(b, r.weights);
+    if (need_weights) result.weights.set_matrix(b, r.weights);
   }
   return result;
 }

@@ -130,7 +130,8 @@ BatchedMultiHeadOutput multi_head_attention_forward(const MultiHeadAttention& mh
        .key_padding_mask = options.key_padding_mask,
        .scale = std::nullopt,
        .dropout = dropping ? mha.config().dropout : 0.0f,
-       .rng = dropping ? options.rng : nullptr});
+       .rng = dropping ? options.rng : nullptr,
+       .need_weights = options.need_weights});
 
   // 5. transpose(1, 2) → (batch, n_q, heads, d_k); reshape → (batch, n_q, d_model): the heads side by side.
   const Tensor concat = attended.output.transpose(1, 2).reshape({batch, n_q, d_model});
@@ -140,7 +141,7 @@ BatchedMultiHeadOutput multi_head_attention_forward(const MultiHeadAttention& mh
   result.weights = attended.weights;
 
   // The mean over heads, summed head by head in order as the 2-D forward does (the same numbers).
-  if (options.average_weights) {
+  if (options.average_weights && !result.weights.empty()) {
     result.average_weights = Tensor(Shape{batch, n_q, n_k});
     for (std::int64_t b = 0; b < batch; ++b) {
       Matrix average = Matrix::Zero(n_q, n_k);

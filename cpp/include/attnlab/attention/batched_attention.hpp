@@ -42,11 +42,14 @@ struct BatchedAttentionOptions {
   // the draws a loop of 2-D calls over the slices makes.
   float dropout = 0.0f;
   Rng* rng = nullptr;
+  // false: the output alone, each slice by attention_output (online softmax, no n_q × n_k matrices:
+  // the 2-D call's numbers with weights: false); weights is then empty. Ignored with dropout > 0.
+  bool need_weights = true;
 };
 
 struct BatchedAttentionResult {
   Tensor output;   // (…, n_q, d_v)
-  Tensor weights;  // (…, n_q, n_k), after dropout if any
+  Tensor weights;  // (…, n_q, n_k), after dropout if any; empty when need_weights is false
 };
 
 // q (…, n_q, d_k), k (…, n_k, d_k), v (…, n_k, d_v), their leading dims "…" broadcast together by

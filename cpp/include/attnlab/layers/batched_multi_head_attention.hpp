@@ -30,6 +30,9 @@ struct BatchedMultiHeadOptions {
   bool causal = false;
   const Tensor* key_padding_mask = nullptr;  // (batch, n_k), 1 = PAD
   bool average_weights = false;  // also return the mean over heads (PyTorch's average_attn_weights=True)
+  // false: the output alone (each head by attention_output, online softmax: the 2-D forward's numbers
+  // with need_weights false); weights and average_weights are then empty. Ignored while dropping out.
+  bool need_weights = true;
   // Dropout on the weights while the layer is in training mode with config().dropout > 0: drawn from
   // this rng (the layer's own dropout stream is the 2-D forward's).
   Rng* rng = nullptr;
@@ -37,7 +40,7 @@ struct BatchedMultiHeadOptions {
 
 struct BatchedMultiHeadOutput {
   Tensor output;           // (batch, n_q, d_model)
-  Tensor weights;          // (batch, heads, n_q, n_k): per head, as average_attn_weights=False
+  Tensor weights;          // (batch, heads, n_q, n_k): per head, as average_attn_weights=False (empty without need_weights)
   Tensor average_weights;  // (batch, n_q, n_k) when asked for, else empty
 };
 
