@@ -38,18 +38,6 @@ Matrix project(const Linear& linear, const Tensor& t) {
   return rows;
 }
 
-// t[0], t[1], … along the first dim (torch.unbind), each a contiguous copy.
-std::vector<Tensor> unbind(const Tensor& t) {
-  const std::vector<float> values = t.contiguous().to_vector();
-  const Shape rest(t.shape().begin() + 1, t.shape().end());
-  const std::size_t count = values.size() / static_cast<std::size_t>(t.size(0));
-  std::vector<Tensor> parts;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(t.size(0)); ++i)
-    parts.emplace_back(rest, std::vector<float>(values.begin() + static_cast<std::ptrdiff_t>(i * count),
-                                                values.begin() + static_cast<std::ptrdiff_t>((i + 1) * count)));
-  return parts;
-}
-
 // The checks that do not depend on whether the call is self- or cross-attention.
 void check_layer_and_masks(const MultiHeadAttention& mha, std::int64_t batch, std::int64_t n_q, std::int64_t n_k,
                            const BatchedMultiHeadOptions& options) {
@@ -95,30 +83,15 @@ BatchedMultiHeadOutput multi_head_attention_forward(const MultiHeadAttention& mh
   const std::int64_t batch = query.size(0), n_q = query.size(1), n_k = key.size(1);
   check_layer_and_masks(mha, batch, n_q, n_k, options);
 
-  Tensor q, k, v;  // each (batch, heads, seq, d_k)
-  if (self) {
-    // 1. qkv = x·in_proj_weightᵀ + in_proj_bias   (batch·seq, 3·d_model): W_q's d_model outputs, then
-    //    W_k's, then W_v's (the three Linears side by side are PyTorch's fused in_proj, row for row).
-    Matrix qkv_rows(batch * n_q, 3 * d_model);
-    qkv_rows << project(mha.q_proj(), query), project(mha.k_proj(), query), project(mha.v_proj(), query);
-    const Tensor qkv = Tensor(qkv_rows).view({batch, n_q, 3 * d_model});  // (batch, seq, 3·d_model)
-    // 2. view (batch, seq, 3, heads, d_k): column c is part c / d_model (q, k, v), head (c % d_model) / d_k.
-    // 3. permute (3, batch, heads, seq, d_k): part first, then each part in the tutorials' head layout.
-    const Tensor parts = qkv.view({batch, n_q, 3, heads, d_k}).permute({2, 0, 3, 1, 4});
-    const std::vector<Tensor> qkv_parts = unbind(parts);  // q, k, v = parts[0], parts[1], parts[2]
-    q = qkv_parts[0];
-    k = qkv_parts[1];
-    v = qkv_parts[2];
-  } else {
-    // 1–3 for cross-attention: each input through its own projection, then split into heads:
-    //    (batch, n, d_model) → view (batch, n, heads, d_k) → transpose(1, 2) → (batch, heads, n, d_k).
-    const auto heads_of = [&](const Linear& projection, const Tensor& t) {
-      return Tensor(project(projection, t)).view({batch, t.size(1), heads, d_k}).transpose(1, 2);
-    };
-    q = heads_of(mha.q_proj(), query);
-    k = heads_of(mha.k_proj(), key);
-    v = heads_of(mha.v_proj(), value);
-  }
+  // 1–3. Each input through its projection — W_q's, W_k's and W_v's d_model outputs: PyTorch's fused
+  //      in_proj (batch, seq, 3·d_model) cut into its three parts, the numbers qkv.view(batch, seq, 3,
+  //      heads, d_k).permute(2, 0, 3, 1, 4) gives — then split into heads: (batch, n, d_model) → view
+  //      (batch, n, heads, d_k) → transpose(1, 2) → (batch, heads, n, d_k), a view (nothing copied).
+  //      (Projecting the three parts apart spares the fused tensor's permute and unbind copies.)
+  const auto heads_of = [&](const Linear& projection, const Tensor& t) {
+    return Tensor(project(projection, t)).view({batch, t.size(1), heads, d_k}).transpose(1, 2);
+  };
+  const Tensor q = heads_of(mha.q_proj(), query), k = heads_of(mha.k_proj(), key), v = heads_of(mha.v_proj(), value);
 
   // 4. Batched SDPA: weights (batch, heads, n_q, n_k), per-head outputs (batch, heads, n_q, d_k).
   const bool dropping = mha.training() && mha.config().dropout > 0.0f;

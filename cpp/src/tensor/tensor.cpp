@@ -323,10 +323,21 @@ Tensor Tensor::contiguous() const {
 std::vector<float> Tensor::to_vector() const {
   if (empty()) return {};
   detail::require_within_budget("Tensor::to_vector", 1, static_cast<double>(numel()), 1, "the elements");
-  std::vector<float> values;
-  values.reserve(static_cast<std::size_t>(numel()));
-  const std::vector<float>& storage = *storage_;
-  for_each_offset(shape_, strides_, [&](std::int64_t offset) { values.push_back(storage[static_cast<std::size_t>(offset)]); });
+  std::vector<float> values(static_cast<std::size_t>(numel()));
+  // Row by row over the last dim: the odometer visits each row's start, and a row is one tight loop
+  // (a plain copy when its elements are adjacent, as after permutes that keep the last dim).
+  const float* storage = storage_->data();
+  float* out = values.data();
+  const std::int64_t length = shape_.back(), step = strides_.back();
+  const Shape outer_shape(shape_.begin(), shape_.end() - 1), outer_strides(strides_.begin(), strides_.end() - 1);
+  for_each_offset(outer_shape, outer_strides, [&](std::int64_t offset) {
+    const float* row = storage + offset;
+    if (step == 1) {
+      out = std::copy(row, row + length, out);
+    } else {
+      for (std::int64_t j = 0; j < length; ++j) *out++ = row[j * step];
+    }
+  });
   return values;
 }
 
@@ -354,9 +365,15 @@ Matrix Tensor::matrix(std::int64_t index) const {
   const std::int64_t rows = shape_[rank() - 2], cols = shape_[rank() - 1];
   const std::int64_t row_stride = strides_[rank() - 2], col_stride = strides_[rank() - 1];
   Matrix m(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = 0; c < cols; ++c)
-      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = base[r * row_stride + c * col_stride];
+  float* out = m.data();  // row-major
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = base + r * row_stride;
+    if (col_stride == 1) {
+      out = std::copy(row, row + cols, out);  // a row's elements adjacent: one copy
+    } else {
+      for (std::int64_t c = 0; c < cols; ++c) *out++ = row[c * col_stride];
+    }
+  }
   return m;
 }
 
@@ -369,9 +386,15 @@ void Tensor::set_matrix(std::int64_t index, const Matrix& values) {
                  " do not match the slices ", shape_text(Shape{rows, cols}), " of ", shape_text(shape_));
   float* base = storage_->data() + offset;
   const std::int64_t row_stride = strides_[rank() - 2], col_stride = strides_[rank() - 1];
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = 0; c < cols; ++c)
-      base[r * row_stride + c * col_stride] = values(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c));
+  const float* in = values.data();  // row-major
+  for (std::int64_t r = 0; r < rows; ++r, in += cols) {
+    float* row = base + r * row_stride;
+    if (col_stride == 1) {
+      std::copy(in, in + cols, row);
+    } else {
+      for (std::int64_t c = 0; c < cols; ++c) row[c * col_stride] = in[c];
+    }
+  }
 }
 
 }  // namespace attnlab
