@@ -12,6 +12,9 @@ const MAX_TOKENS = 8;  // per sentence: the shapes stay readable
 const PAD = '<pad>';
 const SHOWN_VALUES = 8;  // how many numbers of the memory-order rows are printed
 const tuple = (shape) => `(${shape.join(', ')})`;
+// The padded length update() last drew, for the code panels (which page.js first renders before
+// setup, with the default sentences: 4 tokens).
+const drawn = { seq: 4 };
 
 lessonPage({
   slug: 'shapes',
@@ -182,8 +185,7 @@ lessonPage({
 });
 
 // The shapes the page's settings give: the batch is the two sentences, seq the longer one's tokens
-// (known once update() has split them; the code panels are refreshed after it).
-const drawn = { seq: 4 };
+// (drawn.seq, known once update() has split them; the code panels are refreshed after it).
 function shapesOf(state) {
   return { batch: 2, seq: drawn.seq, dModel: state.dModel, heads: state.heads };
 }
