@@ -136,9 +136,10 @@ for (const variant of VARIANTS) {
         }
       }
     });
-    // Padding at the end leaves a sequence's own positions as they were: the first 3 of sequence 1.
+    // Padding at the end leaves a sequence's own positions as they were, up to float rounding (a
+    // product's blocking depends on the length: the scalar build differs in the last bits): the first 3 of sequence 1.
     const short = model.forward([9, 2, 6]);
-    assert.deepEqual(batch.logits.data.slice(115, 115 + 69), short.logits.data);
+    assertClose({ rows: 3, cols: 23, data: batch.logits.data.slice(115, 115 + 69) }, short.logits, { rtol: 1e-5, atol: 1e-5, what: 'padded' });
     const last = model.forward({ shape: [2, 5], data: sequences.flat() }, { logits: 'last' });
     assert.deepEqual(last.logits.shape, [2, 1, 23]);
     assert.deepEqual(last.logits.data.slice(0, 23), batch.logits.data.slice(92, 115));

@@ -98,7 +98,8 @@ export function gptClasses(module) {
     // mean over the positions ('mean').
     // logits: 'all' (n×V), 'last' (1×V: the token after the last position) or 'none' (0×V, for attention alone).
     // A batch: ids { shape: [batch, seq], data } (sequences of one length; pad at the end — causal
-    // attention never reads a later position, so a shorter sequence's own tokens are unaffected) →
+    // attention never reads a later position, so a shorter sequence's own tokens get its values, up to
+    // float rounding) →
     // { logits: Tensor (batch, seq, V) ((batch, 1, V) with 'last', null with 'none'), attention?:
     // Tensor[layer] (batch, heads, seq, seq) }: each sequence the one-sequence call's, bit for bit.
     forward(ids, options) {
