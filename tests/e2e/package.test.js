@@ -140,7 +140,7 @@ describe('the packed npm package', () => {
       'lib/all.js', 'lib/builtin-model.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js',
       'lib/modules.js', 'lib/referent.js', 'lib/registry.js', 'lib/ship-builtin-model.js', 'lib/ship-builtin-tokenizer.js',
       'lib/ship-builtin-training-log.js', 'lib/ship-gpt.js', 'lib/ship-referent-model.js', 'lib/ship-training.js',
-      'lib/task-model.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
+      'lib/task-model.js', 'lib/tensor.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
       'models/kjv/training-log.jsonl', 'models/kjv/vocab.json', 'models/referent/model.safetensors',
       'models/referent/sentences.json', 'models/referent/training-log.jsonl', 'package.json', 'ship.d.ts',
     ]);

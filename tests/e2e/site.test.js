@@ -69,7 +69,7 @@ describe('the site', () => {
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     assert.equal(await page.locator('a.start').textContent(), 'Continue with lesson 2: Scaled dot-product attention, step by step →');
     assert.equal(await page.locator('.lesson-list li.opened').count(), 1);
-    assert.match(await page.textContent('.progress'), /opened 1 of 19 lessons/);
+    assert.match(await page.textContent('.progress'), /opened 1 of 20 lessons/);
     await page.getByRole('button', { name: 'Forget my progress' }).click();
     assert.equal(await page.locator('.lesson-list li.opened').count(), 0);
     assert.deepEqual(await axeViolations(page), []);
