@@ -2,14 +2,13 @@
 // or (batch, n_q, n_k) averaged over heads, or a plain (n_q, n_k). The view draws one (n_q, n_k) slice,
 // chosen by its batch and head attributes, and says which slice of which shape it shows.
 import { AttnLabError } from '../lib/errors.js';
+import { shapeText } from '../lib/tensor.js';
 import { checkMatrix } from './matrix.js';
 
 // The names of a tensor's leading dims, by rank: what the batch and head attributes select.
 const LEADING = { 2: [], 3: ['batch'], 4: ['batch', 'head'] };
 
 export const isTensorInput = (value) => value !== null && typeof value === 'object' && 'shape' in value;
-
-const shapeText = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
 
 // { shape, data } with 2 to 4 dims: checked as a Matrix of its rows (NaN refused, ±∞ drawn).
 export function checkTensorInput(element, property, t) {
