@@ -136,6 +136,8 @@ RunConfig read_config(const json& j) {
   c.trainer.beta1 = t.at("beta1");
   c.trainer.beta2 = t.at("beta2");
   c.trainer.clip_norm = t.at("clip_norm");
+  c.trainer.dropout = t.value("dropout", 0.0f);  // GPT-2's dropout (GPTDropout); absent in the runs before it
+  c.trainer.dropout_seed = t.value("dropout_seed", std::uint64_t{0});
   c.eval_every = t.at("eval_every");
   if (t.contains("repeat_fraction")) {
     c.repeat_fraction = t.at("repeat_fraction");

@@ -1,5 +1,6 @@
 // Training a GPT: the schedule, clipping and AdamW against hand computations, and five AdamW steps
-// against PyTorch (tests/fixtures/make_gpt_fixtures.py): losses, gradient norms, gradients and weights.
+// against PyTorch (tests/fixtures/make_gpt_fixtures.py): losses, gradient norms, gradients and weights;
+// a pass with dropout against PyTorch given the same masks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -123,6 +124,48 @@ TEST(GPTTrainer, FiveAdamWStepsMatchPyTorch) {
   expect_tensors_near(model.values(), model, "train_final.safetensors", 1e-4);
 }
 
+TEST(GPT, DropoutPassMatchesPyTorchWithTheSameMasks) {
+  // The fixture's PyTorch GPT-2 drops where attnlab's GPTDropout says (a PCG32 written in Python draws the
+  // masks in the documented order); its autograd gives the gradients, checked there by central differences.
+  const nlohmann::json fixture = testing::read_gpt_fixture_json("train_dropout.json");
+  const nlohmann::json step = testing::read_gpt_fixture_json("train.json").at("steps").at(0);
+  const std::vector<int> ids = step.at("ids").get<std::vector<int>>(), targets = step.at("targets").get<std::vector<int>>();
+  GPT model = GPT::from_safetensors(testing::read_gpt_fixture_bytes("train_init.safetensors"));
+  model.zero_grad();
+  const GPTDropout dropout{fixture.at("p").get<float>(), fixture.at("seed").get<std::uint64_t>(),
+                           fixture.at("stream").get<std::uint64_t>()};
+  const float loss = model.forward_backward(ids, targets, fixture.at("batch").get<int>(), dropout);
+  EXPECT_NEAR(loss, fixture.at("loss").get<double>(), 1e-5);
+  expect_tensors_near(model.grads(), model, "train_dropout_grads.safetensors", 1e-4);
+  // Without dropout it is another pass (the fixture's is not a plain one), and evaluation never drops.
+  GPT plain = GPT::from_safetensors(testing::read_gpt_fixture_bytes("train_init.safetensors"));
+  EXPECT_GT(std::abs(plain.forward_backward(ids, targets, 3) - loss), 1e-3);
+  EXPECT_EQ(model.loss(ids, targets, 3), plain.loss(ids, targets, 3));
+}
+
+TEST(GPTTrainer, StepsDropWithTheirOwnMasksAndResumeWithoutState) {
+  // Step s draws from Rng(dropout_seed, s): two trainers stepping the same batches agree bit for bit, and
+  // a step's loss differs from the step before's on the same batch by more than the update explains.
+  const GPTConfig config{.vocab_size = 11, .context_length = 8, .d_model = 8, .num_heads = 2, .num_layers = 1};
+  const std::vector<int> ids = {1, 2, 3, 4, 5, 6, 7, 8}, targets = {2, 3, 4, 5, 6, 7, 8, 9};
+  const GPTTrainerConfig settings{.schedule = {.max_lr = 0.0, .min_lr = 0.0, .total_steps = 4}, .dropout = 0.5f,
+                                  .dropout_seed = 5};
+  GPT a(config, 3), b(config, 3);
+  GPTTrainer ta(a, settings), tb(b, settings);
+  std::vector<float> losses;
+  for (int s = 0; s < 3; ++s) {
+    const float la = ta.step(ids, targets, 1).loss;
+    EXPECT_EQ(la, tb.step(ids, targets, 1).loss);
+    losses.push_back(la);
+  }
+  // lr 0: the weights never move, so only the masks change the loss.
+  EXPECT_NE(losses[0], losses[1]);
+  EXPECT_NE(losses[1], losses[2]);
+  GPT c(config, 3);
+  c.zero_grad();
+  EXPECT_EQ(c.forward_backward(ids, targets, 1, {0.5f, 5, 2}), losses[2]) << "step 2's masks are Rng(5, 2)'s";
+}
+
 TEST(GPTTrainer, BadArgumentsAreNamed) {
   GPT model({.vocab_size = 5, .context_length = 4, .d_model = 4, .num_heads = 2, .num_layers = 1}, 1);
   expect_error([&] { GPTTrainer(model, {.schedule = {.warmup_steps = 3, .total_steps = 3}}); },
@@ -135,6 +178,10 @@ TEST(GPTTrainer, BadArgumentsAreNamed) {
                "GPT::forward_backward: ids has 6 tokens, which is not 4 sequences of equal length");
   expect_error([&] { trainer.step(std::vector<int>(10, 1), std::vector<int>(10, 1), 2); },
                "GPT::forward_backward: a sequence of 5 tokens is longer than the model's context_length = 4");
+  expect_error([&] { GPTTrainer(model, {.schedule = {.total_steps = 3}, .dropout = 1.0f}); },
+               "GPTTrainer: dropout must be in [0, 1), got 1");
+  expect_error([&] { model.forward_backward(ids, std::vector<int>{2, 3, 4, -1, 1, 2}, 2, {.p = -0.1f}); },
+               "GPT::forward_backward: dropout.p must be in [0, 1), got -0.1");
 }
 
 }  // namespace

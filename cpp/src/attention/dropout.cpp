@@ -13,17 +13,20 @@ Matrix dropout(const Matrix& x, float p, Rng& rng) {
 Matrix dropout(const Matrix& x, float p, Rng& rng, Matrix& scale) {
   // x [rows×cols] → x ⊙ scale, scale [rows×cols] of 0 or 1/(1−p)
   detail::require_probability("dropout", "p", p);
-  scale = Matrix();
+  scale = dropout_mask(x.rows(), x.cols(), p, rng);
   if (p == 0.0f) return x;
+  // x·(1/(1−p)) where kept; +0 (never −0) where dropped
+  return (scale.array() == 0.0f).select(0.0f, x.array() * scale.array());
+}
+
+Matrix dropout_mask(Eigen::Index rows, Eigen::Index cols, float p, Rng& rng) {
+  // → [rows×cols], one uniform per entry in row-major order
+  detail::require_probability("dropout_mask", "p", p);
+  if (p == 0.0f) return Matrix();
   const float keep_scale = 1.0f / (1.0f - p);
-  scale.resize(x.rows(), x.cols());
-  Matrix y(x.rows(), x.cols());
-  for (Eigen::Index i = 0; i < x.size(); ++i) {
-    const bool dropped = rng.uniform() < p;
-    scale.data()[i] = dropped ? 0.0f : keep_scale;
-    y.data()[i] = dropped ? 0.0f : x.data()[i] * keep_scale;  // +0, never −0, where dropped
-  }
-  return y;
+  Matrix scale(rows, cols);
+  for (Eigen::Index i = 0; i < scale.size(); ++i) scale.data()[i] = rng.uniform() < p ? 0.0f : keep_scale;
+  return scale;
 }
 
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attnlab/attention/dropout.hpp"
 #include "attnlab/tensor/rng.hpp"
 #include "tensor/checks.hpp"
 #include "gpt/gpt_ops.hpp"
@@ -190,17 +191,24 @@ void GPT::check_ids(const char* function, std::span<const int> ids, int batch) c
 }
 
 void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, const GPTForwardOptions& options,
-                       const Tracer& tracer, const PackedGPTWeights* packed) const {
+                       const Tracer& tracer, const PackedGPTWeights* packed, const GPTDropout& dropout) const {
   // ids [batch·T] → every intermediate in acts, logits [batch·T × V]
   const int T = static_cast<int>(ids.size()) / batch, H = config_.num_heads, d_head = config_.head_dim();
   const Eigen::Index n = static_cast<Eigen::Index>(ids.size());
   acts.batch = batch;
   acts.T = T;
   acts.blocks.resize(static_cast<std::size_t>(config_.num_layers));
+  // Training's dropout masks, drawn here in the forward's order (GPTDropout); none when p = 0.
+  const bool drop = dropout.p > 0.0f;
+  Rng dropout_rng(dropout.seed, dropout.stream);
 
-  // x = wte[ids] + wpe[position]                                             [n×d]
+  // x = dropout(wte[ids] + wpe[position])                                    [n×d]
   Matrix x(n, config_.d_model);
   for (Eigen::Index i = 0; i < n; ++i) x.row(i) = matrix(wte_).row(ids[i]) + matrix(wpe_).row(i % T);
+  if (drop) {
+    acts.embed_dropout = dropout_mask(n, config_.d_model, dropout.p, dropout_rng);
+    x.array() *= acts.embed_dropout.array();
+  }
   if (tracer.enabled())
     tracer.record("embed", "Token + position embeddings",
                   "x = wte[ids] + wpe[0 … " + std::to_string(T - 1) + "] " + detail::bracketed_shape(x), {{"x", x}});
@@ -217,8 +225,15 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
     a.qkv = conv1d(a.ln_1, pw ? &pw->c_attn : nullptr, matrix(p.c_attn_weight), row(p.c_attn_bias));
     a.heads.resize(n, config_.d_model);
     a.weights.resize(static_cast<std::size_t>(batch));
+    if (drop) {
+      a.weights_dropout.assign(static_cast<std::size_t>(batch), {});
+      for (auto& sequence : a.weights_dropout)
+        for (int h = 0; h < H; ++h) sequence.push_back(dropout_mask(T, T, dropout.p, dropout_rng));
+    }
     detail::parallel_for(batch, 2.0 * static_cast<double>(n) * T * config_.d_model, [&](int b) {  // sequences on separate threads
-      causal_attention(a.qkv.middleRows(b * T, T), H, a.heads.middleRows(b * T, T), a.weights[static_cast<std::size_t>(b)]);
+      const auto s = static_cast<std::size_t>(b);
+      causal_attention(a.qkv.middleRows(b * T, T), H, a.heads.middleRows(b * T, T), a.weights[s],
+                       drop ? &a.weights_dropout[s] : nullptr);
     });
     // Ablation: a knocked-out head's output columns become 0, or their mean over each sequence.
     for (const HeadAblation& off : options.ablate) {
@@ -229,14 +244,24 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
         else cols.rowwise() = Eigen::RowVectorXf(cols.colwise().mean());
       }
     }
-    // x_mid = x + c_proj(heads)                                                [n×d]
-    a.x_mid = a.x + conv1d(a.heads, pw ? &pw->attn_proj : nullptr, matrix(p.attn_proj_weight), row(p.attn_proj_bias));
+    // x_mid = x + dropout(c_proj(heads))                                       [n×d]
+    Matrix attn_out = conv1d(a.heads, pw ? &pw->attn_proj : nullptr, matrix(p.attn_proj_weight), row(p.attn_proj_bias));
+    if (drop) {
+      a.attn_dropout = dropout_mask(n, config_.d_model, dropout.p, dropout_rng);
+      attn_out.array() *= a.attn_dropout.array();
+    }
+    a.x_mid = a.x + attn_out;
 
-    // MLP: x = x_mid + c_proj(gelu(c_fc(ln_2(x_mid))))                         [n×4d] inside
+    // MLP: x = x_mid + dropout(c_proj(gelu(c_fc(ln_2(x_mid)))))                [n×4d] inside
     layer_norm(a.x_mid, row(p.ln_2_weight), row(p.ln_2_bias), a.ln_2, a.ln_2_mean, a.ln_2_rstd);
     a.fc = conv1d(a.ln_2, pw ? &pw->c_fc : nullptr, matrix(p.c_fc_weight), row(p.c_fc_bias));
     a.gelu = gelu_tanh(a.fc);
-    x = a.x_mid + conv1d(a.gelu, pw ? &pw->mlp_proj : nullptr, matrix(p.mlp_proj_weight), row(p.mlp_proj_bias));
+    Matrix mlp_out = conv1d(a.gelu, pw ? &pw->mlp_proj : nullptr, matrix(p.mlp_proj_weight), row(p.mlp_proj_bias));
+    if (drop) {
+      a.mlp_dropout = dropout_mask(n, config_.d_model, dropout.p, dropout_rng);
+      mlp_out.array() *= a.mlp_dropout.array();
+    }
+    x = a.x_mid + mlp_out;
 
     if (t.enabled()) {
       const std::string shape = detail::bracketed_shape(a.x);

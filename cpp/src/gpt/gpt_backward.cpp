@@ -12,7 +12,8 @@ namespace attnlab {
 using namespace gpt_ops;
 
 double GPT::training_forward(const char* fn, std::span<const int> ids, std::span<const int> targets, int batch,
-                             Activations& acts, Matrix* d_logits, const PackedGPTWeights* packed) const {
+                             Activations& acts, Matrix* d_logits, const PackedGPTWeights* packed,
+                             const GPTDropout& dropout) const {
   // ids, targets [batch×T] → mean cross-entropy over the scored positions
   check_ids(fn, ids, batch);
   if (targets.size() != ids.size())
@@ -21,7 +22,8 @@ double GPT::training_forward(const char* fn, std::span<const int> ids, std::span
     if (targets[i] != kGPTIgnoreTarget && (targets[i] < 0 || targets[i] >= config_.vocab_size))
       detail::fail(fn, "targets[", i, "] = ", targets[i], " is outside the vocabulary 0 … ", config_.vocab_size - 1,
                    " (use ", kGPTIgnoreTarget, " for no target)");
-  forward_pass(ids, batch, acts, {}, {}, packed);
+  detail::require_probability(fn, "dropout.p", dropout.p);
+  forward_pass(ids, batch, acts, {}, {}, packed, dropout);
   return cross_entropy(acts.logits, targets, d_logits);
 }
 
@@ -30,13 +32,15 @@ float GPT::loss(std::span<const int> ids, std::span<const int> targets, int batc
   return static_cast<float>(training_forward("GPT::loss", ids, targets, batch, acts, nullptr, packed_weights().get()));
 }
 
-float GPT::forward_backward(std::span<const int> ids, std::span<const int> targets, int batch) {
+float GPT::forward_backward(std::span<const int> ids, std::span<const int> targets, int batch,
+                            const GPTDropout& dropout) {
   // ids, targets [batch×T] → the loss; gradients [parameter_count] += ∂loss/∂θ
   const char* fn = "GPT::forward_backward";
   Activations a;
   Matrix d_logits;
   // The weights change after every step: packing them once for this pass is all a pack could save.
-  const double loss = training_forward(fn, ids, targets, batch, a, &d_logits, nullptr);
+  const double loss = training_forward(fn, ids, targets, batch, a, &d_logits, nullptr, dropout);
+  const bool drop = dropout.p > 0.0f;
   if (grads_.empty()) grads_.assign(values_.size(), 0.0f);
   const int T = a.T, H = config_.num_heads;
 
@@ -50,21 +54,24 @@ float GPT::forward_backward(std::span<const int> ids, std::span<const int> targe
   for (int l = config_.num_layers - 1; l >= 0; --l) {
     const BlockSlots& p = blocks_[static_cast<std::size_t>(l)];
     const Activations::Block& b = a.blocks[static_cast<std::size_t>(l)];
-    // x = x_mid + c_proj(gelu(c_fc(ln_2(x_mid))))  →  d_x_mid = d_x + (the MLP's path)
-    Matrix d_gelu = conv1d_backward(b.gelu, matrix(p.mlp_proj_weight), d_x, grad_matrix(p.mlp_proj_weight),
+    // x = x_mid + dropout(c_proj(gelu(c_fc(ln_2(x_mid)))))  →  d_x_mid = d_x + (the MLP's path)
+    const Matrix d_mlp_out = drop ? Matrix(d_x.cwiseProduct(b.mlp_dropout)) : d_x;
+    Matrix d_gelu = conv1d_backward(b.gelu, matrix(p.mlp_proj_weight), d_mlp_out, grad_matrix(p.mlp_proj_weight),
                                     grad_row(p.mlp_proj_bias));
     Matrix d_fc = gelu_tanh_backward(b.fc, d_gelu);
     Matrix d_ln_2 = conv1d_backward(b.ln_2, matrix(p.c_fc_weight), d_fc, grad_matrix(p.c_fc_weight),
                                     grad_row(p.c_fc_bias));
     Matrix d_x_mid = d_x + layer_norm_backward(b.x_mid, b.ln_2_mean, b.ln_2_rstd, row(p.ln_2_weight), d_ln_2,
                                                grad_row(p.ln_2_weight), grad_row(p.ln_2_bias));
-    // x_mid = x + c_proj(heads)  →  d_x = d_x_mid + (the attention's path)
-    Matrix d_heads = conv1d_backward(b.heads, matrix(p.attn_proj_weight), d_x_mid, grad_matrix(p.attn_proj_weight),
+    // x_mid = x + dropout(c_proj(heads))  →  d_x = d_x_mid + (the attention's path)
+    const Matrix d_attn_out = drop ? Matrix(d_x_mid.cwiseProduct(b.attn_dropout)) : d_x_mid;
+    Matrix d_heads = conv1d_backward(b.heads, matrix(p.attn_proj_weight), d_attn_out, grad_matrix(p.attn_proj_weight),
                                      grad_row(p.attn_proj_bias));
     Matrix d_qkv(b.qkv.rows(), b.qkv.cols());
     detail::parallel_for(a.batch, 4.0 * static_cast<double>(d_qkv.rows()) * T * config_.d_model, [&](int s) {
-      causal_attention_backward(b.qkv.middleRows(s * T, T), b.weights[static_cast<std::size_t>(s)], H,
-                                d_heads.middleRows(s * T, T), d_qkv.middleRows(s * T, T));
+      const auto seq = static_cast<std::size_t>(s);
+      causal_attention_backward(b.qkv.middleRows(s * T, T), b.weights[seq], H, d_heads.middleRows(s * T, T),
+                                d_qkv.middleRows(s * T, T), drop ? &b.weights_dropout[seq] : nullptr);
     });
     Matrix d_ln_1 = conv1d_backward(b.ln_1, matrix(p.c_attn_weight), d_qkv, grad_matrix(p.c_attn_weight),
                                     grad_row(p.c_attn_bias));
@@ -72,7 +79,8 @@ float GPT::forward_backward(std::span<const int> ids, std::span<const int> targe
                                         grad_row(p.ln_1_weight), grad_row(p.ln_1_bias));
   }
 
-  // x = wte[ids] + wpe[position]  →  each row's gradient added to the rows it was read from
+  // x = dropout(wte[ids] + wpe[position])  →  each row's gradient added to the rows it was read from
+  if (drop) d_x.array() *= a.embed_dropout.array();
   for (Eigen::Index i = 0; i < d_x.rows(); ++i) {
     grad_matrix(wte_).row(ids[static_cast<std::size_t>(i)]) += d_x.row(i);
     grad_matrix(wpe_).row(i % T) += d_x.row(i);

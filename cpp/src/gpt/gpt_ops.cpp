@@ -120,7 +120,7 @@ Matrix gelu_tanh_backward(const Matrix& x, const Matrix& d_y) {
 // ---- Causal multi-head attention ----
 
 void causal_attention(Eigen::Ref<const Matrix> qkv, int num_heads, Eigen::Ref<Matrix> y,
-                      std::vector<Matrix>& weights) {
+                      std::vector<Matrix>& weights, const std::vector<Matrix>* dropout) {
   // qkv [T×3d] → y [T×d]; weights[h] [T×T]
   const Eigen::Index T = qkv.rows(), d = qkv.cols() / 3, d_head = d / num_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
@@ -137,13 +137,14 @@ void causal_attention(Eigen::Ref<const Matrix> qkv, int num_heads, Eigen::Ref<Ma
       w.row(i).tail(T - i - 1).setConstant(-std::numeric_limits<float>::infinity());
     // 2. weights = softmax over each row (blocked keys get exactly 0)
     kernels::softmax_rows(w);
-    // 3. this head's output = weights·v
-    y.middleCols(h * d_head, d_head) = kernels::matmul(w, v);
+    // 3. this head's output = weights·v (the dropped weights', when training with dropout)
+    if (dropout) y.middleCols(h * d_head, d_head) = kernels::matmul(w.cwiseProduct((*dropout)[static_cast<std::size_t>(h)]), v);
+    else y.middleCols(h * d_head, d_head) = kernels::matmul(w, v);
   });
 }
 
 void causal_attention_backward(Eigen::Ref<const Matrix> qkv, const std::vector<Matrix>& weights, int num_heads,
-                               Eigen::Ref<const Matrix> d_y, Eigen::Ref<Matrix> d_qkv) {
+                               Eigen::Ref<const Matrix> d_y, Eigen::Ref<Matrix> d_qkv, const std::vector<Matrix>* dropout) {
   // d_y [T×d] → d_qkv [T×3d], undoing causal_attention's three steps in reverse
   const Eigen::Index d = qkv.cols() / 3, d_head = d / num_heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
@@ -155,8 +156,15 @@ void causal_attention_backward(Eigen::Ref<const Matrix> qkv, const std::vector<M
     const Matrix& w = weights[static_cast<std::size_t>(h)];
     const auto d_out = d_y.middleCols(h * d_head, d_head);
     // 3. output = weights·v  →  d_weights = d_out·vᵀ,  d_v = weightsᵀ·d_out
+    //    (with dropout: output = (weights ⊙ mask)·v  →  d_weights = (d_out·vᵀ) ⊙ mask,  d_v = (weights ⊙ mask)ᵀ·d_out)
     Matrix d_w = kernels::matmul_transposed(d_out, v);
-    d_qkv.middleCols(2 * d + h * d_head, d_head) = kernels::matmul(w.transpose(), d_out);
+    if (dropout) {
+      const Matrix& mask = (*dropout)[static_cast<std::size_t>(h)];
+      d_qkv.middleCols(2 * d + h * d_head, d_head) = kernels::matmul(w.cwiseProduct(mask).transpose(), d_out);
+      d_w.array() *= mask.array();
+    } else {
+      d_qkv.middleCols(2 * d + h * d_head, d_head) = kernels::matmul(w.transpose(), d_out);
+    }
     // 2. weights = softmax(scores)  →  d_scores = w ⊙ (d_w − Σ_row d_w ⊙ w)  (blocked keys: w = 0, so 0)
     const Eigen::VectorXf row_dot = d_w.cwiseProduct(w).rowwise().sum();
     Matrix d_scores = w.cwiseProduct(d_w - row_dot.replicate(1, d_w.cols()));

@@ -69,12 +69,14 @@ Matrix gelu_tanh_backward(const Matrix& x, const Matrix& d_y);
 
 // Causal multi-head attention of one sequence. qkv [T×3d] (q | k | v, head h in columns h·d_head …
 // of each third) → y [T×d], the heads' outputs side by side; weights[h] [T×T] the softmax weights.
-// Query i sees keys 0 … i; the scale is 1/√d_head.
+// Query i sees keys 0 … i; the scale is 1/√d_head. With `dropout` (one [T×T] mask per head, 0 or
+// 1/(1−p)), the output is (weights ⊙ mask)·v; `weights` keeps the softmax itself.
 void causal_attention(Eigen::Ref<const Matrix> qkv, int num_heads, Eigen::Ref<Matrix> y,
-                      std::vector<Matrix>& weights);
-// d_y [T×d] → d_qkv [T×3d], from the forward's qkv and weights.
+                      std::vector<Matrix>& weights, const std::vector<Matrix>* dropout = nullptr);
+// d_y [T×d] → d_qkv [T×3d], from the forward's qkv, weights and dropout masks.
 void causal_attention_backward(Eigen::Ref<const Matrix> qkv, const std::vector<Matrix>& weights, int num_heads,
-                               Eigen::Ref<const Matrix> d_y, Eigen::Ref<Matrix> d_qkv);
+                               Eigen::Ref<const Matrix> d_y, Eigen::Ref<Matrix> d_qkv,
+                               const std::vector<Matrix>* dropout = nullptr);
 
 // logits [n×V] and targets [n] (kGPTIgnoreTarget = none) → mean cross-entropy over the scored rows
 // (0 when none is scored); with d_logits, also ∂loss/∂logits [n×V] = (softmax − onehot)/scored.
@@ -94,13 +96,17 @@ struct GPT::Activations {
     Eigen::VectorXf ln_1_mean, ln_1_rstd;       // [n]
     Matrix qkv;                                 // [n×3d]
     std::vector<std::vector<Matrix>> weights;   // [sequence][head] → [T×T]
+    std::vector<std::vector<Matrix>> weights_dropout;  // [sequence][head] → [T×T] masks (training dropout)
     Matrix heads;                               // [n×d] the heads' outputs side by side (after ablation)
+    Matrix attn_dropout;                        // [n×d] the mask on c_proj(heads) (training dropout)
     Matrix x_mid;                               // [n×d] x + attention
     Matrix ln_2;                                // [n×d]
     Eigen::VectorXf ln_2_mean, ln_2_rstd;       // [n]
     Matrix fc;                                  // [n×4d] before GELU
     Matrix gelu;                                // [n×4d]
+    Matrix mlp_dropout;                         // [n×d] the mask on the MLP's output (training dropout)
   };
+  Matrix embed_dropout;                         // [n×d] the mask on wte[ids] + wpe (training dropout)
   std::vector<Block> blocks;
   Matrix x_final;                               // [n×d] the residual stream after the last block
   Matrix ln_f;                                  // [n×d]

@@ -54,6 +54,7 @@ const GPTTrainerConfig& checked(const GPTTrainerConfig& c) {
                  " and total_steps ", s.total_steps);
   if (!(c.clip_norm >= 0.0) || !std::isfinite(c.clip_norm))
     detail::fail(fn, "clip_norm must be finite and ≥ 0 (0 = no clipping), got ", c.clip_norm);
+  detail::require_probability(fn, "dropout", c.dropout);
   return c;
 }
 }  // namespace
@@ -67,7 +68,8 @@ GPTTrainer::GPTTrainer(GPT& model, const GPTTrainerConfig& config)
 GPTStepResult GPTTrainer::step(std::span<const int> ids, std::span<const int> targets, int batch) {
   GPTStepResult result;
   model_.zero_grad();
-  result.loss = model_.forward_backward(ids, targets, batch);
+  const GPTDropout dropout{config_.dropout, config_.dropout_seed, static_cast<std::uint64_t>(optimizer_.steps())};
+  result.loss = model_.forward_backward(ids, targets, batch, dropout);
   const auto& parameters = optimizer_.parameters();
   result.grad_norm = config_.clip_norm > 0.0 ? clip_grad_norm(parameters, config_.clip_norm) : grad_norm(parameters);
   result.lr = config_.schedule.lr(optimizer_.steps());

@@ -14,5 +14,8 @@ Matrix dropout(const Matrix& x, float p, Rng& rng);
 // The same (same draws, same result), also writing the pattern into `scale`: 0 where dropped,
 // 1/(1−p) where kept — what the backward pass multiplies the gradient by. p = 0 leaves scale empty.
 Matrix dropout(const Matrix& x, float p, Rng& rng, Matrix& scale);
+// The pattern alone, drawn as dropout() draws it: [rows×cols] of 0 (dropped, uniform < p) or 1/(1−p).
+// p = 0 returns an empty matrix and draws nothing.
+Matrix dropout_mask(Eigen::Index rows, Eigen::Index cols, float p, Rng& rng);
 
 }  // namespace attnlab

@@ -76,6 +76,19 @@ struct GPTOutput {
   std::vector<std::vector<Matrix>> attention;   // [layer][head] → [n×n] causal weights (when asked)
 };
 
+// Dropout in a training pass, where GPT-2 (and nanoGPT's `dropout`) put it: on the embeddings' sum, on
+// every head's attention weights after the softmax, and on the attention's and the MLP's outputs before
+// each joins the residual stream. Each is torch.nn.Dropout(p): an entry is zeroed with probability p and
+// the survivors are scaled by 1/(1−p). The masks come from Rng(seed, stream), drawn on the calling thread
+// in the forward's order (the embeddings [n×d]; then per block: each sequence's heads' [T×T] weights in
+// turn, the attention output [n×d], the MLP output [n×d]), one uniform per entry: the same pass on any
+// thread count. Evaluation (forward, loss) never drops.
+struct GPTDropout {
+  float p = 0.0f;  // in [0, 1); 0 draws nothing
+  std::uint64_t seed = 0;
+  std::uint64_t stream = 0;
+};
+
 inline constexpr int kGPTIgnoreTarget = -1;  // a target position with no loss (nanoGPT's ignore_index)
 
 // The named parameter tensors, in buffer order (the order parameters() lists them).
@@ -126,7 +139,9 @@ class GPT {
   // One training pass over a batch of `batch` sequences of equal length T, row-major [batch×T] ids
   // and targets (kGPTIgnoreTarget = no loss): the mean cross-entropy over the scored positions (as
   // F.cross_entropy(ignore_index=-1) over the whole batch), after adding its gradient to the grads.
-  float forward_backward(std::span<const int> ids, std::span<const int> targets, int batch);
+  // With dropout.p > 0, the loss and gradient of the pass with that dropout (GPTDropout).
+  float forward_backward(std::span<const int> ids, std::span<const int> targets, int batch,
+                         const GPTDropout& dropout = {});
   // The same loss without gradients (held-out evaluation).
   float loss(std::span<const int> ids, std::span<const int> targets, int batch) const;
 
@@ -162,15 +177,17 @@ class GPT {
   void check_ids(const char* function, std::span<const int> ids, int batch) const;
   // The forward over `batch` sequences of ids.size()/batch tokens, keeping every intermediate.
   // `packed`: the weights packed for inference, or nullptr to pack per product (training).
+  // `dropout`: training's dropout (the masks kept in acts for the backward).
   void forward_pass(std::span<const int> ids, int batch, Activations& acts, const GPTForwardOptions& options,
-                    const Tracer& tracer, const PackedGPTWeights* packed) const;
+                    const Tracer& tracer, const PackedGPTWeights* packed, const GPTDropout& dropout = {}) const;
   // ln_f(x) [n×d] → logits [n×V] = ln_f(x)·wteᵀ, with the packed wteᵀ when there is one.
   Matrix tied_logits(const Matrix& ln_f, const PackedGPTWeights* packed) const;
   // This generation's packed weights (packing them if needed); nullptr above kPackedWeightsLimit.
   std::shared_ptr<const PackedGPTWeights> packed_weights() const;
   // Checks ids and targets, runs forward_pass, returns the loss (and ∂loss/∂logits when d_logits is given).
   double training_forward(const char* function, std::span<const int> ids, std::span<const int> targets, int batch,
-                          Activations& acts, Matrix* d_logits, const PackedGPTWeights* packed) const;
+                          Activations& acts, Matrix* d_logits, const PackedGPTWeights* packed,
+                          const GPTDropout& dropout = {}) const;
 
   void lay_out();  // slots_ and blocks_ for config_ (values_ not allocated)
   struct LayoutOnly {};

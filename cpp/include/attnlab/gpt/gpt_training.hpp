@@ -42,6 +42,10 @@ struct GPTTrainerConfig {
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
   double weight_decay = 0.1;
   double clip_norm = 1.0;  // 0 = no clipping
+  // GPTDropout's p for every step; step s draws its masks from Rng(dropout_seed, s), so a run resumed at
+  // step s drops what the uninterrupted run dropped without keeping any generator state.
+  float dropout = 0.0f;
+  std::uint64_t dropout_seed = 0;
 };
 
 // What one training step did.
