@@ -25,8 +25,12 @@ const PAGES = [['index.html', 'home page'], ['lessons/why-attention.html', 'less
 const PROFILES = [
   { name: '4× CPU, local network', cpu: 4, network: null },
   { name: '4× CPU, Fast 3G (1.6 Mbit/s, 150 ms)', cpu: 4, network: { latency: 150, kbps: 1600 } },
+  { name: '4× CPU, Fast 3G, gzip (as most static hosts send text and .wasm)', cpu: 4, network: { latency: 150, kbps: 1600 }, gzip: true },
   { name: '4× CPU, local network, isolated (threaded build, scripts/serve-site.mjs)', cpu: 4, network: null, isolated: true },
 ];
+// PROFILE=text measures only the profiles whose name contains it (a quick look at one; the results file
+// is still written, so give OUT too).
+const profiles = PROFILES.filter((p) => !process.env.PROFILE || p.name.includes(process.env.PROFILE));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // Runs in the page before its own scripts: notes the first animation frame at which each moment holds.
@@ -76,7 +80,9 @@ async function measure(browser, url, { cpu, network }) {
 }
 
 if (!existsSync(`${dist}/index.html`)) throw new Error(`${dist} has no index.html: run scripts/build-site.sh`);
-const servers = { plain: await serve(dist), isolated: await serve(dist, 0, { headers: serverHeaders() }) };
+const servers = { plain: await serve(dist), gzip: await serve(dist, 0, { gzip: true }),
+  isolated: await serve(dist, 0, { headers: serverHeaders() }) };
+const serverFor = (profile) => servers[profile.isolated ? 'isolated' : profile.gzip ? 'gzip' : 'plain'];
 const browser = await launch();
 const ms = (xs) => (xs.some((x) => x === undefined) ? '—' : `${Math.round(median(xs))} ms`);
 const kB = (xs) => `${(median(xs) / 1024).toFixed(0)} kB`;
@@ -87,9 +93,9 @@ const lines = ['# Site load: time until the text, the loading state and the figu
   '|---|---|---|---|---|---|---|---|'];
 try {
   for (const [path, label] of PAGES) {
-    for (const profile of PROFILES) {
+    for (const profile of profiles) {
       const runs = [];
-      for (let i = 0; i < RUNS; i++) runs.push(await measure(browser, `${servers[profile.isolated ? 'isolated' : 'plain'].url}/${path}`, profile));
+      for (let i = 0; i < RUNS; i++) runs.push(await measure(browser, `${serverFor(profile).url}/${path}`, profile));
       const ready = runs.map((r) => r.ready);
       const row = `| ${label} | ${profile.name} | ${ms(runs.map((r) => r.text))} | ${ms(runs.map((r) => r.loading))} | ` +
         `${ms(ready)} | ${Math.round(Math.min(...ready))}–${Math.round(Math.max(...ready))} ms | ` +
@@ -100,8 +106,7 @@ try {
   }
 } finally {
   await browser.close();
-  await servers.plain.close();
-  await servers.isolated.close();
+  for (const server of Object.values(servers)) await server.close();
 }
 lines.push('', 'Text on screen: the h1 and, on a lesson, its formula typeset with KaTeX\u2019s fonts loaded (the home page has ' +
   'no formula). Loading state: \u2014 where the page shows none. The home page loads no WebAssembly (its figures are ' +

@@ -3,10 +3,15 @@
 //
 // A lesson writes `formula: String.raw`…`` (or `formula: null`) in site/src/lessons/*.js. This plugin
 // replaces the literal with `{ tex, tree }`: the TeX, and KaTeX's output (HTML and MathML, whose
-// <annotation> keeps the TeX) as a tree, [tag, attributes, ...children] or a text string, which
-// site/src/page.js builds with createElement and CSSOM. Not an HTML string: the site's policy
-// (csp.js) refuses HTML strings in DOM sinks and style attributes, and KaTeX's markup has both.
+// <annotation> keeps the TeX) as a tree (site/src/tree.js), which site/src/page.js builds with
+// createElement and site/prerender-plugin.js writes into the lesson's HTML. Not an HTML string: the
+// site's policy (csp.js) refuses HTML strings in DOM sinks and style attributes, and KaTeX's markup
+// has both; its inline styles become classes of a generated stylesheet (virtual:attnlab-formula-styles.css,
+// which page.js imports).
 // A formula KaTeX cannot typeset, or a literal with `${` (not known until it runs), fails the build.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+
 import katex from 'katex';
 
 const LESSON_FILE = /[\\/]site[\\/]src[\\/]lessons[\\/][^\\/]+\.js$/;
@@ -16,6 +21,22 @@ const unescape = (text, where) => text.replace(/&([^;&\s]*);/g, (whole, name) =>
   if (!(name in ENTITIES)) throw new Error(`${where}: KaTeX wrote an unexpected entity ${whole}`);
   return ENTITIES[name];
 });
+
+// KaTeX's inline style declarations ("height:1.2em;vertical-align:-0.3em;") → a class named after
+// their hash, the same name in every build; styleRules() is the stylesheet of every class handed out.
+// The rules are !important, as an inline style would win over KaTeX's own, more specific rules.
+const STYLE_CLASSES = new Map();  // class → declarations
+export function styleClass(declarations) {
+  const normalised = declarations.split(';').map((d) => d.trim()).filter(Boolean).map((d) => {
+    const colon = d.indexOf(':');
+    return `${d.slice(0, colon).trim()}:${d.slice(colon + 1).trim()}`;
+  }).join(';');
+  const name = `kx-${createHash('sha256').update(normalised).digest('hex').slice(0, 10)}`;
+  STYLE_CLASSES.set(name, normalised);
+  return name;
+}
+export const styleRules = () => [...STYLE_CLASSES].sort(([a], [b]) => (a < b ? -1 : 1))
+  .map(([name, declarations]) => `.${name}{${declarations.split(';').map((d) => `${d}!important`).join(';')}}`).join('\n');
 
 // KaTeX's markup → the tree. A strict reader of what KaTeX writes (every attribute double-quoted,
 // every element closed or self-closed, the five escapes): anything else is an error, not a guess.
@@ -44,18 +65,18 @@ export function markupTree(markup, where = 'formula') {
       continue;
     }
     const attrs = {};
+    const styles = [];
     for (const [, key, value] of attributes.matchAll(attribute)) {
       if (/^on|^(href|src|srcdoc|action|formaction)$/i.test(key)) throw new Error(`${where}: KaTeX wrote a ${key} attribute`);
       if (key === 'xmlns') continue;  // the page creates <svg> and <math> in their namespaces
       if (key === 'style') {
-        attrs.style = Object.fromEntries(unescape(value, where).split(';').filter((d) => d.trim()).map((declaration) => {
-          const colon = declaration.indexOf(':');
-          return [declaration.slice(0, colon).trim(), declaration.slice(colon + 1).trim()];
-        }));
+        styles.push(unescape(value, where));
       } else {
         attrs[key] = unescape(value, where);
       }
     }
+    // An inline style becomes a class of the generated stylesheet (styleClass); the policy refuses style attributes.
+    if (styles.length) attrs.class = [attrs.class, styleClass(styles.join(';'))].filter(Boolean).join(' ');
     const element = [name, attrs];
     open.at(-1).push(element);
     if (!selfClosing) open.push(element);
@@ -112,10 +133,28 @@ export function typesetLesson(code, file) {
   return from === 0 ? null : out + code.slice(from);
 }
 
+// Every lesson module in site/src/lessons/ typeset, so that the stylesheet holds each formula's classes
+// whichever modules the bundler has transformed so far.
+const LESSONS_DIR = new URL('./src/lessons/', import.meta.url);
+function typesetEveryLesson() {
+  for (const file of readdirSync(LESSONS_DIR).filter((f) => f.endsWith('.js'))) {
+    typesetLesson(readFileSync(new URL(file, LESSONS_DIR), 'utf8'), `site/src/lessons/${file}`);
+  }
+}
+
+const STYLES_ID = 'virtual:attnlab-formula-styles.css';
 export function formulaPlugin() {
   return {
     name: 'attnlab-formulas',
     enforce: 'pre',
+    resolveId(id) {
+      return id === STYLES_ID ? `\0${STYLES_ID}` : null;
+    },
+    load(id) {
+      if (id !== `\0${STYLES_ID}`) return null;
+      typesetEveryLesson();
+      return `/* KaTeX's inline styles of the lessons' formulas, as classes (site/formula-plugin.js) */\n${styleRules()}\n`;
+    },
     transform(code, id) {
       const file = id.split('?')[0];
       if (!LESSON_FILE.test(file)) return null;

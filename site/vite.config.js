@@ -1,7 +1,8 @@
 // Builds the static site: the home page and one page per lesson. `attnlab` resolves to the package
 // in ../web (exactly what a tutorial author imports), its .wasm files are emitted as assets, and
 // KaTeX's CSS and fonts are bundled, so the output needs no network and no server code. The lessons'
-// formulas are typeset here, not in the browser (./formula-plugin.js: no KaTeX script on any page).
+// formulas are typeset here, not in the browser (./formula-plugin.js: no KaTeX script on any page), and
+// each lesson's first view is written into its HTML (./prerender-plugin.js).
 // Every page carries the Content-Security-Policy from ./csp.js as a <meta> (the reasons for each
 // source are there).
 import { readdirSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { metaPolicy } from './csp.js';
 import { formulaPlugin } from './formula-plugin.js';
+import { prerenderPlugin } from './prerender-plugin.js';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const lessons = readdirSync(here('./lessons')).filter((f) => f.endsWith('.html'));
@@ -33,7 +35,7 @@ const contentSecurityPolicy = {
 export default {
   root: here('.'),
   base: './',
-  plugins: [formulaPlugin(), contentSecurityPolicy],
+  plugins: [formulaPlugin(), ...prerenderPlugin(), contentSecurityPolicy],
   resolve: {
     alias: [
       // The site uses every module and model, so `attnlab` is the entry that ships them all (an app that

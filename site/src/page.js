@@ -2,15 +2,17 @@
 // line and attnlab call, the URL state with its corrections, the loaded attnlab module with a loading
 // state until then, and error display.
 import 'katex/dist/katex.min.css';  // the formulas' layout; the browser fetches the fonts a formula uses
+import 'virtual:attnlab-formula-styles.css';  // KaTeX's inline styles as classes (formula-plugin.js)
 import '../styles.css';
 import 'attnlab/components';
 import { AttnLabError } from 'attnlab';
 
 import { el } from './dom.js';
 import { siteHeader } from './header.js';
+import { FIRST_LOADING, headingTrees, loadingBodyTree, loadingText, pageTitle } from './lesson-frame.js';
+import { buildTree } from './tree.js';
 import { offerIsolation } from './isolation.js';
 import { getLab } from './lab.js';
-import { LESSONS } from './lessons.js';
 import { markOpened } from './progress.js';
 import { readState, writeState } from './url-state.js';
 
@@ -18,26 +20,15 @@ export { getLab, siteHeader };
 
 
 // The formula as KaTeX typeset it at build time: site/formula-plugin.js turns a lesson's
-// `formula: String.raw`…`` into { tex, tree }, the tree being KaTeX's HTML and MathML as
-// [tag, attributes, ...children] or text. Built with nodes and CSSOM, not parsed from a string: the
-// site's policy refuses HTML strings and style attributes (csp.js). The TeX stays in the MathML's
-// <annotation>, which the copy handler below copies.
-export function formulaBlock(formula) {
-  if (typeof formula?.tex !== 'string' || !Array.isArray(formula.tree)) {
+// `formula: String.raw`…`` into { tex, tree }, the tree being KaTeX's HTML and MathML (tree.js), its
+// inline styles made classes. The TeX stays in the MathML's <annotation>, which the copy handler below
+// copies.
+function formulaTree(formula) {
+  if (formula === null || formula === undefined) return null;
+  if (typeof formula.tex !== 'string' || !Array.isArray(formula.tree)) {
     throw new TypeError('a lesson\'s formula must be String.raw`…`, typeset at build time by site/formula-plugin.js');
   }
-  return el('div', { class: 'formula' }, formulaNode(formula.tree));
-}
-const NAMESPACES = { svg: 'http://www.w3.org/2000/svg', math: 'http://www.w3.org/1998/Math/MathML' };
-function formulaNode(node, namespace = null) {
-  if (typeof node === 'string') return document.createTextNode(node);
-  const [tag, { style = {}, ...attributes }, ...children] = node;
-  const ns = NAMESPACES[tag] ?? namespace;
-  const element = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-  for (const [property, value] of Object.entries(style)) element.style.setProperty(property, value);
-  element.append(...children.map((child) => formulaNode(child, ns)));
-  return element;
+  return formula.tree;
 }
 
 // Copying a selection inside one formula copies its TeX, not the glyphs' scattered text.
@@ -77,23 +68,21 @@ function codeBlock(label, code) {
 // setup builds the lesson's interactive part into ctx.root and returns update(), which recomputes and
 // redraws from ctx.state; ctx.set(partial) changes state, writes the URL and calls update().
 export async function lessonPage(lesson) {
-  const meta = LESSONS.find((l) => l.slug === lesson.slug);
-  document.title = `${meta.title} · attnlab`;
+  document.title = pageTitle(lesson.slug);
   const notices = el('div', { class: 'notices', role: 'status' });
   const errorBox = el('div', { class: 'error', role: 'alert', hidden: true });
-  // Until the interactive part is built, the lesson body says what it is waiting for.
-  const loading = el('p', { class: 'lesson-loading', role: 'status' });
-  const root = el('section', { class: 'lesson-body', 'aria-label': 'Interactive lesson', 'aria-busy': 'true' }, loading);
+  // Until the interactive part is built, the lesson body says what it is waiting for (the page's HTML
+  // already showed the same, prerender-plugin.js).
+  const root = buildTree(loadingBodyTree());
+  const loading = root.querySelector('.lesson-loading');
   let loadingNow = '';
   const loadingWhat = (what) => {
     loadingNow = what;
-    loading.textContent = `Loading ${what}…`;
+    loading.textContent = loadingText(what);
   };
   const snippets = [codeBlock('PyTorch', lesson.pytorch), codeBlock('attnlab', lesson.call)];
   const main = el('main', { id: 'main' },
-    el('h1', { text: meta.title }),
-    ...lesson.intro.map((p) => el('p', { class: 'intro', text: p })),
-    lesson.formula ? formulaBlock(lesson.formula) : null,
+    ...headingTrees(lesson.slug, lesson.intro, formulaTree(lesson.formula)).map((tree) => buildTree(tree)),
     el('div', { class: 'code-pair' }, ...snippets.map((c) => c.node)),
     notices, errorBox, root);
   document.body.replaceChildren(siteHeader(lesson.slug), main);
@@ -104,7 +93,7 @@ export async function lessonPage(lesson) {
   let lab;
   let prepared;
   try {
-    loadingWhat('attnlab’s WebAssembly module');
+    loadingWhat(FIRST_LOADING);
     lab = await getLab();
     if (lesson.training) {
       loadingWhat('attnlab’s training module');

@@ -134,6 +134,11 @@ describe('the first view of every lesson', () => {
         code: document.querySelectorAll('main .formula code, .formula-source').length,
         text: document.body.innerText,
         markup: document.querySelector('main .formula')?.innerHTML ?? null,
+        // KaTeX's inline styles, as the generated stylesheet's classes (formula-plugin.js): class → declarations.
+        styleClasses: Object.fromEntries([...document.styleSheets].flatMap((sheet) => [...sheet.cssRules])
+          .filter((rule) => /^\.kx-[0-9a-f]+$/.test(rule.selectorText ?? ''))
+          .map((rule) => [rule.selectorText.slice(1), rule.style.cssText.replaceAll(' !important', '')])),
+        styleAttributes: document.querySelectorAll('main .formula [style]').length,
         // Each element in the namespace the HTML parser would give it: <svg> and <math> subtrees their own.
         misplaced: [...document.querySelectorAll('main .formula *')].filter((n) => n.namespaceURI !== (n.closest('svg')
           ? 'http://www.w3.org/2000/svg' : n.closest('math') ? 'http://www.w3.org/1998/Math/MathML' : 'http://www.w3.org/1999/xhtml'))
@@ -148,7 +153,8 @@ describe('the first view of every lesson', () => {
         assert.equal(first.annotation, tex, 'the TeX is kept in the MathML annotation');
         assert.deepEqual(first.misplaced, [], 'elements in the wrong namespace');
         assert.ok(!first.text.includes(tex), 'the raw TeX is nowhere in the page\'s text');
-        shown[slug] = first.markup;
+        assert.equal(first.styleAttributes, 0, 'no style attribute (the policy refuses them): classes instead');
+        shown[slug] = { markup: first.markup, styleClasses: first.styleClasses };
       }
       // The module is held: the lesson body says what it waits for.
       const loading = loadingState(page);
@@ -169,13 +175,51 @@ describe('the first view of every lesson', () => {
     });
   }
 
-  test('each formula on the page is KaTeX\'s own rendering of the lesson\'s TeX (same elements, attributes, styles, text)', async () => {
+  test('every lesson\'s HTML holds its first view, so it shows with scripts off: header, h1, introduction, typeset formula, loading state — what the script then builds', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const firstView = () => page.evaluate(() => ({
+      title: document.title,
+      header: document.querySelector('header.site-header')?.innerText ?? null,
+      h1: document.querySelector('main h1')?.textContent ?? null,
+      intro: [...document.querySelectorAll('main p.intro')].map((p) => p.textContent),
+      formula: document.querySelector('main .formula')?.innerHTML ?? null,
+      loading: document.querySelector('section.lesson-body[aria-busy="true"] > .lesson-loading[role="status"]')?.textContent ?? null,
+    }));
+    const withScripts = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const built = await withScripts.newPage();
+    for (const { slug, title } of LESSONS) {
+      await page.goto(`${server.url}/lessons/${slug}.html`);
+      const shown = await firstView();
+      assert.equal(shown.h1, title, `${slug}: the h1 is in the HTML`);
+      assert.equal(shown.title, `${title} · attnlab`);
+      assert.ok(shown.intro.length >= 1, `${slug}: the introduction is in the HTML`);
+      assert.equal(shown.loading, WASM_MESSAGE, `${slug}: the loading state is in the HTML`);
+      if (texOf(slug) !== null) assert.match(shown.formula, /class="katex-display"/, `${slug}: the formula, typeset, is in the HTML`);
+      if (slug === 'why-attention') await page.screenshot({ path: `${SCREENSHOTS}first-view-${slug}-no-script-390px.png`, fullPage: true });
+      // The script builds the same header, heading, introduction and formula in their place.
+      await built.goto(`${server.url}/lessons/${slug}.html`);
+      await built.waitForFunction(() => document.querySelector('.code-pair'));
+      const rebuilt = await built.evaluate(() => ({
+        title: document.title,
+        header: document.querySelector('header.site-header').innerText,
+        h1: document.querySelector('main h1').textContent,
+        intro: [...document.querySelectorAll('main p.intro')].map((p) => p.textContent),
+        formula: document.querySelector('main .formula')?.innerHTML ?? null,
+      }));
+      assert.deepEqual({ ...shown, loading: undefined }, { ...rebuilt, loading: undefined }, slug);
+    }
+    await withScripts.close();
+    await context.close();
+  });
+
+  test('each formula on the page is KaTeX\'s own rendering of the lesson\'s TeX (same elements, attributes, text; its inline styles as classes with the same declarations)', async () => {
     const slugs = Object.keys(shown);
     assert.ok(slugs.length >= 18, `formulas seen: ${slugs}`);
     const page = await browser.newPage();  // about:blank: no policy, so both can be parsed as HTML
     for (const slug of slugs) {
       const expected = katex.renderToString(texOf(slug), { displayMode: true, output: 'htmlAndMathml', throwOnError: true });
-      const differences = await page.evaluate(([a, b]) => {
+      const differences = await page.evaluate(([{ markup: a, styleClasses }, b]) => {
         const parse = (html) => {
           const div = document.createElement('div');
           div.innerHTML = html;
@@ -191,10 +235,24 @@ describe('the first view of every lesson', () => {
             if (x.data !== y.data) out.push(`${path}: “${x.data}” vs “${y.data}”`);
             return;
           }
+          // Ours: KaTeX's classes plus one kx- class for its inline style, whose rule holds the same declarations.
+          const styleClass = [...(x.classList ?? [])].find((c) => c.startsWith('kx-'));
           const attributes = (n) => [...n.attributes].filter((at) => at.name !== 'xmlns' && at.name !== 'style')
-            .map((at) => `${at.name}=${at.value}`).sort().join(' ');
+            .map((at) => `${at.name}=${at.name === 'class' ? at.value.split(' ').filter((c) => !c.startsWith('kx-')).join(' ') : at.value}`)
+            .filter((at) => at !== 'class=').sort().join(' ');
           if (attributes(x) !== attributes(y)) out.push(`${path}: [${attributes(x)}] vs [${attributes(y)}]`);
-          if ((x.style?.cssText ?? '') !== (y.style?.cssText ?? '')) out.push(`${path}: style ${x.style.cssText} vs ${y.style.cssText}`);
+          // The same properties, each with the same computed value (a rule writes 0em as 0px, and orders them its own way).
+          const [ours, theirs] = [styleClass ? styleClasses[styleClass] ?? 'missing: a class with no rule' : '', y.style?.cssText ?? '']
+            .map((cssText) => {
+              const probe = document.body.appendChild(document.createElement('span'));
+              probe.style.cssText = cssText;
+              const names = [...probe.style].sort();
+              const computed = getComputedStyle(probe);
+              const text = names.map((name) => `${name}: ${computed.getPropertyValue(name)}`).join('; ');
+              probe.remove();
+              return text;
+            });
+          if (ours !== theirs) out.push(`${path}: style ${ours} vs ${theirs}`);
           // KaTeX's markup writes adjacent MathML text nodes as one string; the parser makes one node too.
           if (x.childNodes.length !== y.childNodes.length) {
             out.push(`${path}: ${x.childNodes.length} vs ${y.childNodes.length} children`);

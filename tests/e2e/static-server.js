@@ -2,6 +2,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize } from 'node:path';
+import { createGzip } from 'node:zlib';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -14,9 +15,13 @@ const TYPES = {
   '.png': 'image/png',
 };
 
+// Fonts (woff2) and images are compressed already; a host's gzip leaves them as they are.
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.wasm', '.css', '.json', '.svg', '.txt', '.jsonl']);
+
 // Serves `root` (on `port`, or any free port), adding `headers` to every response; resolves to
-// { url, close() }.
-export function serve(root, port = 0, { headers = {} } = {}) {
+// { url, close() }. With gzip, text and .wasm go out gzip-encoded to a client that accepts it, as most
+// static hosts send them (the site-load bench measures both).
+export function serve(root, port = 0, { headers = {}, gzip = false } = {}) {
   const server = createServer((request, response) => {
     let path;
     try {
@@ -33,8 +38,15 @@ export function serve(root, port = 0, { headers = {} } = {}) {
       response.writeHead(404, headers).end('not found');
       return;
     }
-    response.writeHead(200, { ...headers, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    createReadStream(file).on('error', () => response.destroy()).pipe(response);
+    const type = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' };
+    const stream = createReadStream(file).on('error', () => response.destroy());
+    if (gzip && COMPRESSIBLE.has(extname(file)) && /\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
+      response.writeHead(200, { ...headers, ...type, 'content-encoding': 'gzip', vary: 'accept-encoding' });
+      stream.pipe(createGzip()).pipe(response);
+    } else {
+      response.writeHead(200, { ...headers, ...type });
+      stream.pipe(response);
+    }
   });
   return new Promise((resolve) => {
     server.listen(port, '127.0.0.1', () => {
