@@ -10,7 +10,7 @@ import { getLab } from './lab.js';
 import { heatmap } from './views.js';
 
 const SENTENCE = 'the cat sat on the mat';
-const PROMPT = 'In the beginning God created the heaven and the';
+const PROMPT = 'Thou shalt love thy neighbour as';
 
 async function mechanism(figure) {
   const lab = await getLab();

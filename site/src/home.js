@@ -28,7 +28,7 @@ const PART_TEXT = {
 
 const PREVIEW_CAPTION = {
   mechanism: 'Live: self-attention weights of “the cat sat on the mat” (each row: where one word looks).',
-  trained: 'Live: what attnlab’s trained model expects after “In the beginning God created the heaven and the”.',
+  trained: 'Live: what attnlab’s trained model expects after “Thou shalt love thy neighbour as”.',
 };
 
 const lessonUrl = (slug) => `./lessons/${slug}.html`;

@@ -47,7 +47,7 @@ try {
   const wasmAfterTraining = fetchedWasm();
   const modelFilesBefore = fetchedModels();
   const { model: gpt, tokenizer } = await lab.loadBuiltinModel();
-  const prompt = tokenizer.encode('In the beginning God created the heaven and the');
+  const prompt = tokenizer.encode('Thou shalt love thy neighbour as');
   const { logits } = gpt.forward(prompt);
   const last = Array.from(logits.data.subarray((prompt.length - 1) * logits.cols));
   const nextWord = tokenizer.decode([last.indexOf(Math.max(...last))]);
@@ -82,10 +82,10 @@ function checkResult({ result, errors }) {
   assert.equal(after.length, 2, after.join());
   assert.match(after[1], /^attnlab-train-simd[.-]/);
   assertUntrainedLoss(result);
-  // The built-in model's files are fetched by loadBuiltinModel() and not before; it has read Genesis.
+  // The built-in model's files are fetched by loadBuiltinModel() and not before; it has read Leviticus 19:18.
   assert.deepEqual(result.modelFilesBefore, []);
   assert.deepEqual(result.modelFilesAfter.map((f) => f.replace(/-[\w-]{8}[.]/, '.')).sort(), ['merges.txt', 'model.safetensors', 'vocab.json']);
-  assert.equal(result.nextWord, ' earth');
+  assert.equal(result.nextWord, ' thyself');
 }
 
 // An untrained model predicts close to uniformly over the copy task's 12 tokens: loss ≈ ln 12.
@@ -370,7 +370,7 @@ const { init, load } = require('attnlab');
         const lab = await init();
         const { weights } = lab.scaledDotProductAttention(lab.randn(3, 8, 1), lab.randn(3, 8, 2), lab.randn(3, 8, 3), { causal: true });
         const { model, tokenizer } = await lab.loadBuiltinModel();
-        const prompt = tokenizer.encode('In the beginning God created the heaven and the');
+        const prompt = tokenizer.encode('Thou shalt love thy neighbour as');
         const { logits } = model.forward(prompt, { logits: 'last' });
         const last = Array.from(logits.data);
         document.body.dataset.result = JSON.stringify({
@@ -399,7 +399,7 @@ const { init, load } = require('attnlab');
         assert.ok(result, 'the page reported a result');
         assert.deepEqual(result.weights.slice(0, 3), [1, 0, 0]);
         assert.equal(result.layers, 4);
-        assert.equal(result.nextWord, ' earth');
+        assert.equal(result.nextWord, ' thyself');
         const builds = result.wasm.map((f) => f.replace(/-[\w-]{8}[.]wasm$/, ''));
         assert.deepEqual(builds, isolated ? ['attnlab-simd-mt', 'attnlab-gpt-simd-mt'] : ['attnlab-simd', 'attnlab-gpt-simd']);
         assert.ok(isolated ? result.threads >= 2 : result.threads === 1, `threads ${result.threads}`);

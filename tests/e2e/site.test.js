@@ -61,7 +61,7 @@ describe('the site', () => {
     await page.locator('.part-trained .preview').scrollIntoViewIfNeeded();
     await page.waitForSelector('.part-trained .bars li');
     const next = await page.$$eval('.part-trained .bar-label', (ls) => ls.map((l) => l.textContent));
-    assert.equal(next[0], '·earth', `Genesis 1:1 ends “the heaven and the earth”: ${next.join(' ')}`);
+    assert.equal(next[0], '·thyself', `“Thou shalt love thy neighbour as thyself”, seven times in the Bible: ${next.join(' ')}`);
     // Progress: open lesson 1, come back — it is ticked and the first click continues with lesson 2.
     await start.click();
     await page.waitForFunction(() => document.body.dataset.ready === 'true' && location.pathname.endsWith('why-attention.html'));

@@ -36,7 +36,7 @@ lessonPage({
     'const { token, probabilities } = lab.sample(logits.data, { temperature, topK, topP, seed' +
     `${state.penalty > 100 ? `, repetitionPenalty: ${penalty(state)}, context: ids` : ''} });`,
   schema: {
-    prompt: { type: 'text', maxLength: 300, default: 'In the beginning God created the heaven and the' },
+    prompt: { type: 'text', maxLength: 300, default: 'Thou shalt love thy neighbour as' },
     temperature: { type: 'int', min: 0, max: 300, default: 100 },   // hundredths
     topK: { type: 'int', min: 0, max: 100, default: 0 },
     topP: { type: 'int', min: 1, max: 100, default: 100 },          // hundredths
