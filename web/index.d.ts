@@ -189,6 +189,14 @@ export interface Step {
   tensors: { [name: string]: Matrix };
 }
 
+/** A step of a tensor call's trace: each tensor keeps its shape, (2, 4, 3, 2, 4) say. */
+export interface TensorStep {
+  id: string;
+  title: string;
+  explanation: string;
+  tensors: { [name: string]: Tensor };
+}
+
 export type PositionalScheme = 'none' | 'rotary' | 'alibi';
 
 export interface MultiHeadAttentionOptions {
@@ -247,6 +255,10 @@ export interface MultiHeadAttention {
   forward(query: MatrixInput, key: MatrixInput | undefined, value: MatrixInput | undefined,
           options: MultiHeadForwardOptions & { weights: false }): MultiHeadAttentionResult;
   forward(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MultiHeadForwardOptions): FullMultiHeadAttentionResult;
+  /** Tensors: the tutorials' steps — x, qkv (batch, seq, 3·d_model), qkv.reshape (batch, seq, 3, heads, d_k),
+   *  qkv.permute (3, batch, heads, seq, d_k), q_k_v, scores, weights, heads, transpose, concat, output. */
+  trace(query: { shape: readonly number[]; data: NumberArray }, key?: TensorInput, value?: TensorInput,
+        options?: TensorMaskOptions): TensorStep[];
   trace(query: MatrixInput, key?: MatrixInput, value?: MatrixInput, options?: MaskOptions): Step[];
   /** Training mode turns seeded dropout on; modules start in evaluation mode. */
   train(on?: boolean): this;

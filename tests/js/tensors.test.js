@@ -194,6 +194,35 @@ for (const variant of VARIANTS) {
       mha.dispose();
     });
 
+    test('trace on a tensor: the tutorials\' steps (2, 4, 8) → qkv (2, 4, 24) → reshape (2, 4, 3, 2, 4) → permute (3, 2, 2, 4, 4) … → (2, 4, 8), values by index', async () => {
+      const l = await lab(variant.simd);
+      const mha = new l.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 6 });
+      const x = l.randn([2, 4, 8], 7);
+      const steps = mha.trace(x, x, x, { causal: true });
+      const byId = Object.fromEntries(steps.map((s) => [s.id, s]));
+      assert.deepEqual(steps.map((s) => s.id), ['x', 'qkv', 'qkv.reshape', 'qkv.permute', 'q_k_v', 'scores', 'weights', 'heads',
+        'transpose', 'concat', 'output']);
+      const shapes = Object.fromEntries(steps.map((s) => [s.id, Object.values(s.tensors)[0].shape]));
+      assert.deepEqual(shapes, { x: [2, 4, 8], qkv: [2, 4, 24], 'qkv.reshape': [2, 4, 3, 2, 4], 'qkv.permute': [3, 2, 2, 4, 4],
+        q_k_v: [2, 2, 4, 4], scores: [2, 2, 4, 4], weights: [2, 2, 4, 4], heads: [2, 2, 4, 4], transpose: [2, 4, 2, 4],
+        concat: [2, 4, 8], output: [2, 4, 8] });
+      assert.match(byId['qkv.permute'].explanation, /\(3, 2, 2, 4, 4\)/);
+      // permute(2, 0, 3, 1, 4): element (s, b, h, t, j) is qkv[b, t, 8s + 4h + j], and its first third is q.
+      const qkv = byId.qkv.tensors.qkv.data;
+      const permuted = byId['qkv.permute'].tensors.qkv.data;
+      const q = byId.q_k_v.tensors.q.data;
+      for (let s = 0; s < 3; s++) for (let b = 0; b < 2; b++) for (let h = 0; h < 2; h++) for (let t = 0; t < 4; t++) {
+        for (let j = 0; j < 4; j++) {
+          const value = permuted[(((s * 2 + b) * 2 + h) * 4 + t) * 4 + j];
+          assert.equal(value, qkv[(b * 4 + t) * 24 + s * 8 + h * 4 + j]);
+          if (s === 0) assert.equal(q[((b * 2 + h) * 4 + t) * 4 + j], value);
+        }
+      }
+      // The traced output is forward's.
+      assert.deepEqual(byId.output.tensors.output.data, mha.forward(x, x, x, { causal: true }).output.data);
+      mha.dispose();
+    });
+
     test('weights: false returns the output alone, each sequence the Matrix call\'s with weights: false, to the bit', async () => {
       const l = await lab(variant.simd);
       const mha = new l.MultiHeadAttention({ dModel: 16, numHeads: 4, seed: 2 });

@@ -181,6 +181,81 @@ TEST(BatchedMultiHead, TrainingWithDropoutDrawsFromTheGivenRng) {
 // ---------------------------------------------------------------------------------------------
 // Errors name the shapes as tuples
 
+TEST(BatchedMultiHead, TraceRecordsTheTutorialsStepsWithTheirShapesAndValues) {
+  // The tutorials' example: x (2, 4, 8), 2 heads of d_k 4. Every traced value is checked against the
+  // formula evaluated here in double from the layer's weights: qkv = x·W_inᵀ + b_in; reshape and
+  // permute as index formulas; scores = q·kᵀ/√d_k.
+  MultiHeadAttention mha({.d_model = 8, .num_heads = 2, .seed = 3});
+  MultiHeadAttentionWeights w = mha.weights();
+  Rng rng(4);
+  for (float& b : w.in_proj_bias) b = 0.1f * rng.normal();
+  mha.load(w);
+  const Tensor x = randn_tensor({2, 4, 8}, 5);
+  Trace trace;
+  const BatchedMultiHeadOutput r = multi_head_attention_forward(mha, x, {.causal = true}, Tracer(trace));
+  std::vector<std::string> ids;
+  for (const TraceStep& step : trace.steps()) ids.push_back(step.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"x", "qkv", "qkv.reshape", "qkv.permute", "q_k_v", "scores", "weights", "heads",
+                                           "transpose", "concat", "output"}));
+  const auto shape_of = [&](const char* id, const char* name) {
+    for (const TraceTensor& t : trace.step(id).tensors)
+      if (t.name == name) return t.shape;
+    return std::vector<std::int64_t>{};
+  };
+  EXPECT_EQ(shape_of("qkv", "qkv"), (Shape{2, 4, 24}));
+  EXPECT_EQ(shape_of("qkv.reshape", "qkv"), (Shape{2, 4, 3, 2, 4}));
+  EXPECT_EQ(shape_of("qkv.permute", "qkv"), (Shape{3, 2, 2, 4, 4}));
+  EXPECT_EQ(shape_of("q_k_v", "k"), (Shape{2, 2, 4, 4}));
+  EXPECT_EQ(shape_of("scores", "scores"), (Shape{2, 2, 4, 4}));
+  EXPECT_EQ(shape_of("transpose", "heads"), (Shape{2, 4, 2, 4}));
+  EXPECT_EQ(shape_of("concat", "concat"), (Shape{2, 4, 8}));
+  EXPECT_NE(trace.step("qkv.permute").explanation.find("(3, 2, 2, 4, 4)"), std::string::npos);
+
+  // qkv[b, t, c] = Σ_i x[b, t, i]·W_in[c, i] + b_in[c], in double.
+  const Matrix& qkv = trace.tensor("qkv", "qkv");  // [8 × 24]: row b·4 + t
+  const auto qkv_ref = [&](int b, int t, int c) {
+    double sum = w.in_proj_bias(c);
+    for (int i = 0; i < 8; ++i) sum += double(x.at({b, t, i})) * w.in_proj_weight(c, i);
+    return sum;
+  };
+  for (int b = 0; b < 2; ++b)
+    for (int t = 0; t < 4; ++t)
+      for (int c = 0; c < 24; ++c) EXPECT_NEAR(qkv(b * 4 + t, c), qkv_ref(b, t, c), 1e-5) << b << t << c;
+  // permute(2, 0, 3, 1, 4) of the (2, 4, 3, 2, 4) view: element (s, b, h, t, j) is qkv[b, t, s·8 + h·4 + j].
+  const Matrix& permuted = trace.tensor("qkv.permute", "qkv");  // [3·2·2·4 × 4]
+  const Matrix& q = trace.tensor("q_k_v", "q");
+  const Matrix& k = trace.tensor("q_k_v", "k");
+  const Matrix& scores = trace.tensor("scores", "scores");
+  for (int s = 0; s < 3; ++s)
+    for (int b = 0; b < 2; ++b)
+      for (int h = 0; h < 2; ++h)
+        for (int t = 0; t < 4; ++t)
+          for (int j = 0; j < 4; ++j) {
+            const float value = permuted(((s * 2 + b) * 2 + h) * 4 + t, j);
+            EXPECT_EQ(value, qkv(b * 4 + t, s * 8 + h * 4 + j));
+            if (s == 0) {
+              EXPECT_EQ(q((b * 2 + h) * 4 + t, j), value);
+            } else if (s == 1) {
+              EXPECT_EQ(k((b * 2 + h) * 4 + t, j), value);
+            }
+          }
+  for (int bh = 0; bh < 4; ++bh)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        double dot = 0.0;
+        for (int c = 0; c < 4; ++c) dot += double(q(bh * 4 + i, c)) * k(bh * 4 + j, c);
+        EXPECT_NEAR(scores(bh * 4 + i, j), dot / 2.0, 1e-5);
+      }
+  // The traced weights, concat and output are the call's own results.
+  EXPECT_EQ(trace.tensor("weights", "weights"), Matrix(Eigen::Map<const Matrix>(r.weights.to_vector().data(), 16, 4)));
+  EXPECT_EQ(trace.tensor("output", "output"), Matrix(Eigen::Map<const Matrix>(r.output.to_vector().data(), 8, 8)));
+  // Cross-attention has no fused projection: its trace starts at q, k and v.
+  Trace cross;
+  const Tensor memory = randn_tensor({2, 3, 8}, 6);
+  multi_head_attention_forward(mha, x, memory, memory, {}, Tracer(cross));
+  EXPECT_EQ(cross.steps().front().id, "q_k_v");
+}
+
 TEST(BatchedMultiHeadErrors, ShapesAreNamedAsTuples) {
   const MultiHeadAttention mha({.d_model = 512, .num_heads = 8});
   const Tensor wrong_width(Shape{2, 10, 500}), flat(Shape{20, 512}), x(Shape{2, 10, 512});

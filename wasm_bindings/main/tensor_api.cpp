@@ -85,11 +85,16 @@ val multi_head_forward_tensor(const MultiHeadAttentionHandle& mha, const val& qu
                                           .need_weights = !(has(options, "weights") && options["weights"].isFalse()),
                                           .rng = &rng};
     const Tensor x = tensor_from_js(query, "query");
+    // options.trace (set by the package's MultiHeadAttention.trace): the steps with their shapes too.
+    Trace trace;
+    const bool tracing = has(options, "trace") && options["trace"].isTrue();
+    const Tracer tracer = tracing ? Tracer(trace) : Tracer();
     const BatchedMultiHeadOutput r =
-        key.isUndefined() ? multi_head_attention_forward(mha.layer(), x, batched)
+        key.isUndefined() ? multi_head_attention_forward(mha.layer(), x, batched, tracer)
                           : multi_head_attention_forward(mha.layer(), x, tensor_from_js(key, "key"),
-                                                         tensor_from_js(value, "value"), batched);
+                                                         tensor_from_js(value, "value"), batched, tracer);
     val out = val::object();
+    if (tracing) out.set("trace", trace_to_js(trace));
     out.set("output", tensor_to_js(r.output));
     if (!r.weights.empty()) out.set("weights", tensor_to_js(r.weights));
     if (!r.average_weights.empty()) out.set("averageWeights", tensor_to_js(r.average_weights));

@@ -109,7 +109,19 @@ val trace_to_js(const Trace& trace) {
   val steps = val::array();
   for (const TraceStep& step : trace.steps()) {
     val tensors = val::object();
-    for (const TraceTensor& t : step.tensors) tensors.set(t.name, matrix_to_js(t.value));
+    for (const TraceTensor& t : step.tensors) {
+      if (t.shape.empty()) {
+        tensors.set(t.name, matrix_to_js(t.value));
+        continue;
+      }
+      // An N-dimensional step: the package's tensor, { shape, data }.
+      val shape = val::array();
+      for (std::int64_t extent : t.shape) shape.call<void>("push", static_cast<double>(extent));
+      val tensor = val::object();
+      tensor.set("shape", shape);
+      tensor.set("data", matrix_to_js(t.value)["data"]);
+      tensors.set(t.name, tensor);
+    }
     val js = val::object();
     js.set("id", step.id);
     js.set("title", step.title);

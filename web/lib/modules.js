@@ -115,8 +115,17 @@ export function moduleClasses(raw, call) {
       return this.call(fn, () => this.handle('forward').forward(q, k, v, opts));
     }
 
+    // With tensors: the tutorials' steps with their shapes — x, qkv (batch, seq, 3·d_model), its
+    // reshape (batch, seq, 3, heads, d_k) and permute (3, batch, heads, seq, d_k), q_k_v, scores,
+    // weights, heads, transpose, concat, output — each step's tensors { shape, data }.
     trace(query, key = query, value = key, options) {
       const fn = 'MultiHeadAttention.trace';
+      if (usesTensors([query, key, value], options)) {
+        const opts = { ...tensorOptions(fn, options, []), trace: true };
+        const self = key === query && value === query;
+        const [q, k, v] = checkTensors(fn, { query, key, value });
+        return this.call(fn, () => this.handle('trace').forwardTensor(q, self ? undefined : k, self ? undefined : v, opts).trace);
+      }
       const [q, k, v, opts] = this.#inputs(fn, query, key, value, options);
       return this.call(fn, () => this.handle('trace').trace(q, k, v, opts));
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "attnlab/tensor/tensor.hpp"
 #include "tensor/checks.hpp"
 
 namespace attnlab {
@@ -36,7 +37,22 @@ void Tracer::record(std::string_view id, std::string_view title, std::string_vie
   if (!trace_) return;
   TraceStep step{prefix_ + std::string(id), std::string(title), std::string(explanation), {}};
   step.tensors.reserve(tensors.size());
-  for (const TensorRef& t : tensors) step.tensors.push_back({std::string(t.name), t.value});
+  for (const TensorRef& t : tensors) step.tensors.push_back({std::string(t.name), t.value, {}});
+  trace_->add(std::move(step));
+}
+
+void Tracer::record_tensors(std::string_view id, std::string_view title, std::string_view explanation,
+                            std::initializer_list<NamedTensor> tensors) const {
+  if (!trace_) return;
+  TraceStep step{prefix_ + std::string(id), std::string(title), std::string(explanation), {}};
+  for (const NamedTensor& t : tensors) {
+    // [numel / last × last], row-major: the elements in the order the shape lists them.
+    const std::int64_t last = t.value.size(-1);
+    const std::vector<float> values = t.value.to_vector();
+    Matrix rows = Eigen::Map<const Matrix>(values.data(), static_cast<Eigen::Index>(t.value.numel() / last),
+                                           static_cast<Eigen::Index>(last));
+    step.tensors.push_back({std::string(t.name), std::move(rows), t.value.shape()});
+  }
   trace_->add(std::move(step));
 }
 

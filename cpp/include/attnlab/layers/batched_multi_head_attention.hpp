@@ -19,6 +19,7 @@
 #include "attnlab/attention/batched_attention.hpp"
 #include "attnlab/layers/multi_head_attention.hpp"
 #include "attnlab/tensor/tensor.hpp"
+#include "attnlab/tensor/trace.hpp"
 
 namespace attnlab {
 
@@ -45,11 +46,19 @@ struct BatchedMultiHeadOutput {
 };
 
 // Self-attention: x (batch, seq, d_model) → output (batch, seq, d_model).
+// With an enabled tracer, records the tutorials' steps with their shapes (Tracer::record_tensors): x;
+// qkv (batch, seq, 3·d_model), PyTorch's fused in_proj; qkv.reshape (batch, seq, 3, heads, d_k);
+// qkv.permute (3, batch, heads, seq, d_k); q_k_v (each (batch, heads, seq, d_k)); scores (batch, heads,
+// n_q, n_k), q·kᵀ/√d_k before any mask; weights; heads (batch, heads, n_q, d_k); transpose
+// (batch, n_q, heads, d_k); concat (batch, n_q, d_model); output. Cross-attention records q_k_v from
+// the three projections instead of the fused qkv steps.
 BatchedMultiHeadOutput multi_head_attention_forward(const MultiHeadAttention& mha, const Tensor& x,
-                                                    const BatchedMultiHeadOptions& options = {});
+                                                    const BatchedMultiHeadOptions& options = {},
+                                                    const Tracer& tracer = {});
 // Cross-attention: query (batch, n_q, d_model), key and value (batch, n_k, d_model) → (batch, n_q, d_model).
 BatchedMultiHeadOutput multi_head_attention_forward(const MultiHeadAttention& mha, const Tensor& query,
                                                     const Tensor& key, const Tensor& value,
-                                                    const BatchedMultiHeadOptions& options = {});
+                                                    const BatchedMultiHeadOptions& options = {},
+                                                    const Tracer& tracer = {});
 
 }  // namespace attnlab

@@ -18,6 +18,9 @@ namespace attnlab {
 struct TraceTensor {
   std::string name;  // "Q", "scores", "W_q"
   Matrix value;
+  // Recorded from an N-dimensional Tensor (record_tensors): its shape, (2, 4, 3, 2, 4), with value
+  // holding its elements in row-major order as [numel / last dim × last dim]. Empty: value's own shape.
+  std::vector<std::int64_t> shape;
 };
 
 struct TraceStep {
@@ -47,6 +50,13 @@ struct TensorRef {
   const Matrix& value;
 };
 
+class Tensor;
+// A borrowed N-dimensional tensor to record (record_tensors); copied contiguous when tracing is on.
+struct NamedTensor {
+  std::string_view name;
+  const Tensor& value;
+};
+
 class Tracer {
  public:
   Tracer() = default;  // records nothing
@@ -58,6 +68,9 @@ class Tracer {
   // Explanations built from shapes cost string work: call sites build them under `if (enabled())`.
   void record(std::string_view id, std::string_view title, std::string_view explanation,
               std::initializer_list<TensorRef> tensors) const;
+  // The same with N-dimensional tensors, each keeping its shape (TraceTensor::shape).
+  void record_tensors(std::string_view id, std::string_view title, std::string_view explanation,
+                      std::initializer_list<NamedTensor> tensors) const;
 
  private:
   Trace* trace_ = nullptr;
