@@ -475,6 +475,35 @@ describe('web components in Chromium', () => {
       assert.deepEqual(await changes(), [], 'no step-change for a change the page made');
     });
 
+    test('a tensor call\'s trace (mha.trace on (2, 4, 8)): each step drawn as its rows with its shape as a tuple in the caption', async () => {
+      const seen = await page.evaluate(async () => {
+        const stepper = document.getElementById('stepper');
+        const saved = { steps: stepper.steps, labels: stepper.labels };
+        Object.assign(stepper, { labels: null, steps: window.tensorTrace() });
+        const shown = [];
+        for (const id of ['qkv', 'qkv.permute', 'weights']) {
+          stepper.index = stepper.steps.findIndex((s) => s.id === id);
+          await stepper.updateComplete;
+          await new Promise(requestAnimationFrame);
+          const [heatmap] = stepper.shadowRoot.querySelectorAll('attn-heatmap');
+          shown.push({ id, caption: heatmap.caption, rows: heatmap.matrix.rows, cols: heatmap.matrix.cols,
+            first: heatmap.matrix.data[0], expected: stepper.steps[stepper.index].tensors[Object.keys(stepper.steps[stepper.index].tensors)[0]].data[0] });
+        }
+        const problem = stepper.shadowRoot.querySelector('.problem');
+        const result = { shown, problem: problem.hidden ? null : problem.textContent };
+        Object.assign(stepper, saved);
+        await stepper.updateComplete;
+        return result;
+      });
+      assert.equal(seen.problem, null);
+      assert.deepEqual(seen.shown.map(({ id, caption, rows, cols }) => ({ id, caption, rows, cols })), [
+        { id: 'qkv', caption: 'qkv  (2, 4, 24), drawn as 8 rows of 24', rows: 8, cols: 24 },
+        { id: 'qkv.permute', caption: 'qkv  (3, 2, 2, 4, 4), drawn as 48 rows of 4', rows: 48, cols: 4 },
+        { id: 'weights', caption: 'weights  (2, 2, 4, 4), drawn as 16 rows of 4', rows: 16, cols: 4 },
+      ]);
+      for (const s of seen.shown) assert.equal(s.first, s.expected, `${s.id}: the step's own numbers`);
+    });
+
     test('decimals, show-values and no-export on the stepper reach every heatmap it draws', async () => {
       const seen = await page.evaluate(async () => {
         const stepper = document.getElementById('stepper');

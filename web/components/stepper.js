@@ -3,6 +3,7 @@
 // a cell of the step's result outlines the operands it came from (the row of Q and the row of K
 // behind a score), so a lesson can point at "q_i · k_j".
 import { AttnLabError } from '../lib/errors.js';
+import { checkTensor, shapeText } from '../lib/tensor.js';
 import { attributeProperties, RenderedElement } from './base.js';
 import { PALETTES } from './palettes.js';
 import { adoptStyles } from './styles.js';
@@ -155,12 +156,13 @@ export class AttnStepper extends RenderedElement {
       this.#heatmaps.push(heatmap);
     }
     this.#names.forEach((name, k) => {
-      const m = tensors[name];
+      const m = drawable(tensors[name]);
       const view = tensorView(name, m, this.#labels, palettes);
       const heatmap = this.#heatmaps[k];
       heatmap.toggleAttribute('no-export', this.hasAttribute('no-export'));
       Object.assign(heatmap, {
-        matrix: m, caption: `${name}  (${m.rows}, ${m.cols})`, palette: view.palette, domain: view.domain,
+        matrix: { rows: m.rows, cols: m.cols, data: m.data }, caption: `${name}  ${captionShape(m)}`,
+        palette: view.palette, domain: view.domain,
         showValues: shared.showValues,
         // A mask prints 0/1 whatever the stepper's decimals; everything else takes the stepper's.
         decimals: view.decimals === 0 ? 0 : shared.decimals,
@@ -198,8 +200,10 @@ export class AttnStepper extends RenderedElement {
     const attention = this.#steps.flatMap((step) => Object.entries(step.tensors))
       .find(([name]) => /^(scores|scaled_scores|masked_scores|weights)$/.test(name))?.[1];
     if (!attention) return null;
+    // A tensor's attention (batch, heads, n_q, n_k): its last two dims are the queries and keys.
+    const [n_q, n_k] = Array.isArray(attention.shape) ? attention.shape.slice(-2) : [attention.rows, attention.cols];
     const { rows, cols } = this.#labels ?? {};
-    for (const [axis, list, count, what] of [['rows', rows, attention.rows, 'query'], ['cols', cols, attention.cols, 'key']]) {
+    for (const [axis, list, count, what] of [['rows', rows, n_q, 'query'], ['cols', cols, n_k, 'key']]) {
       if (list == null) continue;
       if (!Array.isArray(list) || list.length !== count) {
         const got = Array.isArray(list) ? `${list.length} label${list.length === 1 ? '' : 's'}` : `a ${typeof list}`;
@@ -272,8 +276,22 @@ export class AttnStepper extends RenderedElement {
 const sequentialNames = () => Object.keys(PALETTES).filter((name) => !PALETTES[name].diverging);
 const divergingNames = () => Object.keys(PALETTES).filter((name) => PALETTES[name].diverging);
 
+// A step's tensor as the heatmap draws it: a Matrix as it is; a tensor { shape, data } (the trace of a
+// tensor call, mha.trace(x)) as its rows — [numel / last dim × last dim], the numbers in memory order —
+// keeping its shape for the caption.
+function drawable(t) {
+  if (!Array.isArray(t.shape)) return t;
+  const cols = t.shape.at(-1);
+  return { rows: t.data.length / cols, cols, data: t.data, shape: t.shape };
+}
+
+// "(5, 4)" for a Matrix; a tensor's own tuple, and how it is drawn when it has more than two dims.
+const captionShape = (m) => (!m.shape ? `(${m.rows}, ${m.cols})`
+  : `${shapeText(m.shape)}${m.shape.length > 2 ? `, drawn as ${m.rows} rows of ${m.cols}` : ''}`);
+
 // Steps as lab.traceAttention (or any trace) returns them: each { title, explanation, tensors } with
-// tensors an object of at least one { rows, cols, data } Matrix. → the list, or an AttnLabError.
+// tensors an object of at least one { rows, cols, data } Matrix or { shape, data } tensor (a tensor
+// call's trace). → the list, or an AttnLabError.
 function checkSteps(list) {
   const kind = (v) => (Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v === 'string' ? `the string ${JSON.stringify(v.slice(0, 20))}` : typeof v);
   if (!Array.isArray(list)) {
@@ -288,7 +306,11 @@ function checkSteps(list) {
     if (tensors === null || typeof tensors !== 'object' || Object.keys(tensors).length === 0) {
       throw new AttnLabError(`<attn-stepper>.steps[${i}].tensors must be an object of one or more { rows, cols, data } matrices, got ${kind(tensors)}`);
     }
-    for (const [name, m] of Object.entries(tensors)) checkMatrix('attn-stepper', `steps[${i}].tensors.${name}`, m);
+    for (const [name, m] of Object.entries(tensors)) {
+      const where = `steps[${i}].tensors.${name}`;
+      if (Array.isArray(m?.shape)) checkTensor('<attn-stepper>', where, m);
+      else checkMatrix('attn-stepper', where, m);
+    }
   });
   return list;
 }

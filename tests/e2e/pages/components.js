@@ -40,6 +40,14 @@ try {
     mha.dispose();
     return trace;
   };
+  // The tutorials' batched trace: x (2, 4, 8) through 2 heads, each step's tensors { shape, data }.
+  window.tensorTrace = () => {
+    const mha = new lab.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 3 });
+    const x = lab.randn([2, 4, 8], 2);
+    const trace = mha.trace(x, x, x, { causal: true });
+    mha.dispose();
+    return trace;
+  };
   const steps = window.recompute(1);
   const stepper = document.getElementById('stepper');
   Object.assign(stepper, { steps, labels: { rows: tokens, cols: tokens } });
