@@ -106,8 +106,17 @@ describe('the first view of every lesson', () => {
       await letGo('wasm');
       await letGo('models');
     };
+    // letWasm(): once the page has asked for its main module, lets it go on (later ones stay held). It
+    // waits for the request: the loading state is in the page's HTML, so it shows before the script that
+    // asks for the module has even arrived.
+    const letWasm = async () => {
+      for (const start = Date.now(); held.wasm.length === 0; await new Promise((r) => setTimeout(r, 20))) {
+        if (Date.now() - start > 30000) throw new Error(`${slug}: the page never asked for its WebAssembly module`);
+      }
+      await letGo('wasm');
+    };
     await page.goto(`${server.url}/lessons/${slug}.html`);
-    return { context, page, problems, scripts, release, letWasm: () => letGo('wasm') };
+    return { context, page, problems, scripts, release, letWasm };
   }
 
   // Waits until the lesson is interactive; on a timeout, says what the page showed.
