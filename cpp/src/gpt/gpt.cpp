@@ -198,17 +198,16 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
   acts.batch = batch;
   acts.T = T;
   acts.blocks.resize(static_cast<std::size_t>(config_.num_layers));
-  // Training's dropout masks, drawn here in the forward's order (GPTDropout); none when p = 0.
-  const bool drop = dropout.p > 0.0f;
+  // Training's dropout masks, drawn here in the forward's order (GPTDropout); empty (and nothing drawn)
+  // when p = 0.
   Rng dropout_rng(dropout.seed, dropout.stream);
+  const auto mask = [&](Eigen::Index rows, Eigen::Index cols) { return dropout_mask(rows, cols, dropout.p, dropout_rng); };
 
   // x = dropout(wte[ids] + wpe[position])                                    [n×d]
   Matrix x(n, config_.d_model);
   for (Eigen::Index i = 0; i < n; ++i) x.row(i) = matrix(wte_).row(ids[i]) + matrix(wpe_).row(i % T);
-  if (drop) {
-    acts.embed_dropout = dropout_mask(n, config_.d_model, dropout.p, dropout_rng);
-    x.array() *= acts.embed_dropout.array();
-  }
+  acts.embed_dropout = mask(n, config_.d_model);
+  apply_dropout(x, acts.embed_dropout);
   if (tracer.enabled())
     tracer.record("embed", "Token + position embeddings",
                   "x = wte[ids] + wpe[0 … " + std::to_string(T - 1) + "] " + detail::bracketed_shape(x), {{"x", x}});
@@ -225,10 +224,11 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
     a.qkv = conv1d(a.ln_1, pw ? &pw->c_attn : nullptr, matrix(p.c_attn_weight), row(p.c_attn_bias));
     a.heads.resize(n, config_.d_model);
     a.weights.resize(static_cast<std::size_t>(batch));
+    const bool drop = dropout.p > 0.0f;
     if (drop) {
       a.weights_dropout.assign(static_cast<std::size_t>(batch), {});
       for (auto& sequence : a.weights_dropout)
-        for (int h = 0; h < H; ++h) sequence.push_back(dropout_mask(T, T, dropout.p, dropout_rng));
+        for (int h = 0; h < H; ++h) sequence.push_back(mask(T, T));
     }
     detail::parallel_for(batch, 2.0 * static_cast<double>(n) * T * config_.d_model, [&](int b) {  // sequences on separate threads
       const auto s = static_cast<std::size_t>(b);
@@ -246,10 +246,8 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
     }
     // x_mid = x + dropout(c_proj(heads))                                       [n×d]
     Matrix attn_out = conv1d(a.heads, pw ? &pw->attn_proj : nullptr, matrix(p.attn_proj_weight), row(p.attn_proj_bias));
-    if (drop) {
-      a.attn_dropout = dropout_mask(n, config_.d_model, dropout.p, dropout_rng);
-      attn_out.array() *= a.attn_dropout.array();
-    }
+    a.attn_dropout = mask(n, config_.d_model);
+    apply_dropout(attn_out, a.attn_dropout);
     a.x_mid = a.x + attn_out;
 
     // MLP: x = x_mid + dropout(c_proj(gelu(c_fc(ln_2(x_mid)))))                [n×4d] inside
@@ -257,10 +255,8 @@ void GPT::forward_pass(std::span<const int> ids, int batch, Activations& acts, c
     a.fc = conv1d(a.ln_2, pw ? &pw->c_fc : nullptr, matrix(p.c_fc_weight), row(p.c_fc_bias));
     a.gelu = gelu_tanh(a.fc);
     Matrix mlp_out = conv1d(a.gelu, pw ? &pw->mlp_proj : nullptr, matrix(p.mlp_proj_weight), row(p.mlp_proj_bias));
-    if (drop) {
-      a.mlp_dropout = dropout_mask(n, config_.d_model, dropout.p, dropout_rng);
-      mlp_out.array() *= a.mlp_dropout.array();
-    }
+    a.mlp_dropout = mask(n, config_.d_model);
+    apply_dropout(mlp_out, a.mlp_dropout);
     x = a.x_mid + mlp_out;
 
     if (t.enabled()) {

@@ -40,7 +40,6 @@ float GPT::forward_backward(std::span<const int> ids, std::span<const int> targe
   Matrix d_logits;
   // The weights change after every step: packing them once for this pass is all a pack could save.
   const double loss = training_forward(fn, ids, targets, batch, a, &d_logits, nullptr, dropout);
-  const bool drop = dropout.p > 0.0f;
   if (grads_.empty()) grads_.assign(values_.size(), 0.0f);
   const int T = a.T, H = config_.num_heads;
 
@@ -55,7 +54,8 @@ float GPT::forward_backward(std::span<const int> ids, std::span<const int> targe
     const BlockSlots& p = blocks_[static_cast<std::size_t>(l)];
     const Activations::Block& b = a.blocks[static_cast<std::size_t>(l)];
     // x = x_mid + dropout(c_proj(gelu(c_fc(ln_2(x_mid)))))  →  d_x_mid = d_x + (the MLP's path)
-    const Matrix d_mlp_out = drop ? Matrix(d_x.cwiseProduct(b.mlp_dropout)) : d_x;
+    Matrix d_mlp_out = d_x;
+    apply_dropout(d_mlp_out, b.mlp_dropout);
     Matrix d_gelu = conv1d_backward(b.gelu, matrix(p.mlp_proj_weight), d_mlp_out, grad_matrix(p.mlp_proj_weight),
                                     grad_row(p.mlp_proj_bias));
     Matrix d_fc = gelu_tanh_backward(b.fc, d_gelu);
@@ -64,14 +64,15 @@ float GPT::forward_backward(std::span<const int> ids, std::span<const int> targe
     Matrix d_x_mid = d_x + layer_norm_backward(b.x_mid, b.ln_2_mean, b.ln_2_rstd, row(p.ln_2_weight), d_ln_2,
                                                grad_row(p.ln_2_weight), grad_row(p.ln_2_bias));
     // x_mid = x + dropout(c_proj(heads))  →  d_x = d_x_mid + (the attention's path)
-    const Matrix d_attn_out = drop ? Matrix(d_x_mid.cwiseProduct(b.attn_dropout)) : d_x_mid;
+    Matrix d_attn_out = d_x_mid;
+    apply_dropout(d_attn_out, b.attn_dropout);
     Matrix d_heads = conv1d_backward(b.heads, matrix(p.attn_proj_weight), d_attn_out, grad_matrix(p.attn_proj_weight),
                                      grad_row(p.attn_proj_bias));
     Matrix d_qkv(b.qkv.rows(), b.qkv.cols());
     detail::parallel_for(a.batch, 4.0 * static_cast<double>(d_qkv.rows()) * T * config_.d_model, [&](int s) {
       const auto seq = static_cast<std::size_t>(s);
       causal_attention_backward(b.qkv.middleRows(s * T, T), b.weights[seq], H, d_heads.middleRows(s * T, T),
-                                d_qkv.middleRows(s * T, T), drop ? &b.weights_dropout[seq] : nullptr);
+                                d_qkv.middleRows(s * T, T), b.weights_dropout.empty() ? nullptr : &b.weights_dropout[seq]);
     });
     Matrix d_ln_1 = conv1d_backward(b.ln_1, matrix(p.c_attn_weight), d_qkv, grad_matrix(p.c_attn_weight),
                                     grad_row(p.c_attn_bias));
@@ -80,7 +81,7 @@ float GPT::forward_backward(std::span<const int> ids, std::span<const int> targe
   }
 
   // x = dropout(wte[ids] + wpe[position])  →  each row's gradient added to the rows it was read from
-  if (drop) d_x.array() *= a.embed_dropout.array();
+  apply_dropout(d_x, a.embed_dropout);
   for (Eigen::Index i = 0; i < d_x.rows(); ++i) {
     grad_matrix(wte_).row(ids[static_cast<std::size_t>(i)]) += d_x.row(i);
     grad_matrix(wpe_).row(i % T) += d_x.row(i);

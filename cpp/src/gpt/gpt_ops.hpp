@@ -52,6 +52,12 @@ void layer_norm(const Matrix& x, ConstRow weight, ConstRow bias, Matrix& y, Eige
 Matrix layer_norm_backward(const Matrix& x, const Eigen::VectorXf& mean, const Eigen::VectorXf& rstd,
                            ConstRow weight, const Matrix& d_y, GradRow d_weight, GradRow d_bias);
 
+// x ⊙ mask in place, for training's dropout (dropout_mask: 0 or 1/(1−p)); an empty mask — no dropout
+// — leaves x as it is. The backward multiplies the gradient by the same mask.
+inline void apply_dropout(Matrix& x, const Matrix& mask) {
+  if (mask.size() > 0) x.array() *= mask.array();
+}
+
 // GPT-2's Conv1D: x [n×in] · weight [in×out] + bias [out] → [n×out].
 Matrix conv1d(const Matrix& x, ConstMap weight, ConstRow bias);
 // The same with the weight already packed (PackedGPTWeights).
