@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // What each subsystem may include besides itself. Arrows point down:
-// tensor ← kernels ← attention ← layers ← training ← gpt, referent; text and io stand beside on tensor.
+// tensor ← kernels ← attention ← layers ← training ← gpt, referent, seq2seq; text and io stand beside on tensor.
 export const MAY_INCLUDE = {
   tensor: [],
   kernels: ['tensor'],
@@ -20,6 +20,7 @@ export const MAY_INCLUDE = {
   training: ['tensor', 'kernels', 'attention', 'layers'],
   gpt: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text'],
   referent: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io'],
+  seq2seq: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text'],
 };
 
 function* sourceFiles(dir) {

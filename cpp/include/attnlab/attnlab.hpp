@@ -9,6 +9,7 @@
 #include "attnlab/attention/backward.hpp"
 #include "attnlab/attention/batched_attention.hpp"
 #include "attnlab/attention/dropout.hpp"
+#include "attnlab/layers/decoder_layer.hpp"
 #include "attnlab/layers/embedding.hpp"
 #include "attnlab/layers/encoder_layer.hpp"
 #include "attnlab/tensor/error.hpp"

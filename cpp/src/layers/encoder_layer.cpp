@@ -190,6 +190,16 @@ void TransformerEncoderLayer::load(const TransformerEncoderLayerWeights& w) {
   norm2_ = norm2;
 }
 
+TransformerEncoderLayerWeights TransformerEncoderLayer::weights() const {
+  const auto weight = [](const Norm& n) { return std::visit([](const auto& m) { return m.weight(); }, n); };
+  const auto bias = [](const Norm& n) {
+    const auto* layer_norm = std::get_if<LayerNorm>(&n);
+    return layer_norm ? layer_norm->bias() : Vector();
+  };
+  return {self_attn_.weights(), feed_forward_.linear1().weights(), feed_forward_.linear2().weights(),
+          weight(norm1_), bias(norm1_), weight(norm2_), bias(norm2_)};
+}
+
 std::int64_t TransformerEncoderLayer::norm_parameter_count() const {
   const auto count = [](const Norm& n) { return std::visit([](const auto& m) { return m.parameter_count(); }, n); };
   return count(norm1_) + count(norm2_);

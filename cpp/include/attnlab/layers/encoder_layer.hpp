@@ -71,6 +71,7 @@ class TransformerEncoderLayer {
   std::vector<ParameterRef> parameters(std::string_view prefix = "");
 
   void load(const TransformerEncoderLayerWeights& weights);
+  TransformerEncoderLayerWeights weights() const;  // what load() takes (RMSNorm's biases empty)
   void train(bool on = true);
   bool training() const { return training_; }
 

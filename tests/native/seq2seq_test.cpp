@@ -1,0 +1,209 @@
+// The encoder–decoder against PyTorch 1.13's own nn.Transformer with the same weights
+// (tests/fixtures/make_seq2seq_fixtures.py): logits, every attention map, greedy and beam-search
+// decodes (through the key/value cache), five AdamW steps on a padded batch, and the state_dict's
+// round trip and bad files.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "attnlab/seq2seq/seq2seq.hpp"
+#include "attnlab/training/optimizer.hpp"
+#include "expect_error.hpp"
+#include "fixture.hpp"
+#include "gpt_fixture.hpp"
+
+namespace attnlab {
+namespace {
+
+using testing::MatricesNear;
+using testing::nested_grid;
+using testing::nested_matrix;
+
+std::string fixture_path(const std::string& file) { return std::string(ATTNLAB_FIXTURE_DIR) + "/seq2seq/" + file; }
+
+std::vector<std::uint8_t> read_bytes(const std::string& file) {
+  std::ifstream in(fixture_path(file), std::ios::binary);
+  EXPECT_TRUE(in) << fixture_path(file);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+nlohmann::json read_json(const std::string& file) {
+  std::ifstream in(fixture_path(file));
+  EXPECT_TRUE(in) << fixture_path(file);
+  return nlohmann::json::parse(in);
+}
+
+Seq2SeqConfig config_of(const nlohmann::json& c) {
+  return {.source_vocab_size = c.at("source_vocab_size"), .target_vocab_size = c.at("target_vocab_size"),
+          .max_len = c.at("max_len"), .d_model = c.at("d_model"), .num_heads = c.at("num_heads"),
+          .num_encoder_layers = c.at("num_encoder_layers"), .num_decoder_layers = c.at("num_decoder_layers"),
+          .d_ff = c.at("d_ff"), .norm_first = c.at("norm_first").get<bool>()};
+}
+
+struct Loaded {
+  nlohmann::json fixture;
+  Seq2SeqTransformer model;
+};
+
+Loaded load(const std::string& name) {
+  nlohmann::json fixture = read_json(name + ".json");
+  Seq2SeqTransformer model(config_of(fixture.at("config")));
+  model.load_safetensors(read_bytes(name + ".safetensors"));
+  return {std::move(fixture), std::move(model)};
+}
+
+void expect_grid_near(const std::vector<std::vector<Matrix>>& actual, const nlohmann::json& expected, const char* what) {
+  const std::vector<std::vector<Matrix>> want = nested_grid(expected);
+  ASSERT_EQ(actual.size(), want.size()) << what;
+  for (std::size_t l = 0; l < want.size(); ++l) {
+    ASSERT_EQ(actual[l].size(), want[l].size()) << what << " layer " << l;
+    for (std::size_t h = 0; h < want[l].size(); ++h)
+      EXPECT_TRUE(MatricesNear(actual[l][h], want[l][h], 1e-5f, 1e-4f)) << what << " layer " << l << " head " << h;
+  }
+}
+
+// Every parameter's gradient against PyTorch's, found under its state_dict name: attnlab keeps the
+// attention's q, k and v projections apart, PyTorch stacks them in in_proj_weight / in_proj_bias.
+void expect_gradients_near(const std::vector<ParameterRef>& parameters, const std::vector<std::uint8_t>& file) {
+  const SafetensorsHeader header = parse_safetensors(file);
+  for (const ParameterRef& p : parameters) {
+    std::string name = p.name;
+    std::size_t block = 0;
+    for (const auto& [part, index] : {std::pair{std::string("q_proj."), 0u}, {"k_proj.", 1u}, {"v_proj.", 2u}}) {
+      const std::size_t at = name.find(part);
+      if (at == std::string::npos) continue;
+      name = name.substr(0, at) + "in_proj_" + name.substr(at + part.size());
+      block = index;
+    }
+    const SafetensorInfo* info = header.find(name);
+    ASSERT_NE(info, nullptr) << name;
+    std::vector<float> torch(static_cast<std::size_t>(info->element_count()));
+    read_tensor(file, header, *info, torch.data());
+    const Eigen::Index size = p.size;
+    const Matrix ours = Eigen::Map<const Matrix>(p.grad, 1, size);
+    const Matrix theirs = Eigen::Map<const Matrix>(torch.data() + block * static_cast<std::size_t>(size), 1, size);
+    EXPECT_TRUE(MatricesNear(ours, theirs, 1e-5f, 1e-3f)) << p.name;
+  }
+}
+
+class Seq2SeqAgainstTorch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Seq2SeqAgainstTorch, LogitsAndEveryAttentionMap) {
+  Loaded m = load(GetParam());
+  const auto& f = m.fixture;
+  const Seq2SeqOutput out = m.model.forward(f.at("source"), f.at("target"), f.at("targets"));
+  EXPECT_TRUE(MatricesNear(out.logits, nested_matrix(f.at("logits")), 1e-5f, 1e-4f));
+  EXPECT_NEAR(out.loss, f.at("loss").get<double>(), 1e-5);
+  expect_grid_near(out.attention.encoder_self, f.at("attention").at("encoder_self"), "encoder self-attention");
+  expect_grid_near(out.attention.decoder_self, f.at("attention").at("decoder_self"), "decoder self-attention");
+  expect_grid_near(out.attention.cross, f.at("attention").at("cross"), "cross-attention");
+}
+
+TEST_P(Seq2SeqAgainstTorch, GreedyDecodingThroughTheCacheMatchesTheFullForward) {
+  Loaded m = load(GetParam());
+  const auto& f = m.fixture;
+  const auto& g = f.at("greedy");
+  const Seq2SeqDecoded out = m.model.decode(f.at("source"), {.bos_id = f.at("bos_id"), .eos_id = f.at("eos_id"),
+                                                              .max_tokens = g.at("max_tokens")});
+  EXPECT_EQ(out.tokens, g.at("tokens").get<std::vector<int>>());
+  EXPECT_EQ(out.output, g.at("output").get<std::vector<int>>());
+  EXPECT_EQ(out.finished, g.at("finished").get<bool>());
+  EXPECT_NEAR(out.log_prob, g.at("log_prob").get<double>(), 1e-4);
+  // One row per token read, equal to PyTorch's cross-attention over the whole decoded target.
+  expect_grid_near(out.cross_attention, g.at("cross_attention"), "decoded cross-attention");
+}
+
+TEST_P(Seq2SeqAgainstTorch, BeamSearchAndACutShortDecode) {
+  Loaded m = load(GetParam());
+  const auto& f = m.fixture;
+  const auto& b = f.at("beam");
+  const Seq2SeqDecoded beam = m.model.decode(
+      f.at("source"), {.bos_id = f.at("bos_id"), .eos_id = f.at("eos_id"), .max_tokens = b.at("max_tokens"), .beam = b.at("beam")});
+  EXPECT_EQ(beam.tokens, b.at("tokens").get<std::vector<int>>());
+  EXPECT_EQ(beam.finished, b.at("finished").get<bool>());
+  EXPECT_NEAR(beam.log_prob, b.at("log_prob").get<double>(), 1e-4);
+  const auto& c = f.at("greedy_cut");
+  const Seq2SeqDecoded cut = m.model.decode(f.at("source"), {.bos_id = f.at("bos_id"), .eos_id = f.at("eos_id"), .max_tokens = 1});
+  EXPECT_EQ(cut.tokens, c.at("tokens").get<std::vector<int>>());
+  EXPECT_EQ(cut.finished, c.at("finished").get<bool>());
+  for (const auto& layer : cut.cross_attention)
+    for (const Matrix& rows : layer) EXPECT_EQ(rows.rows(), static_cast<Eigen::Index>(cut.tokens.size()));
+}
+
+TEST_P(Seq2SeqAgainstTorch, FiveAdamWStepsOnAPaddedBatch) {
+  Loaded m = load(GetParam());
+  const auto& t = m.fixture.at("training");
+  AdamW adamw({{m.model.parameters(), t.at("weight_decay").get<double>()}}, {.lr = t.at("lr").get<double>()});
+  // PyTorch's loss is the mean over every real target token of the padded batch: each pair's mean
+  // loss weighs by its share of those tokens.
+  int total = 0;
+  for (const auto& pair : t.at("pairs")) total += static_cast<int>(pair.at("targets").size());
+  bool first = true;
+  for (const auto& expected : t.at("losses")) {
+    adamw.zero_grad();
+    double loss = 0.0;
+    for (const auto& pair : t.at("pairs")) {
+      const float share = static_cast<float>(pair.at("targets").size()) / static_cast<float>(total);
+      loss += share * m.model.accumulate_gradients(pair.at("source"), pair.at("target"), pair.at("targets"), share).loss;
+    }
+    EXPECT_NEAR(loss, expected.get<double>(), 2e-5 * expected.get<double>());
+    if (first) expect_gradients_near(m.model.parameters(), read_bytes(GetParam() + "_grads.safetensors"));
+    first = false;
+    adamw.step();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Torch, Seq2SeqAgainstTorch, ::testing::Values("post_norm", "pre_norm"));
+
+TEST(Seq2SeqState, SavedFileLoadsIntoAFreshModelWithTheSameNumbers) {
+  Loaded m = load("post_norm");
+  const std::vector<std::uint8_t> saved = m.model.save_safetensors();
+  Seq2SeqTransformer copy(config_of(m.fixture.at("config")));
+  copy.load_safetensors(saved);
+  const auto& f = m.fixture;
+  EXPECT_TRUE(MatricesNear(copy.forward(f.at("source"), f.at("target")).logits, m.model.forward(f.at("source"), f.at("target")).logits, 0, 0));
+  // PyTorch's names and shapes, in its order.
+  const std::vector<Seq2SeqTensor> state = m.model.state_dict();
+  EXPECT_EQ(state.front().name, "src_tok_emb.weight");
+  EXPECT_EQ(state[2].name, "transformer.encoder.layers.0.self_attn.in_proj_weight");
+  EXPECT_EQ(state[2].shape, (std::vector<std::int64_t>{48, 16}));
+  EXPECT_EQ(state.back().name, "generator.bias");
+}
+
+TEST(Seq2SeqState, AFileForAnotherConfigIsRefusedNamingTheTensorAndShapes) {
+  Loaded m = load("post_norm");
+  Seq2SeqConfig wider = config_of(m.fixture.at("config"));
+  wider.d_ff = 40;
+  Seq2SeqTransformer other(wider);
+  const Matrix before = other.forward({3, 4}, {1, 5}).logits;
+  expect_error([&] { other.load_safetensors(read_bytes("post_norm.safetensors")); },
+                        "Seq2SeqTransformer::load_safetensors: 'transformer.encoder.layers.0.linear1.weight' is [32, 16] "
+                        "in the file but [40, 16] for this config");
+  EXPECT_TRUE(MatricesNear(other.forward({3, 4}, {1, 5}).logits, before, 0, 0));  // unchanged
+  Seq2SeqConfig deeper = config_of(m.fixture.at("config"));
+  deeper.num_decoder_layers = 3;
+  Seq2SeqTransformer third(deeper);
+  expect_error([&] { third.load_safetensors(read_bytes("post_norm.safetensors")); },
+                        "Seq2SeqTransformer::load_safetensors: the file has no tensor "
+                        "'transformer.decoder.layers.2.self_attn.in_proj_weight' ([48, 16] for this config)");
+}
+
+TEST(Seq2SeqErrors, BadIdsAndOptionsNameTheArgument) {
+  Seq2SeqTransformer model({.source_vocab_size = 5, .target_vocab_size = 6, .max_len = 4, .d_model = 8, .num_heads = 2,
+                            .num_encoder_layers = 1, .num_decoder_layers = 1, .d_ff = 8});
+  expect_error([&] { model.forward({}, {1}); }, "Seq2SeqTransformer::forward: source is empty (give at least one token)");
+  expect_error([&] { model.forward({1, 2, 3, 4, 1}, {1}); }, "Seq2SeqTransformer::forward: source has 5 tokens, more than the model's max_len = 4");
+  expect_error([&] { model.forward({1}, {6}); }, "Seq2SeqTransformer::forward: target[0] = 6 is outside the vocabulary 0 … 5");
+  expect_error([&] { model.decode({1}, {.bos_id = 0, .eos_id = 9}); }, "Seq2SeqTransformer::decode: eos_id = 9 is outside the target vocabulary 0 … 5");
+  expect_error([&] { model.decode({1}, {.beam = 0}); }, "Seq2SeqTransformer::decode: beam must be ≥ 1, got 0");
+  expect_error([&] { Seq2SeqTransformer({.source_vocab_size = 5, .target_vocab_size = 6, .d_model = 10, .num_heads = 4}); },
+                        "Seq2SeqTransformer: d_model = 10 is not divisible by num_heads = 4");
+  // Still usable: decoding stops at the position table's end and says it did not finish.
+  const Seq2SeqDecoded out = model.decode({1, 2}, {.bos_id = 0, .eos_id = 5});
+  EXPECT_LE(out.tokens.size(), 4u);
+}
+
+}  // namespace
+}  // namespace attnlab
