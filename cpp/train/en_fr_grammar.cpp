@@ -1,0 +1,157 @@
+#include "en_fr_grammar.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+namespace attnlab::translation {
+
+namespace {
+
+enum Gender { masculine, feminine };
+
+struct Noun {
+  const char *en, *en_plural, *fr, *fr_plural;
+  Gender gender;
+};
+// No French noun starts with a vowel or a mute h, so no article elides ("l'oiseau").
+constexpr std::array<Noun, 18> kNouns{{
+    {"cat", "cats", "chat", "chats", masculine},          {"dog", "dogs", "chien", "chiens", masculine},
+    {"horse", "horses", "cheval", "chevaux", masculine},  {"book", "books", "livre", "livres", masculine},
+    {"boy", "boys", "garçon", "garçons", masculine},      {"garden", "gardens", "jardin", "jardins", masculine},
+    {"cake", "cakes", "gâteau", "gâteaux", masculine},    {"king", "kings", "roi", "rois", masculine},
+    {"car", "cars", "voiture", "voitures", feminine},     {"house", "houses", "maison", "maisons", feminine},
+    {"apple", "apples", "pomme", "pommes", feminine},     {"girl", "girls", "fille", "filles", feminine},
+    {"woman", "women", "femme", "femmes", feminine},      {"table", "tables", "table", "tables", feminine},
+    {"flower", "flowers", "fleur", "fleurs", feminine},   {"letter", "letters", "lettre", "lettres", feminine},
+    {"queen", "queens", "reine", "reines", feminine},     {"door", "doors", "porte", "portes", feminine},
+}};
+
+// French forms: masculine singular, feminine singular, masculine plural, feminine plural.
+struct Adjective {
+  const char* en;
+  std::array<const char*, 4> fr;
+};
+constexpr std::array<Adjective, 5> kSizeAdjectives{{  // before the noun in French
+    {"small", {"petit", "petite", "petits", "petites"}},
+    {"big", {"grand", "grande", "grands", "grandes"}},
+    {"good", {"bon", "bonne", "bons", "bonnes"}},
+    {"pretty", {"joli", "jolie", "jolis", "jolies"}},
+    {"old", {"vieux", "vieille", "vieux", "vieilles"}},
+}};
+constexpr std::array<Adjective, 8> kColourAdjectives{{  // after the noun in French
+    {"red", {"rouge", "rouge", "rouges", "rouges"}},
+    {"black", {"noir", "noire", "noirs", "noires"}},
+    {"green", {"vert", "verte", "verts", "vertes"}},
+    {"blue", {"bleu", "bleue", "bleus", "bleues"}},
+    {"white", {"blanc", "blanche", "blancs", "blanches"}},
+    {"happy", {"heureux", "heureuse", "heureux", "heureuses"}},
+    {"sad", {"triste", "triste", "tristes", "tristes"}},
+    {"european", {"européen", "européenne", "européens", "européennes"}},
+}};
+
+struct Verb {
+  const char *en, *en_plural, *fr, *fr_plural;
+};
+constexpr std::array<Verb, 8> kVerbs{{
+    {"sees", "see", "voit", "voient"},          {"eats", "eat", "mange", "mangent"},
+    {"likes", "like", "aime", "aiment"},        {"watches", "watch", "regarde", "regardent"},
+    {"follows", "follow", "suit", "suivent"},   {"finds", "find", "trouve", "trouvent"},
+    {"takes", "take", "prend", "prennent"},     {"has", "have", "a", "ont"},
+}};
+
+constexpr std::array<std::array<const char*, 2>, 6> kPrepositions{{
+    {"with", "avec"}, {"under", "sous"}, {"on", "sur"}, {"without", "sans"}, {"behind", "derrière"}, {"in", "dans"}}};
+
+// Determiners: English singular / plural, French [gender][number]; "some" has no singular, "a" no plural.
+struct Determiner {
+  const char *en, *en_plural;
+  std::array<const char*, 4> fr;  // m. sg, f. sg, m. pl, f. pl (nullptr: no such form)
+};
+constexpr std::array<Determiner, 4> kDeterminers{{
+    {"the", "the", {"le", "la", "les", "les"}},
+    {"a", "some", {"un", "une", "des", "des"}},
+    {"my", "my", {"mon", "ma", "mes", "mes"}},
+    {"this", "these", {"ce", "cette", "ces", "ces"}},
+}};
+
+int pick(Rng& rng, std::size_t n) { return static_cast<int>(rng.next_u32() % static_cast<std::uint32_t>(n)); }
+bool chance(Rng& rng, float p) { return rng.uniform() < p; }
+
+struct Phrase {
+  bool plural = false;
+};
+
+// Appends a noun phrase to both sides of `pair`.
+Phrase noun_phrase(Rng& rng, SentencePair& pair) {
+  const Noun& noun = kNouns[static_cast<std::size_t>(pick(rng, kNouns.size()))];
+  const Determiner& det = kDeterminers[static_cast<std::size_t>(pick(rng, kDeterminers.size()))];
+  const bool plural = chance(rng, 0.4f);
+  const Adjective* size = chance(rng, 0.3f) ? &kSizeAdjectives[static_cast<std::size_t>(pick(rng, kSizeAdjectives.size()))] : nullptr;
+  const Adjective* colour = chance(rng, 0.4f) ? &kColourAdjectives[static_cast<std::size_t>(pick(rng, kColourAdjectives.size()))] : nullptr;
+  const std::size_t form = static_cast<std::size_t>(noun.gender) + (plural ? 2 : 0);
+
+  const int base = static_cast<int>(pair.english.size());
+  // English: det [size] [colour] noun
+  pair.english.push_back(plural ? det.en_plural : det.en);
+  if (size) pair.english.push_back(size->en);
+  if (colour) pair.english.push_back(colour->en);
+  pair.english.push_back(plural ? noun.en_plural : noun.en);
+  const int det_at = base, size_at = base + 1, colour_at = base + (size ? 2 : 1);
+  const int noun_at = static_cast<int>(pair.english.size()) - 1;
+  // French: det [size] noun [colour]; "des" before an adjective is "de".
+  const bool de = plural && size && std::string(det.fr[form]) == "des";
+  const auto add = [&](const char* word, int source) {
+    pair.french.push_back(word);
+    pair.alignment.push_back(source);
+  };
+  add(de ? "de" : det.fr[form], det_at);
+  if (size) add(size->fr[form], size_at);
+  add(plural ? noun.fr_plural : noun.fr, noun_at);
+  if (colour) add(colour->fr[form], colour_at);
+  return {plural};
+}
+
+}  // namespace
+
+SentencePair sample_pair(Rng& rng) {
+  SentencePair pair;
+  const Phrase subject = noun_phrase(rng, pair);
+  const Verb& verb = kVerbs[static_cast<std::size_t>(pick(rng, kVerbs.size()))];
+  pair.english.push_back(subject.plural ? verb.en_plural : verb.en);
+  pair.french.push_back(subject.plural ? verb.fr_plural : verb.fr);
+  pair.alignment.push_back(static_cast<int>(pair.english.size()) - 1);
+  noun_phrase(rng, pair);
+  if (chance(rng, 0.35f)) {
+    const auto& prep = kPrepositions[static_cast<std::size_t>(pick(rng, kPrepositions.size()))];
+    pair.english.push_back(prep[0]);
+    pair.french.push_back(prep[1]);
+    pair.alignment.push_back(static_cast<int>(pair.english.size()) - 1);
+    noun_phrase(rng, pair);
+  }
+  return pair;
+}
+
+std::vector<std::string> english_words() {
+  std::set<std::string> words;
+  for (const Noun& n : kNouns) words.insert({n.en, n.en_plural});
+  for (const Adjective& a : kSizeAdjectives) words.insert(a.en);
+  for (const Adjective& a : kColourAdjectives) words.insert(a.en);
+  for (const Verb& v : kVerbs) words.insert({v.en, v.en_plural});
+  for (const auto& p : kPrepositions) words.insert(p[0]);
+  for (const Determiner& d : kDeterminers) words.insert({d.en, d.en_plural});
+  return {words.begin(), words.end()};
+}
+
+std::vector<std::string> french_words() {
+  std::set<std::string> words{"de"};
+  for (const Noun& n : kNouns) words.insert({n.fr, n.fr_plural});
+  for (const Adjective& a : kSizeAdjectives) words.insert(a.fr.begin(), a.fr.end());
+  for (const Adjective& a : kColourAdjectives) words.insert(a.fr.begin(), a.fr.end());
+  for (const Verb& v : kVerbs) words.insert({v.fr, v.fr_plural});
+  for (const auto& p : kPrepositions) words.insert(p[1]);
+  for (const Determiner& d : kDeterminers) words.insert(d.fr.begin(), d.fr.end());
+  return {words.begin(), words.end()};
+}
+
+}  // namespace attnlab::translation
