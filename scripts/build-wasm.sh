@@ -23,7 +23,8 @@ for variant in simd scalar; do
   emcmake cmake -S . -B "build/wasm-$variant" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_SIMD=$flag \
     -DATTNLAB_BUILD_DEMO=OFF -DEigen3_DIR=/usr/share/eigen3/cmake -DCMAKE_CROSSCOMPILING_EMULATOR=node >/dev/null
   cmake --build "build/wasm-$variant" -j"$jobs"
-  for module in "attnlab-$variant" "attnlab-train-$variant" "attnlab-gpt-$variant" "attnlab-referent-$variant"; do
+  for module in "attnlab-$variant" "attnlab-train-$variant" "attnlab-gpt-$variant" "attnlab-referent-$variant" \
+                "attnlab-seq2seq-$variant"; do
     cp "build/wasm-$variant/wasm_bindings/$module.mjs" "build/wasm-$variant/wasm_bindings/$module.wasm" web/dist/
   done
   if [ "${1:-}" = "--test" ]; then

@@ -109,6 +109,9 @@ export interface InitOptions {
   /** The bytes of the chosen build's referent module (attnlab-referent-simd.wasm or
    *  attnlab-referent-scalar.wasm), used when Lab.loadReferentModel loads it. */
   referentWasmBinary?: ArrayBuffer | Uint8Array;
+  /** The bytes of the chosen build's encoder–decoder module (attnlab-seq2seq-simd.wasm or
+   *  attnlab-seq2seq-scalar.wasm), used when Lab.loadBuiltinTranslator or Lab.loadSeq2Seq loads it. */
+  seq2seqWasmBinary?: ArrayBuffer | Uint8Array;
   /** Where to fetch each .wasm from (browsers): given the file name, return its URL. Used for the
    *  training, GPT and referent modules too, unless their bytes are given. */
   locateFile?: (file: string, scriptDirectory: string) => string;
@@ -621,6 +624,25 @@ export interface Lab {
   /** The "it" sentence model attnlab trained (models/referent/, scripts/train-referent.sh), fetched on this
    *  call, with its training log. */
   loadReferentModel(options?: { baseUrl?: string | URL }): Promise<ReferentModel>;
+  /** The English → French translator attnlab trained (models/translator/, scripts/train-translator.sh),
+   *  fetched on this call (import 'attnlab/translator' in a bundled app). */
+  loadBuiltinTranslator(options?: { baseUrl?: string | URL }): Promise<{
+    model: Seq2SeqModel;
+    sourceTokenizer: WordTokenizer;
+    targetTokenizer: WordTokenizer;
+    /** Held-out sentences (never trained on) with each French word's English word index. */
+    heldOut: { english: string; french: string; alignment: number[] }[];
+    /** The training log (training-log.jsonl), keys in camelCase: { setup, evals, summary }. */
+    log: { setup: any; steps: any[]; evals: any[]; summary: any };
+  }>;
+  /** A learner's own encoder–decoder: a .safetensors state_dict of PyTorch's translation-tutorial model
+   *  (src_tok_emb, tgt_tok_emb, transformer.* as nn.Transformer names them, generator). */
+  loadSeq2Seq(bytes: Uint8Array, config: Seq2SeqConfig & {
+    unkId?: number;
+    /** One word per id; with both, translate() works. */
+    sourceVocabulary?: string[];
+    targetVocabulary?: string[];
+  }): Promise<Seq2SeqModel>;
   /** The built-in model's training log (models/kjv/training-log.jsonl), parsed. */
   loadBuiltinTrainingLog(options?: { baseUrl?: string | URL }): Promise<TrainingLog>;
   /** A GPT with GPT-2's initialisation from a seed. */
@@ -729,5 +751,76 @@ export interface ReferentModel {
     /** Each head's weights from "it" ([layer][head], n values). */
     fromIt: Float32Array[][];
   };
+  dispose(): void;
+}
+
+/** An encoder–decoder's shape, in nn.Transformer's terms (post-norm unless normFirst). */
+export interface Seq2SeqConfig {
+  sourceVocabSize: number;
+  targetVocabSize: number;
+  /** The longest source and the longest target the model reads (its position table's rows). */
+  maxLen: number;
+  dModel: number;
+  numHeads: number;
+  numEncoderLayers: number;
+  numDecoderLayers: number;
+  dFf: number;
+  normFirst?: boolean;
+  /** The token the decoder reads first (default 1) and the one that ends a translation (default 2). */
+  bosId?: number;
+  eosId?: number;
+}
+
+/** A word-level tokenizer over a fixed vocabulary: lower case, letters, digits and apostrophes; an unknown word becomes unkId. */
+export interface WordTokenizer {
+  readonly vocabulary: readonly string[];
+  readonly unkId: number;
+  encode(text: string): { words: string[]; ids: Int32Array; unknown: string[] };
+  decode(ids: ArrayLike<number>): string;
+}
+
+export interface Translation {
+  text: string;
+  /** The words read (lower case): the columns of every cross-attention matrix. */
+  sourceTokens: string[];
+  /** '<s>' then each produced word: the decoder's query positions, the rows of every cross-attention matrix. */
+  targetTokens: string[];
+  /** [layer][head]: targetTokens × sourceTokens. */
+  crossAttention: Matrix[][];
+  /** The end token was produced (false: maxTokens ran out). */
+  finished: boolean;
+  logProb: number;
+  /** Words not in the vocabulary (each read as '<unk>'). */
+  unknownWords: string[];
+  /** Set when the text had more words than the model reads: only the first `kept` were translated. */
+  truncated: { kept: number; dropped: number } | null;
+  /** With { selfAttention: true }: [layer][head], source × source and target × target (causal). */
+  encoderSelfAttention?: Matrix[][];
+  decoderSelfAttention?: Matrix[][];
+}
+
+/** An encoder–decoder transformer (nn.Transformer's layout) in its own wasm module. */
+export interface Seq2SeqModel {
+  readonly config: Required<Seq2SeqConfig>;
+  readonly sourceTokenizer: WordTokenizer | null;
+  readonly targetTokenizer: WordTokenizer | null;
+  parameterCount(): number;
+  /** Teacher-forced: target ids are what the decoder reads (the start token first). */
+  forward(sourceIds: ArrayLike<number>, targetIds: ArrayLike<number>): {
+    logits: Matrix;
+    encoderSelfAttention: Matrix[][];
+    decoderSelfAttention: Matrix[][];
+    crossAttention: Matrix[][];
+  };
+  /** Greedy (beam 1) or beam search, with a key/value cache. */
+  decode(sourceIds: ArrayLike<number>, options?: { beam?: number; maxTokens?: number }): {
+    tokens: number[];
+    output: number[];
+    finished: boolean;
+    logProb: number;
+    crossAttention: Matrix[][];
+  };
+  /** Needs both tokenizers (the built-in translator has them). */
+  translate(text: string, options?: { beam?: number; maxTokens?: number; selfAttention?: boolean }): Translation;
   dispose(): void;
 }

@@ -17,11 +17,13 @@ import {
   checkDim, checkIntegers, checkShape, checkTensors, elementCount, shapeText, tensorOptions, usesTensors,
 } from './lib/tensor.js';
 import { referentClass } from './lib/referent.js';
+import { checkSeq2SeqConfig, seq2seqClass, WordTokenizer } from './lib/seq2seq.js';
 
 export { AttnLabError };
 
 // init(options?) → Lab. options: { simd?: 'auto' | true | false, threads?: 'auto' | number, wasmBinary?,
-// trainingWasmBinary?, gptWasmBinary?, referentWasmBinary?, locateFile?, memoryBudget?, training?: boolean }.
+// trainingWasmBinary?, gptWasmBinary?, referentWasmBinary?, seq2seqWasmBinary?, locateFile?, memoryBudget?,
+// training?: boolean }.
 // threads: on a cross-origin-isolated page the main and GPT modules are the threaded build, using
 // that many threads (at most the cores the browser reports, capped at 8); elsewhere, or with
 // threads: 1, the single-threaded build. lab.threads says what was picked. Training (TaskModel) and the GPT
@@ -47,6 +49,7 @@ export async function init(options = {}) {
     training: { wasmBinary: opts.trainingWasmBinary, locateFile: opts.locateFile },
     gpt: { wasmBinary: opts.gptWasmBinary, locateFile: opts.locateFile },
     referent: { wasmBinary: opts.referentWasmBinary, locateFile: opts.locateFile },
+    seq2seq: { wasmBinary: opts.seq2seqWasmBinary, locateFile: opts.locateFile },
   });
   lab.threadsFallback = threadsFallback;
   lab.setMemoryBudget(budget);
@@ -95,9 +98,11 @@ class Lab {
   #training;  // LazyModule: TaskModel
   #gpt;       // LazyModule: GPTModel, GPTSession, Tokenizer, sample
   #referent;  // LazyModule: ReferentModel
+  #seq2seq;   // LazyModule: Seq2SeqModel
+  #Seq2SeqModel = null;  // the class, made once the module has loaded
   #gptClasses = null;
 
-  // sources: { training, gpt, referent }, each { wasmBinary?, locateFile? }: where those modules come from.
+  // sources: { training, gpt, referent, seq2seq }, each { wasmBinary?, locateFile? }: where those modules come from.
   constructor(raw, variant, threaded, sources) {
     this.#raw = raw;
     this.#call = makeCaller(raw);
@@ -114,6 +119,7 @@ class Lab {
     // byCaller: the referent encoder's messages read as the package's calls (ReferentModel.sentence: …), not as
     // the core's functions (make_referent_sentence).
     this.#referent = new LazyModule(`attnlab-referent-${variant}`, sources.referent, this, applyCurrentBudget, { byCaller: true });
+    this.#seq2seq = new LazyModule(`attnlab-seq2seq-${variant}`, sources.seq2seq, this, applyCurrentBudget, { byCaller: true });
     this.simd = variant === 'simd';
     this.version = raw.version();
     this.kernels = raw.kernelVariant();
@@ -199,6 +205,59 @@ class Lab {
     const module = this.#referent.loaded;
     const ReferentModel = referentClass(module, { log: parseTrainingLog(logText) });
     return new ReferentModel(module.call(fn, () => module.raw.ReferentHandle.fromSafetensors(bytes)));
+  }
+
+  // The English → French translator attnlab trained (the package's models/translator/, fetched on this
+  // call): { model: Seq2SeqModel (lib/seq2seq.js) with translate(), sourceTokenizer, targetTokenizer,
+  // heldOut: [{ english, french, alignment }] (sentences the training never saw, each French word's
+  // English word index), log: its training log }. options: { baseUrl }.
+  async loadBuiltinTranslator(options) {
+    const fn = 'loadBuiltinTranslator';
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
+    const [bytes, vocabText, heldOutText, logText] = await allInOrder([
+      readBuiltinFile(fn, 'translatorModel', { baseUrl }),
+      readBuiltinFile(fn, 'translatorVocab', { baseUrl, as: 'text' }),
+      readBuiltinFile(fn, 'translatorHeldOut', { baseUrl, as: 'text' }),
+      readBuiltinFile(fn, 'translatorLog', { baseUrl, as: 'text' }),
+      this.#seq2seq.load(fn),
+    ]);
+    const vocab = JSON.parse(vocabText);
+    const c = vocab.config;
+    const model = this.#seq2seqModel(fn, bytes, {
+      sourceVocabSize: vocab.source.length, targetVocabSize: vocab.target.length, maxLen: c.max_len, dModel: c.d_model,
+      numHeads: c.num_heads, numEncoderLayers: c.num_encoder_layers, numDecoderLayers: c.num_decoder_layers,
+      dFf: c.dim_feedforward, normFirst: c.norm_first, bosId: vocab.bos_id, eosId: vocab.eos_id, unkId: vocab.unk_id,
+      sourceVocabulary: vocab.source, targetVocabulary: vocab.target,
+    });
+    return { model, sourceTokenizer: model.sourceTokenizer, targetTokenizer: model.targetTokenizer,
+      heldOut: JSON.parse(heldOutText), log: parseTrainingLog(logText) };
+  }
+
+  // A learner's own encoder–decoder: bytes of a .safetensors file holding the state_dict of PyTorch's
+  // translation-tutorial model (src_tok_emb.weight, tgt_tok_emb.weight, transformer.* as nn.Transformer
+  // names them, generator.*), and config { sourceVocabSize, targetVocabSize, maxLen, dModel, numHeads,
+  // numEncoderLayers, numDecoderLayers, dFf, normFirst?, bosId? (1), eosId? (2), unkId? (3),
+  // sourceVocabulary?, targetVocabulary? (word lists: translate() needs both) } → Seq2SeqModel.
+  async loadSeq2Seq(bytes, config) {
+    const fn = 'loadSeq2Seq';
+    if (!(bytes instanceof Uint8Array)) fail(fn, `bytes must be a Uint8Array (the file's contents), got ${describe(bytes)}`);
+    const checked = checkSeq2SeqConfig(fn, config);
+    await this.#seq2seq.load(fn);
+    return this.#seq2seqModel(fn, bytes, checked);
+  }
+
+  #seq2seqModel(fn, bytes, config) {
+    const checked = checkSeq2SeqConfig(fn, config);
+    const { raw, call } = this.#seq2seq.loaded;
+    this.#Seq2SeqModel ??= seq2seqClass(this.#seq2seq.loaded);
+    const Seq2SeqModel = this.#Seq2SeqModel;
+    const { sourceVocabulary, targetVocabulary, unkId, ...modelConfig } = checked;
+    const handle = call(fn, () => raw.Seq2SeqHandle.fromSafetensors(bytes, modelConfig));
+    const tokenizers = sourceVocabulary && targetVocabulary ? {
+      sourceTokenizer: new WordTokenizer(sourceVocabulary, { unkId }),
+      targetTokenizer: new WordTokenizer(targetVocabulary, { unkId }),
+    } : {};
+    return new Seq2SeqModel(handle, modelConfig, tokenizers);
   }
 
   // The built-in model's training log: { setup (config, corpus sizes, n-gram baselines), steps (loss,

@@ -18,16 +18,6 @@ T option(const val& options, const char* name, T fallback) {
   return value.isUndefined() ? fallback : value.as<T>();
 }
 
-val matrix_grid_to_js(const std::vector<std::vector<Matrix>>& grid) {
-  val layers = val::array();
-  for (const auto& heads : grid) {
-    val row = val::array();
-    for (const Matrix& m : heads) row.call<void>("push", matrix_to_js(m));
-    layers.call<void>("push", row);
-  }
-  return layers;
-}
-
 val config_to_js(const GPTConfig& c) {
   val js = val::object();
   js.set("vocabSize", c.vocab_size);

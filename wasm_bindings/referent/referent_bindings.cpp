@@ -65,13 +65,7 @@ class ReferentHandle {
       js.set("logits", matrix_to_js(out.logits));
       js.set("probabilities", matrix_to_js(softmax(out.logits)));
       js.set("prediction", out.prediction);
-      val layers = val::array();
-      for (const auto& heads : out.attention) {
-        val row = val::array();
-        for (const Matrix& m : heads) row.call<void>("push", matrix_to_js(m));
-        layers.call<void>("push", row);
-      }
-      js.set("attention", layers);
+      js.set("attention", matrix_grid_to_js(out.attention));
       return js;
     });
   }

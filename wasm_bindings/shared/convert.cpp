@@ -181,4 +181,14 @@ val floats_to_js(const float* data, std::size_t count) {
   return from_heap(reinterpret_cast<std::uintptr_t>(data), count);
 }
 
+val matrix_grid_to_js(const std::vector<std::vector<Matrix>>& grid) {
+  val layers = val::array();
+  for (const auto& heads : grid) {
+    val row = val::array();
+    for (const Matrix& m : heads) row.call<void>("push", matrix_to_js(m));
+    layers.call<void>("push", row);
+  }
+  return layers;
+}
+
 }  // namespace attnlab::wasm

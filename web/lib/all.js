@@ -4,5 +4,6 @@ import './ship-training.js';
 import './ship-builtin-model.js';
 import './ship-builtin-training-log.js';
 import './ship-referent-model.js';
+import './ship-translator.js';
 
 export * from '../index.js';

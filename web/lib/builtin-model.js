@@ -10,6 +10,8 @@ import { FILE_ENTRIES, registeredFile } from './registry.js';
 // The file names in a `baseUrl` folder (the "it" sentence model's are those of models/referent/).
 const FILE_NAMES = {
   referentModel: 'model.safetensors', referentLog: 'training-log.jsonl',
+  translatorModel: 'model.safetensors', translatorVocab: 'vocab.json', translatorHeldOut: 'heldout.json',
+  translatorLog: 'training-log.jsonl',
   model: 'model.safetensors', vocab: 'vocab.json', merges: 'merges.txt', log: 'training-log.jsonl',
 };
 

@@ -13,7 +13,7 @@ const FUNCTION_NAMES = {
 };
 
 export function toJsNames(message) {
-  return message.replace(/^([A-Za-z_]+)(?:::([a-z_]+))?/, (_, owner, method) => {
+  return message.replace(/^([A-Za-z_][A-Za-z0-9_]*)(?:::([a-z_]+))?/, (_, owner, method) => {
     if (!method) return FUNCTION_NAMES[owner] ?? camel(owner);
     return `${owner}.${METHOD_NAMES[method] ?? camel(method)}`;
   });
@@ -42,7 +42,7 @@ export function makeCaller(raw, { byCaller = false } = {}) {
     const result = body();
     if (result !== undefined && result !== null) return result;
     const core = raw.takeLastError();
-    let message = toJsOptionNames(byCaller ? `${fn}: ${core.replace(/^[A-Za-z_]+(?:::[a-z_]+)?(?: \([^)]*\))?: /, '')}` : toJsNames(core));
+    let message = toJsOptionNames(byCaller ? `${fn}: ${core.replace(/^[A-Za-z_][A-Za-z0-9_]*(?:::[a-z_]+)?(?: \([^)]*\))?: /, '')}` : toJsNames(core));
     if (message.includes('but the memory budget is')) message += ' (init({ memoryBudget }) or lab.setMemoryBudget() sets it)';
     throw new AttnLabError(named(fn, message));
   };

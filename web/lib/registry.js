@@ -23,6 +23,7 @@ const BUILD_ENTRIES = [
   [/^attnlab-train-/, 'training', 'the training module'],
   [/^attnlab-gpt-/, 'gpt', 'the GPT module'],
   [/^attnlab-referent-/, 'referent-model', "the referent model's module"],
+  [/^attnlab-seq2seq-/, 'translator', 'the encoder–decoder module'],
 ];
 export function entryOfBuild(name) {
   const [, entry, what] = BUILD_ENTRIES.find(([pattern]) => pattern.test(name)) ?? [];
@@ -36,4 +37,8 @@ export const FILE_ENTRIES = {
   log: { entry: 'builtin-training-log', path: 'models/kjv/training-log.jsonl' },
   referentModel: { entry: 'referent-model', path: 'models/referent/model.safetensors' },
   referentLog: { entry: 'referent-model', path: 'models/referent/training-log.jsonl' },
+  translatorModel: { entry: 'translator', path: 'models/translator/model.safetensors' },
+  translatorVocab: { entry: 'translator', path: 'models/translator/vocab.json' },
+  translatorHeldOut: { entry: 'translator', path: 'models/translator/heldout.json' },
+  translatorLog: { entry: 'translator', path: 'models/translator/training-log.jsonl' },
 };

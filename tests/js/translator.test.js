@@ -1,0 +1,108 @@
+// The encoder–decoder through the package, in both builds: a learner's own nn.Transformer checkpoint
+// (the PyTorch fixtures of tests/fixtures/make_seq2seq_fixtures.py) gives PyTorch's logits, attention
+// maps and decodes; the built-in translator translates held-out sentences to their gold French, its
+// cross-attention shaped as the decoder's queries × the source words; bad input is refused in the
+// package's words and leaves the module usable.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { AttnLabError } from '../../web/index.js';
+import { lab, VARIANTS } from './helpers.js';
+
+const fixtureDir = new URL('../fixtures/seq2seq/', import.meta.url);
+const torchFixture = (name) => ({
+  json: JSON.parse(readFileSync(new URL(`${name}.json`, fixtureDir), 'utf8')),
+  bytes: new Uint8Array(readFileSync(new URL(`${name}.safetensors`, fixtureDir))),
+});
+
+function configOf(c) {
+  return { sourceVocabSize: c.source_vocab_size, targetVocabSize: c.target_vocab_size, maxLen: c.max_len,
+    dModel: c.d_model, numHeads: c.num_heads, numEncoderLayers: c.num_encoder_layers,
+    numDecoderLayers: c.num_decoder_layers, dFf: c.d_ff, normFirst: c.norm_first };
+}
+
+function assertMatrixNear(actual, expectedRows, what, tol = 1e-4) {
+  assert.equal(actual.rows, expectedRows.length, `${what}: rows`);
+  assert.equal(actual.cols, expectedRows[0].length, `${what}: cols`);
+  expectedRows.flat().forEach((e, i) => {
+    assert.ok(Math.abs(actual.data[i] - e) <= 1e-5 + tol * Math.abs(e), `${what}[${i}]: ${actual.data[i]} vs ${e}`);
+  });
+}
+
+for (const variant of VARIANTS) {
+  test(`loadSeq2Seq (${variant.name}): PyTorch's nn.Transformer numbers, post-norm and pre-norm`, async () => {
+    for (const name of ['post_norm', 'pre_norm']) {
+      const { json, bytes } = torchFixture(name);
+      const model = await (await lab(variant.simd)).loadSeq2Seq(bytes, configOf(json.config));
+      const out = model.forward(json.source, json.target);
+      assertMatrixNear(out.logits, json.logits, `${name} logits`);
+      for (const [kind, key] of [['encoderSelfAttention', 'encoder_self'], ['decoderSelfAttention', 'decoder_self'], ['crossAttention', 'cross']]) {
+        json.attention[key].forEach((heads, l) => heads.forEach((m, h) => assertMatrixNear(out[kind][l][h], m, `${name} ${kind}[${l}][${h}]`)));
+      }
+      const greedy = model.decode(json.source, { maxTokens: json.greedy.max_tokens });
+      assert.deepEqual(greedy.tokens, json.greedy.tokens);
+      assert.equal(greedy.finished, json.greedy.finished);
+      json.greedy.cross_attention.forEach((heads, l) => heads.forEach((m, h) => assertMatrixNear(greedy.crossAttention[l][h], m, `${name} decoded cross[${l}][${h}]`)));
+      const beam = model.decode(json.source, { beam: json.beam.beam, maxTokens: json.beam.max_tokens });
+      assert.deepEqual(beam.tokens, json.beam.tokens);
+      assert.ok(Math.abs(beam.logProb - json.beam.log_prob) < 1e-4);
+      model.dispose();
+    }
+  });
+
+  test(`loadBuiltinTranslator (${variant.name}): held-out sentences to their gold French, alignment rows × columns`, async () => {
+    const { model, heldOut, log } = await (await lab(variant.simd)).loadBuiltinTranslator();
+    const best = log.summary.bestHeadPerLayer;
+    const layer = best.length - 1, head = best[layer].head;
+    let aligned = 0, words = 0;
+    for (const pair of heldOut.slice(0, 20)) {
+      const t = model.translate(pair.english);
+      assert.equal(t.text, pair.french, pair.english);
+      assert.deepEqual(t.sourceTokens, pair.english.split(' '));
+      assert.deepEqual(t.targetTokens, ['<s>', ...pair.french.split(' ')]);
+      assert.equal(t.finished, true);
+      const m = t.crossAttention[layer][head];
+      assert.equal(m.rows, t.targetTokens.length);
+      assert.equal(m.cols, t.sourceTokens.length);
+      // Row i is the query that produced French word i: its largest weight on the gold English word?
+      pair.alignment.forEach((gold, i) => {
+        const row = m.data.subarray(i * m.cols, (i + 1) * m.cols);
+        aligned += row.indexOf(Math.max(...row)) === gold ? 1 : 0;
+        words += 1;
+      });
+    }
+    assert.ok(aligned / words >= 0.8, `the log's best head aligns ${aligned} of ${words} words`);
+    const beam = model.translate('the small cat sees the red car', { beam: 4, selfAttention: true });
+    assert.equal(beam.text, 'le petit chat voit la voiture rouge');
+    assert.equal(beam.encoderSelfAttention[0][0].rows, 7);
+    assert.equal(beam.decoderSelfAttention[0][0].rows, 8);
+  });
+
+  test(`translate (${variant.name}): empty text, unknown words, too many words, and own checkpoints that do not fit`, async () => {
+    const theLab = await lab(variant.simd);
+    const { model } = await theLab.loadBuiltinTranslator();
+    for (const text of ['', '   ', '?!…']) {
+      assert.throws(() => model.translate(text), (e) => e instanceof AttnLabError &&
+        e.message.startsWith('Seq2SeqModel.translate: text has no words to translate'));
+    }
+    const unknown = model.translate('The DRAGON sees the cat!');
+    assert.deepEqual(unknown.unknownWords, ['dragon']);
+    assert.deepEqual(unknown.sourceTokens, ['the', 'dragon', 'sees', 'the', 'cat']);
+    const words = Array(20).fill('cat').join(' ');
+    const long = model.translate(`the ${words}`);
+    assert.deepEqual(long.truncated, { kept: model.config.maxLen, dropped: 21 - model.config.maxLen });
+    assert.equal(long.sourceTokens.length, model.config.maxLen);
+    assert.throws(() => model.decode([1, 2], { beam: 0 }), /Seq2SeqModel.decode: beam must be an integer ≥ 1, got 0/);
+    assert.throws(() => model.decode([9999]), /Seq2SeqModel.decode: sourceIds\[0\] = 9999 is not a token id in 0 … \d+/);
+
+    const { json, bytes } = torchFixture('post_norm');
+    await assert.rejects(theLab.loadSeq2Seq(bytes, { ...configOf(json.config), dFf: 40 }), (e) => e instanceof AttnLabError &&
+      e.message === "loadSeq2Seq: 'transformer.encoder.layers.0.linear1.weight' is [32, 16] in the file but [40, 16] for this config");
+    await assert.rejects(theLab.loadSeq2Seq(new TextEncoder().encode('not a safetensors file at all'), configOf(json.config)),
+      (e) => e instanceof AttnLabError && e.message.startsWith('loadSeq2Seq: '));
+    await assert.rejects(theLab.loadSeq2Seq(bytes, { ...configOf(json.config), dModel: 15 }),
+      /loadSeq2Seq: config.dModel = 15 is not divisible by config.numHeads = 4/);
+    assert.equal(model.translate('the cat sees the dog').text, 'le chat voit le chien', 'still usable');
+  });
+}

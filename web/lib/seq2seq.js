@@ -1,0 +1,178 @@
+// Seq2SeqModel: an encoder–decoder transformer in nn.Transformer's layout (cpp/src/seq2seq/), in its
+// own module (attnlab-seq2seq-*.wasm). lab.loadBuiltinTranslator() gives the English → French
+// translator attnlab trained (models/translator/), with word tokenizers for both sides:
+//   const { model } = await lab.loadBuiltinTranslator();
+//   const t = model.translate('the small cat sees the red car');
+//   t.text                       // 'le petit chat voit la voiture rouge'
+//   t.crossAttention[1][2]       // Matrix: rows t.targetTokens ('<s>', 'le', …), columns t.sourceTokens
+// lab.loadSeq2Seq(bytes, config) loads a learner's own nn.Transformer checkpoint (ids in, ids out;
+// translate() too when the config names both vocabularies).
+import { checkBoolean, checkOptions, checkSize, describe, fail } from './checks.js';
+import { WasmModule } from './modules.js';
+
+// Words as the translator's vocabularies hold them: lower case, letters, digits and apostrophes;
+// anything else separates words and is dropped.
+const WORD = /[\p{L}\p{N}']+/gu;
+
+// A word-level tokenizer over a fixed vocabulary: a word it does not know becomes `unkId` (and is
+// listed), never an error.
+export class WordTokenizer {
+  #ids;
+
+  constructor(vocabulary, { unkId }) {
+    this.vocabulary = Object.freeze([...vocabulary]);
+    this.unkId = unkId;
+    this.#ids = new Map(this.vocabulary.map((w, i) => [w, i]));
+  }
+
+  // text → { words, ids: Int32Array, unknown: the words not in the vocabulary }
+  encode(text) {
+    if (typeof text !== 'string') fail('WordTokenizer.encode', `text must be a string, got ${describe(text)}`);
+    const words = text.toLowerCase().match(WORD) ?? [];
+    const unknown = words.filter((w) => !this.#ids.has(w));
+    return { words, ids: Int32Array.from(words, (w) => this.#ids.get(w) ?? this.unkId), unknown: [...new Set(unknown)] };
+  }
+
+  // ids → the words joined by spaces
+  decode(ids) {
+    return Array.from(ids, (id) => this.vocabulary[id] ?? '<unk>').join(' ');
+  }
+}
+
+const CONFIG_SIZES = ['sourceVocabSize', 'targetVocabSize', 'maxLen', 'dModel', 'numHeads', 'numEncoderLayers',
+  'numDecoderLayers', 'dFf'];
+
+// config → the checked config the module takes, plus the special ids and vocabularies.
+export function checkSeq2SeqConfig(fn, config) {
+  const c = checkOptions(fn, config);
+  const checked = {};
+  for (const name of CONFIG_SIZES) checked[name] = checkSize(fn, `config.${name}`, c[name]);
+  checked.normFirst = c.normFirst === undefined ? false : checkBoolean(fn, 'config.normFirst', c.normFirst);
+  for (const name of ['bosId', 'eosId']) {
+    const value = c[name] ?? { bosId: 1, eosId: 2 }[name];
+    checked[name] = checkSize(fn, `config.${name}`, value, { min: 0 });
+    if (value >= checked.targetVocabSize) {
+      fail(fn, `config.${name} = ${value} is outside the target vocabulary 0 … ${checked.targetVocabSize - 1}`);
+    }
+  }
+  if (checked.dModel % checked.numHeads !== 0) {
+    fail(fn, `config.dModel = ${checked.dModel} is not divisible by config.numHeads = ${checked.numHeads}`);
+  }
+  for (const [name, size] of [['sourceVocabulary', checked.sourceVocabSize], ['targetVocabulary', checked.targetVocabSize]]) {
+    const words = c[name];
+    if (words === undefined) continue;
+    if (!Array.isArray(words) || words.length !== size || !words.every((w) => typeof w === 'string')) {
+      fail(fn, `config.${name} must be ${size} words (strings), one per id, got ${describe(words)}`);
+    }
+    checked[name] = words;
+  }
+  checked.unkId = c.unkId ?? 3;
+  return checked;
+}
+
+export function seq2seqClass(module) {
+  const { raw, call } = module;
+
+  class Seq2SeqModel extends WasmModule {
+    #config;
+
+    // extras: { sourceTokenizer?, targetTokenizer? } (translate() needs both)
+    constructor(handle, config, extras = {}) {
+      super('Seq2SeqModel', handle, call);
+      this.#config = Object.freeze({ ...config });
+      this.sourceTokenizer = extras.sourceTokenizer ?? null;
+      this.targetTokenizer = extras.targetTokenizer ?? null;
+    }
+
+    // { sourceVocabSize, targetVocabSize, maxLen, dModel, numHeads, numEncoderLayers, numDecoderLayers,
+    // dFf, normFirst, bosId, eosId }
+    get config() {
+      return this.#config;
+    }
+
+    // source ids, target ids (what the decoder reads, the start token first) → { logits: Matrix
+    // [n × targetVocabSize], encoderSelfAttention, decoderSelfAttention, crossAttention: Matrix[layer][head] }.
+    forward(sourceIds, targetIds) {
+      const fn = 'Seq2SeqModel.forward';
+      const source = this.#ids(fn, 'sourceIds', sourceIds, this.#config.sourceVocabSize);
+      const target = this.#ids(fn, 'targetIds', targetIds, this.#config.targetVocabSize);
+      const out = this.call(fn, () => this.handle('forward').forward(source, target));
+      return { logits: out.logits, encoderSelfAttention: out.encoderSelf, decoderSelfAttention: out.decoderSelf,
+        crossAttention: out.cross };
+    }
+
+    // source ids, { beam = 1, maxTokens = maxLen − 1 } → { tokens (what the decoder read: the start token,
+    // then each produced token but the end token), output (the produced tokens), finished (the end
+    // token came), logProb, crossAttention: Matrix[layer][head], tokens × source }.
+    decode(sourceIds, options = {}) {
+      const fn = 'Seq2SeqModel.decode';
+      const source = this.#ids(fn, 'sourceIds', sourceIds, this.#config.sourceVocabSize);
+      const { beam, maxTokens } = this.#decodeOptions(fn, options);
+      const { bosId, eosId } = this.#config;
+      const out = this.call(fn, () => this.handle('decode').decode(source, { bosId, eosId, maxTokens, beam }));
+      return { tokens: Array.from(out.tokens), output: Array.from(out.output), finished: out.finished,
+        logProb: out.logProb, crossAttention: out.crossAttention };
+    }
+
+    // text (English) → { text (the translation), sourceTokens (the words read, lower case), targetTokens
+    // ('<s>' then each produced word: the decoder's query positions), crossAttention: Matrix[layer][head]
+    // (targetTokens × sourceTokens), finished, logProb, unknownWords (read as '<unk>'), truncated (null, or
+    // { kept, dropped } when the text had more words than the model reads) } and, with
+    // { selfAttention: true }, encoderSelfAttention and decoderSelfAttention. options: { beam, maxTokens, selfAttention }.
+    translate(text, options = {}) {
+      const fn = 'Seq2SeqModel.translate';
+      if (!this.sourceTokenizer || !this.targetTokenizer) {
+        fail(fn, 'this model has no vocabularies: load it with config.sourceVocabulary and config.targetVocabulary, or call decode() with ids');
+      }
+      if (typeof text !== 'string') fail(fn, `text must be a string, got ${describe(text)}`);
+      const { selfAttention = false, ...decodeOptions } = checkOptions(fn, options);
+      checkBoolean(fn, 'selfAttention', selfAttention);
+      const encoded = this.sourceTokenizer.encode(text);
+      if (encoded.words.length === 0) fail(fn, `text has no words to translate, got ${describe(text)}`);
+      const kept = Math.min(encoded.words.length, this.#config.maxLen);
+      const sourceIds = encoded.ids.slice(0, kept);
+      const decoded = this.decode(sourceIds, decodeOptions);
+      const result = {
+        text: this.targetTokenizer.decode(decoded.output),
+        sourceTokens: encoded.words.slice(0, kept),
+        targetTokens: decoded.tokens.map((id, i) => (i === 0 ? '<s>' : this.targetTokenizer.vocabulary[id])),
+        crossAttention: decoded.crossAttention,
+        finished: decoded.finished,
+        logProb: decoded.logProb,
+        unknownWords: encoded.unknown,
+        truncated: kept < encoded.words.length ? { kept, dropped: encoded.words.length - kept } : null,
+      };
+      if (selfAttention) {
+        const full = this.forward(sourceIds, decoded.tokens);
+        result.encoderSelfAttention = full.encoderSelfAttention;
+        result.decoderSelfAttention = full.decoderSelfAttention;
+      }
+      return result;
+    }
+
+    #ids(fn, name, ids, vocab) {
+      if (!(ids instanceof Int32Array) && !Array.isArray(ids)) fail(fn, `${name} must be an array of token ids, got ${describe(ids)}`);
+      if (ids.length === 0) fail(fn, `${name} is empty (give at least one token)`);
+      if (ids.length > this.#config.maxLen) {
+        fail(fn, `${name} has ${ids.length} tokens, more than the model's maxLen = ${this.#config.maxLen}`);
+      }
+      for (let i = 0; i < ids.length; i++) {
+        if (!Number.isInteger(ids[i]) || ids[i] < 0 || ids[i] >= vocab) {
+          fail(fn, `${name}[${i}] = ${describe(ids[i])} is not a token id in 0 … ${vocab - 1}`);
+        }
+      }
+      return Int32Array.from(ids);
+    }
+
+    #decodeOptions(fn, options) {
+      const { beam = 1, maxTokens = this.#config.maxLen - 1, ...rest } = checkOptions(fn, options);
+      const unknown = Object.keys(rest);
+      if (unknown.length) fail(fn, `unknown option ${unknown.map((k) => `"${k}"`).join(', ')} (beam, maxTokens)`);
+      checkSize(fn, 'beam', beam);
+      if (beam > 16) fail(fn, `beam must be at most 16, got ${beam}`);
+      checkSize(fn, 'maxTokens', maxTokens);
+      return { beam, maxTokens: Math.min(maxTokens, this.#config.maxLen - 1) };
+    }
+  }
+  return Seq2SeqModel;
+}
