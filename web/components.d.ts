@@ -166,9 +166,12 @@ export interface AttnModelViewElement extends RenderedElement, Linkable {
  *  Attributes: head (of a Matrix[]), layer (which layer the heads are from: row-hover's detail, and a
  *  head picked in a linked model view), query, link, caption, no-export. */
 export interface AttnHeadViewElement extends RenderedElement, Exportable, Linkable {
-  /** One n×n Matrix of weights, or a layer's heads (with a head picker). */
+  /** One Matrix of weights (n×n; or queries × keys with keyTokens), or a layer's heads (with a head picker). */
   attention: MatrixInput | MatrixInput[] | null;
+  /** The queries' labels (and the keys', unless keyTokens is set). */
   tokens: string[] | null;
+  /** Cross-attention: the keys' labels (source words) when they are not the queries' (target words). */
+  keyTokens: string[] | null;
   /** The query token shown when none is hovered or chosen (attribute `query`); null: all lines. */
   query: number | null;
   caption: string;

@@ -325,6 +325,37 @@ describe('attention views and themes in Chromium', () => {
     await page.close();
   });
 
+  test('the head view draws cross-attention: target words on the left, source words on the right', async () => {
+    const { page, errors } = await openPage();
+    const results = await page.evaluate(async () => {
+      const view = document.createElement('attn-head-view');
+      document.body.append(view);
+      const problem = () => { const p = view.shadowRoot.querySelector('.problem'); return p.hidden ? null : p.textContent; };
+      view.attention = { rows: 3, cols: 2, data: [0.9, 0.1, 0.2, 0.8, 0.5, 0.5] };
+      await view.updateComplete;
+      const withoutKeys = problem();
+      view.tokens = ['<s>', 'le', 'chat'];
+      view.keyTokens = ['the', 'cat'];
+      view.setAttribute('query', '1');
+      await view.updateComplete;
+      const texts = [...view.shadowRoot.querySelectorAll('text.token')].map((t) => t.textContent);
+      const values = [...view.shadowRoot.querySelectorAll('text:not(.token)')].map((t) => t.textContent).filter(Boolean);
+      const lines = [...view.shadowRoot.querySelectorAll('g[stroke] path')].map((p) => p.getAttribute('stroke-opacity')).sort();
+      const option = view.shadowRoot.querySelector('#q1').getAttribute('aria-label');
+      view.keyTokens = ['the', 'cat', 'sat'];
+      await view.updateComplete;
+      return { withoutKeys, texts, values, lines, option, keyCount: problem() };
+    });
+    assert.equal(results.withoutKeys, '<attn-head-view>.attention is 3×2: queries and keys differ, so give keyTokens (the 2 keys\' labels)');
+    assert.deepEqual(results.texts, ['the', 'cat', '<s>', 'le', 'chat'], 'the two source words as keys, the three target words as queries');
+    assert.deepEqual(results.values, ['0.20', '0.80'], "query 'le' prints its weight beside each source word");
+    assert.deepEqual(results.lines, ['0.2', '0.8'], 'one line per source word, opacity = weight');
+    assert.equal(results.option, 'le: most weight on cat 0.80, the 0.20');
+    assert.equal(results.keyCount, '<attn-head-view>.keyTokens has 3 labels but the attention is 3×2');
+    assert.equal(errors.filter((e) => e.includes('keyTokens has 3')).length, 1);
+    await page.close();
+  });
+
   // The page follows prefers-color-scheme with its own colours and sets nothing on the components.
   // A dark page that sets only color and background (no color-scheme, no --attnlab-* variables):
   // the chosen head's button, and every other state of the head buttons, stays readable.

@@ -4,6 +4,8 @@
 // its lines and prints their weights beside the keys; hovering a key on the right leaves the lines
 // into it. Given a layer's heads (Matrix[]), it shows a head picker. With a `link` group it shows the
 // query row and the head chosen in the group's other views, and they show its own (link.js).
+// Cross-attention: given `keyTokens` (the source words), the weights are queries × keys of two
+// different lists — target words on the left, source words on the right — and may be rectangular.
 import { attributeProperties, RenderedElement } from './base.js';
 import { standaloneSVG, svgToPNG } from './export.js';
 import { figureShell } from './figure.js';
@@ -47,11 +49,12 @@ const OPACITY_STEPS = 100;
 const LINE = weightColor(0.8);
 
 export class AttnHeadView extends RenderedElement {
-  static upgradedProperties = ['attention', 'tokens'];
+  static upgradedProperties = ['attention', 'tokens', 'keyTokens'];
 
   #heads = null; // Matrix[]: one entry when a single matrix was given
   #single = false;
   #tokens = null;
+  #keyTokens = null;  // the keys' labels when they are not the queries' (cross-attention)
   #picker = document.createElement('div');
   #svg = svg('svg', { role: 'listbox', tabindex: 0, part: 'chart', 'font-family': FONT_FAMILY, 'font-size': FONT });
   #note = document.createElement('p');
@@ -80,17 +83,27 @@ export class AttnHeadView extends RenderedElement {
   }
 
   get attention() { return this.#single ? this.#heads?.[0] ?? null : this.#heads; }
-  // One n×n Matrix of weights, or a layer's heads (Matrix[]) with a picker; errors name the property.
+  // One Matrix of weights (queries × keys: n×n, or any shape for cross-attention), or a layer's heads
+  // (Matrix[]) with a picker; errors name the property.
   set attention(value) {
     this.#single = value != null && !Array.isArray(value);
+    const square = { square: false };  // a non-square one needs keyTokens: checked when drawing
     if (value == null) this.#heads = null;
-    else this.#heads = this.#single ? [checkWeights(TAG, 'attention', value)] : checkHeads(TAG, 'attention', value);
+    else this.#heads = this.#single ? [checkWeights(TAG, 'attention', value, square)] : checkHeads(TAG, 'attention', value, null, square);
     this.requestRender();
   }
 
+  // The queries' labels (and the keys', unless keyTokens is set).
   get tokens() { return this.#tokens; }
   set tokens(list) {
     this.#tokens = checkTokens(TAG, list);
+    this.requestRender();
+  }
+
+  // The keys' labels when they are another sequence's (cross-attention: the source words), or null.
+  get keyTokens() { return this.#keyTokens; }
+  set keyTokens(list) {
+    this.#keyTokens = checkTokens(TAG, list, 'keyTokens');
     this.requestRender();
   }
 
@@ -136,17 +149,24 @@ export class AttnHeadView extends RenderedElement {
       this.#built = null;
       return;
     }
-    const n = heads[0].rows;
+    const { rows: n, cols } = heads[0];
+    const shape = `${n}×${cols}`;
     const problem = indexProblem(TAG, 'head', this.getAttribute('head'), heads.length, 'heads')
       ?? indexProblem(TAG, 'layer', this.getAttribute('layer'), Infinity, 'layers')  // any whole number: one layer is all it holds
-      ?? indexProblem(TAG, 'query', this.getAttribute('query'), n, 'tokens') ?? tokenProblem(TAG, this.#tokens, n);
+      ?? indexProblem(TAG, 'query', this.getAttribute('query'), n, 'tokens') ?? tokenProblem(TAG, this.#tokens, n, { shape })
+      ?? (this.#keyTokens ? tokenProblem(TAG, this.#keyTokens, cols, { property: 'keyTokens', shape })
+        : n === cols ? null : `<${TAG}>.attention is ${shape}: queries and keys differ, so give keyTokens (the ${cols} keys' labels)`);
     this.#report(problem);
     if (problem) return;
     const head = Number(this.getAttribute('head') ?? 0);
     this.#drawPicker(heads.length, head);
     const labels = this.#tokens ?? Array.from({ length: n }, (_, i) => String(i));
+    const keyLabels = this.#keyTokens ?? (this.#tokens ? labels : Array.from({ length: cols }, (_, j) => String(j)));
     const matrix = heads[head];
-    if (this.#built?.matrix !== matrix || this.#built.labels.join('\u0000') !== labels.join('\u0000')) this.#build(matrix, labels);
+    const same = (a, b) => a.join('\u0000') === b.join('\u0000');
+    if (this.#built?.matrix !== matrix || !same(this.#built.labels, labels) || !same(this.#built.keyLabels, keyLabels)) {
+      this.#build(matrix, labels, keyLabels);
+    }
     this.#query.active = Math.min(this.#query.active, n - 1);
     this.#show();
   }
@@ -176,39 +196,44 @@ export class AttnHeadView extends RenderedElement {
   }
 
   // The skeleton for one matrix: labels, hit areas, the group the lines go in, value slots.
-  #build(matrix, labels) {
-    const n = matrix.rows;
+  #build(matrix, labels, keyLabels) {
+    const { rows: n, cols: m } = matrix;
     const texts = labels.map((l) => fitText(l, FONT, MAX_LABEL));
+    const keyTexts = keyLabels.map((l) => fitText(l, FONT, MAX_LABEL));
     const column = Math.ceil(Math.max(24, ...texts.map((t) => textWidth(t, FONT)))) + 8;
+    const keyColumn = Math.ceil(Math.max(24, ...keyTexts.map((t) => textWidth(t, FONT)))) + 8;
     const left = column;
     const right = column + GAP;
-    const width = right + column + VALUE_SPACE;
-    const height = n * ROW + 8;
+    const width = right + keyColumn + VALUE_SPACE;
+    const height = Math.max(n, m) * ROW + 8;
     const y = (i) => 4 + (i + 0.5) * ROW;
     const root = this.#svg;
     root.replaceChildren();
     root.setAttribute('viewBox', `0 0 ${width} ${height}`);
     root.style.width = `${width}px`;
-    root.setAttribute('aria-label', `${this.caption ? `${this.caption}: ` : ''}attention of ${n} tokens; choose a query token to hear its weights`);
+    const what = n === m && keyLabels === labels ? `${n} tokens` : `${n} queries over ${m} keys`;
+    root.setAttribute('aria-label', `${this.caption ? `${this.caption}: ` : ''}attention of ${what}; choose a query token to hear its weights`);
     const lineGroup = svg('g', { 'aria-hidden': 'true', stroke: LINE, 'stroke-width': 2, fill: 'none' }, root);
-    const ends = { x1: left + 4, x2: right - 4, y: Array.from({ length: n }, (_, i) => px(y(i))) };
+    const ends = { x1: left + 4, x2: right - 4, y: Array.from({ length: Math.max(n, m) }, (_, i) => px(y(i))) };
     const text = svg('g', { 'aria-hidden': 'true', part: 'labels', fill: 'currentColor', [INK]: 'fill' }, root);
-    const keys = texts.map((t, j) => svgText(t, { x: right, y: px(y(j)), dy: '0.35em', class: 'token' }, text));
+    const keys = keyTexts.map((t, j) => svgText(t, { x: right, y: px(y(j)), dy: '0.35em', class: 'token' }, text));
     const queries = texts.map((t, i) => svgText(t, { x: left, y: px(y(i)), dy: '0.35em', 'text-anchor': 'end', class: 'token' }, text));
-    const values = texts.map((_, j) => svgText('', { x: width - 4, y: px(y(j)), dy: '0.35em', 'text-anchor': 'end', 'font-size': FONT - 1 }, text));
+    const values = keyTexts.map((_, j) => svgText('', { x: width - 4, y: px(y(j)), dy: '0.35em', 'text-anchor': 'end', 'font-size': FONT - 1 }, text));
     // Hit areas: a row's height across each column of tokens.
     const hits = svg('g', { 'aria-hidden': 'true', fill: 'transparent', 'data-screen-only': '' }, root);
     for (let i = 0; i < n; i++) {
       const query = svg('rect', { x: 0, y: px(y(i) - ROW / 2), width: left + 4, height: ROW }, hits);
       query.addEventListener('pointerenter', () => { this.#key = null; this.#query.hovered = i; this.#show(); });
       query.addEventListener('pointerdown', () => { this.#key = null; this.#query.pick(i); this.#show(); });
-      const key = svg('rect', { x: right - 4, y: px(y(i) - ROW / 2), width: column + VALUE_SPACE + 4, height: ROW }, hits);
-      key.addEventListener('pointerenter', () => { this.#query.hovered = null; this.#key = i; this.#show(); });
+    }
+    for (let j = 0; j < m; j++) {
+      const key = svg('rect', { x: right - 4, y: px(y(j) - ROW / 2), width: keyColumn + VALUE_SPACE + 4, height: ROW }, hits);
+      key.addEventListener('pointerenter', () => { this.#query.hovered = null; this.#key = j; this.#show(); });
     }
     // The listbox's options (one per query token), labelled with its largest weights.
     const options = labels.map((label, i) => svg('rect', { role: 'option', id: `q${i}`, x: 0, y: px(y(i) - ROW / 2), width: left, height: ROW,
-      fill: 'none', 'aria-label': describeRow(label, labels, matrix, i), 'data-screen-only': '' }, root));
-    this.#built = { matrix, n, labels, lineGroup, ends, keys, queries, values, options };
+      fill: 'none', 'aria-label': describeRow(label, keyLabels, matrix, i), 'data-screen-only': '' }, root));
+    this.#built = { matrix, n, m, labels, keyLabels, lineGroup, ends, keys, queries, values, options };
   }
 
   // Shows the lines of the query shown (or into the key hovered, or all), its weights beside the keys.
@@ -216,13 +241,15 @@ export class AttnHeadView extends RenderedElement {
     const built = this.#built;
     if (!built) return;
     const query = this.#key === null ? this.#query.shown() : null;
-    const { n, matrix } = built;
+    const { n, m, matrix } = built;
     this.#drawLines(query, this.#key);
     for (let i = 0; i < n; i++) {
       built.queries[i].classList.toggle('active-token', query === i);
-      built.keys[i].classList.toggle('active-token', this.#key === i);
-      built.values[i].textContent = query === null ? '' : formatFixed(matrix.data[query * n + i], 2);
       built.options[i].setAttribute('aria-selected', String(query === i));
+    }
+    for (let j = 0; j < m; j++) {
+      built.keys[j].classList.toggle('active-token', this.#key === j);
+      built.values[j].textContent = query === null ? '' : formatFixed(matrix.data[query * m + j], 2);
     }
     if (this.#query.focused) this.#svg.setAttribute('aria-activedescendant', `q${this.#query.active}`);
     else this.#svg.removeAttribute('aria-activedescendant');
@@ -231,11 +258,11 @@ export class AttnHeadView extends RenderedElement {
 
   // The lines from `query` (null: every query) into `key` (null: every key), one path per opacity.
   #drawLines(query, key) {
-    const { n, matrix, lineGroup, ends } = this.#built;
+    const { n, m, matrix, lineGroup, ends } = this.#built;
     const segments = new Map(); // opacity step → "M … L …" of its lines
     for (let i = query ?? 0; i < (query === null ? n : query + 1); i++) {
-      for (let j = key ?? 0; j < (key === null ? n : key + 1); j++) {
-        const w = matrix.data[i * n + j];
+      for (let j = key ?? 0; j < (key === null ? m : key + 1); j++) {
+        const w = matrix.data[i * m + j];
         if (!(w >= MIN_DRAWN)) continue;
         const step = Math.round(Math.min(1, w) * OPACITY_STEPS);
         segments.set(step, `${segments.get(step) ?? ''}M${ends.x1} ${ends.y[i]}L${ends.x2} ${ends.y[j]}`);

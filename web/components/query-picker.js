@@ -102,8 +102,8 @@ export class QueryPicker {
 
 // "the: most weight on cat 0.52, the 0.31, sat 0.10" — the three largest weights of query row i.
 export function describeRow(label, labels, m, i) {
-  const n = m.rows;
-  const order = Array.from({ length: n }, (_, j) => j).sort((a, b) => m.data[i * n + b] - m.data[i * n + a]).slice(0, 3);
-  return `${label}: most weight on ${order.map((j) => `${labels[j]} ${formatFixed(m.data[i * n + j], 2)}`).join(', ')}`;
+  const cols = m.cols;
+  const order = Array.from({ length: cols }, (_, j) => j).sort((a, b) => m.data[i * cols + b] - m.data[i * cols + a]).slice(0, 3);
+  return `${label}: most weight on ${order.map((j) => `${labels[j]} ${formatFixed(m.data[i * cols + j], 2)}`).join(', ')}`;
 }
 

@@ -7,10 +7,11 @@ import { checkMatrix } from './matrix.js';
 // float32 softmax rows may hold 1.0000001; anything further outside [0, 1] is not a weight.
 const SLACK = 1e-5;
 
-// An n×n matrix of weights (queries × keys over the same tokens).
-export function checkWeights(element, property, m) {
+// An n×n matrix of weights (queries × keys over the same tokens); with { square: false } any
+// queries × keys shape (cross-attention: target words × source words).
+export function checkWeights(element, property, m, { square = true } = {}) {
   checkMatrix(element, property, m);
-  if (m.rows !== m.cols) {
+  if (square && m.rows !== m.cols) {
     throw new AttnLabError(`<${element}>.${property} must be square (queries × keys over the same tokens), got ${m.rows}×${m.cols}`);
   }
   const { data, cols } = m;
@@ -23,16 +24,20 @@ export function checkWeights(element, property, m) {
   return m;
 }
 
-// Matrix[] of one size: a layer's heads. `size` (optional) is the n every matrix must have.
-export function checkHeads(element, property, list, size = null) {
+// Matrix[] of one size: a layer's heads. `size` (optional) is the n every matrix must have; with
+// { square: false } the heads may be rectangular, all of the first one's shape.
+export function checkHeads(element, property, list, size = null, { square = true } = {}) {
   if (!Array.isArray(list) || list.length === 0) {
     throw new AttnLabError(`<${element}>.${property} must be a non-empty list of heads' matrices, got ${describe(list)}`);
   }
-  let n = size;
+  let rows = size, cols = size;
   list.forEach((m, h) => {
-    checkWeights(element, `${property}[${h}]`, m);
-    n ??= m.rows;
-    if (m.rows !== n) throw new AttnLabError(`<${element}>.${property}[${h}] is ${m.rows}×${m.cols} but the others are ${n}×${n}`);
+    checkWeights(element, `${property}[${h}]`, m, { square });
+    rows ??= m.rows;
+    cols ??= m.cols;
+    if (m.rows !== rows || m.cols !== cols) {
+      throw new AttnLabError(`<${element}>.${property}[${h}] is ${m.rows}×${m.cols} but the others are ${rows}×${cols}`);
+    }
   });
   return [...list];
 }
@@ -53,15 +58,16 @@ export function checkModel(element, property, layers) {
 
 // Token labels: null (indices are shown) or one string per token; the count is checked when drawing
 // (tokenProblem), since the attention may be set after them.
-export function checkTokens(element, list) {
+export function checkTokens(element, list, property = 'tokens') {
   if (list == null) return null;
-  if (!Array.isArray(list)) throw new AttnLabError(`<${element}>.tokens must be a list of strings (one per token) or null, got ${describe(list)}`);
+  if (!Array.isArray(list)) throw new AttnLabError(`<${element}>.${property} must be a list of strings (one per token) or null, got ${describe(list)}`);
   return list.map(String);
 }
 
-export function tokenProblem(element, tokens, n) {
+// `property`: which labels (tokens, keyTokens); `shape`: the attention's rows × cols, as text.
+export function tokenProblem(element, tokens, n, { property = 'tokens', shape = `${n}×${n}` } = {}) {
   if (!tokens || tokens.length === n) return null;
-  return `<${element}>.tokens has ${tokens.length} label${tokens.length === 1 ? '' : 's'} but the attention is ${n}×${n}`;
+  return `<${element}>.${property} has ${tokens.length} label${tokens.length === 1 ? '' : 's'} but the attention is ${shape}`;
 }
 
 // An attribute holding a whole-number index below `count` (a head, a layer, a query token), or absent.
