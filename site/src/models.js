@@ -21,3 +21,9 @@ export function referentModel(lab, notices, loading) {
   loading('the trained “it” model (its module and weights)');
   return lab.loadReferentModel();
 }
+
+// The trained English → French translator, for the cross-attention lesson (a lesson's prepare()).
+export function translatorModel(lab, notices, loading) {
+  loading('the trained translator (its module and weights)');
+  return lab.loadBuiltinTranslator();
+}

@@ -55,6 +55,12 @@ export function sentenceInput(label, value, onInput, maxLength = 200) {
   return node;
 }
 const sentenceNotes = new WeakMap();  // a sentenceInput's node → its hint and the notes it shows
+// A lesson's own note under a sentenceInput (what it did with the text), beside the box's own.
+export function noteUnder(box, text) {
+  const note = sentenceNotes.get(box);
+  note.notes.tokens = text;
+  showNotes(note.hint, note.notes);
+}
 function showNotes(hint, notes) {
   hint.textContent = [notes.cut, notes.tokens].filter(Boolean).join(' ');
   hint.hidden = hint.textContent === '';
@@ -110,11 +116,9 @@ export function tokensOf(lab, sentence, fallback, { mode = 'words', ctx, field: 
   const tokens = split(sentence.toWellFormed());
   const usable = tokens.length ? tokens : split(fallback);
   const empty = tokens.length === 0, truncated = usable.length > maxTokens;
-  const note = sentenceNotes.get(box);
-  if (note) {
-    note.notes.tokens = empty ? `No words in the box: the lesson shows “${fallback}” instead.`
-      : truncated ? `The lesson uses the first ${maxTokens} of these ${usable.length} tokens.` : '';
-    showNotes(note.hint, note.notes);
+  if (sentenceNotes.has(box)) {
+    noteUnder(box, empty ? `No words in the box: the lesson shows “${fallback}” instead.`
+      : truncated ? `The lesson uses the first ${maxTokens} of these ${usable.length} tokens.` : '');
   }
   return { tokens: usable.slice(0, maxTokens), truncated, empty, loading };
 }

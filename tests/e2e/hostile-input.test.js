@@ -46,8 +46,9 @@ const BOXES = [
   { slug: 'self-attention', input: 0, chips: 0, limit: 32, fallback: CAT },
   { slug: 'step-by-step', input: 0, chips: 0, limit: 10, fallback: CAT },
   { slug: 'multi-head', input: 0, chips: 0, limit: 32, fallback: CAT },
-  { slug: 'cross-attention', input: 0, chips: 0, limit: 32, fallback: CAT },
-  { slug: 'cross-attention', input: 1, chips: 1, limit: 32, fallback: 'le chat est assis' },
+  // The translator reads its own vocabulary's words (an unknown one is named under the box): no token
+  // list to compare, the page must stay healthy and keep learner text isolated.
+  { slug: 'cross-attention', input: 0, translator: true, maxLength: 120 },
   { slug: 'masking', input: 0, chips: 0, limit: 32, fallback: CAT },
   { slug: 'positions', input: 0, heatmap: 'Original order', limit: 32, fallback: 'the cat sat' },
   { slug: 'encoder', input: 0, chips: 0, limit: 32, fallback: CAT },
@@ -117,14 +118,16 @@ describe('hostile input', () => {
         } else {
           await input.fill(text);  // as a paste: the box keeps its first 200 characters (maxlength)
         }
-        const typed = byScript ? text : text.slice(0, 200);
+        const typed = byScript ? text : text.slice(0, box.maxLength ?? 200);
         assert.equal(JSON.parse(await input.evaluate((node) => JSON.stringify(node.value))), typed, `${where}: the box changed the text`);
         await settle(page);
-        const shown = await shownTokens(page, box);
-        assert.deepEqual(JSON.parse(shown.json), tokens ?? expectedTokens(typed, box), `${where}: tokens`);
-        assert.ok(!shown.markup, `${where}: a token chip holds markup`);
+        if (!box.translator) {
+          const shown = await shownTokens(page, box);
+          assert.deepEqual(JSON.parse(shown.json), tokens ?? expectedTokens(typed, box), `${where}: tokens`);
+          assert.ok(!shown.markup, `${where}: a token chip holds markup`);
+        }
         assertHealthy(assert, await inspect(page), where);
-        const ownText = await page.$$eval('.explain', (ps) => ps.map((p) => p.textContent));
+        const ownText = await page.$$eval('.explain, .feedback, .field-hint', (ps) => ps.map((p) => p.textContent));
         for (const t of ownText) assert.ok(bidiContained(t), `${where}: learner text reorders “${t}”`);
       }
       problems.push(...await takeViolations(page));
@@ -195,7 +198,7 @@ describe('hostile input', () => {
       { seed: '0', sentence: "The animal didn't cross the street because it was too tired" }, []],
     ['self-attention', 'sentence=%E0%A4%A&seed=%', { sentence: '\uFFFD%A', seed: '0' }, ['“seed” in the link is not a whole number; using 0.']],
     ['self-attention', 'sentence=%3Cscript%3Ealert(1)%3C%2Fscript%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&seed=%2B5', { seed: '0' }, [/“seed” .* not a whole number/]],
-    ['cross-attention', 'source=&target=%20%09', { source: '', target: ' \t' }, []],
+    ['cross-attention', 'sentence=%20%09&beam=7', { sentence: ' \t', beam: '1' }, [/“beam” .* must be one of 1, 4; using 1/]],
     ['masking', 'mask=padding&valid=2&sentence=the%20cat%20%E2%80%AEsat%20on%20the%20mat', { mask: 'padding', valid: '2' }, []],
   ];
   const SCHEMA_KEYS = { 'self-attention': ['sentence', 'seed', 'tokens'] };

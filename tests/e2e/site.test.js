@@ -85,10 +85,12 @@ describe('the site', () => {
       const { page, problems, wasm } = await open(browser, `${server.url}/lessons/${lesson}.html`);
       // The main module, threaded (the page is cross-origin isolated and Chromium has SIMD); the
       // training module only where a lesson trains, the GPT
-      // referent module (the trained "it" model) only where lesson 1 shows that model's head.
+      // referent module (the trained "it" model) only where lesson 1 shows that model's head, the
+      // encoder–decoder module only in the cross-attention lesson (the trained translator).
       assert.deepEqual(wasm.map((name) => name.replace(/-[\w-]{8}\.wasm$/, '.wasm')),
         { 'watch-it-learn': ['attnlab-simd-mt.wasm', 'attnlab-train-simd.wasm'],
-          'why-attention': ['attnlab-simd-mt.wasm', 'attnlab-referent-simd.wasm'] }[lesson] ?? ['attnlab-simd-mt.wasm']);
+          'why-attention': ['attnlab-simd-mt.wasm', 'attnlab-referent-simd.wasm'],
+          'cross-attention': ['attnlab-simd-mt.wasm', 'attnlab-seq2seq-simd.wasm'] }[lesson] ?? ['attnlab-simd-mt.wasm']);
       const defined = await page.evaluate(() => ['attn-heatmap', 'attn-stepper', 'pe-plot'].every((t) => customElements.get(t)));
       assert.ok(defined, 'the components are registered');
       await checkLessonLayout(browser, { page, problems }, `${server.url}/lessons/${lesson}.html`, `${shots}${lesson}`);

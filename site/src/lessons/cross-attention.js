@@ -1,54 +1,202 @@
-// Lesson 6: cross-attention — queries from one sentence, keys and values from another.
-import { el, shape } from '../dom.js';
-import { attentionCache } from '../models.js';
+// Lesson 6: cross-attention, on a translator attnlab trained (cpp/train/train_translator.cpp; the
+// package's models/translator/). The learner's English sentence is translated in the page, word by word;
+// each new French word's cross-attention row over the English words is shown as it is written, then
+// the whole alignment, every head's, the encoder's and decoder's self-attention, and a check of each
+// head against the gold alignment of sentences the model never trained on.
+import { el, field, formatNumber, isolated, select } from '../dom.js';
+import { translatorModel } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
+import { heatmap, noteUnder, panel, sentenceInput, slider } from '../views.js';
 
-const D_MODEL = 16;
+const DEFAULT_SENTENCE = 'the small cat sees the red car';
+const percent = (x) => `${formatNumber(100 * x, 1)}%`;
+
+// Row t of a decode reads targetTokens[t] and writes the next word (or the end).
+const rowLabels = (t) => t.targetTokens.map((read, i) => `${read} → ${t.targetTokens[i + 1] ?? (t.finished ? '</s>' : '…')}`);
+const rowOfMatrix = (m, r) => m.data.slice(r * m.cols, (r + 1) * m.cols);
+const argmax = (row) => row.reduce((best, w, j) => (w > row[best] ? j : best), 0);
 
 lessonPage({
   slug: 'cross-attention',
   intro: [
-    'In cross-attention the queries come from one sequence and the keys and values from another — in translation, ' +
-      'the French words being written ask the English sentence which words matter now (“chat” should look at “cat”).',
-    'The weights are rectangular: one row per query word, one column per source word. The output has one row per ' +
-      'query: its length follows the queries, not the source.',
+    'In cross-attention the queries come from one sequence and the keys and values from another. In translation, ' +
+      'the decoder writes the French sentence one word at a time, and before each word it asks the English sentence ' +
+      'which words matter now: while writing “chat” it should look at “cat”.',
+    'This page runs a small encoder–decoder transformer that attnlab trained to translate English into French ' +
+      '(sentences from a grammar with a few hundred words: articles, nouns, adjectives, verbs, prepositions). French ' +
+      'puts most adjectives after the noun, so “the red car” becomes “la voiture rouge”: watch the alignment cross. ' +
+      'Nothing told the model where to look; the alignment is what its training found useful.',
+    'The weights are rectangular: one row per French position (query), one column per English word (key).',
   ],
   formula: String.raw`\operatorname{CrossAttention}(Y, X) = \operatorname{softmax}\Big(\frac{(YW_q)(XW_k)^\top}{\sqrt{d_k}}\Big)\,XW_v`,
-  pytorch: 'out, weights = mha(query=target, key=source, value=source)',
-  call: 'const { output, weights } = mha.forward(target, source, source);',
+  pytorch: 'transformer = nn.Transformer(d_model=64, nhead=4, num_encoder_layers=2, num_decoder_layers=2,\n' +
+    '                             dim_feedforward=256, batch_first=True)\n' +
+    'memory = transformer.encoder(src_emb)                       # (1, source words, 64)\n' +
+    'out = transformer.decoder(tgt_emb, memory, tgt_mask=causal)  # cross-attention: queries tgt, keys memory',
+  call: 'const { model } = await lab.loadBuiltinTranslator();\n' +
+    `const t = model.translate('${DEFAULT_SENTENCE}');\n` +
+    't.text                    // the French\n' +
+    't.crossAttention[1][2]    // Matrix: t.targetTokens × t.sourceTokens',
   schema: {
-    source: { type: 'text', maxLength: 200, default: 'the cat sat on the mat' },
-    tokens: TOKENS_SCHEMA,
-    target: { type: 'text', maxLength: 200, default: 'le chat est assis' },
-    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+    sentence: { type: 'text', maxLength: 120, default: DEFAULT_SENTENCE },
+    beam: { type: 'enum', values: ['1', '4'], default: '1' },
+    layer: { type: 'int', min: 0, max: 7, default: 1 },
+    head: { type: 'int', min: 0, max: 15, default: 2 },
+    step: { type: 'int', min: 0, max: 32, default: 3 },
+    example: { type: 'int', min: 0, max: 59, default: 0 },
   },
+  prepare: translatorModel,
   setup(ctx) {
-    const { lab, state, root } = ctx;
-    const sourceBox = sentenceInput('Source sentence (keys and values)', state.source, (source) => ctx.set({ source }));
-    const targetBox = sentenceInput('Target sentence (queries)', state.target, (target) => ctx.set({ target }));
-    const attention = attentionCache(lab);
-    const sourceChips = tokenChips([]);
-    const targetChips = tokenChips([]);
-    const shapes = el('p', { class: 'explain shapes', 'aria-live': 'polite' });
-    const map = heatmap({ rowTitle: 'Target word (query)', colTitle: 'Source word (key)', caption: 'Cross-attention weights' });
-    root.append(
-      el('div', { class: 'controls' },
-        sourceBox, targetBox, tokensField(ctx)),
-      el('p', { text: 'Source tokens:' }), sourceChips, el('p', { text: 'Target tokens:' }), targetChips, shapes,
-      panel('Target attends to source', map));
+    const { state, root, prepared } = ctx;
+    const { model, heldOut, log } = prepared;
+    const { numDecoderLayers: layers, numHeads: heads, maxLen } = model.config;
+    const { summary, setup } = log;
+    const best = summary.bestHeadPerLayer;
+
+    const sentenceBox = sentenceInput('English sentence', state.sentence, (sentence) => ctx.set({ sentence }), 120);
+    const headOptions = [];
+    for (let l = 0; l < layers; l++) {
+      for (let h = 0; h < heads; h++) {
+        const share = summary.alignmentShare[l][h];
+        headOptions.push([`${l}:${h}`, `layer ${l}, head ${h} (aligned ${percent(share)} of held-out words${best[l].head === h ? ', best of its layer' : ''})`]);
+      }
+    }
+    const headNote = el('span', { class: 'field-hint', role: 'status', hidden: true });
+    const headField = field('Cross-attention head', select(headOptions, `${state.layer}:${state.head}`, (value) => {
+      const [layer, head] = value.split(':').map(Number);
+      ctx.set({ layer, head });
+    }));
+    headField.append(headNote);
+    const controls = el('div', { class: 'controls' }, sentenceBox,
+      field('Decoding', select([['1', 'greedy (the most likely word each step)'], ['4', 'beam search, 4 hypotheses']], state.beam,
+        (beam) => ctx.set({ beam }))),
+      headField);
+
+    const translation = el('p', { class: 'feedback', 'aria-live': 'polite' });
+    const stepHolder = el('div');
+    const stepLine = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const stepRow = heatmap({ rowTitle: 'Writing', colTitle: 'English word (key)' });
+    const lines = el('attn-head-view');
+    const alignment = heatmap({ rowTitle: 'French position (query): reads → writes', colTitle: 'English word (key)' });
+    const everyHead = Array.from({ length: layers * heads }, () => heatmap({ rowTitle: 'French', colTitle: 'English' }));
+    const encoderSelf = heatmap({ rowTitle: 'English word (query)', colTitle: 'English word (key)' });
+    const decoderSelf = heatmap({ rowTitle: 'French position (query)', colTitle: 'French position (key)' });
+    const shapes = el('p', { class: 'explain shapes' });
+
+    const exampleSelect = el('div');
+    const goldLine = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const gold = heatmap({ rowTitle: 'French word', colTitle: 'English word', caption: 'Gold alignment: 1 where the French word translates the English word' });
+    const learned = heatmap({ rowTitle: 'French word', colTitle: 'English word' });
+    const agreement = heatmap({ rowTitle: 'Layer', colTitle: 'Head',
+      rowLabels: Array.from({ length: layers }, (_, l) => `layer ${l}`), colLabels: Array.from({ length: heads }, (_, h) => `head ${h}`),
+      caption: 'This sentence: share of French words whose head puts its largest weight on the gold English word' });
+    const measured = el('p', { class: 'explain', text:
+      `Measured by the training run (training-log.jsonl) on ${setup.heldoutPairs} held-out sentences the model never trained on: ` +
+      `${percent(summary.heldoutExactMatch)} are translated exactly (greedy decoding); per layer, the head whose largest ` +
+      `cross-attention weight most often lands on the gold English word: ${best.map((b, l) => `layer ${l} head ${b.head}, ` +
+      `${percent(b.share)} of French words`).join('; ')}. The model has ${setup.parameters.toLocaleString('en')} parameters ` +
+      `(${setup.encoderLayers} encoder and ${setup.decoderLayers} decoder layers, d_model ${setup.dModel}, ${setup.heads} heads); ` +
+      `training took ${formatNumber(summary.seconds, 0)} s on one core. Layer 0’s heads align far less: the first decoder ` +
+      'layer’s cross-attention gathers what the second one then uses.' });
+
+    root.append(controls, translation,
+      panel('Word by word: where the decoder looks while writing each word', stepHolder, stepLine, panel(null, stepRow), panel(null, lines)),
+      panel('The whole alignment', alignment, shapes),
+      panel('Every cross-attention head', el('div', { class: 'grid' }, ...everyHead)),
+      panel('Self-attention beside it: the encoder over English, the decoder over its own French (causal)',
+        el('div', { class: 'grid' }, panel(null, encoderSelf), panel(null, decoderSelf))),
+      panel('Checked against the gold alignment', exampleSelect, goldLine, el('div', { class: 'grid' }, panel(null, gold), panel(null, learned)),
+        panel(null, agreement)),
+      measured);
+
     return () => {
-      const source = tokensOf(lab, state.source, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sourceBox }).tokens;
-      const target = tokensOf(lab, state.target, 'le chat est assis', { mode: state.tokens, ctx, field: targetBox }).tokens;
-      tokenChips(source, sourceChips);
-      tokenChips(target, targetChips);
-      const x = lab.embedTokens(source, D_MODEL, { seed: state.seed });
-      const y = lab.embedTokens(target, D_MODEL, { seed: state.seed });
-      const { output, weights } = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed }).forward(y, x, x);
-      shapes.textContent = `queries ${shape(y)}, keys/values ${shape(x)} → weights ${shape(weights[0])} → output ${shape(output)}`;
-      map.rowLabels = target;
-      map.colLabels = source;
-      map.matrix = weights[0];
+      // The head: one the model has (a link from elsewhere may name another), said beside the control.
+      const asked = { layer: state.layer, head: state.head };
+      if (state.layer >= layers || state.head >= heads) ctx.remember({ layer: layers - 1, head: best[layers - 1].head });
+      headNote.hidden = asked.layer === state.layer && asked.head === state.head;
+      headNote.textContent = headNote.hidden ? ''
+        : `The model has ${layers} layers of ${heads} heads: showing layer ${state.layer}, head ${state.head} instead of layer ${asked.layer}, head ${asked.head}.`;
+      const { layer, head } = state;
+
+      // The sentence: an empty box, unknown words and words past the model's length, each said under the box.
+      let text = state.sentence;
+      const words = model.sourceTokenizer.encode(text);
+      const notes = [];
+      if (words.words.length === 0) {
+        text = DEFAULT_SENTENCE;
+        notes.push(`No words in the box: translating “${DEFAULT_SENTENCE}” instead.`);
+      }
+      const t = model.translate(text, { beam: Number(state.beam), selfAttention: true });
+      if (t.unknownWords.length) {
+        notes.push(`Not in the model’s vocabulary, read as <unk> (unknown): ${t.unknownWords.map((w) => `“${isolated(w)}”`).join(', ')}.`);
+      }
+      if (t.truncated) notes.push(`The model reads ${maxLen} words: the last ${t.truncated.dropped} were left out.`);
+      noteUnder(sentenceBox, notes.join(' '));
+
+      translation.textContent = `“${isolated(t.sourceTokens.join(' '))}” → “${t.text}”` +
+        (t.finished ? '' : ` (stopped after ${t.targetTokens.length - 1} words without finishing)`) +
+        ` — log-probability ${formatNumber(t.logProb, 3)} (probability ${formatNumber(Math.exp(t.logProb), 3)}).`;
+
+      const labels = rowLabels(t);
+      const cross = t.crossAttention[layer][head];
+      const rows = cross.rows;
+      const step = Math.min(state.step, rows - 1);
+      stepHolder.replaceChildren(slider('Step', { min: 0, max: rows - 1, value: step,
+        format: (s) => `${s + 1} of ${rows}: ${labels[s]}` }, (s) => ctx.set({ step: s })));
+      const row = rowOfMatrix(cross, step);
+      const top = argmax(row);
+      const writes = t.targetTokens[step + 1] ?? '</s> (the end)';
+      stepLine.textContent = `Step ${step + 1}: having read “${t.targetTokens[step]}”, the decoder writes “${writes}”. ` +
+        `Layer ${layer}, head ${head} looks hardest at “${isolated(t.sourceTokens[top])}” (weight ${formatNumber(row[top], 2)}).`;
+      Object.assign(stepRow, { matrix: { rows: 1, cols: row.length, data: row }, rowLabels: [labels[step]], colLabels: t.sourceTokens,
+        caption: `Layer ${layer}, head ${head}: the cross-attention row of step ${step + 1}` });
+      Object.assign(lines, { attention: cross, tokens: labels, keyTokens: t.sourceTokens,
+        caption: `Layer ${layer}, head ${head}: lines from each French position to the English words (opacity = weight)` });
+      lines.setAttribute('query', String(step));
+      Object.assign(alignment, { matrix: cross, rowLabels: labels, colLabels: t.sourceTokens,
+        caption: `Layer ${layer}, head ${head}: cross-attention weights, ${rows} French positions × ${t.sourceTokens.length} English words` });
+      shapes.textContent = `queries ${rows}×${model.config.dModel} (one per French position), keys and values ` +
+        `${t.sourceTokens.length}×${model.config.dModel} (one per English word) → weights ${rows}×${t.sourceTokens.length} per head → ` +
+        `output ${rows}×${model.config.dModel}: as long as the French, not the English.`;
+      everyHead.forEach((m, i) => {
+        const l = Math.floor(i / heads), h = i % heads;
+        Object.assign(m, { matrix: t.crossAttention[l][h], rowLabels: t.targetTokens, colLabels: t.sourceTokens,
+          caption: `Layer ${l}, head ${h}${l === layer && h === head ? ' (chosen)' : ''}` });
+      });
+      Object.assign(encoderSelf, { matrix: t.encoderSelfAttention[layer < model.config.numEncoderLayers ? layer : 0][head],
+        rowLabels: t.sourceTokens, colLabels: t.sourceTokens,
+        caption: `Encoder layer ${layer < model.config.numEncoderLayers ? layer : 0}, head ${head}: English over English` });
+      Object.assign(decoderSelf, { matrix: t.decoderSelfAttention[layer][head], rowLabels: t.targetTokens, colLabels: t.targetTokens,
+        caption: `Decoder layer ${layer}, head ${head}: each French position over the ones before it` });
+
+      // A held-out sentence: the model's alignment against the gold one, head by head.
+      const example = Math.min(state.example, heldOut.length - 1);
+      exampleSelect.replaceChildren(field('Held-out sentence', select(heldOut.map((p, i) => [String(i), p.english]), String(example),
+        (value) => ctx.set({ example: Number(value) }))));
+      const pair = heldOut[example];
+      const h = model.translate(pair.english);
+      const french = pair.french.split(' '), english = pair.english.split(' ');
+      const goldData = new Float32Array(french.length * english.length);
+      pair.alignment.forEach((j, i) => { goldData[i * english.length + j] = 1; });
+      Object.assign(gold, { matrix: { rows: french.length, cols: english.length, data: goldData }, rowLabels: french, colLabels: english });
+      const correct = h.text === pair.french;
+      const shares = new Float32Array(layers * heads);
+      for (let l = 0; l < layers; l++) {
+        for (let k = 0; k < heads; k++) {
+          const m = h.crossAttention[l][k];
+          const hits = pair.alignment.filter((j, i) => i < m.rows && argmax(rowOfMatrix(m, i)) === j).length;
+          shares[l * heads + k] = hits / french.length;
+        }
+      }
+      const chosen = h.crossAttention[layer][head];
+      Object.assign(learned, { matrix: { rows: Math.min(french.length, chosen.rows), cols: chosen.cols, data: chosen.data.slice(0, Math.min(french.length, chosen.rows) * chosen.cols) },
+        rowLabels: h.targetTokens.slice(1).concat(['</s>']).slice(0, Math.min(french.length, chosen.rows)).map((w, i) => `${h.targetTokens[i]} → ${w}`),
+        colLabels: english, caption: `Layer ${layer}, head ${head}: the model’s weights while writing each French word` });
+      Object.assign(agreement, { matrix: { rows: layers, cols: heads, data: shares } });
+      goldLine.textContent = `“${pair.english}” → the model writes “${h.text}”` +
+        (correct ? ', exactly the reference translation.' : `; the reference is “${pair.french}”.`) +
+        ` Layer ${layer}, head ${head} puts its largest weight on the gold English word for ` +
+        `${Math.round(shares[layer * heads + head] * french.length)} of ${french.length} French words.`;
     };
   },
 });

@@ -1,0 +1,81 @@
+// The cross-attention lesson on the trained translator, in headless Chromium: it loads the
+// encoder–decoder module (not the GPT's), shows the translation and the alignment the package computes
+// in Node for the same sentence, says beside the controls what it did with an empty box, unknown words
+// and a head the model lacks, and picks a French position by a real tap at 390 px.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { init } from '../../web/lib/all.js';
+import { checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
+
+const LESSON = 'cross-attention';
+const hint = (page) => page.$eval('.field-hint[role="status"]', (n) => (n.hidden ? '' : n.textContent));
+
+describe('the cross-attention lesson runs the trained translator', () => {
+  let site;
+  let model;
+
+  before(async () => {
+    site = await openSite();
+    ({ model } = await (await init({ simd: true })).loadBuiltinTranslator());
+  });
+
+  after(async () => {
+    await site?.close();
+  });
+
+  test('the translation and the alignment are the package\'s; no GPT module; no console error, axe, a phone', async () => {
+    const url = `${site.server.url}/lessons/${LESSON}.html`;
+    const opened = await openLesson(site.browser, url);
+    const { page, wasm } = opened;
+    assert.ok(wasm.some((f) => f.startsWith('attnlab-seq2seq-')), `the encoder–decoder module was fetched (${wasm})`);
+    assert.ok(!wasm.some((f) => f.startsWith('attnlab-gpt-')), 'not the GPT module');
+    const expected = model.translate('the small cat sees the red car');
+    const line = await page.$eval('.feedback', (n) => n.textContent);
+    assert.ok(line.includes(`→ “${expected.text}”`), line);
+    const shown = await heatmapData(page, 'Layer 1, head 2: cross-attention weights');
+    const want = expected.crossAttention[1][2];
+    assert.equal(shown.rows, want.rows);
+    assert.equal(shown.cols, want.cols);
+    shown.data.forEach((v, i) => assert.ok(Math.abs(v - want.data[i]) < 1e-6, `weight ${i}: ${v} vs ${want.data[i]}`));
+    assert.deepEqual(shown.colLabels, expected.sourceTokens);
+    await checkLessonLayout(site.browser, opened, url, `${SCREENSHOTS}${LESSON}`);
+  });
+
+  test('an emptied box, an unknown word and a head the model lacks: each said beside its control', async () => {
+    const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${LESSON}.html?layer=5&head=9`);
+    const headNote = await page.$eval('.controls label:nth-of-type(3) .field-hint', (n) => n.textContent);
+    assert.equal(headNote, 'The model has 2 layers of 4 heads: showing layer 1, head 2 instead of layer 5, head 9.');
+    const box = page.locator('input[type="text"]');
+    await box.fill('');
+    await page.waitForFunction(() => document.querySelector('.field-hint[role="status"]')?.textContent.startsWith('No words'));
+    assert.equal(await hint(page), 'No words in the box: translating “the small cat sees the red car” instead.');
+    await box.fill('the dragon sees the cat');
+    await page.waitForFunction(() => document.querySelector('.feedback').textContent.includes('dragon'));
+    assert.match(await hint(page), /^Not in the model’s vocabulary, read as <unk> \(unknown\): “\u2068dragon\u2069”\.$/);
+    assert.ok((await page.$eval('.feedback', (n) => n.textContent)).includes(model.translate('the dragon sees the cat').text));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('at 390 px a tap on a French position shows its weights beside the English words', async () => {
+    const page = await site.browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    await page.goto(`${site.server.url}/lessons/${LESSON}.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    const view = page.locator('attn-head-view');
+    await view.scrollIntoViewIfNeeded();
+    // Keys (7 English words) are drawn first, then the 8 French positions; position 5 reads "la", writes "voiture".
+    const target = await page.evaluateHandle(() => document.querySelector('attn-head-view').shadowRoot.querySelectorAll('text.token')[7 + 5]);
+    const box = await target.boundingBox();
+    await page.touchscreen.tap(box.x + box.width / 2, box.y + box.height / 2);
+    const shown = await page.evaluate(() => {
+      const root = document.querySelector('attn-head-view').shadowRoot;
+      return { active: root.querySelector('.active-token')?.textContent,
+        values: [...root.querySelectorAll('text:not(.token)')].map((t) => t.textContent).filter(Boolean) };
+    });
+    assert.equal(shown.active, 'la → voiture');
+    const row = model.translate('the small cat sees the red car').crossAttention[1][2];
+    assert.deepEqual(shown.values, Array.from(row.data.slice(5 * row.cols, 6 * row.cols), (w) => w.toFixed(2)));
+    await page.close();
+  });
+});
