@@ -356,6 +356,33 @@ describe('attention views and themes in Chromium', () => {
     await page.close();
   });
 
+  test('the model view draws an encoder–decoder\'s cross-attention: target rows, source columns', async () => {
+    const { page } = await openPage();
+    const results = await page.evaluate(async () => {
+      const view = document.createElement('attn-model-view');
+      document.body.append(view);
+      const problem = () => { const p = view.shadowRoot.querySelector('.problem'); return p.hidden ? null : p.textContent; };
+      const m = { rows: 3, cols: 2, data: [0.9, 0.1, 0.2, 0.8, 0.5, 0.5] };
+      view.attention = [[m], [m]];
+      await view.updateComplete;
+      const withoutKeys = problem();
+      Object.assign(view, { tokens: ['<s>', 'le', 'chat'], keyTokens: ['the', 'cat'] });
+      view.selected = { layer: 1, head: 0 };
+      await view.updateComplete;
+      const canvas = view.shadowRoot.querySelector('canvas');
+      const enlarged = view.shadowRoot.querySelector('attn-heatmap');
+      return { withoutKeys, after: problem(), canvas: [canvas.width, canvas.height], rowLabels: enlarged.rowLabels,
+        colLabels: enlarged.colLabels, caption: enlarged.getAttribute('caption') };
+    });
+    assert.equal(results.withoutKeys, '<attn-model-view>.attention is 3×2: queries and keys differ, so give keyTokens (the 2 keys\' labels)');
+    assert.equal(results.after, null);
+    assert.deepEqual(results.canvas, [2, 3], 'one pixel per weight: 2 columns (source), 3 rows (target)');
+    assert.deepEqual(results.rowLabels, ['<s>', 'le', 'chat']);
+    assert.deepEqual(results.colLabels, ['the', 'cat']);
+    assert.equal(results.caption, 'Layer 1, head 0: 3 × 2 weights');
+    await page.close();
+  });
+
   // The page follows prefers-color-scheme with its own colours and sets nothing on the components.
   // A dark page that sets only color and background (no color-scheme, no --attnlab-* variables):
   // the chosen head's button, and every other state of the head buttons, stays readable.

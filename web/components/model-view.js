@@ -14,6 +14,9 @@
 //
 // With a `link` group, the row hovered or picked and the head chosen travel to the group's other
 // views and back (link.js).
+//
+// Cross-attention (an encoder–decoder's decoder reading the source): with `keyTokens` set to the
+// source words, each head is target queries × source keys, any shape; the thumbnails keep its aspect.
 import { AttnLabError } from '../lib/errors.js';
 import { attributeProperties, RenderedElement } from './base.js';
 import { figureShell } from './figure.js';
@@ -42,12 +45,13 @@ const CSS = `
 const MOVES = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
 
 export class AttnModelView extends RenderedElement {
-  static upgradedProperties = ['attention', 'tokens'];
+  static upgradedProperties = ['attention', 'tokens', 'keyTokens'];
 
   #given = null; // what the page set: Matrix[layer][head], or one (batch, heads, n, n) tensor per layer
   #attention = null; // Matrix[layer][head] drawn: the given one, or the tensors' batch item
   #slicedFor = -1; // the batch item #attention holds when tensors were given
   #tokens = null;
+  #keyTokens = null; // the keys' labels when they are not the queries' (cross-attention)
   #painted = null; // the attention the thumbnails show (a new array repaints them)
   #shape = '';
   #views = document.createElement('div');
@@ -96,7 +100,8 @@ export class AttnModelView extends RenderedElement {
         + 'returns it (without attention: true, forward returns no attention), or null for none');
     }
     const tensors = Array.isArray(layers) && layers.length > 0 && layers.every(isTensorInput);
-    this.#given = layers === null ? null : tensors ? checkLayerTensors(TAG, 'attention', layers, checkModel) : checkModel(TAG, 'attention', layers);
+    this.#given = layers === null ? null : tensors ? checkLayerTensors(TAG, 'attention', layers, checkModel)
+      : checkModel(TAG, 'attention', layers, { square: false });  // a non-square one needs keyTokens: checked when drawing
     this.#attention = tensors ? null : this.#given;
     this.#slicedFor = -1;
     this.requestRender();
@@ -105,6 +110,13 @@ export class AttnModelView extends RenderedElement {
   get tokens() { return this.#tokens; }
   set tokens(list) {
     this.#tokens = checkTokens(TAG, list);
+    this.requestRender();
+  }
+
+  // The keys' labels when they are another sequence's (cross-attention: the source words), or null.
+  get keyTokens() { return this.#keyTokens; }
+  set keyTokens(list) {
+    this.#keyTokens = checkTokens(TAG, list, 'keyTokens');
     this.requestRender();
   }
 
@@ -157,11 +169,14 @@ export class AttnModelView extends RenderedElement {
       this.#enlarged.hidden = true;
       return;
     }
-    const n = layers[0][0].rows;
+    const { rows: n, cols } = layers[0][0];
+    const size = `${n}×${cols}`;
     const problem = indexProblem(TAG, 'layer', this.getAttribute('layer'), layers.length, 'layers')
       ?? indexProblem(TAG, 'head', this.getAttribute('head'), layers[0].length, 'heads per layer')
       ?? indexProblem(TAG, 'query', this.getAttribute('query'), n, 'tokens')
-      ?? tokenProblem(TAG, this.#tokens, n);
+      ?? tokenProblem(TAG, this.#tokens, n, { shape: size })
+      ?? (this.#keyTokens ? tokenProblem(TAG, this.#keyTokens, cols, { property: 'keyTokens', shape: size })
+        : n === cols ? null : `<${TAG}>.attention is ${size}: queries and keys differ, so give keyTokens (the ${cols} keys' labels)`);
     this.#report(problem);
     if (problem) return;
     const shape = `${layers.length}×${layers[0].length}`;
@@ -210,11 +225,15 @@ export class AttnModelView extends RenderedElement {
   #paint(layers) {
     layers.forEach((heads, l) => heads.forEach((m, h) => {
       const { canvas } = this.#thumbs[l][h];
-      const n = m.rows;
-      if (canvas.width !== n) canvas.width = canvas.height = n;
+      const { rows, cols } = m;
+      if (canvas.width !== cols || canvas.height !== rows) {
+        canvas.width = cols;
+        canvas.height = rows;
+        canvas.style.aspectRatio = `${cols} / ${rows}`;
+      }
       const context = canvas.getContext('2d');
-      const image = context.createImageData(n, n);
-      for (let i = 0; i < n * n; i++) {
+      const image = context.createImageData(cols, rows);
+      for (let i = 0; i < rows * cols; i++) {
         const v = m.data[i];
         const rgb = WEIGHT_STEPS[Math.round(Math.min(1, Math.max(0, v)) * 255)];
         image.data.set(rgb, 4 * i);
@@ -232,8 +251,9 @@ export class AttnModelView extends RenderedElement {
     this.#enlarged.hidden = !chosen;
     if (!chosen) return;
     const labels = this.#tokens ?? null;
-    Object.assign(this.#enlarged, { matrix: layers[chosen.layer][chosen.head], rowLabels: labels, colLabels: labels });
-    this.#enlarged.setAttribute('caption', `Layer ${chosen.layer}, head ${chosen.head}: ${n} × ${n} weights`);
+    const matrix = layers[chosen.layer][chosen.head];
+    Object.assign(this.#enlarged, { matrix, rowLabels: labels, colLabels: this.#keyTokens ?? labels });
+    this.#enlarged.setAttribute('caption', `Layer ${chosen.layer}, head ${chosen.head}: ${n} × ${matrix.cols} weights`);
   }
 
   #choose(layer, head) {

@@ -42,17 +42,22 @@ export function checkHeads(element, property, list, size = null, { square = true
   return [...list];
 }
 
-// Matrix[layer][head], as GPTModel.forward(ids, { attention: true }).attention returns it.
-export function checkModel(element, property, layers) {
+// Matrix[layer][head], as GPTModel.forward(ids, { attention: true }).attention returns it; with
+// { square: false }, every head of every layer the first head's shape (cross-attention).
+export function checkModel(element, property, layers, { square = true } = {}) {
   if (!Array.isArray(layers) || layers.length === 0 || !layers.every(Array.isArray)) {
     throw new AttnLabError(`<${element}>.${property} must be Matrix[layer][head], as model.forward(ids, { attention: true }).attention `
       + `returns it; got ${describe(layers)}`);
   }
   const heads = layers[0].length;
-  const n = layers[0][0]?.rows ?? null;
+  const first = layers[0][0];
   return layers.map((list, l) => {
     if (list.length !== heads) throw new AttnLabError(`<${element}>.${property}[${l}] has ${list.length} head${list.length === 1 ? '' : 's'} but layer 0 has ${heads}`);
-    return checkHeads(element, `${property}[${l}]`, list, n);
+    const checked = checkHeads(element, `${property}[${l}]`, list, square ? first?.rows ?? null : null, { square });
+    if (!square && (checked[0].rows !== first.rows || checked[0].cols !== first.cols)) {
+      throw new AttnLabError(`<${element}>.${property}[${l}] is ${checked[0].rows}×${checked[0].cols} but layer 0 is ${first.rows}×${first.cols}`);
+    }
+    return checked;
   });
 }
 

@@ -78,9 +78,11 @@ lessonPage({
     const stepRow = heatmap({ rowTitle: 'Writing', colTitle: 'English word (key)' });
     const lines = el('attn-head-view');
     const alignment = heatmap({ rowTitle: 'French position (query): reads → writes', colTitle: 'English word (key)' });
-    const everyHead = Array.from({ length: layers * heads }, () => heatmap({ rowTitle: 'French', colTitle: 'English' }));
-    const encoderSelf = heatmap({ rowTitle: 'English word (query)', colTitle: 'English word (key)' });
-    const decoderSelf = heatmap({ rowTitle: 'French position (query)', colTitle: 'French position (key)' });
+    // The model's three kinds of attention, every layer and head: click one to enlarge it.
+    const modelView = (caption) => Object.assign(el('attn-model-view'), { caption });
+    const encoderSelf = modelView('Encoder self-attention: English over English');
+    const decoderSelf = modelView('Decoder self-attention: each French position over the ones before it (causal)');
+    const crossAll = modelView('Cross-attention: French positions (rows) over English words (columns)');
     const shapes = el('p', { class: 'explain shapes' });
 
     const exampleSelect = el('div');
@@ -102,9 +104,7 @@ lessonPage({
     root.append(controls, translation,
       panel('Word by word: where the decoder looks while writing each word', stepHolder, stepLine, panel(null, stepRow), panel(null, lines)),
       panel('The whole alignment', alignment, shapes),
-      panel('Every cross-attention head', el('div', { class: 'grid' }, ...everyHead)),
-      panel('Self-attention beside it: the encoder over English, the decoder over its own French (causal)',
-        el('div', { class: 'grid' }, panel(null, encoderSelf), panel(null, decoderSelf))),
+      panel('Every head of the model: three kinds of attention per layer', encoderSelf, decoderSelf, crossAll),
       panel('Checked against the gold alignment', exampleSelect, goldLine, el('div', { class: 'grid' }, panel(null, gold), panel(null, learned)),
         panel(null, agreement)),
       measured);
@@ -158,16 +158,10 @@ lessonPage({
       shapes.textContent = `queries ${rows}×${model.config.dModel} (one per French position), keys and values ` +
         `${t.sourceTokens.length}×${model.config.dModel} (one per English word) → weights ${rows}×${t.sourceTokens.length} per head → ` +
         `output ${rows}×${model.config.dModel}: as long as the French, not the English.`;
-      everyHead.forEach((m, i) => {
-        const l = Math.floor(i / heads), h = i % heads;
-        Object.assign(m, { matrix: t.crossAttention[l][h], rowLabels: t.targetTokens, colLabels: t.sourceTokens,
-          caption: `Layer ${l}, head ${h}${l === layer && h === head ? ' (chosen)' : ''}` });
-      });
-      Object.assign(encoderSelf, { matrix: t.encoderSelfAttention[layer < model.config.numEncoderLayers ? layer : 0][head],
-        rowLabels: t.sourceTokens, colLabels: t.sourceTokens,
-        caption: `Encoder layer ${layer < model.config.numEncoderLayers ? layer : 0}, head ${head}: English over English` });
-      Object.assign(decoderSelf, { matrix: t.decoderSelfAttention[layer][head], rowLabels: t.targetTokens, colLabels: t.targetTokens,
-        caption: `Decoder layer ${layer}, head ${head}: each French position over the ones before it` });
+      Object.assign(encoderSelf, { attention: t.encoderSelfAttention, tokens: t.sourceTokens });
+      Object.assign(decoderSelf, { attention: t.decoderSelfAttention, tokens: t.targetTokens });
+      Object.assign(crossAll, { keyTokens: t.sourceTokens, tokens: labels, attention: t.crossAttention });
+      crossAll.selected = { layer, head };
 
       // A held-out sentence: the model's alignment against the gold one, head by head.
       const example = Math.min(state.example, heldOut.length - 1);
