@@ -643,6 +643,8 @@ export interface Lab {
     sourceVocabulary?: string[];
     targetVocabulary?: string[];
   }): Promise<Seq2SeqModel>;
+  /** A fresh, untrained translator of the built-in one's shape and recipe, to train in the page. */
+  createTranslatorTrainer(options?: { seed?: number; totalSteps?: number }): Promise<TranslatorTrainer>;
   /** The built-in model's training log (models/kjv/training-log.jsonl), parsed. */
   loadBuiltinTrainingLog(options?: { baseUrl?: string | URL }): Promise<TrainingLog>;
   /** A GPT with GPT-2's initialisation from a seed. */
@@ -822,5 +824,17 @@ export interface Seq2SeqModel {
   };
   /** Needs both tokenizers (the built-in translator has them). */
   translate(text: string, options?: { beam?: number; maxTokens?: number; selfAttention?: boolean }): Translation;
+  dispose(): void;
+}
+
+/** A translator trained in the page on the grammar's English → French pairs (the built-in one's recipe). */
+export interface TranslatorTrainer {
+  readonly steps: number;
+  /** `count` AdamW steps on batches of fresh pairs → their losses. */
+  train(count?: number, options?: { batch?: number }): Float32Array;
+  /** The first `count` (≤ 100) held-out pairs: loss, per-token accuracy, exact translations, and each head's alignment share. */
+  evaluate(count?: number): { loss: number; tokenAccuracy: number; exactMatch: number; alignment: number[][] };
+  /** One held-out pair with its gold alignment, the greedy translation and the teacher-forced cross-attention. */
+  watch(index?: number): { english: string[]; french: string[]; alignment: number[]; translation: string[]; crossAttention: Matrix[][] };
   dispose(): void;
 }

@@ -17,7 +17,7 @@ import {
   checkDim, checkIntegers, checkShape, checkTensors, elementCount, shapeText, tensorOptions, usesTensors,
 } from './lib/tensor.js';
 import { referentClass } from './lib/referent.js';
-import { checkSeq2SeqConfig, seq2seqClass, WordTokenizer } from './lib/seq2seq.js';
+import { checkSeq2SeqConfig, seq2seqClass, translatorTrainerClass, WordTokenizer } from './lib/seq2seq.js';
 
 export { AttnLabError };
 
@@ -100,6 +100,7 @@ class Lab {
   #referent;  // LazyModule: ReferentModel
   #seq2seq;   // LazyModule: Seq2SeqModel
   #Seq2SeqModel = null;  // the class, made once the module has loaded
+  #TranslatorTrainer = null;
   #gptClasses = null;
 
   // sources: { training, gpt, referent, seq2seq }, each { wasmBinary?, locateFile? }: where those modules come from.
@@ -244,6 +245,20 @@ class Lab {
     const checked = checkSeq2SeqConfig(fn, config);
     await this.#seq2seq.load(fn);
     return this.#seq2seqModel(fn, bytes, checked);
+  }
+
+  // A fresh, untrained translator of the built-in one's shape and recipe, trained in the page on the
+  // grammar's sentences (TranslatorTrainer, lib/seq2seq.js). options: { seed (0), totalSteps (3000: where
+  // the learning rate's cosine ends) }.
+  async createTranslatorTrainer(options) {
+    const fn = 'createTranslatorTrainer';
+    const { seed = 0, totalSteps = 3000 } = checkOptions(fn, options);
+    checkSeed(fn, seed);
+    checkSize(fn, 'totalSteps', totalSteps);
+    await this.#seq2seq.load(fn);
+    const { raw, call } = this.#seq2seq.loaded;
+    this.#TranslatorTrainer ??= translatorTrainerClass(this.#seq2seq.loaded);
+    return new this.#TranslatorTrainer(call(fn, () => raw.TranslatorTrainerHandle.create(seed, totalSteps)));
   }
 
   #seq2seqModel(fn, bytes, config) {

@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/seq2seq/en_fr_grammar.hpp"
 #include "attnlab/seq2seq/seq2seq.hpp"
-#include "attnlab/training/optimizer.hpp"
-#include "en_fr_grammar.hpp"
+#include "attnlab/seq2seq/seq2seq_training.hpp"
 
 namespace {
 
@@ -45,38 +45,17 @@ constexpr int kWarmup = 200;
 constexpr double kMaxLr = 1e-3, kMinLr = 1e-4, kWeightDecay = 0.01;
 constexpr int kHeldOut = 500, kHeldOutShipped = 60;
 constexpr int kEvalEvery = 250;
-constexpr int kPad = 0, kBos = 1, kEos = 2, kUnk = 3;
-const std::vector<std::string> kSpecials{"<pad>", "<s>", "</s>", "<unk>"};
-
-struct Vocabulary {
-  std::vector<std::string> words;  // id → word
-  std::map<std::string, int> ids;
-  explicit Vocabulary(const std::vector<std::string>& grammar_words) : words(kSpecials) {
-    words.insert(words.end(), grammar_words.begin(), grammar_words.end());
-    for (std::size_t i = 0; i < words.size(); ++i) ids[words[i]] = static_cast<int>(i);
-  }
-  std::vector<int> encode(const std::vector<std::string>& sentence) const {
-    std::vector<int> out;
-    for (const std::string& w : sentence) out.push_back(ids.at(w));
-    return out;
-  }
-};
+using translation::kBosId;
+using translation::kEosId;
 
 struct Example {
   translation::SentencePair pair;
-  std::vector<int> source;   // English ids
-  std::vector<int> target;   // BOS + French ids: what the decoder reads
-  std::vector<int> targets;  // French ids + EOS: what each position predicts
+  Seq2SeqExample ids;
 };
 
-Example make_example(translation::SentencePair pair, const Vocabulary& en, const Vocabulary& fr) {
-  Example e{std::move(pair), {}, {kBos}, {}};
-  e.source = en.encode(e.pair.english);
-  const std::vector<int> french = fr.encode(e.pair.french);
-  e.target.insert(e.target.end(), french.begin(), french.end());
-  e.targets = french;
-  e.targets.push_back(kEos);
-  return e;
+Example make_example(translation::SentencePair pair) {
+  const translation::EncodedPair e = translation::encode_pair(pair);
+  return {std::move(pair), {e.source, e.target, e.targets}};
 }
 
 std::string joined(const std::vector<std::string>& words) {
@@ -95,7 +74,7 @@ Evaluation evaluate(Seq2SeqTransformer& model, const std::vector<Example>& held_
   ev.alignment.assign(kDecoderLayers, std::vector<double>(kHeads, 0.0));
   int tokens = 0, correct = 0, exact = 0, words = 0;
   for (const Example& e : held_out) {
-    const Seq2SeqOutput out = model.forward(e.source, e.target, e.targets);
+    const Seq2SeqOutput out = model.forward(e.ids.source, e.ids.target, e.ids.targets);
     ev.loss += out.loss * out.scored;
     tokens += out.scored;
     correct += out.correct;
@@ -109,8 +88,8 @@ Evaluation evaluate(Seq2SeqTransformer& model, const std::vector<Example>& held_
         }
       }
     words += static_cast<int>(e.pair.alignment.size());
-    const Seq2SeqDecoded decoded = model.decode(e.source, {.bos_id = kBos, .eos_id = kEos, .max_tokens = kMaxLen - 1});
-    std::vector<int> french(e.target.begin() + 1, e.target.end());
+    const Seq2SeqDecoded decoded = model.decode(e.ids.source, {.bos_id = kBosId, .eos_id = kEosId, .max_tokens = kMaxLen - 1});
+    const std::vector<int> french(e.ids.target.begin() + 1, e.ids.target.end());
     if (decoded.finished && decoded.output == french) ++exact;
   }
   ev.loss /= tokens;
@@ -137,13 +116,6 @@ void write_file(const std::string& path, const std::string& bytes) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
-double learning_rate(int step, int steps) {
-  // Linear warm-up, then a cosine from kMaxLr down to kMinLr.
-  if (step < kWarmup) return kMaxLr * (step + 1) / kWarmup;
-  const double progress = static_cast<double>(step - kWarmup) / std::max(1, steps - kWarmup);
-  return kMinLr + 0.5 * (kMaxLr - kMinLr) * (1 + std::cos(M_PI * progress));
-}
-
 // The losses of the log's "first_step" records.
 std::vector<double> logged_first_losses(const std::string& path) {
   std::ifstream in(path);
@@ -162,27 +134,22 @@ int run(const std::string& out_dir, int steps, const std::string& check_log) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  const Vocabulary en(translation::english_words()), fr(translation::french_words());
-
-  Rng held_rng(kHeldOutSeed);
+  const translation::Vocabularies& vocab = translation::vocabularies();
   std::vector<Example> held_out;
   std::set<std::string> held_sentences;
-  while (static_cast<int>(held_out.size()) < kHeldOut) {
-    translation::SentencePair pair = translation::sample_pair(held_rng);
-    if (!held_sentences.insert(joined(pair.english)).second) continue;  // distinct sentences
-    held_out.push_back(make_example(std::move(pair), en, fr));
+  for (translation::SentencePair& pair : translation::held_out_pairs(kHeldOut, kHeldOutSeed)) {
+    held_sentences.insert(joined(pair.english));
+    held_out.push_back(make_example(std::move(pair)));
   }
 
-  const Seq2SeqConfig config{.source_vocab_size = static_cast<int>(en.words.size()),
-                             .target_vocab_size = static_cast<int>(fr.words.size()),
+  const Seq2SeqConfig config{.source_vocab_size = static_cast<int>(vocab.english.size()),
+                             .target_vocab_size = static_cast<int>(vocab.french.size()),
                              .max_len = kMaxLen, .d_model = kDModel, .num_heads = kHeads,
                              .num_encoder_layers = kEncoderLayers, .num_decoder_layers = kDecoderLayers,
                              .d_ff = kDff, .seed = kInitSeed};
   Seq2SeqTransformer model(config);
-  // AdamW's decay on the matrices (embeddings, projections), not on biases and norms, as GPTs train.
-  std::vector<ParameterRef> decayed, kept;
-  for (ParameterRef& p : model.parameters()) (p.shape.size() == 2 ? decayed : kept).push_back(p);
-  AdamW adamw({{decayed, kWeightDecay}, {kept, 0.0}}, {.lr = kMaxLr, .beta1 = 0.9, .beta2 = 0.98, .eps = 1e-9});
+  Seq2SeqTrainer trainer(model, {.max_lr = kMaxLr, .min_lr = kMinLr, .warmup_steps = kWarmup, .total_steps = steps,
+                                 .weight_decay = kWeightDecay});
 
   std::ofstream log;
   if (!checking) log.open(out_dir + "/training-log.jsonl");
@@ -193,7 +160,7 @@ int run(const std::string& out_dir, int steps, const std::string& check_log) {
     log.flush();
     std::cout << record.dump() << std::endl;
   };
-  write_log({{"kind", "setup"}, {"source_vocab", en.words.size()}, {"target_vocab", fr.words.size()},
+  write_log({{"kind", "setup"}, {"source_vocab", vocab.english.size()}, {"target_vocab", vocab.french.size()},
              {"parameters", model.parameter_count()}, {"steps", steps}, {"batch", kBatch}, {"d_model", kDModel},
              {"heads", kHeads}, {"encoder_layers", kEncoderLayers}, {"decoder_layers", kDecoderLayers},
              {"d_ff", kDff}, {"max_lr", kMaxLr}, {"min_lr", kMinLr}, {"warmup", kWarmup},
@@ -206,26 +173,16 @@ int run(const std::string& out_dir, int steps, const std::string& check_log) {
   int loss_count = 0;
   model.train(true);
   for (int step = 0; step < steps; ++step) {
-    std::vector<Example> batch;
+    std::vector<Seq2SeqExample> batch;
     while (static_cast<int>(batch.size()) < kBatch) {
       translation::SentencePair pair = translation::sample_pair(data_rng);
       if (held_sentences.count(joined(pair.english))) {
         ++skipped;
         continue;
       }
-      batch.push_back(make_example(std::move(pair), en, fr));
+      batch.push_back(make_example(std::move(pair)).ids);
     }
-    // The loss is the mean over the batch's target tokens (as PyTorch's over a padded batch).
-    int total = 0;
-    for (const Example& e : batch) total += static_cast<int>(e.targets.size());
-    adamw.set_lr(learning_rate(step, steps));
-    adamw.zero_grad();
-    double loss = 0.0;
-    for (const Example& e : batch) {
-      const float share = static_cast<float>(e.targets.size()) / static_cast<float>(total);
-      loss += share * model.accumulate_gradients(e.source, e.target, e.targets, share).loss;
-    }
-    adamw.step();
+    const double loss = trainer.step(batch);
     loss_sum += loss;
     ++loss_count;
     if (step < 5) {
@@ -260,12 +217,12 @@ int run(const std::string& out_dir, int steps, const std::string& check_log) {
                const std::vector<std::uint8_t> bytes = model.save_safetensors(DType::F32, {{"format", "pt"}});
                return std::string(bytes.begin(), bytes.end());
              }());
-  json vocab = {{"source", en.words}, {"target", fr.words}, {"pad_id", kPad}, {"bos_id", kBos}, {"eos_id", kEos},
-                {"unk_id", kUnk},
+  json vocab_json = {{"source", vocab.english}, {"target", vocab.french}, {"pad_id", translation::kPadId},
+                     {"bos_id", kBosId}, {"eos_id", kEosId}, {"unk_id", translation::kUnkId},
                 {"config", {{"d_model", kDModel}, {"num_heads", kHeads}, {"num_encoder_layers", kEncoderLayers},
                             {"num_decoder_layers", kDecoderLayers}, {"dim_feedforward", kDff}, {"max_len", kMaxLen},
                             {"norm_first", false}, {"activation", "relu"}}}};
-  write_file(out_dir + "/vocab.json", vocab.dump(1) + "\n");
+  write_file(out_dir + "/vocab.json", vocab_json.dump(1) + "\n");
   json shipped = json::array();
   for (int i = 0; i < kHeldOutShipped; ++i)
     shipped.push_back({{"english", joined(held_out[static_cast<std::size_t>(i)].pair.english)},

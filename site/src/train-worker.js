@@ -5,12 +5,15 @@
 // Page → worker: { type: 'train', task, seed, speed, id } (a fresh model), { type: 'stop' },
 //                { type: 'resume', speed }.
 // Worker → page: { type: 'progress', step, losses: [[step, loss], …] since the last message,
+//                  (translation: rowTokens, colTokens: the watched sentence's French and English words),
 //                  accuracy?: [step, accuracy, loss, sequenceAccuracy] when just evaluated, attention: Matrix[][],
 //                  predictions: [{ input, answer, predicted, right }] on a few held-out examples, running, done }
 //                { type: 'error', message, step }; each with the run's id.
 import { AttnLabError, init } from 'attnlab';
 
-import { PREDICTED_EXAMPLES, TASK_SETTINGS, exampleToWatch, predictions } from './training-tasks.js';
+import {
+  PREDICTED_EXAMPLES, TASK_SETTINGS, TRANSLATION_EVALUATED, exampleToWatch, predictions, translationState,
+} from './training-tasks.js';
 
 const BATCH = 16;
 const CHUNK = 2;              // Adam steps between two looks at the message queue (and two progress messages)
@@ -23,7 +26,7 @@ const SLOW_STEPS_PER_SECOND = 10;
 const TARGET = 0.95;
 
 let labPromise = null;
-let model = null;
+let model = null;      // a TaskModel, or for the translation task a TranslatorTrainer
 let data = null;       // { train, test, watched }
 let running = false;
 let speed = 'watch';
@@ -52,9 +55,14 @@ async function start({ task, seed, id }) {
   const lab = await (labPromise ??= init({ training: true }));  // TaskModel lives in the training module
   model?.dispose();
   const settings = TASK_SETTINGS[task];
-  model = new lab.TaskModel({ task, dModel: 32, numHeads: 2, layers: 1, lr: settings.lr, seed });
-  const { train, test } = model.split(settings.trainCount, settings.testCount, seed);
-  data = { train, test, watched: exampleToWatch(model.info, test) };
+  if (settings.translator) {
+    model = await lab.createTranslatorTrainer({ seed });
+    data = { translator: true, batch: settings.batch };
+  } else {
+    model = new lab.TaskModel({ task, dModel: 32, numHeads: 2, layers: 1, lr: settings.lr, seed });
+    const { train, test } = model.split(settings.trainCount, settings.testCount, seed);
+    data = { train, test, watched: exampleToWatch(model.info, test) };
+  }
   pending = [];
   running = true;
   schedule();
@@ -63,12 +71,41 @@ async function start({ task, seed, id }) {
 function schedule() {
   // "watch": one chunk per CHUNK/rate seconds (10 steps a second for the first 100, then 50); "full": as fast as the worker goes,
   // still yielding to the message queue between chunks so Stop is heard at once.
+  // (A translation step takes about a tenth of a second by itself: no pause needed to watch it.)
   const rate = model.steps < SLOW_STEPS ? SLOW_STEPS_PER_SECOND : WATCH_STEPS_PER_SECOND;
-  timer = setTimeout(chunk, speed === 'full' ? 0 : (1000 * CHUNK) / rate);
+  timer = setTimeout(chunk, speed === 'full' || data.translator ? 0 : (1000 * CHUNK) / rate);
+}
+
+// The translation task's chunk: one AdamW step on a batch of fresh sentence pairs (about a tenth of a
+// second in wasm), an evaluation every EVALUATE_EVERY steps.
+function translationChunk() {
+  const [loss] = model.train(1, { batch: data.batch });
+  if (!Number.isFinite(loss)) throw new AttnLabError(`TranslatorTrainer.train: the loss became ${loss} at step ${model.steps}; training stopped`);
+  pending.push([model.steps, loss]);
+  let evaluated = null;
+  if (model.steps % EVALUATE_EVERY === 0) {
+    const result = model.evaluate(TRANSLATION_EVALUATED);
+    evaluated = [model.steps, result.tokenAccuracy, result.loss, result.exactMatch];
+  }
+  const done = evaluated !== null && evaluated[1] >= TARGET;
+  if (done) running = false;
+  const { attention: cross, predictions: shown, rowTokens, colTokens } = translationState(model);
+  post({ type: 'progress', step: model.steps, losses: pending, accuracy: evaluated, attention: cross, predictions: shown,
+    rowTokens, colTokens, running, done });
+  pending = [];
+  if (running) schedule();
 }
 
 function chunk() {
   if (!running) return;
+  if (data.translator) {
+    try {
+      translationChunk();
+    } catch (error) {
+      fail(error);
+    }
+    return;
+  }
   try {
     const { train, test } = data;
     let evaluated = null;

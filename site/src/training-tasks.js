@@ -7,6 +7,9 @@ export const TASK_SETTINGS = {
   sort: { label: 'sort', lr: 3e-3, trainCount: 4000, testCount: 200 },
   coreference: { label: 'what does “it” refer to', lr: 1e-3, trainCount: 4000, testCount: 200 },
   sentiment: { label: 'sentiment', lr: 1e-3, trainCount: 4000, testCount: 200 },
+  // An encoder–decoder (the cross-attention lesson's translator, untrained): its own trainer
+  // (lab.createTranslatorTrainer), fresh grammar sentences every batch, 100 held-out ones.
+  translate: { label: 'translate English → French (encoder–decoder)', lr: 1e-3, batch: 32, testCount: 100, translator: true },
 };
 
 export const TASKS = Object.keys(TASK_SETTINGS);
@@ -47,4 +50,19 @@ export function predictions(model, examples) {
     return { input: words(tokens.slice(0, scored[0])), answer: words(answer), predicted: words(predicted),
       right: predicted.every((id, k) => id === answer[k]) };
   });
+}
+
+// The translation task's view of a TranslatorTrainer: held-out sentence 0's cross-attention (rows: the
+// French words to write, columns: the English words), its accuracy, and a few held-out translations.
+export const TRANSLATION_EVALUATED = 50;  // held-out sentences scored at each evaluation
+export function translationState(trainer) {
+  const shown = Array.from({ length: PREDICTED_EXAMPLES }, (_, i) => trainer.watch(i));
+  const watched = shown[0];
+  return {
+    rowTokens: [...watched.french, '</s>'].map((w) => `→ ${w}`),  // row i writes word i; the last, the end
+    colTokens: watched.english,
+    attention: watched.crossAttention,
+    predictions: shown.map((w) => ({ input: w.english.join(' '), answer: w.french.join(' '), predicted: w.translation.join(' '),
+      right: w.translation.join(' ') === w.french.join(' ') })),
+  };
 }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
+import { init } from '../../web/lib/all.js';
 import { launch } from './browser.js';
 import { DIST, assertHealthy, inspect, openStrict, serveStrict, settle, takeViolations } from './strict-page.js';
 
@@ -140,6 +141,38 @@ describe('lesson: watch it learn', () => {
     assert.deepEqual([(await readout(page)).state, (await readout(page)).step], ['idle', 0]);
     assert.equal(await page.locator('[role="status"][aria-live="polite"]').count(), 1);
     assertHealthy(assert, await inspect(page), 'after reset');
+    problems.push(...await takeViolations(page));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('translate: the untrained translator\'s numbers are the package\'s; it trains in the worker; cross-attention maps French × English', async () => {
+    const lab = await init({ simd: true });
+    const trainer = await lab.createTranslatorTrainer({ seed: 5 });
+    const untrained = trainer.evaluate(50);
+    const watched = trainer.watch(0);
+    trainer.dispose();
+    const { page, problems } = await openStrict(browser, `${server.url}/lessons/watch-it-learn.html?task=translate&seed=5&speed=full`);
+    await page.waitForFunction(() => document.querySelector('[data-accuracy]')?.dataset.accuracy !== undefined, null, { timeout: 30000 });
+    const before = await readout(page);
+    assert.equal(before.state, 'idle');
+    assert.ok(Math.abs(before.accuracy - untrained.tokenAccuracy) < 1e-9, `page ${before.accuracy} vs package ${untrained.tokenAccuracy}`);
+    const maps = await heatmaps(page);
+    const cross = maps.find((m) => m.caption === 'Cross-attention, decoder layer 2, head 2');
+    assert.ok(cross, maps.map((m) => m.caption).join(' | '));
+    assert.deepEqual(cross.labels, [...watched.french, '</s>'].map((w) => `→ ${w}`));
+    assert.equal(cross.cols, watched.english.length);
+    Array.from(watched.crossAttention[1][2].data).forEach((w, i) => assert.ok(Math.abs(cross.data[i] - w) < 1e-6, `weight ${i}`));
+
+    await page.getByRole('button', { name: 'Train' }).click();
+    await page.waitForFunction(() => Number(document.querySelector('[data-accuracy]').dataset.step) >= 20, null, { timeout: 120000 });
+    await page.getByRole('button', { name: 'Stop' }).click();
+    const after = await readout(page);
+    assert.equal(after.state, 'stopped');
+    assert.match(after.text, /^Step \d+ · held-out accuracy [\d.]+% per token, [\d.]+% of examples entirely right/);
+    for (const m of await heatmaps(page)) assert.ok(m.data.every(Number.isFinite), `${m.caption} holds a value that is not finite`);
+    assertHealthy(assert, await inspect(page), 'after training');
+    await page.screenshot({ path: `${shots}watch-it-learn-translate.png`, fullPage: true });
     problems.push(...await takeViolations(page));
     assert.deepEqual(problems, []);
     await page.close();

@@ -106,3 +106,28 @@ for (const variant of VARIANTS) {
     assert.equal(model.translate('the cat sees the dog').text, 'le chat voit le chien', 'still usable');
   });
 }
+
+test('createTranslatorTrainer: a fresh translator learns in the page; evaluate and watch are shaped as documented', async () => {
+  const theLab = await lab(true);
+  const trainer = await theLab.createTranslatorTrainer({ seed: 7 });
+  const before = trainer.evaluate(20);
+  assert.ok(before.tokenAccuracy < 0.1, `an untrained translator is not already right (${before.tokenAccuracy})`);
+  assert.ok(before.loss > 4, `untrained: about log(the French vocabulary) nats per word, got ${before.loss}`);
+  const losses = trainer.train(30, { batch: 16 });
+  assert.equal(losses.length, 30);
+  assert.equal(trainer.steps, 30);
+  // (Still in the warm-up: the learning rate rises over the first 200 steps.)
+  assert.ok(losses.at(-1) < losses[0] - 0.1, `the loss falls: ${losses[0]} → ${losses.at(-1)}`);
+  const after = trainer.evaluate(20);
+  assert.ok(after.loss < before.loss);
+  assert.equal(after.alignment.length, 2);
+  for (const share of after.alignment.flat()) assert.ok(share >= 0 && share <= 1);
+  const w = trainer.watch(1);
+  assert.equal(w.alignment.length, w.french.length);
+  assert.equal(w.crossAttention[1][0].rows, w.french.length + 1, 'a row per French word, and one that writes the end');
+  assert.equal(w.crossAttention[1][0].cols, w.english.length);
+  assert.throws(() => trainer.watch(100), /TranslatorTrainer.watch: index must be in 0 … 99, got 100/);
+  assert.throws(() => trainer.train(0), /TranslatorTrainer.train: count must be an integer ≥ 1, got 0/);
+  assert.equal(trainer.train(1).length, 1, 'still usable');
+  trainer.dispose();
+});

@@ -4,11 +4,15 @@
 // round trip and bad files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "attnlab/seq2seq/seq2seq.hpp"
+#include "attnlab/seq2seq/seq2seq_training.hpp"
+#include "attnlab/tensor/trace.hpp"
 #include "attnlab/training/optimizer.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
@@ -203,6 +207,46 @@ TEST(Seq2SeqErrors, BadIdsAndOptionsNameTheArgument) {
   // Still usable: decoding stops at the position table's end and says it did not finish.
   const Seq2SeqDecoded out = model.decode({1, 2}, {.bos_id = 0, .eos_id = 5});
   EXPECT_LE(out.tokens.size(), 4u);
+}
+
+}  // namespace
+}  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+TEST(Seq2SeqTrainer, TheScheduleByHandAndAnEmptyBatchRefused) {
+  Seq2SeqTransformer model({.source_vocab_size = 5, .target_vocab_size = 6, .max_len = 4, .d_model = 8, .num_heads = 2,
+                            .num_encoder_layers = 1, .num_decoder_layers = 1, .d_ff = 8});
+  Seq2SeqTrainer trainer(model, {.max_lr = 1e-3, .min_lr = 1e-4, .warmup_steps = 200, .total_steps = 1200});
+  EXPECT_DOUBLE_EQ(trainer.learning_rate(0), 1e-3 / 200);        // linear warm-up from the first step
+  EXPECT_DOUBLE_EQ(trainer.learning_rate(199), 1e-3);
+  EXPECT_DOUBLE_EQ(trainer.learning_rate(200), 1e-3);            // the cosine starts at the top
+  EXPECT_NEAR(trainer.learning_rate(700), 1e-4 + 0.5 * 9e-4, 1e-15);  // halfway: cos(π/2) = 0
+  EXPECT_DOUBLE_EQ(trainer.learning_rate(1200), 1e-4);
+  EXPECT_DOUBLE_EQ(trainer.learning_rate(5000), 1e-4);           // and stays at the floor
+  expect_error([&] { trainer.step({}); }, "Seq2SeqTrainer::step: the batch is empty");
+  expect_error([&] { trainer.step({{{1}, {1, 9}, {2, 2}}}); },
+               "Seq2SeqTransformer::forward: target[1] = 9 is outside the vocabulary 0 … 5");
+  EXPECT_EQ(trainer.steps(), 0);
+  const double loss = trainer.step({{{1, 2}, {1, 3}, {3, 2}}});
+  EXPECT_NEAR(loss, std::log(6.0), 1.0);  // an untrained model: about log(vocabulary)
+  EXPECT_EQ(trainer.steps(), 1);
+}
+
+TEST(Seq2SeqTrace, EveryAttentionOfEveryLayerIsTraced) {
+  Seq2SeqTransformer model({.source_vocab_size = 5, .target_vocab_size = 6, .max_len = 4, .d_model = 8, .num_heads = 2,
+                            .num_encoder_layers = 2, .num_decoder_layers = 2, .d_ff = 8});
+  Trace trace;
+  const Seq2SeqOutput out = model.forward({1, 2, 3}, {1, 4}, {}, Tracer(trace));
+  std::vector<std::string> ids;
+  for (const auto& step : trace.steps()) ids.push_back(step.id);
+  const auto has = [&](const std::string& id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  for (const char* id : {"encoder.layers.0.attn.input", "encoder.layers.1.output", "encoder.norm",
+                         "decoder.layers.0.self_attn.input", "decoder.layers.1.cross_attn.output",
+                         "decoder.layers.1.residual3", "decoder.norm", "logits"})
+    EXPECT_TRUE(has(id)) << id;
+  EXPECT_EQ(out.attention.cross[1].size(), 2u);
 }
 
 }  // namespace

@@ -16,12 +16,6 @@ namespace attnlab::wasm {
 
 namespace {
 
-val strings_to_js(const std::vector<std::string>& words) {
-  val out = val::array();
-  for (const std::string& w : words) out.call<void>("push", val(w));
-  return out;
-}
-
 const ReferentData& sentences() {
   static const ReferentData data = referent_sentences();
   return data;

@@ -5,9 +5,15 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
+#include <string>
 
+#include "attnlab/seq2seq/en_fr_grammar.hpp"
 #include "attnlab/seq2seq/seq2seq.hpp"
+#include "attnlab/seq2seq/seq2seq_training.hpp"
+#include "attnlab/tensor/error.hpp"
 #include "shared/convert.hpp"
 
 namespace attnlab::wasm {
@@ -78,6 +84,129 @@ class Seq2SeqHandle {
   std::unique_ptr<Seq2SeqTransformer> model_;
 };
 
+// A fresh English → French translator trained in the page ("Watch it learn"): the shipped model's
+// shape and recipe (cpp/train/train_translator.cpp), drawn from `seed`; training pairs from the grammar
+// (stream seed + 1), never one of the held-out sentences it is scored on (the shipped run's held-out
+// seed, so they are the package's heldout.json sentences first).
+class TranslatorTrainerHandle {
+ public:
+  static constexpr int kHeldOut = 100;
+
+  static TranslatorTrainerHandle* create(double seed, int total_steps) {
+    return catching<TranslatorTrainerHandle*>([&] { return new TranslatorTrainerHandle(seed_from_js(seed), total_steps); }, nullptr);
+  }
+
+  int steps() const { return trainer_.steps(); }
+
+  // `count` AdamW steps on batches of `batch` fresh pairs → their losses (Float32Array).
+  val train(int count, int batch) {
+    return guarded([&] {
+      if (count < 1 || batch < 1) throw Error("TranslatorTrainer::train: count and batch must be ≥ 1, got " +
+                                              std::to_string(count) + " and " + std::to_string(batch));
+      std::vector<float> losses;
+      for (int s = 0; s < count; ++s) {
+        std::vector<Seq2SeqExample> examples;
+        while (static_cast<int>(examples.size()) < batch) {
+          translation::SentencePair pair = translation::sample_pair(data_rng_);
+          if (held_sentences_.count(pair.english)) continue;
+          const translation::EncodedPair e = translation::encode_pair(pair);
+          examples.push_back({e.source, e.target, e.targets});
+        }
+        model_.train(true);
+        losses.push_back(static_cast<float>(trainer_.step(examples)));
+        model_.train(false);
+      }
+      return floats_to_js(losses.data(), losses.size());
+    });
+  }
+
+  // The first `count` held-out pairs → { loss, tokenAccuracy (teacher-forced), exactMatch (greedy),
+  // alignment: [layer][head] share of French words whose largest cross-attention weight is on the gold
+  // English word }.
+  val evaluate(int count) {
+    return guarded([&] {
+      const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(std::max(count, 1)), held_out_.size());
+      const int layers = model_.config().num_decoder_layers, heads = model_.config().num_heads;
+      std::vector<std::vector<double>> aligned(static_cast<std::size_t>(layers), std::vector<double>(static_cast<std::size_t>(heads), 0.0));
+      double loss = 0.0;
+      int tokens = 0, correct = 0, exact = 0, words = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const translation::EncodedPair e = translation::encode_pair(held_out_[i]);
+        const Seq2SeqOutput out = model_.forward(e.source, e.target, e.targets);
+        loss += out.loss * out.scored;
+        tokens += out.scored;
+        correct += out.correct;
+        const std::vector<int>& gold = held_out_[i].alignment;
+        for (int l = 0; l < layers; ++l)
+          for (int h = 0; h < heads; ++h)
+            for (std::size_t t = 0; t < gold.size(); ++t) {
+              Eigen::Index top = 0;
+              out.attention.cross[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].row(static_cast<Eigen::Index>(t)).maxCoeff(&top);
+              if (top == gold[t]) aligned[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)] += 1;
+            }
+        words += static_cast<int>(gold.size());
+        const Seq2SeqDecoded decoded = model_.decode(e.source, {.bos_id = translation::kBosId, .eos_id = translation::kEosId});
+        if (decoded.finished && decoded.output == std::vector<int>(e.target.begin() + 1, e.target.end())) ++exact;
+      }
+      val alignment = val::array();
+      for (const auto& row : aligned) {
+        val js_row = val::array();
+        for (double v : row) js_row.call<void>("push", v / words);
+        alignment.call<void>("push", js_row);
+      }
+      val js = val::object();
+      js.set("loss", loss / tokens);
+      js.set("tokenAccuracy", static_cast<double>(correct) / tokens);
+      js.set("exactMatch", static_cast<double>(exact) / static_cast<double>(n));
+      js.set("alignment", alignment);
+      return js;
+    });
+  }
+
+  // Held-out pair `index` → { english, french (words), alignment (gold), translation (greedy, words),
+  // crossAttention: Matrix[layer][head], the French it should write × the English (teacher-forced) }.
+  val watch(int index) {
+    return guarded([&] {
+      if (index < 0 || index >= static_cast<int>(held_out_.size()))
+        throw Error("TranslatorTrainer::watch: index must be in 0 … " + std::to_string(held_out_.size() - 1) + ", got " + std::to_string(index));
+      const translation::SentencePair& pair = held_out_[static_cast<std::size_t>(index)];
+      const translation::EncodedPair e = translation::encode_pair(pair);
+      const Seq2SeqOutput out = model_.forward(e.source, e.target, e.targets);
+      const Seq2SeqDecoded decoded = model_.decode(e.source, {.bos_id = translation::kBosId, .eos_id = translation::kEosId});
+      std::vector<std::string> translation;
+      for (int id : decoded.output) translation.push_back(translation::vocabularies().french[static_cast<std::size_t>(id)]);
+      val js = val::object();
+      js.set("english", strings_to_js(pair.english));
+      js.set("french", strings_to_js(pair.french));
+      js.set("alignment", ints_to_js(pair.alignment));
+      js.set("translation", strings_to_js(translation));
+      js.set("crossAttention", matrix_grid_to_js(out.attention.cross));
+      return js;
+    });
+  }
+
+ private:
+  TranslatorTrainerHandle(std::uint64_t seed, int total_steps)
+      : model_(config(seed)),
+        trainer_(model_, {.total_steps = total_steps}),
+        data_rng_(seed, 1),
+        held_out_(translation::held_out_pairs(kHeldOut, 3)) {
+    for (const translation::SentencePair& p : held_out_) held_sentences_.insert(p.english);
+  }
+  static Seq2SeqConfig config(std::uint64_t seed) {
+    const translation::Vocabularies& v = translation::vocabularies();
+    return {.source_vocab_size = static_cast<int>(v.english.size()), .target_vocab_size = static_cast<int>(v.french.size()),
+            .max_len = translation::kMaxWords + 2, .d_model = 64, .num_heads = 4, .num_encoder_layers = 2,
+            .num_decoder_layers = 2, .d_ff = 256, .seed = seed};
+  }
+
+  Seq2SeqTransformer model_;
+  Seq2SeqTrainer trainer_;
+  Rng data_rng_;
+  std::vector<translation::SentencePair> held_out_;
+  std::set<std::vector<std::string>> held_sentences_;
+};
+
 }  // namespace attnlab::wasm
 
 using namespace emscripten;
@@ -89,4 +218,10 @@ EMSCRIPTEN_BINDINGS(attnlab_seq2seq) {
       .function("parameterCount", &Seq2SeqHandle::parameter_count)
       .function("forward", &Seq2SeqHandle::forward)
       .function("decode", &Seq2SeqHandle::decode);
+  class_<TranslatorTrainerHandle>("TranslatorTrainerHandle")
+      .class_function("create", &TranslatorTrainerHandle::create, allow_raw_pointers())
+      .function("steps", &TranslatorTrainerHandle::steps)
+      .function("train", &TranslatorTrainerHandle::train)
+      .function("evaluate", &TranslatorTrainerHandle::evaluate)
+      .function("watch", &TranslatorTrainerHandle::watch);
 }

@@ -191,4 +191,10 @@ val matrix_grid_to_js(const std::vector<std::vector<Matrix>>& grid) {
   return layers;
 }
 
+val strings_to_js(const std::vector<std::string>& words) {
+  val out = val::array();
+  for (const std::string& w : words) out.call<void>("push", val(w));
+  return out;
+}
+
 }  // namespace attnlab::wasm

@@ -37,6 +37,7 @@ val ints_to_js(const std::vector<int>& ids);                                   /
 val bytes_to_js(const void* data, std::size_t count);                          // → Uint8Array
 val floats_to_js(const float* data, std::size_t count);                        // → Float32Array
 val matrix_to_js(const Matrix& m);
+val strings_to_js(const std::vector<std::string>& words);  // → an array of strings
 val matrix_grid_to_js(const std::vector<std::vector<Matrix>>& grid);  // [layer][head] → nested arrays of Matrix
 // The same, written into `into` (a Float32Array of exactly m.size() values, checked in web/lib) when it
 // is defined: scaledDotProductAttention's `out`.

@@ -176,3 +176,47 @@ export function seq2seqClass(module) {
   }
   return Seq2SeqModel;
 }
+
+// TranslatorTrainer: a fresh translator of the built-in one's shape and recipe, trained in the page on
+// the grammar's sentence pairs (lab.createTranslatorTrainer({ seed, totalSteps })), for watching its
+// cross-attention turn into an alignment.
+export function translatorTrainerClass(module) {
+  const { call } = module;
+
+  class TranslatorTrainer extends WasmModule {
+    constructor(handle) {
+      super('TranslatorTrainer', handle, call);
+    }
+
+    get steps() {
+      return this.handle('steps').steps();
+    }
+
+    // `count` AdamW steps on batches of `batch` fresh sentence pairs → their losses (Float32Array).
+    train(count = 1, { batch = 32 } = {}) {
+      const fn = 'TranslatorTrainer.train';
+      checkSize(fn, 'count', count);
+      checkSize(fn, 'batch', batch);
+      return this.call(fn, () => this.handle('train').train(count, batch));
+    }
+
+    // The first `count` held-out pairs (at most 100; never trained on) → { loss, tokenAccuracy,
+    // exactMatch, alignment: [layer][head] share of French words on their gold English word }.
+    evaluate(count = 100) {
+      const fn = 'TranslatorTrainer.evaluate';
+      checkSize(fn, 'count', count);
+      return this.call(fn, () => this.handle('evaluate').evaluate(count));
+    }
+
+    // Held-out pair `index` → { english, french (word lists), alignment (gold: each French word's
+    // English index), translation (greedy, words), crossAttention: Matrix[layer][head] (French × English,
+    // teacher-forced: row i is the query that must write French word i) }.
+    watch(index = 0) {
+      const fn = 'TranslatorTrainer.watch';
+      checkSize(fn, 'index', index, { min: 0 });
+      const out = this.call(fn, () => this.handle('watch').watch(index));
+      return { ...out, alignment: Array.from(out.alignment) };
+    }
+  }
+  return TranslatorTrainer;
+}

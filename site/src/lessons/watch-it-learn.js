@@ -6,7 +6,9 @@ import { AttnLabError } from 'attnlab';
 import { el, field, formatNumber, select } from '../dom.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
-import { PREDICTED_EXAMPLES, TASK_SETTINGS, TASKS, exampleToWatch, predictions } from '../training-tasks.js';
+import {
+  PREDICTED_EXAMPLES, TASK_SETTINGS, TASKS, TRANSLATION_EVALUATED, exampleToWatch, predictions, translationState,
+} from '../training-tasks.js';
 import { heatmap, panel, seedField } from '../views.js';
 import { trainWorkerUrl } from '../worker-url.js';
 
@@ -26,9 +28,15 @@ const LOOK_FOR = {
     'street). Look at the row and column of “it” and of the adjective: training builds the link between “it” and the noun it refers to.',
   sentiment: 'Positive or negative? The adjective carries the answer, and “not” flips it. Watch the weight gather on the ' +
     'adjective and on “not” (the example shown is a negated one).',
+  translate: 'An encoder–decoder (2 + 2 layers, d_model 64, 4 heads: the cross-attention lesson’s translator, untrained) ' +
+    'learns English → French from sentences of a small grammar, 32 new ones per step. Each map is one decoder head’s ' +
+    'cross-attention on a held-out sentence: a row per French word it must write, a column per English word. At first ' +
+    'the rows are a blur; as it learns, the head of the second layer puts each French word on the English word it ' +
+    'translates — a diagonal that crosses where French moves the adjective after the noun. Accuracy here is per French ' +
+    `word on ${TRANSLATION_EVALUATED} held-out sentences (teacher-forced); “examples entirely right” are exact greedy translations.`,
 };
 
-function lossCurve(losses, accuracies, width) {
+function lossCurve(losses, accuracies, width, batch) {
   // Means of LOSS_BUCKET steps keep the chart at a few dozen points however long training runs.
   const buckets = new Map();
   for (const [step, loss] of losses) {
@@ -43,12 +51,24 @@ function lossCurve(losses, accuracies, width) {
   return lineChart([
     { name: 'training loss (mean of 10 steps)', points: lossPoints },
     { name: 'held-out accuracy (per token)', points: accuracyPoints, axis: 'right' },
-  ], { xLabel: 'training step (batches of 16)', yLabel: 'loss (nats)', y2Label: 'accuracy (0–1)',
+  ], { xLabel: `training step (batches of ${batch})`, yLabel: 'loss (nats)', y2Label: 'accuracy (0–1)',
     yDomain: [0, Math.ceil(top * 2) / 2], y2Domain: [0, 1], width,
     title: 'Training loss (left axis) and held-out accuracy (right axis) against the step' });
 }
 
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
+const BATCH = 16;  // the toy tasks' batch (train-worker.js)
+
+const TRANSLATE_PYTORCH = 'model = Seq2SeqTransformer(...)  # nn.Transformer(d_model=64, nhead=4, 2 + 2 layers, dim_feedforward=256)\n' +
+  'optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)\n' +
+  'for src, tgt_in, tgt_out in batches:           # 32 new sentence pairs per step\n' +
+  '    logits = model(src, tgt_in)                 # causal mask on the target\n' +
+  '    loss = F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), ignore_index=PAD)\n' +
+  '    optimizer.zero_grad(); loss.backward(); optimizer.step(); scheduler.step()';
+const translateCall = (state) => `const trainer = await lab.createTranslatorTrainer({ seed: ${state.seed} });\n` +
+  'trainer.train(1, { batch: 32 });               // one AdamW step on 32 fresh pairs\n' +
+  `trainer.evaluate(${TRANSLATION_EVALUATED});                       // { tokenAccuracy, exactMatch, alignment[layer][head] }\n` +
+  'trainer.watch(0).crossAttention[1][2];        // French × English weights of a held-out sentence';
 const finite = (layers) => layers.every((heads) => heads.every((m) => m.data.every(Number.isFinite)));
 
 lessonPage({
@@ -65,21 +85,21 @@ lessonPage({
   ],
   formula: String.raw`\begin{aligned}\mathcal{L} &= -\frac{1}{N}\sum_{i=1}^{N} \log \operatorname{softmax}(z_i)_{y_i} \\ \theta &\leftarrow \theta - \eta\,\frac{\hat m}{\sqrt{\hat v} + \epsilon}, \qquad \hat m, \hat v = \text{bias-corrected running means of } \nabla_\theta\mathcal{L} \text{ and } (\nabla_\theta\mathcal{L})^2\end{aligned}`,
   // The learning rate quoted is the one the page trains the chosen task with.
-  pytorch: (state) => 'loss_fn = nn.CrossEntropyLoss()            # ignores targets of -100\n' +
+  pytorch: (state) => (TASK_SETTINGS[state.task].translator ? TRANSLATE_PYTORCH : 'loss_fn = nn.CrossEntropyLoss()            # ignores targets of -100\n' +
     `optimizer = torch.optim.Adam(model.parameters(), lr=${TASK_SETTINGS[state.task].lr})\n` +
     'for tokens, targets in loader:               # batches of 16\n' +
     '    logits = model(tokens)\n' +
     '    loss = loss_fn(logits.view(-1, logits.size(-1)), targets.view(-1))\n' +
     '    optimizer.zero_grad()\n' +
     '    loss.backward()\n' +
-    '    optimizer.step()',
-  call: (state) => 'await lab.loadTraining();                 // the training module, loaded on demand\n' +
+    '    optimizer.step()'),
+  call: (state) => (TASK_SETTINGS[state.task].translator ? translateCall(state) : 'await lab.loadTraining();                 // the training module, loaded on demand\n' +
     `const model = new lab.TaskModel({ task: '${state.task}', dModel: 32, numHeads: 2, layers: 1, lr: ${TASK_SETTINGS[state.task].lr}, seed: ${state.seed} });\n` +
     `const { train, test } = model.split(${TASK_SETTINGS[state.task].trainCount}, ${TASK_SETTINGS[state.task].testCount}, ${state.seed});\n` +
     'for (let i = 0; model.evaluate(test).accuracy < 0.95; i += 16) {\n' +
     '  model.trainStep(train.slice(i, i + 16));   // forward, backward, Adam\n' +
     '}\n' +
-    'model.attentionWeights(test[0]).layers[0];   // one n×n matrix per head',
+    'model.attentionWeights(test[0]).layers[0];   // one n×n matrix per head'),
   schema: {
     task: { type: 'enum', values: TASKS, default: 'sort' },  // several hundred steps: time to watch the heads form
     seed: { type: 'int', min: 0, max: 999999, default: 3 },
@@ -130,8 +150,10 @@ lessonPage({
       el('h2', { text: 'What the heads look at' }), lookFor, maps);
 
     // The untrained model, computed here from the same seed as the worker's: the page shows it at once.
+    // The translator lives in its own module: its untrained view arrives once that has loaded.
     function fresh() {
       const settings = TASK_SETTINGS[state.task];
+      if (settings.translator) return freshTranslation(settings);
       const model = new lab.TaskModel({ task: state.task, dModel: 32, numHeads: 2, layers: 1, lr: settings.lr, seed: state.seed });
       try {
         const { train: trainSet, test } = model.split(settings.trainCount, settings.testCount, state.seed);
@@ -144,6 +166,23 @@ lessonPage({
       } finally {
         model.dispose();
       }
+    }
+
+    function freshTranslation(settings) {
+      const pending = { info: { task: state.task, sequence: true }, batch: settings.batch, rowTokens: [], colTokens: [],
+        losses: [], accuracies: [], sequenceAccuracy: 0, attention: [], step: 0, predictions: [], announced: new Set(), loading: true };
+      lab.createTranslatorTrainer({ seed: state.seed }).then((trainer) => {
+        try {
+          if (run !== pending || !pending.loading) return;  // reset meanwhile, or the worker has reported first
+          const result = trainer.evaluate(TRANSLATION_EVALUATED);
+          Object.assign(pending, translationState(trainer), { losses: [[0, result.loss]], accuracies: [[0, result.tokenAccuracy]],
+            sequenceAccuracy: result.exactMatch, loading: false });
+          queueDraw();
+        } finally {
+          trainer.dispose();
+        }
+      }, (error) => ctx.report(error));
+      return pending;
     }
 
     function setPhase(next) {
@@ -167,25 +206,32 @@ lessonPage({
     function draw() {
       drawQueued = false;
       if (!run) return;
+      if (run.loading) {
+        readout.textContent = 'Loading the encoder–decoder module…';
+        return;
+      }
       const layers = run.attention;
       const count = layers.reduce((n, l) => n + l.length, 0);
       if (heads.length !== count) {
+        const translating = Boolean(run.colTokens);
         heads = layers.flatMap((l, li) => l.map((_, h) => heatmap({
-          caption: layers.length > 1 ? `Layer ${li + 1}, head ${h}` : `Head ${h}`, rowTitle: 'Query', colTitle: 'Key' })));
+          caption: layers.length > 1 ? `${translating ? 'Cross-attention, decoder layer' : 'Layer'} ${li + 1}, head ${h}` : `Head ${h}`,
+          rowTitle: translating ? 'French word to write (query)' : 'Query', colTitle: translating ? 'English word (key)' : 'Key' })));
         maps.replaceChildren(...heads.map((h) => panel(null, h)));
       }
       let i = 0;
       for (const l of layers) {
         for (const m of l) {
           const node = heads[i++];
-          if (node.rowLabels !== run.tokens) {
-            node.rowLabels = run.tokens;
-            node.colLabels = run.tokens;
+          const rows = run.rowTokens ?? run.tokens, cols = run.colTokens ?? run.tokens;
+          if (node.rowLabels !== rows || node.colLabels !== cols) {
+            node.rowLabels = rows;
+            node.colLabels = cols;
           }
           node.matrix = m;
         }
       }
-      chart.replaceChildren(lossCurve(run.losses, run.accuracies, chartWidth(chart)));
+      chart.replaceChildren(lossCurve(run.losses, run.accuracies, chartWidth(chart), run.batch ?? BATCH));
       drawPredictions(run.predictions);
       const [accStep, accuracy] = run.accuracies.at(-1);
       readout.dataset.accuracy = String(accuracy);
@@ -223,6 +269,7 @@ lessonPage({
         run.step = message.step;
         run.losses.push(...message.losses);
         run.attention = message.attention;
+        if (message.rowTokens) Object.assign(run, { rowTokens: message.rowTokens, colTokens: message.colTokens, loading: false });
         run.predictions = message.predictions;
         if (message.accuracy) {
           const [step, accuracy, , sequenceAccuracy] = message.accuracy;

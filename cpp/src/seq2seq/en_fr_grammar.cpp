@@ -1,4 +1,4 @@
-#include "en_fr_grammar.hpp"
+#include "attnlab/seq2seq/en_fr_grammar.hpp"
 
 #include <algorithm>
 #include <array>
@@ -152,6 +152,46 @@ std::vector<std::string> french_words() {
   for (const auto& p : kPrepositions) words.insert(p[1]);
   for (const Determiner& d : kDeterminers) words.insert(d.fr.begin(), d.fr.end());
   return {words.begin(), words.end()};
+}
+
+const Vocabularies& vocabularies() {
+  static const Vocabularies v = [] {
+    const std::vector<std::string> specials{"<pad>", "<s>", "</s>", "<unk>"};
+    Vocabularies out{specials, specials, {}, {}};
+    for (const std::string& w : english_words()) out.english.push_back(w);
+    for (const std::string& w : french_words()) out.french.push_back(w);
+    for (std::size_t i = 0; i < out.english.size(); ++i) out.english_ids[out.english[i]] = static_cast<int>(i);
+    for (std::size_t i = 0; i < out.french.size(); ++i) out.french_ids[out.french[i]] = static_cast<int>(i);
+    return out;
+  }();
+  return v;
+}
+
+namespace {
+std::vector<int> ids_of(const std::vector<std::string>& words, const std::map<std::string, int>& index) {
+  std::vector<int> ids;
+  for (const std::string& w : words) ids.push_back(index.at(w));  // the grammar's own words: always there
+  return ids;
+}
+}  // namespace
+
+EncodedPair encode_pair(const SentencePair& pair) {
+  const Vocabularies& v = vocabularies();
+  EncodedPair e{ids_of(pair.english, v.english_ids), {kBosId}, ids_of(pair.french, v.french_ids)};
+  e.target.insert(e.target.end(), e.targets.begin(), e.targets.end());
+  e.targets.push_back(kEosId);
+  return e;
+}
+
+std::vector<SentencePair> held_out_pairs(int count, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<SentencePair> pairs;
+  std::set<std::vector<std::string>> seen;
+  while (static_cast<int>(pairs.size()) < count) {
+    SentencePair pair = sample_pair(rng);
+    if (seen.insert(pair.english).second) pairs.push_back(std::move(pair));
+  }
+  return pairs;
 }
 
 }  // namespace attnlab::translation

@@ -1,5 +1,6 @@
 // English → French sentence pairs from a small seeded grammar, each French word aligned to the English
-// word it translates, for the translator the cross-attention lesson trains (train_translator.cpp).
+// word it translates: the data of the translator the cross-attention lesson ships (cpp/train/
+// train_translator.cpp) and of the one "Watch it learn" trains in the browser.
 //
 //   sentence = subject verb object [preposition noun-phrase]
 //   noun phrase = determiner [size adjective] noun [colour adjective]
@@ -11,6 +12,8 @@
 // ("some small cats" → "de petits chats"). Every French word has exactly one English word.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,5 +36,24 @@ std::vector<std::string> french_words();
 
 // The longest sentence the grammar makes, in words (both languages).
 inline constexpr int kMaxWords = 14;
+
+// Both vocabularies: ids 0 … 3 are <pad>, <s>, </s>, <unk>, then the grammar's words, sorted.
+inline constexpr int kPadId = 0, kBosId = 1, kEosId = 2, kUnkId = 3;
+struct Vocabularies {
+  std::vector<std::string> english, french;          // id → word
+  std::map<std::string, int> english_ids, french_ids;  // word → id
+};
+const Vocabularies& vocabularies();
+
+// A pair as the model reads it: English ids; the French the decoder reads (<s> first); what each of
+// its positions must predict (the French, then </s>).
+struct EncodedPair {
+  std::vector<int> source, target, targets;
+};
+EncodedPair encode_pair(const SentencePair& pair);
+
+// The held-out pairs: `count` distinct English sentences drawn from their own seed; training draws
+// from another seed and skips these (is_held_out).
+std::vector<SentencePair> held_out_pairs(int count, std::uint64_t seed);
 
 }  // namespace attnlab::translation
