@@ -176,6 +176,22 @@ TEST(Seq2SeqState, SavedFileLoadsIntoAFreshModelWithTheSameNumbers) {
   EXPECT_EQ(state.back().name, "generator.bias");
 }
 
+TEST(Seq2SeqState, TheTutorialsTokenEmbeddingNamesLoadToo) {
+  // PyTorch's translation tutorial keeps each nn.Embedding inside a TokenEmbedding module.
+  Loaded m = load("post_norm");
+  std::vector<Seq2SeqTensor> state = m.model.state_dict();
+  std::vector<TensorToWrite> tensors;
+  for (Seq2SeqTensor& t : state) {
+    if (t.name == "src_tok_emb.weight") t.name = "src_tok_emb.embedding.weight";
+    if (t.name == "tgt_tok_emb.weight") t.name = "tgt_tok_emb.embedding.weight";
+    tensors.push_back({t.name, t.shape, t.values.data()});
+  }
+  Seq2SeqTransformer copy(config_of(m.fixture.at("config")));
+  copy.load_safetensors(write_safetensors(tensors, DType::F32));
+  const auto& f = m.fixture;
+  EXPECT_TRUE(MatricesNear(copy.forward(f.at("source"), f.at("target")).logits, nested_matrix(f.at("logits")), 1e-5f, 1e-4f));
+}
+
 TEST(Seq2SeqState, AFileForAnotherConfigIsRefusedNamingTheTensorAndShapes) {
   Loaded m = load("post_norm");
   Seq2SeqConfig wider = config_of(m.fixture.at("config"));

@@ -39,6 +39,12 @@ class StateReader {
     read(name, {rows, cols}, m.data());
     return m;
   }
+  // The first of `names` the file has (the same tensor under another model's name), else the first.
+  std::string present(std::initializer_list<std::string> names) const {
+    for (const std::string& name : names)
+      if (header_.find(name)) return name;
+    return *names.begin();
+  }
   Vector vector(const std::string& name, Eigen::Index size) const {
     Vector v(size);
     read(name, {size}, v.data());
@@ -120,8 +126,10 @@ void Seq2SeqTransformer::load_safetensors(std::span<const std::uint8_t> file) {
   const Eigen::Index d = config_.d_model, ff = config_.d_ff;
   // Every tensor is read and every layer loaded into a copy first, so a bad file changes nothing.
   Embedding src = src_tok_emb_, tgt = tgt_tok_emb_;
-  src.load(in.matrix("src_tok_emb.weight", config_.source_vocab_size, d));
-  tgt.load(in.matrix("tgt_tok_emb.weight", config_.target_vocab_size, d));
+  // PyTorch's translation tutorial wraps each nn.Embedding in a TokenEmbedding module: its state_dict
+  // names them src_tok_emb.embedding.weight; both spellings load.
+  src.load(in.matrix(in.present({"src_tok_emb.weight", "src_tok_emb.embedding.weight"}), config_.source_vocab_size, d));
+  tgt.load(in.matrix(in.present({"tgt_tok_emb.weight", "tgt_tok_emb.embedding.weight"}), config_.target_vocab_size, d));
   std::vector<TransformerEncoderLayer> encoders = encoder_layers_;
   for (std::size_t i = 0; i < encoders.size(); ++i) {
     const std::string p = "transformer.encoder.layers." + std::to_string(i);
