@@ -707,6 +707,10 @@ export interface TrainingLog {
 }
 
 export function init(options?: InitOptions): Promise<Lab>;
+/** Starts downloading, in a browser, the module and files a later lab.loadReferentModel() ('referent-model'),
+ *  lab.loadBuiltinTranslator() ('translator') or lab.loadTraining() ('training') will need, alongside
+ *  init()'s main module instead of after it. Only what the app ships is fetched; nothing in Node. */
+export function prefetch(features: Array<'referent-model' | 'translator' | 'training'>, options?: { simd?: 'auto' | boolean }): void;
 
 /** One sentence of the "it" model's frames (ReferentModel.sentence). */
 export interface ReferentSentence {

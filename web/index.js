@@ -9,8 +9,8 @@ import {
 import { makeCaller } from './lib/call.js';
 import { checkIds, gptClasses, samplingOptions } from './lib/gpt.js';
 import { LazyModule } from './lib/lazy-module.js';
-import { allInOrder, checkBaseUrl, parseTrainingLog, readBuiltinFile } from './lib/builtin-model.js';
-import { checkThreads, chooseVariant, instantiate, pageCanUseThreads } from './lib/loader.js';
+import { allInOrder, checkBaseUrl, parseTrainingLog, prefetchFile, readBuiltinFile } from './lib/builtin-model.js';
+import { checkThreads, chooseVariant, instantiate, pageCanUseThreads, prefetchBuild } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
 import { taskModelClass } from './lib/task-model.js';
 import {
@@ -74,6 +74,30 @@ async function startThreaded(opts) {
   const threadsFallback = `init: the threaded build was not used: ${outcome}; running on one thread`;
   console.warn(`attnlab: ${threadsFallback}`);
   return { raw: null, threadsFallback };
+}
+
+// What prefetch() starts downloading for each feature: its module's build and its model files.
+const PREFETCH = {
+  'referent-model': { build: 'attnlab-referent', files: ['referentModel', 'referentLog'] },
+  translator: { build: 'attnlab-seq2seq', files: ['translatorModel', 'translatorVocab', 'translatorHeldOut', 'translatorLog'] },
+  training: { build: 'attnlab-train', files: [] },
+};
+
+// prefetch(features, { simd }?): starts downloading, in a browser, what lab.loadReferentModel() ('referent-model'),
+// lab.loadBuiltinTranslator() ('translator') or lab.loadTraining() ('training') will need, before init()
+// has finished: the later call then finds its module and files on the way instead of fetching them
+// after the main module. Only what the app ships (its feature entries) is fetched; nothing in Node.
+// `simd` as init()'s (the same build must be chosen).
+export function prefetch(features, options = {}) {
+  const opts = checkOptions('prefetch', options);
+  if (!Array.isArray(features)) fail('prefetch', `features must be a list such as ['referent-model'], got ${describe(features)}`);
+  const variant = chooseVariant(opts.simd);
+  for (const feature of features) {
+    const what = PREFETCH[feature];
+    if (!what) fail('prefetch', `unknown feature ${describe(feature)} (${Object.keys(PREFETCH).map((k) => `'${k}'`).join(', ')})`);
+    prefetchBuild(`${what.build}-${variant}`);
+    what.files.forEach(prefetchFile);
+  }
 }
 
 const DEFAULT_MEMORY_BUDGET = 512 * 2 ** 20;

@@ -5,7 +5,7 @@ import 'katex/dist/katex.min.css';  // the formulas' layout; the browser fetches
 import 'virtual:attnlab-formula-styles.css';  // KaTeX's inline styles as classes (formula-plugin.js)
 import '../styles.css';
 import 'attnlab/components';
-import { AttnLabError } from 'attnlab';
+import { AttnLabError, prefetch } from 'attnlab';
 
 import { el } from './dom.js';
 import { siteHeader } from './header.js';
@@ -60,7 +60,8 @@ function codeBlock(label, code) {
   return { node, refresh, markStale: () => { stale.hidden = typeof code !== 'function'; } };
 }
 
-// lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, prepare?, setup(ctx) };
+// lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, prefetch?, prepare?, setup(ctx) };
+// prefetch: the package features (prefetch() in attnlab) whose module and files prepare() will load.
 // pytorch and call: code as text, or state → text.
 // training: true loads attnlab's training module (TaskModel) before setup; other lessons never fetch it.
 // prepare(lab, notices, loading): awaited before setup (loading a model, say); its result is
@@ -68,6 +69,8 @@ function codeBlock(label, code) {
 // setup builds the lesson's interactive part into ctx.root and returns update(), which recomputes and
 // redraws from ctx.state; ctx.set(partial) changes state, writes the URL and calls update().
 export async function lessonPage(lesson) {
+  // The lesson's own module and model start downloading beside attnlab's main module, not after it.
+  prefetch([...(lesson.training ? ['training'] : []), ...(lesson.prefetch ?? [])]);
   document.title = pageTitle(lesson.slug);
   const notices = el('div', { class: 'notices', role: 'status' });
   const errorBox = el('div', { class: 'error', role: 'alert', hidden: true });

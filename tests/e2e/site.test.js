@@ -87,15 +87,38 @@ describe('the site', () => {
       // training module only where a lesson trains, the GPT
       // referent module (the trained "it" model) only where lesson 1 shows that model's head, the
       // encoder–decoder module only in the cross-attention lesson (the trained translator).
-      assert.deepEqual(wasm.map((name) => name.replace(/-[\w-]{8}\.wasm$/, '.wasm')),
+      // (Sorted: a lesson's own module is asked for beside the main one, so either may come first.)
+      assert.deepEqual(wasm.map((name) => name.replace(/-[\w-]{8}\.wasm$/, '.wasm')).sort(),
         { 'watch-it-learn': ['attnlab-simd-mt.wasm', 'attnlab-train-simd.wasm'],
-          'why-attention': ['attnlab-simd-mt.wasm', 'attnlab-referent-simd.wasm'],
-          'cross-attention': ['attnlab-simd-mt.wasm', 'attnlab-seq2seq-simd.wasm'] }[lesson] ?? ['attnlab-simd-mt.wasm']);
+          'why-attention': ['attnlab-referent-simd.wasm', 'attnlab-simd-mt.wasm'],
+          'cross-attention': ['attnlab-seq2seq-simd.wasm', 'attnlab-simd-mt.wasm'] }[lesson] ?? ['attnlab-simd-mt.wasm']);
       const defined = await page.evaluate(() => ['attn-heatmap', 'attn-stepper', 'pe-plot'].every((t) => customElements.get(t)));
       assert.ok(defined, 'the components are registered');
       await checkLessonLayout(browser, { page, problems }, `${server.url}/lessons/${lesson}.html`, `${shots}${lesson}`);
     });
   }
+
+  test('lesson 1 asks for its model\'s module and weights while the main module is still on its way', async () => {
+    // The main (threaded) module's .wasm is held back for a second: the referent module's .wasm and the
+    // model's weights must be requested before it arrives (prefetch), not after the main module loads.
+    const page = await browser.newPage();
+    const requested = [];
+    let mainDelivered = null;
+    page.on('request', (r) => requested.push([new URL(r.url()).pathname.split('/').pop(), Date.now()]));
+    await page.route(/attnlab-simd-mt-[\w-]+\.wasm$/, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      mainDelivered = Date.now();
+      await route.continue();
+    });
+    await page.goto(`${server.url}/lessons/why-attention.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    const at = (pattern) => requested.find(([name]) => pattern.test(name))?.[1];
+    assert.ok(mainDelivered, 'the main module was requested');
+    assert.ok(at(/^attnlab-referent-simd-.*\.wasm$/) < mainDelivered, 'the referent module was asked for before the main module arrived');
+    assert.ok(at(/^model-.*\.safetensors$/) < mainDelivered, 'the weights were asked for before the main module arrived');
+    assert.equal(requested.filter(([name]) => /^attnlab-referent-simd-.*\.wasm$/.test(name)).length, 1, 'fetched once');
+    await page.close();
+  });
 
   test('self-attention: the heatmap holds what the package computes, and labels follow the sentence', async () => {
     const sentence = 'the cat sat on the mat';

@@ -131,3 +131,13 @@ test('createTranslatorTrainer: a fresh translator learns in the page; evaluate a
   assert.equal(trainer.train(1).length, 1, 'still usable');
   trainer.dispose();
 });
+
+test('prefetch: the features it knows, refused otherwise; in Node it fetches nothing and later loads work', async () => {
+  const { prefetch } = await import('../../web/index.js');
+  assert.throws(() => prefetch(['gpt2']), (e) => e instanceof AttnLabError &&
+    e.message === "prefetch: unknown feature 'gpt2' ('referent-model', 'translator', 'training')");
+  assert.throws(() => prefetch('translator'), /prefetch: features must be a list such as \['referent-model'\], got 'translator'/);
+  assert.equal(prefetch(['translator', 'referent-model', 'training']), undefined);
+  const { model } = await (await lab(true)).loadBuiltinTranslator();
+  assert.equal(model.translate('the cat sees the dog').text, 'le chat voit le chien');
+});

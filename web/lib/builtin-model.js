@@ -44,8 +44,21 @@ export async function allInOrder(promises) {
   return settled.map((s) => s.value);
 }
 
+// Files a page asked for early (prefetch in index.js): which → the response bytes' promise, taken once.
+const prefetchedFiles = new Map();
+
+// Starts fetching a shipped file (browsers; the package's own copy, not a baseUrl's).
+export function prefetchFile(which) {
+  const url = registeredFile(which)?.();
+  if (!url || isNode || prefetchedFiles.has(which)) return;
+  prefetchedFiles.set(which, fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null));
+}
+
 // One file's bytes (Uint8Array) or text.
 export async function readBuiltinFile(fn, which, { baseUrl, as = 'bytes' } = {}) {
+  const early = baseUrl === undefined ? await prefetchedFiles.get(which) : null;
+  prefetchedFiles.delete(which);
+  if (early) return as === 'text' ? new TextDecoder('utf-8').decode(early) : new Uint8Array(early);
   const url = await fileUrl(fn, which, baseUrl);
   let bytes;
   if (isNode && url.protocol === 'file:') {

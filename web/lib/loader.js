@@ -167,10 +167,27 @@ export function checkThreads(threads = 'auto') {
 
 // Instantiates dist/<name>.wasm with the bytes the caller gave (`wasmBinary`), else from where
 // `locateFile` says, else from disk (Node) or next to this file (browsers). `fn` names the caller in errors.
+// Builds whose .wasm and glue a page asked for early (prefetch in index.js): name → the bytes' promise.
+const prefetchedBuilds = new Map();
+
+// Starts downloading a single-threaded build's .wasm and importing its glue, so that instantiate()
+// later finds them under way (a lesson's model module fetched beside the main one, not after it).
+export function prefetchBuild(name) {
+  if (prefetchedBuilds.has(name) || isNode) return;
+  const build = MAIN_BUILDS[name] ?? registeredBuild(name);
+  if (!build || build.workerUrl) return;  // not shipped with this app, or threaded (its workers load it)
+  build.factory().catch(() => {});  // instantiate imports it again: the same module, already evaluated
+  prefetchedBuilds.set(name, fetch(build.wasmUrl()).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null));
+}
+
 export async function instantiate(name, { wasmBinary, locateFile }, fn) {
   const build = await buildNamed(name, fn);
   const moduleArgs = {};
-  if (wasmBinary) moduleArgs.wasmBinary = wasmBinary;
+  // A prefetched build's bytes (a failed prefetch leaves the load to the glue, which reports it).
+  const prefetched = !wasmBinary && !locateFile ? await prefetchedBuilds.get(name) : null;
+  prefetchedBuilds.delete(name);
+  if (prefetched) moduleArgs.wasmBinary = prefetched;
+  else if (wasmBinary) moduleArgs.wasmBinary = wasmBinary;
   else if (locateFile) moduleArgs.locateFile = locateFile;
   else if (isNode) moduleArgs.wasmBinary = await readFromDisk(build.wasmUrl());
   else moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? workerScriptUrl(build) : build.wasmUrl().href);

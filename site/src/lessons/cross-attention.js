@@ -45,6 +45,7 @@ lessonPage({
     step: { type: 'int', min: 0, max: 32, default: 3 },
     example: { type: 'int', min: 0, max: 59, default: 0 },
   },
+  prefetch: ['translator'],
   prepare: translatorModel,
   setup(ctx) {
     const { state, root, prepared } = ctx;

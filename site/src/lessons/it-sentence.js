@@ -41,6 +41,7 @@ lessonPage({
     second: { type: 'text', maxLength: 20, default: DEFAULTS.second },
     adjective: { type: 'text', maxLength: 20, default: DEFAULTS.adjective },
   },
+  prefetch: ['referent-model'],
   prepare: referentModel,
   setup(ctx) {
     const { state, root, prepared: referent } = ctx;

@@ -32,6 +32,7 @@ lessonPage({
     "const s = referent.sentence({ first: 'animal', second: 'street', adjective: 'tired' });\n" +
     'const { layer, head } = referent.namedHead;\nconst weights = referent.forward(s).fromIt[layer][head];',
   schema: { ending: { type: 'enum', values: Object.keys(ENDINGS), default: 'tired' } },
+  prefetch: ['referent-model'],
   prepare: referentModel,
   setup(ctx) {
     const { state, root, prepared: referent } = ctx;
