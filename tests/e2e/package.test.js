@@ -134,15 +134,18 @@ describe('the packed npm package', () => {
       'dist/attnlab-gpt-simd-mt.mjs', 'dist/attnlab-gpt-simd-mt.wasm', 'dist/attnlab-gpt-simd-mt.worker.js',
       'dist/attnlab-gpt-simd.mjs', 'dist/attnlab-gpt-simd.wasm', 'dist/attnlab-referent-scalar.mjs', 'dist/attnlab-referent-scalar.wasm',
       'dist/attnlab-referent-simd.mjs', 'dist/attnlab-referent-simd.wasm', 'dist/attnlab-scalar.mjs', 'dist/attnlab-scalar.wasm',
+      'dist/attnlab-seq2seq-scalar.mjs', 'dist/attnlab-seq2seq-scalar.wasm', 'dist/attnlab-seq2seq-simd.mjs', 'dist/attnlab-seq2seq-simd.wasm',
       'dist/attnlab-simd-mt.mjs', 'dist/attnlab-simd-mt.wasm', 'dist/attnlab-simd-mt.worker.js',
       'dist/attnlab-simd.mjs', 'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm',
       'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.cjs', 'index.d.cts', 'index.d.ts', 'index.js',
       'lib/all.js', 'lib/builtin-model.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/lazy-module.js', 'lib/loader.js',
-      'lib/modules.js', 'lib/referent.js', 'lib/registry.js', 'lib/ship-builtin-model.js', 'lib/ship-builtin-tokenizer.js',
-      'lib/ship-builtin-training-log.js', 'lib/ship-gpt.js', 'lib/ship-referent-model.js', 'lib/ship-training.js',
+      'lib/modules.js', 'lib/referent.js', 'lib/registry.js', 'lib/seq2seq.js', 'lib/ship-builtin-model.js', 'lib/ship-builtin-tokenizer.js',
+      'lib/ship-builtin-training-log.js', 'lib/ship-gpt.js', 'lib/ship-referent-model.js', 'lib/ship-training.js', 'lib/ship-translator.js',
       'lib/task-model.js', 'lib/tensor.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
       'models/kjv/training-log.jsonl', 'models/kjv/vocab.json', 'models/referent/model.safetensors',
-      'models/referent/sentences.json', 'models/referent/training-log.jsonl', 'package.json', 'ship.d.ts',
+      'models/referent/sentences.json', 'models/referent/training-log.jsonl', 'models/translator/heldout.json',
+      'models/translator/model.safetensors', 'models/translator/training-log.jsonl', 'models/translator/vocab.json',
+      'package.json', 'ship.d.ts',
     ]);
   });
 
