@@ -50,12 +50,6 @@ val examples_to_js(const std::vector<TaskExample>& examples) {
   return out;
 }
 
-val strings_to_js(const std::vector<std::string>& strings) {
-  val out = val::array();
-  for (const std::string& s : strings) out.call<void>("push", s);
-  return out;
-}
-
 val floats_to_js(const std::vector<float>& values) {
   return val::global("Float32Array").new_(val(emscripten::typed_memory_view(values.size(), values.data())));
 }
