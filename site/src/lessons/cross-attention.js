@@ -23,7 +23,7 @@ lessonPage({
       'the decoder writes the French sentence one word at a time, and before each word it asks the English sentence ' +
       'which words matter now: while writing “chat” it should look at “cat”.',
     'This page runs a small encoder–decoder transformer that attnlab trained to translate English into French ' +
-      '(sentences from a grammar with a few hundred words: articles, nouns, adjectives, verbs, prepositions). French ' +
+      '(sentences from a small grammar: 77 English and 117 French words — articles, nouns, adjectives, verbs, prepositions). French ' +
       'puts most adjectives after the noun, so “the red car” becomes “la voiture rouge”: watch the alignment cross. ' +
       'Nothing told the model where to look; the alignment is what its training found useful.',
     'The weights are rectangular: one row per French position (query), one column per English word (key).',
