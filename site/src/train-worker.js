@@ -7,7 +7,8 @@
 // Worker → page: { type: 'progress', step, losses: [[step, loss], …] since the last message,
 //                  (translation: rowTokens, colTokens: the watched sentence's French and English words),
 //                  accuracy?: [step, accuracy, loss, sequenceAccuracy] when just evaluated, attention: Matrix[][],
-//                  predictions: [{ input, answer, predicted, right }] on a few held-out examples, running, done }
+//                  predictions: [{ input, answer, predicted, right }] on a few held-out examples (the translation
+//                  task: only when it has just evaluated), running, done }
 //                { type: 'error', message, step }; each with the run's id.
 import { AttnLabError, init } from 'attnlab';
 
@@ -89,7 +90,7 @@ function translationChunk() {
   }
   const done = evaluated !== null && evaluated[1] >= TARGET;
   if (done) running = false;
-  const { attention: cross, predictions: shown, rowTokens, colTokens } = translationState(model);
+  const { attention: cross, predictions: shown, rowTokens, colTokens } = translationState(model, { predictions: evaluated !== null });
   post({ type: 'progress', step: model.steps, losses: pending, accuracy: evaluated, attention: cross, predictions: shown,
     rowTokens, colTokens, running, done });
   pending = [];

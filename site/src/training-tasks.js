@@ -53,16 +53,17 @@ export function predictions(model, examples) {
 }
 
 // The translation task's view of a TranslatorTrainer: held-out sentence 0's cross-attention (rows: the
-// French words to write, columns: the English words), its accuracy, and a few held-out translations.
+// French words to write, columns: the English words) and, with { predictions: true }, a few held-out
+// translations (each a greedy decode: the worker asks for them only when it evaluates, not every step).
 export const TRANSLATION_EVALUATED = 50;  // held-out sentences scored at each evaluation
-export function translationState(trainer) {
-  const shown = Array.from({ length: PREDICTED_EXAMPLES }, (_, i) => trainer.watch(i));
-  const watched = shown[0];
+export function translationState(trainer, { predictions = true } = {}) {
+  const watched = trainer.watch(0);
+  const shown = predictions ? [watched, ...Array.from({ length: PREDICTED_EXAMPLES - 1 }, (_, i) => trainer.watch(i + 1))] : null;
   return {
     rowTokens: [...watched.french, '</s>'].map((w) => `→ ${w}`),  // row i writes word i; the last, the end
     colTokens: watched.english,
     attention: watched.crossAttention,
-    predictions: shown.map((w) => ({ input: w.english.join(' '), answer: w.french.join(' '), predicted: w.translation.join(' '),
+    predictions: shown?.map((w) => ({ input: w.english.join(' '), answer: w.french.join(' '), predicted: w.translation.join(' '),
       right: w.translation.join(' ') === w.french.join(' ') })),
   };
 }

@@ -270,7 +270,7 @@ lessonPage({
         run.losses.push(...message.losses);
         run.attention = message.attention;
         if (message.rowTokens) Object.assign(run, { rowTokens: message.rowTokens, colTokens: message.colTokens, loading: false });
-        run.predictions = message.predictions;
+        if (message.predictions) run.predictions = message.predictions;  // the translation task sends them when it evaluates
         if (message.accuracy) {
           const [step, accuracy, , sequenceAccuracy] = message.accuracy;
           run.accuracies.push([step, accuracy]);
