@@ -28,6 +28,7 @@
 #include "attnlab/seq2seq/en_fr_grammar.hpp"
 #include "attnlab/seq2seq/seq2seq.hpp"
 #include "attnlab/seq2seq/seq2seq_training.hpp"
+#include "attnlab/seq2seq/translation_scores.hpp"
 
 namespace {
 
@@ -64,43 +65,14 @@ std::string joined(const std::vector<std::string>& words) {
   return s;
 }
 
-struct Evaluation {
-  double loss = 0.0, token_accuracy = 0.0, exact_match = 0.0;
-  std::vector<std::vector<double>> alignment;  // [layer][head] share of French words on a gold source word
-};
-
-Evaluation evaluate(Seq2SeqTransformer& model, const std::vector<Example>& held_out) {
-  Evaluation ev;
-  ev.alignment.assign(kDecoderLayers, std::vector<double>(kHeads, 0.0));
-  int tokens = 0, correct = 0, exact = 0, words = 0;
-  for (const Example& e : held_out) {
-    const Seq2SeqOutput out = model.forward(e.ids.source, e.ids.target, e.ids.targets);
-    ev.loss += out.loss * out.scored;
-    tokens += out.scored;
-    correct += out.correct;
-    for (int l = 0; l < kDecoderLayers; ++l)
-      for (int h = 0; h < kHeads; ++h) {
-        const Matrix& cross = out.attention.cross[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
-        for (std::size_t t = 0; t < e.pair.alignment.size(); ++t) {
-          Eigen::Index top = 0;
-          cross.row(static_cast<Eigen::Index>(t)).maxCoeff(&top);
-          if (top == e.pair.alignment[t]) ev.alignment[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)] += 1;
-        }
-      }
-    words += static_cast<int>(e.pair.alignment.size());
-    const Seq2SeqDecoded decoded = model.decode(e.ids.source, {.bos_id = kBosId, .eos_id = kEosId, .max_tokens = kMaxLen - 1});
-    const std::vector<int> french(e.ids.target.begin() + 1, e.ids.target.end());
-    if (decoded.finished && decoded.output == french) ++exact;
-  }
-  ev.loss /= tokens;
-  ev.token_accuracy = static_cast<double>(correct) / tokens;
-  ev.exact_match = static_cast<double>(exact) / static_cast<double>(held_out.size());
-  for (auto& layer : ev.alignment)
-    for (double& share : layer) share /= words;
-  return ev;
+// The held-out pairs' scores (translation_scores.hpp).
+translation::TranslationScores evaluate(Seq2SeqTransformer& model, const std::vector<Example>& held_out) {
+  std::vector<translation::SentencePair> pairs;
+  for (const Example& e : held_out) pairs.push_back(e.pair);
+  return translation::score_translations(model, pairs);
 }
 
-json evaluation_json(const Evaluation& ev) {
+json evaluation_json(const translation::TranslationScores& ev) {
   json best = json::array();
   for (const auto& layer : ev.alignment) {
     const auto top = std::max_element(layer.begin(), layer.end());

@@ -12,6 +12,7 @@
 
 #include "attnlab/seq2seq/seq2seq.hpp"
 #include "attnlab/seq2seq/seq2seq_training.hpp"
+#include "attnlab/seq2seq/translation_scores.hpp"
 #include "attnlab/tensor/trace.hpp"
 #include "attnlab/training/optimizer.hpp"
 #include "expect_error.hpp"
@@ -263,6 +264,37 @@ TEST(Seq2SeqTrace, EveryAttentionOfEveryLayerIsTraced) {
                          "decoder.layers.1.residual3", "decoder.norm", "logits"})
     EXPECT_TRUE(has(id)) << id;
   EXPECT_EQ(out.attention.cross[1].size(), 2u);
+}
+
+}  // namespace
+}  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+// The shipped translator (web/models/translator/) scored again on the run's 500 held-out pairs gives
+// the figures its training log ends with (both computed in float32 by the same code, so to rounding).
+TEST(TranslatorModel, TheShippedWeightsScoreWhatTheLogSays) {
+  const std::string dir = std::string(ATTNLAB_FIXTURE_DIR) + "/../../web/models/translator/";
+  std::ifstream log_file(dir + "training-log.jsonl");
+  ASSERT_TRUE(log_file) << dir;
+  nlohmann::json summary;
+  for (std::string line; std::getline(log_file, line);) summary = nlohmann::json::parse(line);
+  ASSERT_EQ(summary.at("kind"), "summary");
+  const translation::Vocabularies& v = translation::vocabularies();
+  Seq2SeqTransformer model({.source_vocab_size = static_cast<int>(v.english.size()),
+                            .target_vocab_size = static_cast<int>(v.french.size()), .max_len = 16, .d_model = 64,
+                            .num_heads = 4, .num_encoder_layers = 2, .num_decoder_layers = 2, .d_ff = 256});
+  std::ifstream weights(dir + "model.safetensors", std::ios::binary);
+  model.load_safetensors(std::vector<std::uint8_t>(std::istreambuf_iterator<char>(weights), {}));
+  const std::vector<translation::SentencePair> held_out = translation::held_out_pairs(500, 3);
+  const translation::TranslationScores scores = translation::score_translations(model, held_out);
+  EXPECT_NEAR(scores.exact_match, summary.at("heldout_exact_match").get<double>(), 1e-9);
+  EXPECT_NEAR(scores.token_accuracy, summary.at("heldout_token_accuracy").get<double>(), 1e-9);
+  EXPECT_NEAR(scores.loss, summary.at("heldout_loss").get<double>(), 1e-6);
+  const auto& shares = summary.at("alignment_share");
+  for (std::size_t l = 0; l < 2; ++l)
+    for (std::size_t h = 0; h < 4; ++h) EXPECT_NEAR(scores.alignment[l][h], shares[l][h].get<double>(), 1e-9) << l << "," << h;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "attnlab/seq2seq/en_fr_grammar.hpp"
 #include "attnlab/seq2seq/seq2seq.hpp"
 #include "attnlab/seq2seq/seq2seq_training.hpp"
+#include "attnlab/seq2seq/translation_scores.hpp"
 #include "attnlab/tensor/error.hpp"
 #include "shared/convert.hpp"
 
@@ -126,38 +127,18 @@ class TranslatorTrainerHandle {
   val evaluate(int count) {
     return guarded([&] {
       const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(std::max(count, 1)), held_out_.size());
-      const int layers = model_.config().num_decoder_layers, heads = model_.config().num_heads;
-      std::vector<std::vector<double>> aligned(static_cast<std::size_t>(layers), std::vector<double>(static_cast<std::size_t>(heads), 0.0));
-      double loss = 0.0;
-      int tokens = 0, correct = 0, exact = 0, words = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const translation::EncodedPair e = translation::encode_pair(held_out_[i]);
-        const Seq2SeqOutput out = model_.forward(e.source, e.target, e.targets);
-        loss += out.loss * out.scored;
-        tokens += out.scored;
-        correct += out.correct;
-        const std::vector<int>& gold = held_out_[i].alignment;
-        for (int l = 0; l < layers; ++l)
-          for (int h = 0; h < heads; ++h)
-            for (std::size_t t = 0; t < gold.size(); ++t) {
-              Eigen::Index top = 0;
-              out.attention.cross[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].row(static_cast<Eigen::Index>(t)).maxCoeff(&top);
-              if (top == gold[t]) aligned[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)] += 1;
-            }
-        words += static_cast<int>(gold.size());
-        const Seq2SeqDecoded decoded = model_.decode(e.source, {.bos_id = translation::kBosId, .eos_id = translation::kEosId});
-        if (decoded.finished && decoded.output == std::vector<int>(e.target.begin() + 1, e.target.end())) ++exact;
-      }
+      const translation::TranslationScores scores =
+          translation::score_translations(model_, std::span<const translation::SentencePair>(held_out_.data(), n));
       val alignment = val::array();
-      for (const auto& row : aligned) {
+      for (const auto& row : scores.alignment) {
         val js_row = val::array();
-        for (double v : row) js_row.call<void>("push", v / words);
+        for (double v : row) js_row.call<void>("push", v);
         alignment.call<void>("push", js_row);
       }
       val js = val::object();
-      js.set("loss", loss / tokens);
-      js.set("tokenAccuracy", static_cast<double>(correct) / tokens);
-      js.set("exactMatch", static_cast<double>(exact) / static_cast<double>(n));
+      js.set("loss", scores.loss);
+      js.set("tokenAccuracy", scores.token_accuracy);
+      js.set("exactMatch", scores.exact_match);
       js.set("alignment", alignment);
       return js;
     });
