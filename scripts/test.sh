@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every test:
 #   1. the GoogleTest suite natively (Release), with the demo's smoke test;
-#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, the thread tests under
-#      ThreadSanitizer, and a short libFuzzer run of each fuzz target (clang, ASan + UBSan) from the
-#      committed corpus;
+#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang, Eigen's asserts on),
+#      a short libFuzzer run of each fuzz target from the committed corpus (the same build), and the
+#      thread tests under ThreadSanitizer;
 #   3. the same suite compiled to wasm (SIMD, scalar, and SIMD with threads) and run in Node;
 #   4. the npm package's tests (node:test over the built package, tsc on the .d.ts);
 #   5. the browser tests in headless Chromium: the packed npm package (Node import, a plain page, a
@@ -29,11 +29,11 @@ cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure -j"$jobs"
 
-stage "native under ASan + UBSan"
-cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_SANITIZE=ON -DATTNLAB_BUILD_DEMO=OFF >/dev/null
-cmake --build build/asan -j"$jobs" --target attnlab_tests
+stage "native under ASan + UBSan (clang; the build the fuzz targets share)"
+scripts/configure-sanitize.sh
+cmake --build build/sanitize -j"$jobs" --target attnlab_tests attnlab_fuzz_targets
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs"
+  ctest --test-dir build/sanitize --output-on-failure -j"$jobs"
 
 stage "threads under ThreadSanitizer"
 cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLAB_TSAN=ON -DATTNLAB_BUILD_DEMO=OFF >/dev/null
