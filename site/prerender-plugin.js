@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { parseAst } from 'vite';
 
+import { FILE_ENTRIES, PREFETCH_FEATURES } from '../web/lib/registry.js';
 import { typeset } from './formula-plugin.js';
 import { headerTree } from './src/header.js';
 import { headingTrees, loadingBodyTree, pageTitle } from './src/lesson-frame.js';
@@ -40,11 +41,16 @@ function lessonPageArgument(node) {
   return null;
 }
 
-// A lesson module's source → { intro: string[], formulaTree } for its first view.
-export function lessonFirstView(source, where) {
+// The lessonPage({ … }) object of a lesson module's source, and a reader of its literal properties.
+function lessonProperties(source, where) {
   const lesson = lessonPageArgument(parseAst(source));
   if (!lesson) throw new Error(`${where}: no lessonPage({ … }) call`);
-  const property = (name) => lesson.properties.find((p) => p.type === 'Property' && !p.computed && p.key.name === name)?.value;
+  return (name) => lesson.properties.find((p) => p.type === 'Property' && !p.computed && p.key.name === name)?.value;
+}
+
+// A lesson module's source → { intro: string[], formulaTree } for its first view.
+export function lessonFirstView(source, where) {
+  const property = lessonProperties(source, where);
   const intro = property('intro');
   if (intro?.type !== 'ArrayExpression') throw new Error(`${where}: intro must be an array of paragraphs written out in the call`);
   const formula = property('formula');
@@ -83,6 +89,50 @@ const FACES = [
 ];
 export const facesOf = (html) => FACES.filter(([uses]) => uses.test(html)).map(([, face]) => face);
 
+// The package features a lesson prefetches (its `prefetch: [...]` literals, and 'training' with
+// `training: true`), as page.js passes them to attnlab's prefetch().
+export function lessonFeatures(source, where) {
+  const property = lessonProperties(source, where);
+  const list = property('prefetch');
+  const features = list ? list.elements.map((e) => staticString(e, where)) : [];
+  const training = property('training');
+  if (training?.type === 'Literal' && training.value === true) features.unshift('training');
+  return features;
+}
+
+// <link> tags that start a lesson's module and model files with the page instead of after its scripts
+// (on Fast 3G the lesson script's prefetch() ran 1.3 s after the page arrived). The SIMD build's, which
+// every current browser runs; prefetch() then fetches the same URLs (fetch(): CORS mode, same-origin
+// credentials, as crossorigin="" preloads) and gets these responses.
+function featurePreloads(features, bundle, where) {
+  const names = Object.keys(bundle);
+  const one = (what, found) => {
+    if (!found) throw new Error(`${where}: no ${what} in the bundle to preload`);
+    return `../${found}`;
+  };
+  const fetchTag = (href) => ({ tag: 'link', injectTo: 'head', attrs: { rel: 'preload', href, as: 'fetch', crossorigin: '' } });
+  return features.flatMap((feature) => {
+    const { build, files } = PREFETCH_FEATURES[feature] ?? {};
+    if (!build) throw new Error(`${where}: unknown prefetch feature '${feature}'`);
+    const prefix = `assets/${build}-simd-`;
+    const script = names.find((n) => n.startsWith(prefix) && n.endsWith('.js'));
+    const wasm = names.find((n) => n.startsWith(prefix) && n.endsWith('.wasm'));
+    return [
+      { tag: 'link', injectTo: 'head', attrs: { rel: 'modulepreload', href: one(`${prefix}*.js`, script), crossorigin: '' } },
+      fetchTag(one(`${prefix}*.wasm`, wasm)),
+      ...files.map((which) => {
+        const path = FILE_ENTRIES[which].path;
+        return fetchTag(one(path, names.find((n) => bundle[n].originalFileNames?.some((o) => o.endsWith(path)))));
+      }),
+    ];
+  });
+}
+
+const lessonSource = (slug) => ({
+  source: readFileSync(new URL(`./src/lessons/${slug}.js`, import.meta.url), 'utf8'),
+  where: `site/src/lessons/${slug}.js`,
+});
+
 export function prerenderPlugin() {
   return [{
     name: 'attnlab-prerender-lessons',
@@ -91,26 +141,29 @@ export function prerenderPlugin() {
       handler(html, { filename }) {
         const slug = filename.match(LESSON_PAGE)?.[1];
         if (!slug) return html;
-        const file = new URL(`./src/lessons/${slug}.js`, import.meta.url);
-        return prerenderLesson(html, slug, readFileSync(file, 'utf8'), `site/src/lessons/${slug}.js`);
+        const { source, where } = lessonSource(slug);
+        return prerenderLesson(html, slug, source, where);
       },
     },
   }, {
-    // After bundling, when the fonts' file names are known (a build only: the dev server has no bundle).
-    name: 'attnlab-preload-formula-fonts',
+    // After bundling, when the fonts' and the lesson's module and model files' names are known (a build
+    // only: the dev server has no bundle).
+    name: 'attnlab-preload-lesson-files',
     apply: 'build',
     transformIndexHtml: {
       order: 'post',
       handler(html, { filename, bundle }) {
-        if (!LESSON_PAGE.test(filename)) return html;
+        const slug = filename.match(LESSON_PAGE)?.[1];
+        if (!slug) return html;
         const files = Object.keys(bundle);
+        const { source, where } = lessonSource(slug);
         return {
           html,
-          tags: facesOf(html).map((face) => {
+          tags: [...facesOf(html).map((face) => {
             const file = files.find((f) => f.startsWith(`assets/${face}-`) && f.endsWith('.woff2'));
             if (!file) throw new Error(`${filename}: no ${face} .woff2 in the bundle to preload`);
             return { tag: 'link', injectTo: 'head', attrs: { rel: 'preload', href: `../${file}`, as: 'font', type: 'font/woff2', crossorigin: '' } };
-          }),
+          }), ...featurePreloads(lessonFeatures(source, where), bundle, where)],
         };
       },
     },

@@ -707,6 +707,16 @@ export interface TrainingLog {
 }
 
 export function init(options?: InitOptions): Promise<Lab>;
+/** The "it" sentence model without init(): its own small module alone (a page whose only computation is
+ *  this model need not download the main module). Calls with the same build and no files of their own
+ *  share one module instance; lab.loadReferentModel() uses the lab's. */
+export function loadReferentModel(options?: {
+  simd?: 'auto' | boolean;
+  referentWasmBinary?: ArrayBuffer | Uint8Array;
+  locateFile?: (file: string, scriptDirectory: string) => string;
+  memoryBudget?: number;
+  baseUrl?: string | URL;
+}): Promise<ReferentModel>;
 /** Starts downloading, in a browser, the module and files a later lab.loadReferentModel() ('referent-model'),
  *  lab.loadBuiltinTranslator() ('translator') or lab.loadTraining() ('training') will need, alongside
  *  init()'s main module instead of after it. Only what the app ships is fetched; nothing in Node. */

@@ -17,6 +17,7 @@ import {
   checkDim, checkIntegers, checkShape, checkTensors, elementCount, shapeText, tensorOptions, usesTensors,
 } from './lib/tensor.js';
 import { referentClass } from './lib/referent.js';
+import { PREFETCH_FEATURES } from './lib/registry.js';
 import { checkSeq2SeqConfig, seq2seqClass, translatorTrainerClass, WordTokenizer } from './lib/seq2seq.js';
 
 export { AttnLabError };
@@ -76,13 +77,6 @@ async function startThreaded(opts) {
   return { raw: null, threadsFallback };
 }
 
-// What prefetch() starts downloading for each feature: its module's build and its model files.
-const PREFETCH = {
-  'referent-model': { build: 'attnlab-referent', files: ['referentModel', 'referentLog'] },
-  translator: { build: 'attnlab-seq2seq', files: ['translatorModel', 'translatorVocab', 'translatorHeldOut', 'translatorLog'] },
-  training: { build: 'attnlab-train', files: [] },
-};
-
 // prefetch(features, { simd }?): starts downloading, in a browser, what lab.loadReferentModel() ('referent-model'),
 // lab.loadBuiltinTranslator() ('translator') or lab.loadTraining() ('training') will need, before init()
 // has finished: the later call then finds its module and files on the way instead of fetching them
@@ -93,11 +87,44 @@ export function prefetch(features, options = {}) {
   if (!Array.isArray(features)) fail('prefetch', `features must be a list such as ['referent-model'], got ${describe(features)}`);
   const variant = chooseVariant(opts.simd);
   for (const feature of features) {
-    const what = PREFETCH[feature];
-    if (!what) fail('prefetch', `unknown feature ${describe(feature)} (${Object.keys(PREFETCH).map((k) => `'${k}'`).join(', ')})`);
+    const what = PREFETCH_FEATURES[feature];
+    if (!what) fail('prefetch', `unknown feature ${describe(feature)} (${Object.keys(PREFETCH_FEATURES).map((k) => `'${k}'`).join(', ')})`);
     prefetchBuild(`${what.build}-${variant}`);
     what.files.forEach(prefetchFile);
   }
+}
+
+// The referent model's weights, log and module (lazy: a LazyModule) → a ReferentModel.
+async function openReferentModel(fn, lazy, baseUrl) {
+  const [bytes, logText] = await allInOrder([
+    readBuiltinFile(fn, 'referentModel', { baseUrl }),
+    readBuiltinFile(fn, 'referentLog', { baseUrl, as: 'text' }),
+    lazy.load(fn),
+  ]);
+  const module = lazy.loaded;
+  const ReferentModel = referentClass(module, { log: parseTrainingLog(logText) });
+  return new ReferentModel(module.call(fn, () => module.raw.ReferentHandle.fromSafetensors(bytes)));
+}
+
+// loadReferentModel(options?) → ReferentModel without init(): the "it" sentence model in its own small
+// module alone, for a page whose only computation is this model (it need not download the main module,
+// 113 kB of the first lesson's bytes on a slow network). options: { simd?, referentWasmBinary?,
+// locateFile?, memoryBudget?, baseUrl? }, as init()'s and lab.loadReferentModel()'s. Calls with the
+// same build and no files of their own share one module instance.
+const standaloneReferents = new Map();  // variant → LazyModule
+export async function loadReferentModel(options = {}) {
+  const fn = 'loadReferentModel';
+  const { simd, referentWasmBinary, locateFile, memoryBudget, baseUrl } = checkOptions(fn, options);
+  const budget = checkMemoryBudget(fn, memoryBudget === undefined ? DEFAULT_MEMORY_BUDGET : memoryBudget);
+  const variant = chooseVariant(simd, fn);
+  const own = referentWasmBinary !== undefined || locateFile !== undefined;
+  let lazy = own ? null : standaloneReferents.get(variant);
+  if (!lazy) {
+    lazy = new LazyModule(`attnlab-referent-${variant}`, { wasmBinary: referentWasmBinary, locateFile }, null,
+      (module) => applyBudget(fn, module, budget), { byCaller: true });
+    if (!own) standaloneReferents.set(variant, lazy);
+  }
+  return openReferentModel(fn, lazy, checkBaseUrl(fn, baseUrl));
 }
 
 const DEFAULT_MEMORY_BUDGET = 512 * 2 ** 20;
@@ -221,15 +248,7 @@ class Lab {
   // ReferentModel (lib/referent.js) with its training log. options: { baseUrl }.
   async loadReferentModel(options) {
     const fn = 'loadReferentModel';
-    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
-    const [bytes, logText] = await allInOrder([
-      readBuiltinFile(fn, 'referentModel', { baseUrl }),
-      readBuiltinFile(fn, 'referentLog', { baseUrl, as: 'text' }),
-      this.#referent.load(fn),
-    ]);
-    const module = this.#referent.loaded;
-    const ReferentModel = referentClass(module, { log: parseTrainingLog(logText) });
-    return new ReferentModel(module.call(fn, () => module.raw.ReferentHandle.fromSafetensors(bytes)));
+    return openReferentModel(fn, this.#referent, checkBaseUrl(fn, checkOptions(fn, options).baseUrl));
   }
 
   // The English → French translator attnlab trained (the package's models/translator/, fetched on this

@@ -1,4 +1,7 @@
-// The modules and models lessons share. Seeded modules the lessons reuse between updates: one MultiHeadAttention per configuration, kept
+// The modules and models lessons share.
+import { loadReferentModel } from 'attnlab';
+
+// Seeded modules the lessons reuse between updates: one MultiHeadAttention per configuration, kept
 // until the configuration changes (construction allocates in the wasm heap; forward calls do not).
 export function attentionCache(lab) {
   let key = '';
@@ -16,10 +19,11 @@ export function attentionCache(lab) {
   };
 }
 
-// The trained "it" encoder, for the lessons that run on it (a lesson's prepare()).
+// The trained "it" encoder, for the lessons that run on it alone (a lesson's prepare(); they declare
+// lab: false, so the page loads this model's small module and not attnlab's main one).
 export function referentModel(lab, notices, loading) {
   loading('the trained “it” model (its module and weights)');
-  return lab.loadReferentModel();
+  return loadReferentModel();
 }
 
 // The trained English → French translator, for the cross-attention lesson (a lesson's prepare()).

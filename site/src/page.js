@@ -64,6 +64,8 @@ function codeBlock(label, code) {
 // prefetch: the package features (prefetch() in attnlab) whose module and files prepare() will load.
 // pytorch and call: code as text, or state → text.
 // training: true loads attnlab's training module (TaskModel) before setup; other lessons never fetch it.
+// lab: false for a lesson whose figures all run on the model its prepare() loads with a module of its
+// own (the "it" lessons): the page then never downloads attnlab's main module, and ctx.lab is null.
 // prepare(lab, notices, loading): awaited before setup (loading a model, say); its result is
 // ctx.prepared. Until then the lesson body shows a loading state; loading(what) names what loads.
 // setup builds the lesson's interactive part into ctx.root and returns update(), which recomputes and
@@ -93,11 +95,13 @@ export async function lessonPage(lesson) {
   const { state, messages } = readState(lesson.schema ?? {});
   for (const snippet of snippets) snippet.refresh(state);
   for (const message of messages) notices.append(el('p', { class: 'notice', text: message }));
-  let lab;
+  let lab = null;
   let prepared;
   try {
-    loadingWhat(FIRST_LOADING);
-    lab = await getLab();
+    if (lesson.lab !== false) {
+      loadingWhat(FIRST_LOADING);
+      lab = await getLab();
+    }
     if (lesson.training) {
       loadingWhat('attnlab’s training module');
       await lab.loadTraining();

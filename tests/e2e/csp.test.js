@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { headerPolicy, ISOLATION_HEADERS, metaPolicy, POLICY } from '../../site/csp.js';
 import { launch } from './browser.js';
 import { DIST, inspect, assertHealthy, openStrict, settle, SLUGS, takeViolations } from './strict-page.js';
+import { ownModuleOnly } from './lesson-page.js';
 
 const PAGES = ['index.html', ...SLUGS.map((s) => `lessons/${s}.html`)];
 
@@ -102,7 +103,13 @@ describe('the Content-Security-Policy', () => {
       assert.equal(shown.isolated, true);
       const builds = shown.wasm.filter((name) => /^attnlab-(gpt-)?(simd|scalar)/.test(name));
       assert.deepEqual(builds.filter((name) => !/^attnlab-(gpt-)?simd-mt-/.test(name)), [], `single-threaded builds loaded: ${builds}`);
-      if (file !== 'index.html') assert.ok(builds.length > 0, `no main or GPT module loaded: ${shown.wasm}`);
+      const slug = file.match(/^lessons\/([\w-]+)\.html$/)?.[1];
+      if (slug && ownModuleOnly(slug)) {
+        assert.deepEqual(builds, [], `${file} runs on its model's own module alone: ${shown.wasm}`);
+        assert.ok(shown.wasm.some((name) => name.startsWith('attnlab-referent-simd-')), `${file}: ${shown.wasm}`);
+      } else if (file !== 'index.html') {
+        assert.ok(builds.length > 0, `no main or GPT module loaded: ${shown.wasm}`);
+      }
       assert.deepEqual(shown.katexFailed, []);
       assert.deepEqual(shown.unstyled, [], 'a component ignored its stylesheet (site/csp.js lists their hashes)');
       if (file !== 'index.html') {

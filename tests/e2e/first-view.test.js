@@ -14,7 +14,7 @@ import { serverHeaders } from '../../site/csp.js';
 import { formulaPlugin, typesetLesson } from '../../site/formula-plugin.js';
 import { LESSONS } from '../../site/src/lessons.js';
 import { launch } from './browser.js';
-import { SCREENSHOTS } from './lesson-page.js';
+import { ownModuleOnly, SCREENSHOTS } from './lesson-page.js';
 import { serve } from './static-server.js';
 
 const DIST = process.env.SITE_DIST ?? new URL('../../site/dist/', import.meta.url).pathname;
@@ -22,6 +22,11 @@ const lessonSource = (slug) => readFileSync(new URL(`../../site/src/lessons/${sl
 // The TeX as the lesson writes it, read from its source (null: the lesson has no formula).
 const texOf = (slug) => lessonSource(slug).match(/^\s*formula: String\.raw`([^`]*)`/m)?.[1] ?? null;
 const WASM_MESSAGE = 'Loading attnlab’s WebAssembly module…';
+// Lessons that run on their own model's module alone (lab: false in page.js): the "it" model's.
+const IT_MODEL_MESSAGE = 'Loading the trained “it” model (its module and weights)…';
+// What the loading state may say while the .wasm is held: the HTML's message, or, on a lesson whose
+// script asks for its own model's module straight away, that model's.
+const heldMessages = (slug) => (ownModuleOnly(slug) ? [WASM_MESSAGE, IT_MODEL_MESSAGE] : [WASM_MESSAGE]);
 
 // A lesson module's source after the plugin, imported as a module: its default export.
 const evaluate = async (code) => (await import(`data:text/javascript,${encodeURIComponent(code)}`)).default;
@@ -168,7 +173,7 @@ describe('the first view of every lesson', () => {
       // The module is held: the lesson body says what it waits for.
       const loading = loadingState(page);
       await loading.waitFor({ state: 'visible' });
-      assert.equal(await loading.textContent(), WASM_MESSAGE);
+      assert.ok(heldMessages(slug).includes(await loading.textContent()), await loading.textContent());
       assert.ok((await loading.boundingBox()).height > 40, 'the loading state takes visible room');
       await release();
       await ready(page, problems);
@@ -277,15 +282,41 @@ describe('the first view of every lesson', () => {
     await page.close();
   });
 
+  test('the "it" lessons fetch no main module: their HTML preloads the model\'s own module and weights, which the page then uses (one request each), on a 390 px phone', async () => {
+    for (const slug of ['why-attention', 'it-sentence']) {
+      assert.ok(ownModuleOnly(slug), `${slug} declares lab: false`);
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+      const page = await context.newPage();
+      const requests = [];
+      const problems = [];
+      page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e}`));
+      page.on('console', (m) => { if (m.type() === 'error' || /preload/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`); });
+      await page.goto(`${server.url}/lessons/${slug}.html`);
+      const preloads = await page.evaluate(() => [...document.querySelectorAll('link[rel="preload"][as="fetch"], link[rel="modulepreload"]')]
+        .map((l) => new URL(l.href).pathname));
+      await ready(page, problems);
+      const named = (pattern) => requests.filter((path) => pattern.test(path));
+      assert.deepEqual(named(/\/attnlab-(simd|scalar)(-mt)?-[\w-]+\.(wasm|js)$/), [], `${slug}: the main module is not fetched`);
+      for (const pattern of [/\/attnlab-referent-simd-[\w-]+\.wasm$/, /\/attnlab-referent-simd-[\w-]+\.js$/, /\/model-[\w-]+\.safetensors$/]) {
+        assert.equal(preloads.filter((path) => pattern.test(path)).length, 1, `${slug}: the HTML preloads ${pattern}`);
+        assert.equal(named(pattern).length, 1, `${slug}: ${pattern} is fetched once (the preload is the response the page uses)`);
+      }
+      assert.ok(await page.locator('attn-heatmap').count() > 0, `${slug}: the figure is drawn`);
+      assert.deepEqual(problems, []);
+      await context.close();
+    }
+  });
+
   test('a lesson\'s model: the loading state names it while it loads (the “it” model, attnlab-kjv, training)', async () => {
-    const cases = [['why-attention', 'Loading the trained “it” model (its module and weights)…'],
+    const cases = [['why-attention', IT_MODEL_MESSAGE],
       ['tokens', 'Loading attnlab-kjv, the GPT attnlab trained (its module and weights)…']];
     for (const [slug, message] of cases) {
       const { context, page, problems, release, letWasm } = await openHeld(slug, { holdModels: true });
       const loading = loadingState(page);
       await loading.waitFor({ state: 'visible' });
-      assert.equal(await loading.textContent(), WASM_MESSAGE);
-      await letWasm();  // the main module; the model's own module and its files stay held
+      assert.ok(heldMessages(slug).includes(await loading.textContent()), await loading.textContent());
+      await letWasm();  // the first module asked for; the model's own module and its files stay held
       await page.waitForFunction((m) => document.querySelector('.lesson-loading')?.textContent === m, message, { timeout: 30000 });
       assert.equal(await page.locator('section.lesson-body').getAttribute('aria-busy'), 'true');
       await release();

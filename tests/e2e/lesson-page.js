@@ -12,6 +12,11 @@ const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.ur
 
 // Opens a page and waits until the lesson has computed; collects console errors and dialogs, and the
 // file names it requested (`fetched`; the .wasm ones also as `wasm`).
+// Whether a lesson runs on its own model's module alone (lab: false in site/src/page.js): its page
+// fetches no main module.
+export const ownModuleOnly = (slug) =>
+  /^\s*lab: false,/m.test(readFileSync(new URL(`../../site/src/lessons/${slug}.js`, import.meta.url), 'utf8'));
+
 export async function openLesson(browser, url, { width = 1200, height = 900 } = {}) {
   const page = await browser.newPage({ viewport: { width, height } });
   const problems = [];

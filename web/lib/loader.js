@@ -86,13 +86,13 @@ export async function readFromDisk(url) {
 }
 
 // 'simd' or 'scalar', from init's `simd` option and what the engine supports.
-export function chooseVariant(wanted = 'auto') {
+export function chooseVariant(wanted = 'auto', fn = 'init') {
   if (wanted !== 'auto' && wanted !== true && wanted !== false) {
-    throw new AttnLabError(`init: simd must be 'auto', true or false, got ${String(wanted)}`);
+    throw new AttnLabError(`${fn}: simd must be 'auto', true or false, got ${String(wanted)}`);
   }
   const hasSimd = engineHasSimd();
   if (wanted === true && !hasSimd) {
-    throw new AttnLabError('init: simd: true was requested but this engine does not support WebAssembly SIMD');
+    throw new AttnLabError(`${fn}: simd: true was requested but this engine does not support WebAssembly SIMD`);
   }
   return (wanted === 'auto' ? hasSimd : wanted) ? 'simd' : 'scalar';
 }

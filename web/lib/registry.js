@@ -42,3 +42,12 @@ export const FILE_ENTRIES = {
   translatorHeldOut: { entry: 'translator', path: 'models/translator/heldout.json' },
   translatorLog: { entry: 'translator', path: 'models/translator/training-log.jsonl' },
 };
+
+// What prefetch() (index.js) starts downloading for each feature: its module's build (without the
+// variant) and its model files (keys of FILE_ENTRIES). The site's build reads it too, to preload a
+// lesson's files from its HTML (site/prerender-plugin.js).
+export const PREFETCH_FEATURES = {
+  'referent-model': { build: 'attnlab-referent', files: ['referentModel', 'referentLog'] },
+  translator: { build: 'attnlab-seq2seq', files: ['translatorModel', 'translatorVocab', 'translatorHeldOut', 'translatorLog'] },
+  training: { build: 'attnlab-train', files: [] },
+};

@@ -32,7 +32,7 @@ lessonPage({
   pytorch: 'layer = nn.TransformerEncoderLayer(32, nhead=2, dim_feedforward=64, norm_first=True, batch_first=True)\n' +
     'h = nn.TransformerEncoder(layer, 2)(emb(ids) + pos(torch.arange(n)))  # no mask: bidirectional\n' +
     'loss = F.cross_entropy(head(ln(h[:, it])), noun_id)                  # only the "it" position',
-  call: 'const referent = await lab.loadReferentModel();\n' +
+  call: 'const referent = await loadReferentModel();  // no init(): its own module\n' +
     "const s = referent.sentence({ frame: 'cross', first: 'animal', second: 'street', adjective: 'tired' });\n" +
     'const { prediction, fromIt } = referent.forward(s);  // fromIt[layer][head]: weights from "it"',
   schema: {
@@ -42,6 +42,7 @@ lessonPage({
     adjective: { type: 'text', maxLength: 20, default: DEFAULTS.adjective },
   },
   prefetch: ['referent-model'],
+  lab: false,  // the model's own module is all the page needs
   prepare: referentModel,
   setup(ctx) {
     const { state, root, prepared: referent } = ctx;
@@ -92,7 +93,7 @@ lessonPage({
       `The model names the right noun in ${percent(summary.heldoutAccuracy)} of held-out sentences. Per head (${perLayer}): ` +
       `in layer 0 no head knows the adjective yet, so none can choose; the choice happens in layer ${named.layer}. ` +
       `Training took ${formatNumber(summary.seconds, 1)} s on one core.` });
-    const seedNote = el('p', { class: 'intro', text:
+    const seedNote = el('p', { class: 'explain', text:
       'An honest caveat: the same answers can also be computed another way — layer 0 copies the matching noun into the ' +
       'adjective’s position and “it” then reads the adjective. Both reach 100% accuracy. Which one training finds ' +
       'depended on the seed: with other seeds (1–5, same recipe) the best head’s held-out share ranged from 50% to 97%. ' +

@@ -28,11 +28,12 @@ lessonPage({
   ],
   formula: String.raw`\text{weights} = \operatorname{softmax}\!\Big(\frac{q\,K^\top}{\sqrt{d_k}}\Big),\qquad \text{answer} = \text{weights}\cdot V`,
   pytorch: 'weights = torch.softmax(q @ K.T / d_k ** 0.5, dim=-1)\nanswer = weights @ V',
-  call: 'const referent = await lab.loadReferentModel();\n' +
+  call: 'const referent = await loadReferentModel();  // no init(): its own module\n' +
     "const s = referent.sentence({ first: 'animal', second: 'street', adjective: 'tired' });\n" +
     'const { layer, head } = referent.namedHead;\nconst weights = referent.forward(s).fromIt[layer][head];',
   schema: { ending: { type: 'enum', values: Object.keys(ENDINGS), default: 'tired' } },
   prefetch: ['referent-model'],
+  lab: false,  // the model's own module is all the page needs
   prepare: referentModel,
   setup(ctx) {
     const { state, root, prepared: referent } = ctx;
