@@ -54,6 +54,17 @@ describe('the cross-attention lesson runs the trained translator', () => {
     await page.waitForFunction(() => document.querySelector('.feedback').textContent.includes('dragon'));
     assert.match(await hint(page), /^Not in the model’s vocabulary, read as <unk> \(unknown\): “\u2068dragon\u2069”\.$/);
     assert.ok((await page.$eval('.feedback', (n) => n.textContent)).includes(model.translate('the dragon sees the cat').text));
+    // A fragment outside the grammar: the model repeats a word (as the package says it does), and the page says why.
+    const fragment = model.translate('the dog').text.split(' ');
+    assert.deepEqual(fragment.slice(0, 4), ['le', 'chien', 'chien', 'chien'], 'the package\'s translation of a fragment');
+    await box.fill('the dog');
+    await page.waitForFunction(() => document.querySelector('.field-hint[role="status"]')?.textContent.includes('in a row'));
+    assert.equal(await hint(page), `The model wrote “chien” ${fragment.filter((w) => w === 'chien').length} times in a row: ` +
+      'it learned whole sentences of its grammar only (a subject, a verb, an object, such as “the small cat sees the red car”); ' +
+      'on other text it has nothing to go on and keeps writing a likely word.');
+    await box.fill('a cat sees the dog');
+    await page.waitForFunction(() => document.querySelector('.feedback').textContent.includes('un chat voit le chien'));
+    assert.equal(await hint(page), '', 'a sentence of the grammar: nothing to say');
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -9,6 +9,17 @@ import { lessonPage } from '../page.js';
 import { heatmap, noteUnder, panel, sentenceInput, slider } from '../views.js';
 
 const DEFAULT_SENTENCE = 'the small cat sees the red car';
+
+// The word written most times in a row, and how many: a translation that repeats a word is the model
+// off its grammar (a fragment such as "the dog" comes out as "le chien chien chien …").
+function longestRun(words) {
+  let best = { word: '', count: 0 };
+  for (let i = 0, count = 0; i < words.length; i++) {
+    count = i > 0 && words[i] === words[i - 1] ? count + 1 : 1;
+    if (count > best.count) best = { word: words[i], count };
+  }
+  return best;
+}
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 
 // Row t of a decode reads targetTokens[t] and writes the next word (or the end).
@@ -132,6 +143,12 @@ lessonPage({
         notes.push(`Not in the model’s vocabulary, read as <unk> (unknown): ${t.unknownWords.map((w) => `“${isolated(w)}”`).join(', ')}.`);
       }
       if (t.truncated) notes.push(`The model reads ${maxLen} words: the last ${t.truncated.dropped} were left out.`);
+      const run = longestRun(t.text.split(' '));
+      if (run.count >= 3) {
+        notes.push(`The model wrote “${run.word}” ${run.count} times in a row: it learned whole sentences of its grammar only ` +
+          `(a subject, a verb, an object, such as “${DEFAULT_SENTENCE}”); on other text it has nothing to go on and keeps ` +
+          'writing a likely word.');
+      }
       noteUnder(sentenceBox, notes.join(' '));
 
       translation.textContent = `“${isolated(t.sourceTokens.join(' '))}” → “${t.text}”` +
