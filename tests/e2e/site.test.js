@@ -84,13 +84,13 @@ describe('the site', () => {
     test(`lesson ${lesson}: loads, no console error, no serious axe violation, fits a phone`, async () => {
       const { page, problems, wasm } = await open(browser, `${server.url}/lessons/${lesson}.html`);
       // The main module, threaded (the page is cross-origin isolated and Chromium has SIMD); the
-      // training module only where a lesson trains, the GPT
-      // referent module (the trained "it" model) only where lesson 1 shows that model's head, the
-      // encoder–decoder module only in the cross-attention lesson (the trained translator).
-      // (Sorted: a lesson's own module is asked for beside the main one, so either may come first.)
+      // training module only where a lesson trains; lesson 1 the referent module (the trained "it"
+      // model) alone, no main module; the encoder–decoder module only in the cross-attention lesson
+      // (the trained translator). (Sorted: a lesson's own module is asked for beside the main one,
+      // so either may come first.)
       assert.deepEqual(wasm.map((name) => name.replace(/-[\w-]{8}\.wasm$/, '.wasm')).sort(),
         { 'watch-it-learn': ['attnlab-simd-mt.wasm', 'attnlab-train-simd.wasm'],
-          'why-attention': ['attnlab-referent-simd.wasm', 'attnlab-simd-mt.wasm'],
+          'why-attention': ['attnlab-referent-simd.wasm'],
           'cross-attention': ['attnlab-seq2seq-simd.wasm', 'attnlab-simd-mt.wasm'] }[lesson] ?? ['attnlab-simd-mt.wasm']);
       const defined = await page.evaluate(() => ['attn-heatmap', 'attn-stepper', 'pe-plot'].every((t) => customElements.get(t)));
       assert.ok(defined, 'the components are registered');
@@ -98,9 +98,10 @@ describe('the site', () => {
     });
   }
 
-  test('lesson 1 asks for its model\'s module and weights while the main module is still on its way', async () => {
-    // The main (threaded) module's .wasm is held back for a second: the referent module's .wasm and the
-    // model's weights must be requested before it arrives (prefetch), not after the main module loads.
+  test('the cross-attention lesson asks for its model\'s module and weights while the main module is still on its way', async () => {
+    // The main (threaded) module's .wasm is held back for a second: the encoder–decoder module's .wasm and
+    // the model's weights must be requested before it arrives (prefetch, and the HTML's preloads), not
+    // after the main module loads. (Lesson 1 fetches no main module at all: first-view.test.js.)
     const page = await browser.newPage();
     const requested = [];
     let mainDelivered = null;
@@ -110,13 +111,13 @@ describe('the site', () => {
       mainDelivered = Date.now();
       await route.continue();
     });
-    await page.goto(`${server.url}/lessons/why-attention.html`);
+    await page.goto(`${server.url}/lessons/cross-attention.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
     const at = (pattern) => requested.find(([name]) => pattern.test(name))?.[1];
     assert.ok(mainDelivered, 'the main module was requested');
-    assert.ok(at(/^attnlab-referent-simd-.*\.wasm$/) < mainDelivered, 'the referent module was asked for before the main module arrived');
+    assert.ok(at(/^attnlab-seq2seq-simd-.*\.wasm$/) < mainDelivered, 'the translator\'s module was asked for before the main module arrived');
     assert.ok(at(/^model-.*\.safetensors$/) < mainDelivered, 'the weights were asked for before the main module arrived');
-    assert.equal(requested.filter(([name]) => /^attnlab-referent-simd-.*\.wasm$/.test(name)).length, 1, 'fetched once');
+    assert.equal(requested.filter(([name]) => /^attnlab-seq2seq-simd-.*\.wasm$/.test(name)).length, 1, 'fetched once');
     await page.close();
   });
 
