@@ -1,12 +1,17 @@
 // Type-checked (tsc --noEmit) against web/index.d.ts: every part of the API as a tutorial uses it.
 import {
-  AttnLabError, init, type Lab, type Matrix, type Step, type TaskExample, type TaskModelSnapshot, type Tensor,
+  AttnLabError, init, loadReferentModel, type Lab, type Matrix, type Step, type TaskExample, type TaskModelSnapshot, type Tensor,
 } from 'attnlab';
 
 async function main(): Promise<void> {
   const lab: Lab = await init({ simd: 'auto' });
   const forced = await init({ simd: false, locateFile: (file) => `/assets/${file}` });
   console.log(lab.simd, lab.version, lab.kernels, forced.simd);
+  // The "it" model without init(): its own module alone.
+  const referent = await loadReferentModel({ simd: 'auto', memoryBudget: 64 * 2 ** 20 });
+  const itWeights: Float32Array = referent.forward(referent.sentence({ first: 'animal', second: 'street', adjective: 'wide' }))
+    .fromIt[referent.namedHead.layer][referent.namedHead.head];
+  console.log(itWeights.length);
 
   const q: Matrix = lab.randn(4, 8, 1);
   const k = lab.matrix(6, 8, new Float32Array(48));
