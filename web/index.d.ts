@@ -708,8 +708,8 @@ export interface TrainingLog {
 
 export function init(options?: InitOptions): Promise<Lab>;
 /** The "it" sentence model without init(): its own small module alone (a page whose only computation is
- *  this model need not download the main module). Calls with the same build and no files of their own
- *  share one module instance; lab.loadReferentModel() uses the lab's. */
+ *  this model need not download the main module). Calls with the same build and budget and no files of
+ *  their own share one module instance; lab.loadReferentModel() uses the lab's. */
 export function loadReferentModel(options?: {
   simd?: 'auto' | boolean;
   referentWasmBinary?: ArrayBuffer | Uint8Array;

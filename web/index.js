@@ -110,19 +110,20 @@ async function openReferentModel(fn, lazy, baseUrl) {
 // module alone, for a page whose only computation is this model (it need not download the main module,
 // 113 kB of the first lesson's bytes on a slow network). options: { simd?, referentWasmBinary?,
 // locateFile?, memoryBudget?, baseUrl? }, as init()'s and lab.loadReferentModel()'s. Calls with the
-// same build and no files of their own share one module instance.
-const standaloneReferents = new Map();  // variant → LazyModule
+// same build and budget and no files of their own share one module instance.
+const standaloneReferents = new Map();  // 'simd:536870912' (variant:budget) → LazyModule
 export async function loadReferentModel(options = {}) {
   const fn = 'loadReferentModel';
   const { simd, referentWasmBinary, locateFile, memoryBudget, baseUrl } = checkOptions(fn, options);
   const budget = checkMemoryBudget(fn, memoryBudget === undefined ? DEFAULT_MEMORY_BUDGET : memoryBudget);
   const variant = chooseVariant(simd, fn);
   const own = referentWasmBinary !== undefined || locateFile !== undefined;
-  let lazy = own ? null : standaloneReferents.get(variant);
+  const key = `${variant}:${budget}`;
+  let lazy = own ? null : standaloneReferents.get(key);
   if (!lazy) {
     lazy = new LazyModule(`attnlab-referent-${variant}`, { wasmBinary: referentWasmBinary, locateFile }, null,
       (module) => applyBudget(fn, module, budget), { byCaller: true });
-    if (!own) standaloneReferents.set(variant, lazy);
+    if (!own) standaloneReferents.set(key, lazy);
   }
   return openReferentModel(fn, lazy, checkBaseUrl(fn, baseUrl));
 }

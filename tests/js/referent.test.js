@@ -41,3 +41,13 @@ test('loadReferentModel() without init(): bad options are refused in its own nam
   const referent = await loadReferentModel();
   assert.equal(referent.forward(referent.sentence({ frame: 'cross', first: 'animal', second: 'street', adjective: 'wide' })).prediction, 'street');
 });
+
+test('loadReferentModel() without init(): each call\'s memory budget holds, also after a call with another budget', async () => {
+  // The weights are 25,234 float32 values (98.57 KiB): a 1000-byte budget refuses them, the default takes them.
+  const tooSmall = (e) => e instanceof AttnLabError && e.message.startsWith('loadReferentModel: needs about 98.57 KiB') &&
+    e.message.includes('the memory budget is 1000 bytes');
+  await assert.rejects(loadReferentModel({ memoryBudget: 1000 }), tooSmall);
+  const referent = await loadReferentModel();
+  assert.equal(referent.forward(referent.sentence({ frame: 'cross', first: 'animal', second: 'street', adjective: 'tired' })).prediction, 'animal');
+  await assert.rejects(loadReferentModel({ memoryBudget: 1000 }), tooSmall);
+});
