@@ -122,7 +122,7 @@ export async function loadReferentModel(options = {}) {
   let lazy = own ? null : standaloneReferents.get(key);
   if (!lazy) {
     lazy = new LazyModule(`attnlab-referent-${variant}`, { wasmBinary: referentWasmBinary, locateFile }, null,
-      (module) => applyBudget(fn, module, budget), { byCaller: true });
+      (module) => applyBudget(fn, module, budget), { byCaller: true, budgetSetter: `${fn}({ memoryBudget })` });
     if (!own) standaloneReferents.set(key, lazy);
   }
   return openReferentModel(fn, lazy, checkBaseUrl(fn, baseUrl));

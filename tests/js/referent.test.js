@@ -45,7 +45,9 @@ test('loadReferentModel() without init(): bad options are refused in its own nam
 test('loadReferentModel() without init(): each call\'s memory budget holds, also after a call with another budget', async () => {
   // The weights are 25,234 float32 values (98.57 KiB): a 1000-byte budget refuses them, the default takes them.
   const tooSmall = (e) => e instanceof AttnLabError && e.message.startsWith('loadReferentModel: needs about 98.57 KiB') &&
-    e.message.includes('the memory budget is 1000 bytes');
+    e.message.includes('the memory budget is 1000 bytes') &&
+    // the setter this call has (there is no lab here to call setMemoryBudget on)
+    e.message.endsWith(' (loadReferentModel({ memoryBudget }) sets it)');
   await assert.rejects(loadReferentModel({ memoryBudget: 1000 }), tooSmall);
   const referent = await loadReferentModel();
   assert.equal(referent.forward(referent.sentence({ frame: 'cross', first: 'animal', second: 'street', adjective: 'tired' })).prediction, 'animal');

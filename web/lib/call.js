@@ -37,13 +37,15 @@ export function toJsOptionNames(message) {
 // byCaller: the message is named by the package call alone, the core's function name dropped (the GPT
 // module, whose calls go through several core functions: "GPT::from_safetensors: …", "parse_safetensors:
 // …" and "GPTSession::append: …" read "loadGPT: …" and "GPTSession.append: …").
-export function makeCaller(raw, { byCaller = false } = {}) {
+// budgetSetter: where a caller of this module sets its memory budget, said after a refusal over it.
+const LAB_BUDGET_SETTER = 'init({ memoryBudget }) or lab.setMemoryBudget()';
+export function makeCaller(raw, { byCaller = false, budgetSetter = LAB_BUDGET_SETTER } = {}) {
   return (fn, body) => {
     const result = body();
     if (result !== undefined && result !== null) return result;
     const core = raw.takeLastError();
     let message = toJsOptionNames(byCaller ? `${fn}: ${core.replace(/^[A-Za-z_][A-Za-z0-9_]*(?:::[a-z_]+)?(?: \([^)]*\))?: /, '')}` : toJsNames(core));
-    if (message.includes('but the memory budget is')) message += ' (init({ memoryBudget }) or lab.setMemoryBudget() sets it)';
+    if (message.includes('but the memory budget is')) message += ` (${budgetSetter} sets it)`;
     throw new AttnLabError(named(fn, message));
   };
 }
