@@ -104,6 +104,11 @@ struct RunConfig {
   GPTConfig model;
   std::uint64_t init_seed = 1, data_seed = 2;
   int batch = 16, steps = 6000;
+  // The steps the learning rate's cosine and the repeated-window share run over (default: steps). A run
+  // with more steps than this keeps min_lr and the final share after it, and computes for its first
+  // schedule_steps steps exactly what the run of schedule_steps computes: a finished run can be
+  // extended from its last checkpoint (tests/tools/check-training-resume.sh).
+  int schedule_steps = 6000;
   GPTTrainerConfig trainer;
   int eval_every = 250;
   // The share of training windows that are one passage read twice (see training_window):
@@ -130,8 +135,13 @@ RunConfig read_config(const json& j) {
   c.data_seed = t.at("data_seed");
   c.batch = t.at("batch");
   c.steps = t.at("steps");
+  c.schedule_steps = t.value("schedule_steps", c.steps);
+  if (c.schedule_steps < 1 || c.schedule_steps > c.steps) {
+    throw std::runtime_error("training.schedule_steps must be in 1 … steps (" + std::to_string(c.steps) + "), got " +
+                             std::to_string(c.schedule_steps));
+  }
   c.trainer.schedule = {.max_lr = t.at("max_lr"), .min_lr = t.at("min_lr"), .warmup_steps = t.at("warmup_steps"),
-                        .total_steps = c.steps};
+                        .total_steps = c.schedule_steps};
   c.trainer.weight_decay = t.at("weight_decay");
   c.trainer.beta1 = t.at("beta1");
   c.trainer.beta2 = t.at("beta2");
@@ -187,11 +197,12 @@ void training_window(const std::vector<int>& tokens, int T, int vocab_size, cons
   std::copy_n(window.begin() + 1, T, targets);
 }
 
-// The repeated-window share at `step` (0-based) of `steps`. Copying is learned early (the induction
-// heads form in the first third of a run); late in the run fewer repeated windows let the model
-// spend its steps on text, so that it copies less eagerly when it samples.
+// The repeated-window share at `step` (0-based) of a schedule of `steps`. Copying is learned early (the
+// induction heads form in the first third of a run); late in the run fewer repeated windows let the
+// model spend its steps on text, so that it copies less eagerly when it samples. Past the schedule's
+// last step the share stays at its final value.
 double repeat_fraction_at(const RunConfig& config, int step, int steps) {
-  const double progress = static_cast<double>(step) / static_cast<double>(std::max(1, steps - 1));
+  const double progress = std::min(1.0, static_cast<double>(step) / static_cast<double>(std::max(1, steps - 1)));
   if (progress <= config.repeat_decay_start) return config.repeat_fraction;
   const double t = (progress - config.repeat_decay_start) / (1.0 - config.repeat_decay_start);
   return config.repeat_fraction + t * (config.repeat_fraction_final - config.repeat_fraction);
@@ -372,9 +383,9 @@ int run(const Arguments& args) {
   int mismatches = 0;
   auto segment_start = Clock::now();
   for (int step = static_cast<int>(state.step); step < steps; ++step) {
-    // The config's step count, as the learning rate's: a shorter --steps run (the first-steps check) draws
+    // The config's schedule, as the learning rate's: a shorter --steps run (the first-steps check) draws
     // the same windows as the full run.
-    const double repeat_fraction = repeat_fraction_at(config, step, config.steps);
+    const double repeat_fraction = repeat_fraction_at(config, step, config.schedule_steps);
     for (int b = 0; b < config.batch; ++b) {
       training_window(train_tokens, T, config.model.vocab_size, config, repeat_fraction, data_rng,
                       &ids[static_cast<std::size_t>(b) * T], &targets[static_cast<std::size_t>(b) * T]);
