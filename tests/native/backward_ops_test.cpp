@@ -18,13 +18,12 @@
 namespace attnlab {
 namespace {
 
+using testing::kInf;
 using testing::MatricesNear;
 using testing::MatrixD;
 using testing::fd::dot;
 using testing::fd::GradientNear;
 using testing::fd::numerical_gradient;
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // ---------------------------------------------------------------------------------------------- softmax
 

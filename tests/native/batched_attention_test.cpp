@@ -21,12 +21,12 @@
 namespace attnlab {
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using testing::kInf;
 
 using testing::randn_tensor;
 
 // The tutorials' split: (batch, seq, d_model) → (batch, heads, seq, d_k).
-Tensor split_heads(const Tensor& x, std::int64_t num_heads) {
+Tensor split_into_heads(const Tensor& x, std::int64_t num_heads) {
   return x.view({x.size(0), x.size(1), num_heads, x.size(2) / num_heads}).transpose(1, 2);
 }
 
@@ -277,8 +277,8 @@ void expect_matches_torch(const std::string& name) {
   const std::int64_t heads = static_cast<std::int64_t>(f.number("num_heads"));
   const Tensor x_q = fixture_tensor(f, "x_q");
   const std::int64_t batch = x_q.size(0), seq = x_q.size(1), d_model = x_q.size(2);
-  const Tensor q = split_heads(x_q, heads), k = split_heads(fixture_tensor(f, "x_k"), heads),
-               v = split_heads(fixture_tensor(f, "x_v"), heads);
+  const Tensor q = split_into_heads(x_q, heads), k = split_into_heads(fixture_tensor(f, "x_k"), heads),
+               v = split_into_heads(fixture_tensor(f, "x_v"), heads);
   if (f.has("q_heads")) {
     EXPECT_EQ(q.to_vector(), fixture_tensor(f, "q_heads").to_vector());  // torch's own split
   }

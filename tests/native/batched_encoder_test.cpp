@@ -28,7 +28,7 @@ TransformerEncoderLayer from_fixture(const testing::Fixture& f) {
   return layer;
 }
 
-void expect_matches_torch(const std::string& name) {
+void expect_batched_layer_matches_torch(const std::string& name) {
   SCOPED_TRACE(name);
   const testing::Fixture f(name);
   TransformerEncoderLayer layer = from_fixture(f);
@@ -38,8 +38,8 @@ void expect_matches_torch(const std::string& name) {
   EXPECT_TRUE(agreement.within) << agreement.describe();
 }
 
-TEST(BatchedEncoderTorch, PostNormWithPadding) { expect_matches_torch("batched_encoder_post_padding"); }
-TEST(BatchedEncoderTorch, PreNormWithPaddingAndCausal) { expect_matches_torch("batched_encoder_pre_padding_causal"); }
+TEST(BatchedEncoderTorch, PostNormWithPadding) { expect_batched_layer_matches_torch("batched_encoder_post_padding"); }
+TEST(BatchedEncoderTorch, PreNormWithPaddingAndCausal) { expect_batched_layer_matches_torch("batched_encoder_pre_padding_causal"); }
 
 TEST(BatchedEncoder, EachSequenceIsThe2dForwardWithItsMaskBitForBit) {
   TransformerEncoderLayer layer({.d_model = 16, .num_heads = 4, .d_ff = 32, .seed = 3});

@@ -21,7 +21,7 @@
 namespace attnlab {
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using testing::kInf;
 
 using testing::randn_tensor;
 
@@ -325,7 +325,7 @@ MultiHeadAttentionWeights rng_weights(int d_model, std::uint64_t seed) {
   return w;
 }
 
-void expect_matches_torch(const std::string& name) {
+void expect_batched_attention_matches_torch(const std::string& name) {
   SCOPED_TRACE(name);
   const testing::Fixture f(name);
   const int d_model = static_cast<int>(f.number("d_model")), heads = static_cast<int>(f.number("num_heads"));
@@ -360,14 +360,14 @@ void expect_matches_torch(const std::string& name) {
               weight_agreement.describe().c_str());
 }
 
-TEST(BatchedMultiHeadTorch, KeyPaddingOneSequenceOfLengthTwo) { expect_matches_torch("batched_mha_padding"); }
-TEST(BatchedMultiHeadTorch, KeyPaddingWithCausalAttnMask) { expect_matches_torch("batched_mha_padding_causal"); }
-TEST(BatchedMultiHeadTorch, Tutorial2x10x512EightHeadsCausal) { expect_matches_torch("batched_mha_tutorial"); }
+TEST(BatchedMultiHeadTorch, KeyPaddingOneSequenceOfLengthTwo) { expect_batched_attention_matches_torch("batched_mha_padding"); }
+TEST(BatchedMultiHeadTorch, KeyPaddingWithCausalAttnMask) { expect_batched_attention_matches_torch("batched_mha_padding_causal"); }
+TEST(BatchedMultiHeadTorch, Tutorial2x10x512EightHeadsCausal) { expect_batched_attention_matches_torch("batched_mha_tutorial"); }
 
 TEST(BatchedMultiHeadTorch, AllPaddedSequenceWhereTorchGivesNaN) {
   // torch 1.13 answers NaN for sequence 1 (every key padded; the script asserts it), so the fixture
   // holds sequence 0 only; attnlab gives sequence 1 weights 0 and output = out_proj.bias.
-  expect_matches_torch("batched_mha_all_padded");
+  expect_batched_attention_matches_torch("batched_mha_all_padded");
   const testing::Fixture f("batched_mha_all_padded");
   EXPECT_TRUE(f.flag("torch_gives_nan"));
   MultiHeadAttention mha({.d_model = 8, .num_heads = 2});

@@ -10,7 +10,7 @@ namespace {
 
 using testing::MatricesNear;
 
-TransformerEncoderLayer from_fixture(const testing::Fixture& f) {
+TransformerEncoderLayer layer_from_fixture(const testing::Fixture& f) {
   TransformerEncoderLayer layer({.d_model = static_cast<int>(f.number("d_model")),
                                  .num_heads = static_cast<int>(f.number("num_heads")),
                                  .d_ff = static_cast<int>(f.number("d_ff")),
@@ -22,18 +22,18 @@ TransformerEncoderLayer from_fixture(const testing::Fixture& f) {
   return layer;
 }
 
-void expect_matches_pytorch(const std::string& name, bool causal = false) {
+void expect_layer_matches_pytorch(const std::string& name, bool causal = false) {
   SCOPED_TRACE(name);
   const testing::Fixture f(name);
-  TransformerEncoderLayer layer = from_fixture(f);
+  TransformerEncoderLayer layer = layer_from_fixture(f);
   const Matrix out = layer.forward(f.matrix("x"), {.causal = causal});
   EXPECT_TRUE(MatricesNear(out, f.matrix("output"), 2e-5f, 2e-5f));
   EXPECT_EQ(layer.parameter_count(), static_cast<std::int64_t>(f.number("parameter_count")));
 }
 
-TEST(TransformerEncoderLayer, PostNormMatchesPyTorch) { expect_matches_pytorch("encoder_post_gelu"); }
-TEST(TransformerEncoderLayer, PreNormMatchesPyTorch) { expect_matches_pytorch("encoder_pre_gelu"); }
-TEST(TransformerEncoderLayer, CausalMatchesPyTorch) { expect_matches_pytorch("encoder_post_causal", true); }
+TEST(TransformerEncoderLayer, PostNormMatchesPyTorch) { expect_layer_matches_pytorch("encoder_post_gelu"); }
+TEST(TransformerEncoderLayer, PreNormMatchesPyTorch) { expect_layer_matches_pytorch("encoder_pre_gelu"); }
+TEST(TransformerEncoderLayer, CausalMatchesPyTorch) { expect_layer_matches_pytorch("encoder_post_causal", true); }
 
 TEST(TransformerEncoderLayer, ParameterCountEqualsPyTorchsFormula) {
   // nn.TransformerEncoderLayer(64, 4, 256): attention 4·64² + 4·64, FFN 2·64·256 + 256 + 64, norms 4·64.

@@ -11,8 +11,8 @@
 namespace attnlab {
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using testing::kNaN;
+using testing::kInf;
 
 TEST(Errors, ErrorIsAnInvalidArgument) {
   static_assert(std::is_base_of_v<std::invalid_argument, Error>);

@@ -2,17 +2,34 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
 namespace attnlab::testing {
 
-Fixture::Fixture(const std::string& name) : name_(name) {
-  const std::string path = std::string(ATTNLAB_FIXTURE_DIR) + "/" + name + ".json";
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open fixture " + path);
-  json_ = nlohmann::json::parse(in);
+namespace {
+
+std::ifstream open_fixture(const std::string& path, std::ios::openmode mode = std::ios::in) {
+  const std::string full = std::string(ATTNLAB_FIXTURE_DIR) + "/" + path;
+  std::ifstream in(full, mode);
+  if (!in) throw std::runtime_error("cannot open fixture " + full);
+  return in;
 }
+
+}  // namespace
+
+std::vector<std::uint8_t> fixture_bytes(const std::string& path) {
+  std::ifstream in = open_fixture(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+nlohmann::json fixture_json(const std::string& path) {
+  std::ifstream in = open_fixture(path);
+  return nlohmann::json::parse(in);
+}
+
+Fixture::Fixture(const std::string& name) : name_(name), json_(fixture_json(name + ".json")) {}
 
 std::vector<float> Fixture::data(const std::string& key, std::vector<int>& shape) const {
   if (!json_.contains(key)) throw std::runtime_error("fixture " + name_ + " has no tensor " + key);

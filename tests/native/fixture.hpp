@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -12,6 +14,16 @@
 #include "attnlab/layers/multi_head_attention.hpp"
 
 namespace attnlab::testing {
+
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// A vector as a 1×n matrix (one row: a single token's activations).
+inline Matrix row(const Vector& v) { return v.transpose(); }
+
+// The bytes and the JSON of a file under tests/fixtures/ (path relative to it).
+std::vector<std::uint8_t> fixture_bytes(const std::string& path);
+nlohmann::json fixture_json(const std::string& path);
 
 class Fixture {
  public:

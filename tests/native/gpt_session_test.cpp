@@ -11,18 +11,18 @@ namespace {
 
 using testing::MatricesNear;
 
-const GPTConfig kConfig{.vocab_size = 31, .context_length = 12, .d_model = 24, .num_heads = 3, .num_layers = 2};
+const GPTConfig kSessionConfig{.vocab_size = 31, .context_length = 12, .d_model = 24, .num_heads = 3, .num_layers = 2};
 
 TEST(GPTSession, OneTokenAtATimeGivesTheFullForwardsLogits) {
-  const GPT model(kConfig, 5);
+  const GPT model(kSessionConfig, 5);
   const std::vector<int> ids = {4, 8, 15, 16, 23, 30, 0, 1, 2, 3, 5, 7};
   const GPTOutput full = model.forward(ids, {.attention = true});
   GPTSession session(model);
   for (std::size_t t = 0; t < ids.size(); ++t) {
     const Matrix logits = session.append(ids[t]);
     EXPECT_TRUE(MatricesNear(logits, full.logits.row(static_cast<Eigen::Index>(t)), 1e-5f, 1e-5f)) << "position " << t;
-    for (int l = 0; l < kConfig.num_layers; ++l)
-      for (int h = 0; h < kConfig.num_heads; ++h)
+    for (int l = 0; l < kSessionConfig.num_layers; ++l)
+      for (int h = 0; h < kSessionConfig.num_heads; ++h)
         EXPECT_TRUE(MatricesNear(session.last_attention()[l][h],
                                  full.attention[l][h].row(static_cast<Eigen::Index>(t)).head(static_cast<Eigen::Index>(t) + 1),
                                  1e-6f, 1e-5f));
@@ -38,14 +38,14 @@ TEST(GPTSession, OneTokenAtATimeGivesTheFullForwardsLogits) {
 
 TEST(GPTSession, MultiplyAddsAsCountedByHand) {
   // d 24, L 2, V 31: per layer 12·24² = 6912 per row; attention 2·keys·24; output 31·24 = 744
-  EXPECT_EQ(gpt_multiply_adds(kConfig, 1, true), 2 * (6912 + 48) + 744);
-  EXPECT_EQ(gpt_multiply_adds(kConfig, 5, true), 2 * (6912 + 2 * 5 * 24) + 744);
+  EXPECT_EQ(gpt_multiply_adds(kSessionConfig, 1, true), 2 * (6912 + 48) + 744);
+  EXPECT_EQ(gpt_multiply_adds(kSessionConfig, 5, true), 2 * (6912 + 2 * 5 * 24) + 744);
   // without the cache, 5 rows seeing 1 + 2 + 3 + 4 + 5 = 15 keys
-  EXPECT_EQ(gpt_multiply_adds(kConfig, 5, false), 2 * (5 * 6912 + 2 * 15 * 24) + 744);
+  EXPECT_EQ(gpt_multiply_adds(kSessionConfig, 5, false), 2 * (5 * 6912 + 2 * 15 * 24) + 744);
 }
 
 TEST(Generate, IsSeededAndGreedyFollowsTheArgmax) {
-  const GPT model(kConfig, 2);
+  const GPT model(kSessionConfig, 2);
   const std::vector<int> prompt = {1, 2, 3};
   const Generation a = generate(model, prompt, {.max_tokens = 6, .seed = 11});
   const Generation b = generate(model, prompt, {.max_tokens = 6, .seed = 11});
@@ -70,7 +70,7 @@ TEST(Generate, IsSeededAndGreedyFollowsTheArgmax) {
 }
 
 TEST(Generate, BadArgumentsAreNamed) {
-  const GPT model(kConfig, 2);
+  const GPT model(kSessionConfig, 2);
   expect_error([&] { generate(model, std::vector<int>{}, {}); }, "generate: the prompt is empty (give at least one token)");
   expect_error([&] { generate(model, std::vector<int>{1}, {.max_tokens = -1}); }, "generate: max_tokens must be ≥ 0, got -1");
   expect_error([&] { generate(model, std::vector<int>(13, 1), {}); }, "generate: the prompt has 13 tokens but context_length is 12");

@@ -11,7 +11,7 @@
 namespace attnlab {
 namespace {
 
-const GPTConfig kConfig{.vocab_size = 20, .context_length = 16, .d_model = 8, .num_heads = 2, .num_layers = 2};
+const GPTConfig kScoredConfig{.vocab_size = 20, .context_length = 16, .d_model = 8, .num_heads = 2, .num_layers = 2};
 
 double mean_uniform_weight(int first, int n) {  // mean over rows i in [first, n) of 1/(i + 1)
   double sum = 0;
@@ -20,7 +20,7 @@ double mean_uniform_weight(int first, int n) {  // mean over rows i in [first, n
 }
 
 TEST(HeadScores, UniformAttentionGivesTheHandComputedMeans) {
-  const GPT model(kConfig);  // all zeros
+  const GPT model(kScoredConfig);  // all zeros
   const std::vector<int> text = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
   const HeadScores s = head_scores(model, text, {.repeat_length = 5, .samples = 2, .seed = 9});
   for (int l = 0; l < 2; ++l)
@@ -95,14 +95,14 @@ TEST(HeadScores, RepeatedRandomTokensRepeatAndStayInRange) {
 
 TEST(HeadScores, TokenLossesOfAZeroModelAreLogV) {
   // all-zero weights: every logit 0, so every next token has probability 1/V
-  const GPT model(kConfig);
+  const GPT model(kScoredConfig);
   const std::vector<float> losses = token_losses(model, std::vector<int>{1, 2, 3, 4});
   ASSERT_EQ(losses.size(), 3u);
   for (float loss : losses) EXPECT_NEAR(loss, std::log(20.0), 1e-5);
 }
 
 TEST(HeadScores, BadArgumentsAreNamed) {
-  const GPT model(kConfig);
+  const GPT model(kScoredConfig);
   expect_error([&] { head_scores(model, std::vector<int>{1}); }, "head_scores: text must have at least 2 tokens, got 1");
   expect_error([&] { head_scores(model, std::vector<int>{1, 2}, {.repeat_length = 9}); },
                "head_scores: repeat_length 9 repeated twice does not fit context_length 16");

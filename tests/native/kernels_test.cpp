@@ -22,6 +22,8 @@
 namespace attnlab {
 namespace {
 
+using testing::kInf;
+
 TEST(Kernels, VariantMatchesTheTargetAndTheSetting) {
 #if defined(__wasm_simd128__)
   EXPECT_STREQ(kernels::variant(), "wasm-simd128");
@@ -159,7 +161,6 @@ TEST_P(KernelSets, MatmulHandExample) {
 }
 
 TEST_P(KernelSets, SoftmaxAgreesWithTheReferenceIncludingBlockedEntries) {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
   for (int cols : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65}) {
     SCOPED_TRACE(cols);
     Matrix x = randn(6, cols, 100 + static_cast<std::uint64_t>(cols)) * 8.0f;
@@ -177,7 +178,6 @@ TEST_P(KernelSets, SoftmaxAgreesWithTheReferenceIncludingBlockedEntries) {
 }
 
 TEST_P(KernelSets, OnlineSoftmaxStepAgreesWithTheReference) {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
   for (int cols : {1, 3, 4, 9, 16, 17, 40, 64, 130}) {
     SCOPED_TRACE(cols);
     Matrix first = randn(5, cols, 7) * 4.0f, second = randn(5, cols, 8) * 4.0f;

@@ -16,6 +16,7 @@
 namespace attnlab {
 namespace {
 
+using testing::row;
 using testing::MatricesNear;
 using testing::MatrixD;
 using testing::fd::GradientNear;
@@ -23,7 +24,6 @@ using testing::fd::numerical_gradient;
 
 MatrixD D(const Matrix& m) { return m.cast<double>(); }
 MatrixD D(const Vector& v) { return v.transpose().cast<double>(); }  // a parameter [d] as 1×d
-Matrix row(const Vector& v) { return v.transpose(); }
 double loss(const MatrixD& y, const Matrix& d_y) { return testing::fd::dot(y, D(d_y)); }  // L = Σ y ⊙ d_y
 
 // ---------------------------------------------------------------------------------------------------

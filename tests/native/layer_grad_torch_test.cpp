@@ -12,10 +12,9 @@
 namespace attnlab {
 namespace {
 
+using testing::row;
 using testing::Fixture;
 using testing::MatricesNear;
-
-Matrix row(const Vector& v) { return v.transpose(); }
 
 TEST(LayerGradTorch, Linear) {
   const Fixture f("grad_linear");

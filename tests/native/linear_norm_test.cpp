@@ -11,9 +11,8 @@
 namespace attnlab {
 namespace {
 
+using testing::row;
 using testing::MatricesNear;
-
-Matrix row_of(const Vector& v) { return v.transpose(); }
 
 TEST(Linear, MatchesPyTorchNnLinear) {
   const testing::Fixture f("linear");
@@ -104,9 +103,9 @@ TEST(RMSNorm, EpsSitsInsideTheSquareRoot) {
 
 TEST(Activations, GeluMatchesPyTorchExactAndTanh) {
   const testing::Fixture f("gelu");
-  const Matrix x = row_of(f.vector("x"));
-  EXPECT_TRUE(MatricesNear(activate(x, Activation::gelu), row_of(f.vector("exact")), 1e-6f));
-  EXPECT_TRUE(MatricesNear(activate(x, Activation::gelu_tanh), row_of(f.vector("tanh")), 1e-6f));
+  const Matrix x = row(f.vector("x"));
+  EXPECT_TRUE(MatricesNear(activate(x, Activation::gelu), row(f.vector("exact")), 1e-6f));
+  EXPECT_TRUE(MatricesNear(activate(x, Activation::gelu_tanh), row(f.vector("tanh")), 1e-6f));
   Matrix r(1, 3), expected(1, 3);
   r << -2, 0, 3;
   expected << 0, 0, 3;

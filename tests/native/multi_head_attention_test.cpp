@@ -11,7 +11,7 @@ namespace {
 
 using testing::MatricesNear;
 
-MultiHeadAttention from_fixture(const testing::Fixture& f) {
+MultiHeadAttention attention_from_fixture(const testing::Fixture& f) {
   MultiHeadAttention mha({.d_model = static_cast<int>(f.number("d_model")),
                           .num_heads = static_cast<int>(f.number("num_heads")),
                           .bias = f.flag("bias")});
@@ -20,10 +20,10 @@ MultiHeadAttention from_fixture(const testing::Fixture& f) {
 }
 
 // nn.MultiheadAttention with weights exported from PyTorch: output, per-head and averaged weights.
-void expect_matches_pytorch(const std::string& name, bool causal = false) {
+void expect_attention_matches_pytorch(const std::string& name, bool causal = false) {
   SCOPED_TRACE(name);
   const testing::Fixture f(name);
-  MultiHeadAttention mha = from_fixture(f);
+  MultiHeadAttention mha = attention_from_fixture(f);
   const Matrix mask = f.has("mask") ? f.matrix("mask") : Matrix();
   const MaskOptions masking{.mask = causal || !f.has("mask") ? nullptr : &mask, .causal = causal};
   const MultiHeadAttentionOutput r = mha.forward(f.matrix("query"), f.matrix("key"), f.matrix("value"), masking);
@@ -35,18 +35,18 @@ void expect_matches_pytorch(const std::string& name, bool causal = false) {
   EXPECT_EQ(mha.parameter_count(), static_cast<std::int64_t>(f.number("parameter_count")));
 }
 
-TEST(MultiHeadAttention, SelfAttentionMatchesPyTorch) { expect_matches_pytorch("mha_self"); }
-TEST(MultiHeadAttention, WithoutBiasMatchesPyTorch) { expect_matches_pytorch("mha_self_nobias"); }
-TEST(MultiHeadAttention, CausalFlagMatchesPyTorch) { expect_matches_pytorch("mha_causal", true); }
-TEST(MultiHeadAttention, ExplicitCausalMaskMatchesPyTorch) { expect_matches_pytorch("mha_causal"); }
-TEST(MultiHeadAttention, CrossAttentionMatchesPyTorch) { expect_matches_pytorch("mha_cross"); }
-TEST(MultiHeadAttention, KeyPaddingMatchesPyTorch) { expect_matches_pytorch("mha_padding"); }
+TEST(MultiHeadAttention, SelfAttentionMatchesPyTorch) { expect_attention_matches_pytorch("mha_self"); }
+TEST(MultiHeadAttention, WithoutBiasMatchesPyTorch) { expect_attention_matches_pytorch("mha_self_nobias"); }
+TEST(MultiHeadAttention, CausalFlagMatchesPyTorch) { expect_attention_matches_pytorch("mha_causal", true); }
+TEST(MultiHeadAttention, ExplicitCausalMaskMatchesPyTorch) { expect_attention_matches_pytorch("mha_causal"); }
+TEST(MultiHeadAttention, CrossAttentionMatchesPyTorch) { expect_attention_matches_pytorch("mha_cross"); }
+TEST(MultiHeadAttention, KeyPaddingMatchesPyTorch) { expect_attention_matches_pytorch("mha_padding"); }
 
 TEST(MultiHeadAttention, WithoutWeightsRunsTheOnlineSoftmaxAndMatchesPyTorch) {
   for (const char* name : {"mha_self", "mha_causal", "mha_cross"}) {
     SCOPED_TRACE(name);
     const testing::Fixture f(name);
-    MultiHeadAttention mha = from_fixture(f);
+    MultiHeadAttention mha = attention_from_fixture(f);
     const bool causal = std::string(name) == "mha_causal";
     const MultiHeadAttentionOutput r =
         mha.forward(f.matrix("query"), f.matrix("key"), f.matrix("value"), {.causal = causal, .need_weights = false});
@@ -58,7 +58,7 @@ TEST(MultiHeadAttention, WithoutWeightsRunsTheOnlineSoftmaxAndMatchesPyTorch) {
 
 TEST(MultiHeadAttention, SelfOverloadEqualsPassingXThreeTimes) {
   const testing::Fixture f("mha_self");
-  MultiHeadAttention mha = from_fixture(f);
+  MultiHeadAttention mha = attention_from_fixture(f);
   const Matrix x = f.matrix("query");
   EXPECT_TRUE(MatricesNear(mha.forward(x).output, f.matrix("output")));
 }
@@ -74,7 +74,7 @@ TEST(MultiHeadAttention, TutorialParameterCounts) {
 
 TEST(MultiHeadAttention, FusedWeightsRoundTripAndSeparateLoadingAgrees) {
   const testing::Fixture f("mha_self");
-  MultiHeadAttention fused = from_fixture(f);
+  MultiHeadAttention fused = attention_from_fixture(f);
   const MultiHeadAttentionWeights w = fused.weights();
   EXPECT_EQ(w.in_proj_weight, f.matrix("in_proj_weight"));
   EXPECT_EQ(w.in_proj_bias, f.vector("in_proj_bias"));

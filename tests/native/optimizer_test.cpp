@@ -14,10 +14,9 @@
 namespace attnlab {
 namespace {
 
+using testing::kNaN;
 using testing::Fixture;
 using testing::MatricesNear;
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // A free-standing parameter (no layer): a weight [rows×cols] or bias [d] and its gradient.
 struct Param {

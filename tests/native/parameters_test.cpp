@@ -17,11 +17,9 @@
 namespace attnlab {
 namespace {
 
+using testing::kNaN;
+using testing::row;
 using testing::MatricesNear;
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-Matrix row(const Vector& v) { return v.transpose(); }
 
 TEST(Parameters, GradientsAccumulateUntilZeroGrad) {
   Rng rng(1);

@@ -13,6 +13,7 @@
 #include "attnlab/tensor/limits.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "expect_error.hpp"
+#include "fixture.hpp"
 
 namespace attnlab {
 namespace {
@@ -27,16 +28,6 @@ std::uint32_t bits_of(float f) {
   std::uint32_t bits;
   std::memcpy(&bits, &f, 4);
   return bits;
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(std::string(ATTNLAB_FIXTURE_DIR) + "/" + path);
-  return nlohmann::json::parse(in);
-}
-
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(std::string(ATTNLAB_FIXTURE_DIR) + "/" + path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // A file from its header's JSON text and `data` bytes (by default `data_bytes` bytes 0, 1, 2, …).
@@ -68,7 +59,7 @@ std::vector<float> read_all(std::span<const std::uint8_t> file, const Safetensor
 }
 
 TEST(SafetensorsConversions, RoundLikeNumpyAndPyTorch) {
-  const nlohmann::json f = read_json("safetensors_conversions.json");
+  const nlohmann::json f = testing::fixture_json("safetensors_conversions.json");
   const auto f32 = f.at("f32_bits").get<std::vector<std::uint32_t>>();
   const auto f16 = f.at("f16_bits").get<std::vector<std::uint16_t>>();
   const auto bf16 = f.at("bf16_bits").get<std::vector<std::uint16_t>>();
@@ -103,8 +94,8 @@ TEST(SafetensorsConversions, EveryHalfAndBfloat16PatternSurvivesARoundTrip) {
 }
 
 TEST(SafetensorsFixture, ReadsTheFileNumpyAndPyTorchWrote) {
-  const std::vector<std::uint8_t> file = read_bytes("safetensors/mixed.safetensors");
-  const nlohmann::json expected = read_json("safetensors/mixed.json");
+  const std::vector<std::uint8_t> file = testing::fixture_bytes("safetensors/mixed.safetensors");
+  const nlohmann::json expected = testing::fixture_json("safetensors/mixed.json");
   const SafetensorsHeader h = parse_safetensors(file);
   EXPECT_EQ(h.metadata, (expected.at("metadata").get<std::map<std::string, std::string>>()));
   EXPECT_EQ(h.unreadable, (expected.at("unreadable").get<std::map<std::string, std::string>>()));
@@ -175,7 +166,7 @@ TEST(Safetensors, WritesWhatTheFormatsOwnWriterWrites) {
 // Narrowing in the writer gives numpy's F16 bytes and PyTorch's BF16 bytes; reading them back gives
 // the widened values; names, shapes, order and metadata survive.
 TEST(Safetensors, RoundTripsEveryDtype) {
-  const nlohmann::json f = read_json("safetensors_conversions.json");
+  const nlohmann::json f = testing::fixture_json("safetensors_conversions.json");
   const auto f32_bits = f.at("f32_bits").get<std::vector<std::uint32_t>>();
   std::vector<float> values;
   for (std::uint32_t bits : f32_bits) values.push_back(from_bits(bits));

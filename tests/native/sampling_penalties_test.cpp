@@ -46,10 +46,10 @@ TEST(SamplingPenalties, RepetitionPenaltyByHand) {
   EXPECT_EQ(out, (std::vector<float>{2, -8, 1, -1}));
 }
 
-const GPTConfig kConfig{.vocab_size = 31, .context_length = 40, .d_model = 24, .num_heads = 2, .num_layers = 2};
+const GPTConfig kPenaltyConfig{.vocab_size = 31, .context_length = 40, .d_model = 24, .num_heads = 2, .num_layers = 2};
 
 TEST(SamplingPenalties, GenerationWithNoRepeatedNgramsHasNone) {
-  const GPT model(kConfig, 3);
+  const GPT model(kPenaltyConfig, 3);
   const std::vector<int> prompt = {1, 2, 3, 1, 2};
   for (int n : {1, 2, 3}) {
     const Generation g = generate(model, prompt, {.max_tokens = n == 1 ? 20 : 30, .sampling = {.temperature = 0.0f, .no_repeat_ngram_size = n}});
@@ -67,7 +67,7 @@ TEST(SamplingPenalties, GenerationWithNoRepeatedNgramsHasNone) {
 }
 
 TEST(SamplingPenalties, GenerationSaysWhyItStopped) {
-  const GPT model(kConfig, 3);
+  const GPT model(kPenaltyConfig, 3);
   EXPECT_EQ(generate(model, std::vector<int>{1}, {.max_tokens = 3}).stopped, StopReason::max_tokens);
   const Generation full = generate(model, std::vector<int>(38, 1), {.max_tokens = 10});
   EXPECT_EQ(full.tokens.size(), 3u);  // positions 39 and 40 fed back, the 40th predicts a third

@@ -26,19 +26,8 @@ using testing::MatricesNear;
 using testing::nested_grid;
 using testing::nested_matrix;
 
-std::string fixture_path(const std::string& file) { return std::string(ATTNLAB_FIXTURE_DIR) + "/seq2seq/" + file; }
-
-std::vector<std::uint8_t> read_bytes(const std::string& file) {
-  std::ifstream in(fixture_path(file), std::ios::binary);
-  EXPECT_TRUE(in) << fixture_path(file);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-nlohmann::json read_json(const std::string& file) {
-  std::ifstream in(fixture_path(file));
-  EXPECT_TRUE(in) << fixture_path(file);
-  return nlohmann::json::parse(in);
-}
+std::vector<std::uint8_t> read_bytes(const std::string& file) { return testing::fixture_bytes("seq2seq/" + file); }
+nlohmann::json read_json(const std::string& file) { return testing::fixture_json("seq2seq/" + file); }
 
 Seq2SeqConfig config_of(const nlohmann::json& c) {
   return {.source_vocab_size = c.at("source_vocab_size"), .target_vocab_size = c.at("target_vocab_size"),

@@ -9,7 +9,7 @@
 namespace attnlab {
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using testing::kInf;
 
 TEST(Softmax, MatchesHandComputation) {
   // softmax([1, 2, 3]) = e^x / (e + e² + e³), by hand: 0.0900306, 0.2447285, 0.6652410.
