@@ -13,7 +13,8 @@
 //   node scripts/measure-kjv.mjs [MODEL_DIR] [--json OUT]      MODEL_DIR defaults to web/models/kjv
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { loops } from '../site/src/loops.js';
 import { init } from '../web/index.js';
@@ -22,6 +23,7 @@ const args = process.argv.slice(2);
 const jsonAt = args.indexOf('--json');
 const jsonOut = jsonAt >= 0 ? args.splice(jsonAt, 2)[1] : null;
 const dir = resolve(args[0] ?? 'web/models/kjv');
+const REPO = fileURLToPath(new URL('..', import.meta.url));  // the model is named relative to it
 
 const SAMPLES = 100;
 const TOKENS = 60;
@@ -93,7 +95,7 @@ async function main() {
       if (best === ids[t + 1]) right++;
     }
   }
-  const result = { model: dir, books: firsts.length, firstVerseTop1: right / predicted, heldoutLoopShare: looping / windows,
+  const result = { model: relative(REPO, dir), books: firsts.length, firstVerseTop1: right / predicted, heldoutLoopShare: looping / windows,
                    heldoutWindows: windows, settings: rows };
   const pct = (x) => `${(100 * x).toFixed(1)}%`;
   console.log(`model ${dir}: first verses of ${firsts.length} books, top-1 ${pct(result.firstVerseTop1)} (teacher-forced, ${predicted} predictions)`);
