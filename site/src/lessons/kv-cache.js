@@ -24,7 +24,7 @@ lessonPage({
     'Each draw uses temperature 0.8, top-k 40 and a repetition penalty: a token already in the text has its ' +
       'logit divided by the penalty (multiplied, if negative) before the draw. Without it this small model ' +
       'loops in about one sample in four — its copying heads copy its own output — and with the default ' +
-      `${DEFAULT_REPETITION_PENALTY} in about three in a hundred, as often as ordinary King James text repeats itself ` +
+      '1.2 in about three in a hundred, as often as ordinary King James text repeats itself ' +
       '(measured on 100 samples of 60 tokens). Set it to 1 to see the loops.',
   ],
   formula: String.raw`\text{attn}(q_{t}) = \operatorname{softmax}\!\Big(\tfrac{q_t\,[\,k_1 \dots k_t\,]^\top}{\sqrt{d_k}}\Big)\,[\,v_1 \dots v_t\,]`,
