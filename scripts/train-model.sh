@@ -7,8 +7,9 @@
 #     CONFIG    default OUT_DIR/training-config.json
 #     --resume  continue from OUT_DIR/checkpoint.safetensors, which every evaluation saves (weights,
 #               AdamW state, data position and RNG): the result is the uninterrupted run's, exactly.
-# Writes OUT_DIR/model.safetensors, vocab.json, merges.txt and training-log.jsonl; the checkpoint is
-# removed once the run has finished.
+# Writes OUT_DIR/model.safetensors, vocab.json, merges.txt and training-log.jsonl. The checkpoint of the
+# last step stays (not committed: .gitignore): a finished run can be extended from it with more steps
+# and "schedule_steps" (cpp/train/runs/kjv-3/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 resume=()
@@ -25,4 +26,3 @@ mkdir -p "$out" build
 bible -f "Gen1:1-Rev22:21" > build/kjv-listing.txt
 build/native/cpp/train/train_kjv --config "$config" --listing build/kjv-listing.txt --out "$out" \
   --checkpoint "$out/checkpoint.safetensors" "${resume[@]}"
-rm -f "$out/checkpoint.safetensors"
