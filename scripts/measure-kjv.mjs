@@ -98,7 +98,7 @@ async function main() {
   const result = { model: relative(REPO, dir), books: firsts.length, firstVerseTop1: right / predicted, heldoutLoopShare: looping / windows,
                    heldoutWindows: windows, settings: rows };
   const pct = (x) => `${(100 * x).toFixed(1)}%`;
-  console.log(`model ${dir}: first verses of ${firsts.length} books, top-1 ${pct(result.firstVerseTop1)} (teacher-forced, ${predicted} predictions)`);
+  console.log(`model ${result.model}: first verses of ${firsts.length} books, top-1 ${pct(result.firstVerseTop1)} (teacher-forced, ${predicted} predictions)`);
   console.log(`held-out KJV, ${windows} sixty-token windows: ${pct(result.heldoutLoopShare)} loop`);
   console.log('| setting (T 0.8, top-k 40 unless greedy) | samples | loops | distinct-2 | KJV words |');
   console.log('|---|---|---|---|---|');

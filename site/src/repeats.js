@@ -10,7 +10,7 @@ export { INDUCTION_THRESHOLD } from './gpt-heads.js';
 const SAMPLING = { temperature: 0.8, topK: 40 };
 // The site's repetition penalty, from scripts/measure-kjv.mjs on the shipped model (the README's table):
 // at 1.2 it loops in 3 of 100 sixty-token samples, as often as King James text itself (3.5 windows in
-// 100); 1.1 leaves 9, too near issue 30's 10% to rely on; 1.3 gives 1 at a little more word salad.
+// 100); 1.1 leaves 9, too near issue 30's 10% to rely on; 1.3 gives 1.
 export const DEFAULT_REPETITION_PENALTY = 1.2;
 
 // The model's induction heads, best first, as the ablation lesson finds them (length 30, seed 0).
