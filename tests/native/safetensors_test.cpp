@@ -122,6 +122,13 @@ TEST(SafetensorsFixture, ReadsTheFileNumpyAndPyTorchWrote) {
                "read_tensor: tensor 'position_ids' is I64: attnlab reads F32, F16 and BF16");
 }
 
+TEST(Safetensors, WritesShapesAsTheHeaderDoes) {
+  // JSON list notation, as the file's header and safetensors' Python API print a shape.
+  EXPECT_EQ(header_shape_text({2, 3}), "[2, 3]");
+  EXPECT_EQ(header_shape_text({4096}), "[4096]");
+  EXPECT_EQ(header_shape_text({}), "[]");
+}
+
 TEST(Safetensors, ReadsValuesComputedByHand) {
   // a: F32 [2] = 1.0, −2.5; b: F16 [3] = 1, 0.5, 65504; c: BF16 [] = 1.0
   const std::vector<std::uint8_t> file = file_of(

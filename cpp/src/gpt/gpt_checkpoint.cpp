@@ -29,12 +29,6 @@ bool split_block_name(std::string_view name, int& layer, std::string_view& rest)
   return true;
 }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 // The file's tensors by their GPT2Model name, without the mask buffers; Error on a name twice.
 std::map<std::string, const SafetensorInfo*, std::less<>> index_tensors(const SafetensorsHeader& header) {
   std::map<std::string, const SafetensorInfo*, std::less<>> by_name;
@@ -63,7 +57,7 @@ GPTConfig config_from(const SafetensorsHeader& header,
   const SafetensorInfo& wte = require_tensor(tensors, "wte.weight");
   const SafetensorInfo& wpe = require_tensor(tensors, "wpe.weight");
   if (wte.shape.size() != 2 || wpe.shape.size() != 2 || wte.shape[1] != wpe.shape[1])
-    detail::fail(kLoad, "wte.weight is ", shape_text(wte.shape), " and wpe.weight is ", shape_text(wpe.shape),
+    detail::fail(kLoad, "wte.weight is ", header_shape_text(wte.shape), " and wpe.weight is ", header_shape_text(wpe.shape),
                  ": they must be [vocab_size, d_model] and [context_length, d_model]");
   int layers = 0;
   for (const auto& [name, info] : tensors) {
@@ -83,7 +77,7 @@ GPTConfig config_from(const SafetensorsHeader& header,
   }
   const auto fits_int = [](std::int64_t v) { return v > 0 && v <= 0x7fffffff; };
   if (!fits_int(wte.shape[0]) || !fits_int(wte.shape[1]) || !fits_int(wpe.shape[0]))
-    detail::fail(kLoad, "wte.weight ", shape_text(wte.shape), " or wpe.weight ", shape_text(wpe.shape),
+    detail::fail(kLoad, "wte.weight ", header_shape_text(wte.shape), " or wpe.weight ", header_shape_text(wpe.shape),
                  " has a size that is 0 or too large");
   GPTConfig config{static_cast<int>(wte.shape[0]), static_cast<int>(wpe.shape[0]), static_cast<int>(wte.shape[1]),
                    num_heads, layers};
@@ -110,9 +104,9 @@ GPT GPT::from_safetensors(std::span<const std::uint8_t> file, int num_heads, std
   for (const GPTTensorSlot& slot : layout.slots_) {
     const SafetensorInfo& info = require_tensor(tensors, slot.name);
     if (info.shape != slot.shape)
-      detail::fail(kLoad, "tensor '", slot.name, "' is ", shape_text(info.shape), " but a GPT with ",
+      detail::fail(kLoad, "tensor '", slot.name, "' is ", header_shape_text(info.shape), " but a GPT with ",
                    config.num_layers, " layers, d_model ", config.d_model, ", vocab_size ", config.vocab_size,
-                   " and context_length ", config.context_length, " needs ", shape_text(slot.shape));
+                   " and context_length ", config.context_length, " needs ", header_shape_text(slot.shape));
     used.insert(slot.name);
   }
   for (const auto& [name, info] : tensors)
@@ -131,7 +125,7 @@ GPT GPT::from_safetensors(std::span<const std::uint8_t> file, int num_heads, std
     const SafetensorInfo& head = *it->second;
     const GPTTensorSlot& wte = model.slots_[static_cast<std::size_t>(model.wte_)];
     if (head.shape != wte.shape)
-      detail::fail(kLoad, "lm_head.weight is ", shape_text(head.shape), " but wte.weight is ", shape_text(wte.shape));
+      detail::fail(kLoad, "lm_head.weight is ", header_shape_text(head.shape), " but wte.weight is ", header_shape_text(wte.shape));
     std::vector<float> values(wte.size);
     read_tensor(file, header, head, values.data());
     if (!std::equal(values.begin(), values.end(), model.values_.begin() + static_cast<std::ptrdiff_t>(wte.offset)))

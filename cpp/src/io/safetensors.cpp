@@ -95,12 +95,6 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 std::string offsets_text(std::uint64_t begin, std::uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
 }
@@ -146,7 +140,7 @@ void require_matching_size(const char* function, const SafetensorInfo& info, con
   const std::optional<std::uint64_t> bits = bit_count(info.shape, spec);
   const std::uint64_t held = info.end - info.begin;
   if (!bits || *bits % 8 != 0 || *bits / 8 != held)
-    detail::fail(function, "tensor ", in_quotes(info.name), " has shape ", shape_text(info.shape), " (",
+    detail::fail(function, "tensor ", in_quotes(info.name), " has shape ", header_shape_text(info.shape), " (",
                  size_text(info.shape, spec), ") but data_offsets ", offsets_text(info.begin, info.end), " hold ",
                  held, " bytes");
 }
@@ -350,15 +344,21 @@ std::uint64_t checked_tensor_bytes(const TensorToWrite& t, std::size_t index, DT
   if (t.name == "__metadata__") detail::fail(kWrite, "tensor ", index, " is named __metadata__, which the format reserves");
   require_utf8("the tensor name", t.name);
   if (std::any_of(t.shape.begin(), t.shape.end(), [](std::int64_t e) { return e < 0; }))
-    detail::fail(kWrite, "tensor ", in_quotes(t.name), " has shape ", shape_text(t.shape), ": extents must be non-negative");
+    detail::fail(kWrite, "tensor ", in_quotes(t.name), " has shape ", header_shape_text(t.shape), ": extents must be non-negative");
   const DTypeSpec& spec = spec_of(dtype);
   const std::optional<std::uint64_t> bits = bit_count(t.shape, spec);
-  if (!bits) detail::fail(kWrite, "tensor ", in_quotes(t.name), " has shape ", shape_text(t.shape), " (", size_text(t.shape, spec), ")");
+  if (!bits) detail::fail(kWrite, "tensor ", in_quotes(t.name), " has shape ", header_shape_text(t.shape), " (", size_text(t.shape, spec), ")");
   if (*bits > 0 && t.values == nullptr) detail::fail(kWrite, "tensor ", in_quotes(t.name), " has no values (a null pointer)");
   return *bits / 8;
 }
 
 }  // namespace
+
+std::string header_shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
 
 std::string_view dtype_name(DType dtype) {
   return dtype == DType::F32 ? "F32" : dtype == DType::F16 ? "F16" : "BF16";
@@ -371,7 +371,7 @@ std::int64_t SafetensorInfo::element_count() const {
   std::int64_t count = 1;
   for (const std::int64_t extent : shape) {
     if (extent < 0 || count > std::numeric_limits<std::int64_t>::max() / extent)
-      detail::fail("SafetensorInfo::element_count", "tensor ", in_quotes(name), " has shape ", shape_text(shape),
+      detail::fail("SafetensorInfo::element_count", "tensor ", in_quotes(name), " has shape ", header_shape_text(shape),
                    ", whose product is negative or over 2^63 − 1");
     count *= extent;
   }

@@ -62,21 +62,15 @@ class StateReader {
   void read(const std::string& name, const std::vector<std::int64_t>& shape, float* out) const {
     constexpr const char* fn = "Seq2SeqTransformer::load_safetensors";
     const SafetensorInfo* info = header_.find(name);
-    if (!info) detail::fail(fn, "the file has no tensor '", name, "' (", shape_text(shape), " for this config)");
+    if (!info) detail::fail(fn, "the file has no tensor '", name, "' (", header_shape_text(shape), " for this config)");
     if (info->shape != shape)
-      detail::fail(fn, "'", name, "' is ", shape_text(info->shape), " in the file but ", shape_text(shape),
+      detail::fail(fn, "'", name, "' is ", header_shape_text(info->shape), " in the file but ", header_shape_text(shape),
                    " for this config");
     read_tensor(file_, header_, *info, out);
     const std::int64_t count = info->element_count();
     if (!detail::all_finite(out, static_cast<Eigen::Index>(count)))
       detail::fail(fn, "'", name, "' has a NaN or infinite value");
   }
-  static std::string shape_text(const std::vector<std::int64_t>& shape) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
-  }
-
   std::span<const std::uint8_t> file_;
   SafetensorsHeader header_;
 };

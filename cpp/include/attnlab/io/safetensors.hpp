@@ -36,6 +36,9 @@ struct SafetensorInfo {
   std::int64_t element_count() const;
 };
 
+// "[2, 3]", "[]" for a scalar: a shape as the file's JSON header writes it, for messages about a file.
+std::string header_shape_text(const std::vector<std::int64_t>& shape);
+
 // A parsed, checked header. The tensors' bytes stay in the caller's buffer.
 struct SafetensorsHeader {
   std::vector<SafetensorInfo> tensors;          // in the order of their data offsets (then name)
