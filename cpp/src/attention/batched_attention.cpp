@@ -14,7 +14,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr const char* kFunction = "scaled_dot_product_attention";
+constexpr const char* kScaledDotProductAttention = "scaled_dot_product_attention";
 constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 
 // The dims before the last two: (batch, heads) of (batch, heads, seq, d_k).
@@ -38,8 +38,8 @@ Shape unravel(std::int64_t flat, const Shape& shape) {
 }
 
 void require_matrices(const char* argument, const Tensor& t, const char* dims) {
-  if (t.empty()) detail::fail(kFunction, argument, " is empty (default-constructed)");
-  if (t.rank() < 2) detail::fail(kFunction, argument, " ", shape_text(t), " needs at least 2 dims ", dims);
+  if (t.empty()) detail::fail(kScaledDotProductAttention, argument, " is empty (default-constructed)");
+  if (t.rank() < 2) detail::fail(kScaledDotProductAttention, argument, " ", shape_text(t), " needs at least 2 dims ", dims);
 }
 
 // Every element of t satisfies `allowed`, else an Error naming the first that does not by its index.
@@ -48,7 +48,7 @@ void require_values(const char* argument, const Tensor& t, Allowed allowed, cons
   const std::vector<float> values = t.to_vector();
   for (std::size_t i = 0; i < values.size(); ++i)
     if (!allowed(values[i]))
-      detail::fail(kFunction, argument, " ", shape_text(t), " must hold only ", rule, ", got ", values[i], " at ",
+      detail::fail(kScaledDotProductAttention, argument, " ", shape_text(t), " must hold only ", rule, ", got ", values[i], " at ",
                    shape_text(unravel(static_cast<std::int64_t>(i), t.shape())));
 }
 
@@ -66,7 +66,7 @@ Shape broadcast_batch(const Tensor& q, const Tensor& k, const Tensor& v) {
   }
   for (const Tensor* t : {&q, &k, &v})
     if (!broadcasts_to(leading_dims(*t), batch))
-      detail::fail(kFunction, "the leading dims of Q ", shape_text(q), ", K ", shape_text(k), " and V ", shape_text(v),
+      detail::fail(kScaledDotProductAttention, "the leading dims of Q ", shape_text(q), ", K ", shape_text(k), " and V ", shape_text(v),
                    " do not broadcast (aligned from the right, each must be equal or 1)");
   return batch;
 }
@@ -74,15 +74,15 @@ Shape broadcast_batch(const Tensor& q, const Tensor& k, const Tensor& v) {
 // The key padding mask (batch, n_k) seen as the scores (batch, …, n_q, n_k): slice b holds sequence
 // b's row for every query (and every head).
 Tensor padding_as_scores(const Tensor& key_padding_mask, const Shape& scores) {
-  if (key_padding_mask.empty()) detail::fail(kFunction, "key_padding_mask is empty (default-constructed)");
+  if (key_padding_mask.empty()) detail::fail(kScaledDotProductAttention, "key_padding_mask is empty (default-constructed)");
   if (scores.size() < 3)
-    detail::fail(kFunction, "key_padding_mask ", shape_text(key_padding_mask),
+    detail::fail(kScaledDotProductAttention, "key_padding_mask ", shape_text(key_padding_mask),
                  " needs scores with a batch dim, but the scores are ", shape_text(scores));
   Shape viewed(scores.size(), 1);  // (batch, 1, …, 1, n_k)
   viewed.front() = key_padding_mask.size(0);
   viewed.back() = key_padding_mask.size(-1);
   if (key_padding_mask.rank() != 2 || !broadcasts_to(viewed, scores))
-    detail::fail(kFunction, "key_padding_mask ", shape_text(key_padding_mask), " must be (batch, n_k) = ",
+    detail::fail(kScaledDotProductAttention, "key_padding_mask ", shape_text(key_padding_mask), " must be (batch, n_k) = ",
                  shape_text(Shape{scores.front(), scores.back()}), " for scores ", shape_text(scores));
   return key_padding_mask.reshape(viewed).expand(scores);
 }
@@ -94,15 +94,15 @@ Shape check_arguments(const Tensor& q, const Tensor& k, const Tensor& v, const B
   require_matrices("K", k, "(…, n_k, d_k)");
   require_matrices("V", v, "(…, n_k, d_v)");
   if (k.size(-1) != q.size(-1))
-    detail::fail(kFunction, "K is ", shape_text(k), " but Q is ", shape_text(q), " (d_k must match)");
+    detail::fail(kScaledDotProductAttention, "K is ", shape_text(k), " but Q is ", shape_text(q), " (d_k must match)");
   if (v.size(-2) != k.size(-2))
-    detail::fail(kFunction, "V is ", shape_text(v), " but K is ", shape_text(k), " (n_k must match)");
+    detail::fail(kScaledDotProductAttention, "V is ", shape_text(v), " but K is ", shape_text(k), " (n_k must match)");
   const Shape batch = broadcast_batch(q, k, v);
   const Shape scores = batched(batch, q.size(-2), k.size(-2));
   if (options.mask) {
-    if (options.mask->empty()) detail::fail(kFunction, "mask is empty (default-constructed)");
+    if (options.mask->empty()) detail::fail(kScaledDotProductAttention, "mask is empty (default-constructed)");
     if (!broadcasts_to(options.mask->shape(), scores))
-      detail::fail(kFunction, "mask ", shape_text(*options.mask), " does not broadcast to scores ", shape_text(scores));
+      detail::fail(kScaledDotProductAttention, "mask ", shape_text(*options.mask), " does not broadcast to scores ", shape_text(scores));
     if (options.mask_kind == MaskKind::binary)
       require_values("mask", *options.mask, [](float x) { return x == 0.0f || x == 1.0f; },
                      "1 (may attend) and 0 (blocked)");
@@ -113,12 +113,12 @@ Shape check_arguments(const Tensor& q, const Tensor& k, const Tensor& v, const B
   if (options.key_padding_mask)
     require_values("key_padding_mask", *options.key_padding_mask, [](float x) { return x == 0.0f || x == 1.0f; },
                    "1 (pad) and 0 (real token)");
-  if (options.scale) detail::require_finite(kFunction, "scale", *options.scale);
-  detail::require_probability(kFunction, "dropout", options.dropout);
-  if (options.dropout > 0.0f && !options.rng) detail::fail(kFunction, "dropout > 0 needs an rng");
+  if (options.scale) detail::require_finite(kScaledDotProductAttention, "scale", *options.scale);
+  detail::require_probability(kScaledDotProductAttention, "dropout", options.dropout);
+  if (options.dropout > 0.0f && !options.rng) detail::fail(kScaledDotProductAttention, "dropout > 0 needs an rng");
   double slices = 1.0;
   for (std::int64_t size : batch) slices *= static_cast<double>(size);
-  detail::require_within_budget(kFunction, slices, static_cast<double>(q.size(-2)),
+  detail::require_within_budget(kScaledDotProductAttention, slices, static_cast<double>(q.size(-2)),
                                 static_cast<double>(k.size(-2) + v.size(-1)), "the weights and output of every slice");
   return batch;
 }

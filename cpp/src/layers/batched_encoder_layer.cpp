@@ -8,12 +8,12 @@ namespace attnlab {
 
 namespace {
 
-constexpr const char* kFunction = "encoder_layer_forward";
+constexpr const char* kEncoderLayerForward = "encoder_layer_forward";
 
 // A mask's value must be 0 or 1: "mask (4, 4) must hold only 1 and 0, got 0.5 at (1, 0, 2) of (batch, seq, seq)".
 bool binary(const char* name, const Tensor& given, float value, const Shape& where, const char* dims) {
   if (value != 0.0f && value != 1.0f)
-    detail::fail(kFunction, name, " ", shape_text(given), " must hold only 1 and 0, got ", value, " at ", shape_text(where),
+    detail::fail(kEncoderLayerForward, name, " ", shape_text(given), " must hold only 1 and 0, got ", value, " at ", shape_text(where),
                  " of ", dims);
   return value == 1.0f;
 }
@@ -22,22 +22,22 @@ bool binary(const char* name, const Tensor& given, float value, const Shape& whe
 
 Tensor encoder_layer_forward(TransformerEncoderLayer& layer, const Tensor& x, const BatchedEncoderOptions& options) {
   const std::int64_t d_model = layer.config().d_model;
-  if (x.empty()) detail::fail(kFunction, "x is empty (default-constructed)");
+  if (x.empty()) detail::fail(kEncoderLayerForward, "x is empty (default-constructed)");
   if (x.rank() != 3 || x.size(-1) != d_model)
-    detail::fail(kFunction, "x ", shape_text(x), " must be (batch, seq, d_model) = (batch, seq, ", d_model, ")");
+    detail::fail(kEncoderLayerForward, "x ", shape_text(x), " must be (batch, seq, d_model) = (batch, seq, ", d_model, ")");
   const std::int64_t batch = x.size(0), n = x.size(1);
   const Shape per_sequence{batch, n, n};
   Tensor mask;  // (batch, n, n): a view that repeats a (n, n) mask for every sequence
   if (options.mask) {
-    if (options.mask->empty()) detail::fail(kFunction, "mask is empty (default-constructed)");
+    if (options.mask->empty()) detail::fail(kEncoderLayerForward, "mask is empty (default-constructed)");
     if (!broadcasts_to(options.mask->shape(), per_sequence))
-      detail::fail(kFunction, "mask ", shape_text(*options.mask), " does not broadcast to (batch, seq, seq) = ",
+      detail::fail(kEncoderLayerForward, "mask ", shape_text(*options.mask), " does not broadcast to (batch, seq, seq) = ",
                    shape_text(per_sequence));
     mask = options.mask->expand(per_sequence);
   }
   const Tensor* padding = options.key_padding_mask;
   if (padding && (padding->empty() || padding->shape() != Shape{batch, n}))
-    detail::fail(kFunction, "key_padding_mask ", padding->empty() ? std::string("(empty)") : shape_text(*padding),
+    detail::fail(kEncoderLayerForward, "key_padding_mask ", padding->empty() ? std::string("(empty)") : shape_text(*padding),
                  " must be (batch, seq) = ", shape_text(Shape{batch, n}));
 
   Tensor out(x.shape());

@@ -11,19 +11,19 @@ namespace attnlab {
 
 namespace {
 
-constexpr const char* kFunction = "multi_head_attention_forward";
+constexpr const char* kMultiHeadAttentionForward = "multi_head_attention_forward";
 
 // t must be (batch, seq, d_model) with finite values: "x (2, 10, 500) does not match d_model 512".
 void require_sequences(const char* name, const Tensor& t, int d_model) {
-  if (t.empty()) detail::fail(kFunction, name, " is empty (default-constructed)");
+  if (t.empty()) detail::fail(kMultiHeadAttentionForward, name, " is empty (default-constructed)");
   if (t.rank() != 3)
-    detail::fail(kFunction, name, " ", shape_text(t), " must be (batch, seq, d_model) = (batch, seq, ", d_model, ")");
-  if (t.size(-1) != d_model) detail::fail(kFunction, name, " ", shape_text(t), " does not match d_model ", d_model);
+    detail::fail(kMultiHeadAttentionForward, name, " ", shape_text(t), " must be (batch, seq, d_model) = (batch, seq, ", d_model, ")");
+  if (t.size(-1) != d_model) detail::fail(kMultiHeadAttentionForward, name, " ", shape_text(t), " does not match d_model ", d_model);
   const std::vector<float> values = t.to_vector();
   for (std::size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i])) {
       const std::int64_t flat = static_cast<std::int64_t>(i), d = t.size(2), n = t.size(1);
-      detail::fail(kFunction, name, " ", shape_text(t), " holds ", values[i], " at ",
+      detail::fail(kMultiHeadAttentionForward, name, " ", shape_text(t), " holds ", values[i], " at ",
                    shape_text(Shape{flat / (d * n), flat / d % n, flat % d}), " (inputs must be finite)");
     }
 }
@@ -42,17 +42,17 @@ Matrix project(const Linear& linear, const Tensor& t) {
 void check_layer_and_masks(const MultiHeadAttention& mha, std::int64_t batch, std::int64_t n_q, std::int64_t n_k,
                            const BatchedMultiHeadOptions& options) {
   if (mha.config().positions != PositionalScheme::none)
-    detail::fail(kFunction, "rotary and ALiBi positions are not supported yet (the layer's positions must be none)");
+    detail::fail(kMultiHeadAttentionForward, "rotary and ALiBi positions are not supported yet (the layer's positions must be none)");
   if (mha.training() && mha.config().dropout > 0.0f && !options.rng)
-    detail::fail(kFunction, "the layer is training with dropout ", mha.config().dropout,
+    detail::fail(kMultiHeadAttentionForward, "the layer is training with dropout ", mha.config().dropout,
                  ": pass options.rng for the dropout draws (or call train(false))");
   const Shape weights{batch, mha.num_heads(), n_q, n_k};
   if (options.mask && !options.mask->empty() && !broadcasts_to(options.mask->shape(), weights))
-    detail::fail(kFunction, "mask ", shape_text(*options.mask), " does not broadcast to the weights (batch, heads, n_q, n_k) = ",
+    detail::fail(kMultiHeadAttentionForward, "mask ", shape_text(*options.mask), " does not broadcast to the weights (batch, heads, n_q, n_k) = ",
                  shape_text(weights));
   if (options.key_padding_mask && !options.key_padding_mask->empty() &&
       options.key_padding_mask->shape() != Shape{batch, n_k})
-    detail::fail(kFunction, "key_padding_mask ", shape_text(*options.key_padding_mask), " must be (batch, n_k) = ",
+    detail::fail(kMultiHeadAttentionForward, "key_padding_mask ", shape_text(*options.key_padding_mask), " must be (batch, n_k) = ",
                  shape_text(Shape{batch, n_k}));
 }
 
@@ -104,10 +104,10 @@ BatchedMultiHeadOutput multi_head_attention_forward(const MultiHeadAttention& mh
     require_sequences("key", key, d_model);
     require_sequences("value", value, d_model);
     if (key.size(0) != query.size(0) || value.size(0) != query.size(0))
-      detail::fail(kFunction, "query ", shape_text(query), ", key ", shape_text(key), " and value ", shape_text(value),
+      detail::fail(kMultiHeadAttentionForward, "query ", shape_text(query), ", key ", shape_text(key), " and value ", shape_text(value),
                    " must have the same batch size");
     if (value.size(1) != key.size(1))
-      detail::fail(kFunction, "value ", shape_text(value), " but key ", shape_text(key), " (n_k must match)");
+      detail::fail(kMultiHeadAttentionForward, "value ", shape_text(value), " but key ", shape_text(key), " (n_k must match)");
   }
   const std::int64_t batch = query.size(0), n_q = query.size(1), n_k = key.size(1);
   check_layer_and_masks(mha, batch, n_q, n_k, options);

@@ -7,8 +7,8 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::uint64_t kFeedForwardStream = 58;
-constexpr std::uint64_t kDropoutStream = 59;
+constexpr std::uint64_t kDecoderFeedForwardStream = 58;
+constexpr std::uint64_t kDecoderDropoutStream = 59;
 // The cross-attention draws its initial weights from a seed of its own, not the self-attention's.
 constexpr std::uint64_t kCrossAttentionSeed = 0x9e3779b97f4a7c15ULL;
 
@@ -28,12 +28,12 @@ TransformerDecoderLayer::TransformerDecoderLayer(const TransformerDecoderLayerCo
     : config_(config),
       self_attn_(attention_config(config, config.seed)),
       cross_attn_(attention_config(config, config.seed ^ kCrossAttentionSeed)),
-      init_rng_(config.seed, kFeedForwardStream),
+      init_rng_(config.seed, kDecoderFeedForwardStream),
       feed_forward_(config.d_model, config.d_ff, config.activation, true, init_rng_),
       norm1_(config.d_model, config.norm_eps),
       norm2_(config.d_model, config.norm_eps),
       norm3_(config.d_model, config.norm_eps),
-      dropout_rng_(config.seed, kDropoutStream) {}
+      dropout_rng_(config.seed, kDecoderDropoutStream) {}
 
 void TransformerDecoderLayer::train(bool on) {
   training_ = on;
@@ -146,14 +146,11 @@ void TransformerDecoderLayer::zero_grad() {
 
 std::vector<ParameterRef> TransformerDecoderLayer::parameters(std::string_view prefix) {
   std::vector<ParameterRef> all = self_attn_.parameters(parameter_name(prefix, "self_attn"));
-  const auto append = [&all](std::vector<ParameterRef> more) {
-    for (ParameterRef& ref : more) all.push_back(std::move(ref));
-  };
-  append(cross_attn_.parameters(parameter_name(prefix, "multihead_attn")));
-  append(feed_forward_.parameters(prefix));
-  append(norm1_.parameters(parameter_name(prefix, "norm1")));
-  append(norm2_.parameters(parameter_name(prefix, "norm2")));
-  append(norm3_.parameters(parameter_name(prefix, "norm3")));
+  append_parameters(all, cross_attn_.parameters(parameter_name(prefix, "multihead_attn")));
+  append_parameters(all, feed_forward_.parameters(prefix));
+  append_parameters(all, norm1_.parameters(parameter_name(prefix, "norm1")));
+  append_parameters(all, norm2_.parameters(parameter_name(prefix, "norm2")));
+  append_parameters(all, norm3_.parameters(parameter_name(prefix, "norm3")));
   return all;
 }
 

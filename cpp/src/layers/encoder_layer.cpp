@@ -7,8 +7,8 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::uint64_t kFeedForwardStream = 56;
-constexpr std::uint64_t kDropoutStream = 57;
+constexpr std::uint64_t kEncoderFeedForwardStream = 56;
+constexpr std::uint64_t kEncoderDropoutStream = 57;
 
 MultiHeadAttentionConfig attention_config(const TransformerEncoderLayerConfig& c) {
   detail::require_positive("TransformerEncoderLayer", "d_ff", c.d_ff);
@@ -43,11 +43,11 @@ void TransformerEncoderLayer::load_norm(Norm& norm, const Vector& weight, const 
 TransformerEncoderLayer::TransformerEncoderLayer(const TransformerEncoderLayerConfig& config)
     : config_(config),
       self_attn_(attention_config(config)),
-      init_rng_(config.seed, kFeedForwardStream),
+      init_rng_(config.seed, kEncoderFeedForwardStream),
       feed_forward_(config.d_model, config.d_ff, config.activation, config.bias, init_rng_),
       norm1_(make_norm(config)),
       norm2_(make_norm(config)),
-      dropout_rng_(config.seed, kDropoutStream) {}
+      dropout_rng_(config.seed, kEncoderDropoutStream) {}
 
 void TransformerEncoderLayer::train(bool on) {
   training_ = on;

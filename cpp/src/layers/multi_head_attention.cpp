@@ -14,7 +14,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::uint64_t kDropoutStream = 55;  // a different PCG stream from the initial weights
+constexpr std::uint64_t kAttentionDropoutStream = 55;  // a different PCG stream from the initial weights
 
 const MultiHeadAttentionConfig& checked(const MultiHeadAttentionConfig& c) {
   detail::require_positive("MultiHeadAttention", "d_model", c.d_model);
@@ -64,7 +64,7 @@ MultiHeadAttention::MultiHeadAttention(const MultiHeadAttentionConfig& config)
       k_proj_(config.d_model, config.d_model, config.bias, init_rng_),
       v_proj_(config.d_model, config.d_model, config.bias, init_rng_),
       out_proj_(config.d_model, config.d_model, config.bias, init_rng_),
-      dropout_rng_(config.seed, kDropoutStream) {}
+      dropout_rng_(config.seed, kAttentionDropoutStream) {}
 
 MultiHeadAttentionOutput MultiHeadAttention::forward(const Matrix& x, const MaskOptions& masking,
                                                      const Tracer& tracer, MultiHeadAttentionCache* cache) {

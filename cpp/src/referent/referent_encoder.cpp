@@ -42,7 +42,7 @@ std::vector<ReferentFrame> make_frames() {
 // Frames 1 and 3 name the place / container first: the animal / object noun is then the second.
 bool reversed(const ReferentFrame& frame) { return frame.name.ends_with("-reversed"); }
 
-void add_unique(std::vector<std::string>& vocabulary, const std::vector<std::string>& words) {
+void add_unique_except_specials(std::vector<std::string>& vocabulary, const std::vector<std::string>& words) {
   for (const std::string& w : words)
     if (w.front() != '<' && std::find(vocabulary.begin(), vocabulary.end(), w) == vocabulary.end())
       vocabulary.push_back(w);
@@ -108,10 +108,10 @@ ReferentSentence make_referent_sentence(const ReferentData& data, int frame_inde
 ReferentData referent_sentences() {
   ReferentData data;
   data.frames = make_frames();
-  for (const ReferentFrame& f : data.frames) add_unique(data.vocabulary, f.words);
+  for (const ReferentFrame& f : data.frames) add_unique_except_specials(data.vocabulary, f.words);
   for (const ReferentFrame& f : data.frames)
     for (const auto* list : {&f.first_nouns, &f.second_nouns, &f.first_adjectives, &f.second_adjectives})
-      add_unique(data.vocabulary, *list);
+      add_unique_except_specials(data.vocabulary, *list);
   for (int fi = 0; fi < static_cast<int>(data.frames.size()); ++fi) {
     const ReferentFrame& f = data.frames[static_cast<std::size_t>(fi)];
     data.max_len = std::max(data.max_len, static_cast<int>(f.words.size()));

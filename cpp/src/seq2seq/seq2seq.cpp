@@ -10,7 +10,6 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::uint64_t kLayerSeedStride = 1000003;  // each layer draws its own weights
 constexpr int kIgnore = -100;                       // nn.CrossEntropyLoss's ignore_index
 
 void check_config(const Seq2SeqConfig& c) {
@@ -25,12 +24,6 @@ void check_config(const Seq2SeqConfig& c) {
   if (c.d_model % c.num_heads != 0)
     detail::fail(fn, "d_model = ", c.d_model, " is not divisible by num_heads = ", c.num_heads);
   detail::require_within_budget(fn, 2, c.source_vocab_size + c.target_vocab_size, c.d_model, "the embeddings");
-}
-
-std::uint64_t layer_seed(std::uint64_t seed, int index) { return seed + kLayerSeedStride * static_cast<std::uint64_t>(index + 1); }
-
-void append(std::vector<ParameterRef>& all, std::vector<ParameterRef> more) {
-  for (ParameterRef& ref : more) all.push_back(std::move(ref));
 }
 
 std::vector<Matrix> head_weights(const MultiHeadAttentionCache& cache) {
@@ -170,14 +163,14 @@ Seq2SeqOutput Seq2SeqTransformer::run(const std::vector<int>& source, const std:
 
 std::vector<ParameterRef> Seq2SeqTransformer::parameters() {
   std::vector<ParameterRef> all = src_tok_emb_.parameters("src_tok_emb");
-  append(all, tgt_tok_emb_.parameters("tgt_tok_emb"));
+  append_parameters(all, tgt_tok_emb_.parameters("tgt_tok_emb"));
   for (std::size_t i = 0; i < encoder_layers_.size(); ++i)
-    append(all, encoder_layers_[i].parameters("transformer.encoder.layers." + std::to_string(i)));
-  append(all, encoder_norm_.parameters("transformer.encoder.norm"));
+    append_parameters(all, encoder_layers_[i].parameters("transformer.encoder.layers." + std::to_string(i)));
+  append_parameters(all, encoder_norm_.parameters("transformer.encoder.norm"));
   for (std::size_t i = 0; i < decoder_layers_.size(); ++i)
-    append(all, decoder_layers_[i].parameters("transformer.decoder.layers." + std::to_string(i)));
-  append(all, decoder_norm_.parameters("transformer.decoder.norm"));
-  append(all, generator_.parameters("generator"));
+    append_parameters(all, decoder_layers_[i].parameters("transformer.decoder.layers." + std::to_string(i)));
+  append_parameters(all, decoder_norm_.parameters("transformer.decoder.norm"));
+  append_parameters(all, generator_.parameters("generator"));
   return all;
 }
 

@@ -21,6 +21,15 @@ ParameterRef make_parameter(std::string name, Vector& value, Vector& grad) {
   return {std::move(name), value.data(), grad.data(), value.size(), {value.size()}};
 }
 
+void append_parameters(std::vector<ParameterRef>& all, std::vector<ParameterRef> more) {
+  for (ParameterRef& ref : more) all.push_back(std::move(ref));
+}
+
+std::uint64_t layer_seed(std::uint64_t model_seed, int index) {
+  constexpr std::uint64_t kLayerSeedStride = 1000003;
+  return model_seed + kLayerSeedStride * static_cast<std::uint64_t>(index + 1);
+}
+
 void zero_grad(const std::vector<ParameterRef>& parameters) {
   for (const ParameterRef& p : parameters)
     if (p.grad) std::fill(p.grad, p.grad + p.size, 0.0f);

@@ -82,7 +82,7 @@ std::string printable(std::string_view text, std::size_t limit) {
   return out;
 }
 
-std::string in_quotes(std::string_view token) { return "'" + printable(token, 40) + "'"; }
+std::string token_in_quotes(std::string_view token) { return "'" + printable(token, 40) + "'"; }
 
 // ---- GPT-2's pre-tokenisation rule ----
 
@@ -220,7 +220,7 @@ class VocabReader : public nlohmann::json_sax<nlohmann::json> {
   }
   bool end_object() override { return true; }
   bool key(string_t& token) override {
-    if (!keys_.insert(token).second) return refuse("vocab.json lists the token " + in_quotes(token) + " twice");
+    if (!keys_.insert(token).second) return refuse("vocab.json lists the token " + token_in_quotes(token) + " twice");
     token_ = token;
     return true;
   }
@@ -261,7 +261,7 @@ class VocabReader : public nlohmann::json_sax<nlohmann::json> {
   bool not_an_id(const std::string& value) {
     return in_object_ ? refuse(gives(value + ", not an id (a whole number ≥ 0)")) : not_an_object();
   }
-  std::string gives(const std::string& what) const { return "vocab.json gives " + in_quotes(token_) + " " + what; }
+  std::string gives(const std::string& what) const { return "vocab.json gives " + token_in_quotes(token_) + " " + what; }
 
   bool in_object_ = false;                // past the top-level '{'
   std::string token_;                     // the key whose value comes next
@@ -277,15 +277,15 @@ std::vector<std::string> read_vocab(std::string_view vocab_json) {
   const std::size_t n = reader.entries.size();
   std::vector<const std::string*> spelled(n, nullptr);  // id → the token given it
   for (const VocabReader::Entry& entry : reader.entries) {
-    const std::string token = in_quotes(entry.token);
+    const std::string token = token_in_quotes(entry.token);
     if (entry.id >= n) detail::fail(kFromGpt2, "vocab.json gives ", token, " the id ", entry.id, ", not one of 0 … ", n - 1);
     const std::string*& owner = spelled[entry.id];
-    if (owner) detail::fail(kFromGpt2, "vocab.json gives the id ", entry.id, " to both ", in_quotes(*owner), " and ", token);
+    if (owner) detail::fail(kFromGpt2, "vocab.json gives the id ", entry.id, " to both ", token_in_quotes(*owner), " and ", token);
     owner = &entry.token;
   }
   std::vector<std::string> bytes(n);
   for (std::size_t id = 0; id < n; ++id)
-    bytes[id] = bytes_of(*spelled[id], "vocab.json's token " + in_quotes(*spelled[id]));
+    bytes[id] = bytes_of(*spelled[id], "vocab.json's token " + token_in_quotes(*spelled[id]));
   return bytes;
 }
 
@@ -312,7 +312,7 @@ std::vector<MergeLine> read_merge_lines(std::string_view merges_text) {
     if (space == 0 || space == std::string_view::npos || space + 1 == line.size() ||
         line.find(' ', space + 1) != std::string_view::npos)
       detail::fail(kFromGpt2, "merges.txt line ", number, " is not two tokens separated by one space: ",
-                   in_quotes(line));
+                   token_in_quotes(line));
     lines.push_back({number, line, line.substr(0, space), line.substr(space + 1)});
   }
   return lines;
@@ -383,7 +383,7 @@ BpeTokenizer BpeTokenizer::from_gpt2(std::string_view vocab_json, std::string_vi
   for (int b = 0; b < 256; ++b) {
     const std::string byte(1, static_cast<char>(b));
     if (!t.byte_ids_.contains(byte))
-      detail::fail(kFromGpt2, "vocab.json has no token for the byte ", b, " (", in_quotes(spelling(byte)),
+      detail::fail(kFromGpt2, "vocab.json has no token for the byte ", b, " (", token_in_quotes(spelling(byte)),
                    "): every byte needs one");
   }
   // merges.txt: in rank order, two tokens of vocab.json whose merge is a token of vocab.json too
@@ -393,14 +393,14 @@ BpeTokenizer BpeTokenizer::from_gpt2(std::string_view vocab_json, std::string_vi
     const auto id_of = [&](const std::string& bytes, const char* which) {
       const auto it = t.byte_ids_.find(bytes);
       if (it == t.byte_ids_.end())
-        detail::fail(kFromGpt2, where, " merges ", in_quotes(line.left), " and ", in_quotes(line.right),
-                     ", but vocab.json has no token ", in_quotes(spelling(bytes)), which);
+        detail::fail(kFromGpt2, where, " merges ", token_in_quotes(line.left), " and ", token_in_quotes(line.right),
+                     ", but vocab.json has no token ", token_in_quotes(spelling(bytes)), which);
       return it->second;
     };
     const std::string left = bytes_of(line.left, where), right = bytes_of(line.right, where);
     const int l = id_of(left, ""), r = id_of(right, ""), merged = id_of(left + right, " for their merge");
     if (const auto known = t.merge_rank_.find(pair_key(l, r)); known != t.merge_rank_.end())
-      detail::fail(kFromGpt2, where, " repeats the merge ", in_quotes(line.text), " of line ",
+      detail::fail(kFromGpt2, where, " repeats the merge ", token_in_quotes(line.text), " of line ",
                    line_of_rank[static_cast<std::size_t>(known->second)]);
     t.add_merge(l, r, merged);
     line_of_rank.push_back(line.number);

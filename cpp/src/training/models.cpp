@@ -8,8 +8,6 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::uint64_t kLayerSeedStride = 1000003;  // each encoder layer draws its own weights
-
 void check_tokens(const char* function, const std::vector<int>& tokens, int vocab_size, int max_len) {
   if (tokens.empty()) detail::fail(function, "tokens is empty");
   if (max_len > 0 && static_cast<int>(tokens.size()) > max_len)
@@ -32,10 +30,6 @@ CrossEntropyResult score(const Matrix& logits, const std::vector<int>& targets, 
     if (best == target) ++out.correct;
   }
   return ce;
-}
-
-void append(std::vector<ParameterRef>& all, std::vector<ParameterRef> more) {
-  for (ParameterRef& ref : more) all.push_back(std::move(ref));
 }
 
 }  // namespace
@@ -91,9 +85,9 @@ ModelOutput AttentionClassifier::run(const std::vector<int>& tokens, int target,
 
 std::vector<ParameterRef> AttentionClassifier::parameters() {
   std::vector<ParameterRef> all = embedding_.parameters("embedding");
-  append(all, attention_.parameters("attention"));
-  append(all, norm_.parameters("norm"));
-  append(all, classifier_.parameters("classifier"));
+  append_parameters(all, attention_.parameters("attention"));
+  append_parameters(all, norm_.parameters("norm"));
+  append_parameters(all, classifier_.parameters("classifier"));
   return all;
 }
 
@@ -123,15 +117,15 @@ TransformerStack::TransformerStack(const char* owner, int vocab_size, int max_le
     layers.emplace_back(TransformerEncoderLayerConfig{.d_model = d_model, .num_heads = num_heads, .d_ff = d_ff,
                                                       .dropout = 0.0f, .activation = Activation::gelu,
                                                       .norm_first = true,
-                                                      .seed = seed + kLayerSeedStride * static_cast<std::uint64_t>(i + 1)});
+                                                      .seed = layer_seed(seed, i)});
 }
 
 std::vector<ParameterRef> TransformerStack::parameters() {
   std::vector<ParameterRef> all = embedding.parameters("embedding");
-  append(all, positions.parameters("positions"));
-  for (std::size_t i = 0; i < layers.size(); ++i) append(all, layers[i].parameters("layers." + std::to_string(i)));
-  append(all, norm.parameters("norm"));
-  append(all, head.parameters("head"));
+  append_parameters(all, positions.parameters("positions"));
+  for (std::size_t i = 0; i < layers.size(); ++i) append_parameters(all, layers[i].parameters("layers." + std::to_string(i)));
+  append_parameters(all, norm.parameters("norm"));
+  append_parameters(all, head.parameters("head"));
   return all;
 }
 

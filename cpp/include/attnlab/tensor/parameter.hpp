@@ -37,6 +37,13 @@ std::string parameter_name(std::string_view prefix, std::string_view name);
 ParameterRef make_parameter(std::string name, Matrix& value, Matrix& grad);
 ParameterRef make_parameter(std::string name, Vector& value, Vector& grad);
 
+// `more` moved onto the end of `all`: a model's list built from its layers' lists.
+void append_parameters(std::vector<ParameterRef>& all, std::vector<ParameterRef> more);
+
+// The seed of layer `index` (0-based) of a model seeded `model_seed`: model_seed + 1000003 · (index + 1),
+// so each layer draws its own weights and layer 0's differ from the embeddings' (seeded model_seed).
+std::uint64_t layer_seed(std::uint64_t model_seed, int index);
+
 // Every gradient set to 0 (PyTorch 1.13's zero_grad(set_to_none=False)).
 void zero_grad(const std::vector<ParameterRef>& parameters);
 
