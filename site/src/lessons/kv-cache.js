@@ -23,9 +23,9 @@ lessonPage({
       'weights over every cached key are the heatmap at the top.',
     'Each draw uses temperature 0.8, top-k 40 and a repetition penalty: a token already in the text has its ' +
       'logit divided by the penalty (multiplied, if negative) before the draw. Without it this small model ' +
-      'loops in about one sample in four — its copying heads copy its own output — and with the default ' +
-      '1.2 in about three in a hundred, as often as ordinary King James text repeats itself ' +
-      '(measured on 100 samples of 60 tokens). Set it to 1 to see the loops.',
+      'loops in about two samples in five — its copying heads copy its own output — and with the default ' +
+      '1.2 in fewer than one in ten (measured on 100 samples of 60 tokens; ordinary King James text repeats ' +
+      'itself in about three windows in a hundred). Set it to 1 to see the loops.',
   ],
   formula: String.raw`\text{attn}(q_{t}) = \operatorname{softmax}\!\Big(\tfrac{q_t\,[\,k_1 \dots k_t\,]^\top}{\sqrt{d_k}}\Big)\,[\,v_1 \dots v_t\,]`,
   pytorch: (state) => 'out = model(ids[:, -1:], past_key_values=past, use_cache=True)\npast = out.past_key_values  # per layer: (K, V), each [batch, heads, t, d_head]\n' +
