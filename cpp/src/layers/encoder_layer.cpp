@@ -164,11 +164,11 @@ void TransformerEncoderLayer::zero_grad() {
 
 std::vector<ParameterRef> TransformerEncoderLayer::parameters(std::string_view prefix) {
   std::vector<ParameterRef> all = self_attn_.parameters(parameter_name(prefix, "self_attn"));
-  for (ParameterRef& ref : feed_forward_.parameters(prefix)) all.push_back(std::move(ref));
+  append_parameters(all, feed_forward_.parameters(prefix));
   const std::pair<const char*, Norm*> norms[] = {{"norm1", &norm1_}, {"norm2", &norm2_}};
   for (const auto& named : norms) {  // (not a structured binding: clang 14 cannot capture one in a lambda)
     const std::string name = parameter_name(prefix, named.first);
-    for (ParameterRef& ref : std::visit([&](auto& n) { return n.parameters(name); }, *named.second)) all.push_back(std::move(ref));
+    append_parameters(all, std::visit([&](auto& n) { return n.parameters(name); }, *named.second));
   }
   return all;
 }

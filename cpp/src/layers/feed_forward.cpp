@@ -102,7 +102,7 @@ void FeedForward::zero_grad() {
 
 std::vector<ParameterRef> FeedForward::parameters(std::string_view prefix) {
   std::vector<ParameterRef> refs = linear1_.parameters(parameter_name(prefix, "linear1"));
-  for (ParameterRef& ref : linear2_.parameters(parameter_name(prefix, "linear2"))) refs.push_back(std::move(ref));
+  append_parameters(refs, linear2_.parameters(parameter_name(prefix, "linear2")));
   return refs;
 }
 

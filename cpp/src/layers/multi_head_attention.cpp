@@ -288,9 +288,7 @@ std::vector<ParameterRef> MultiHeadAttention::parameters(std::string_view prefix
   std::vector<ParameterRef> all;
   const std::pair<const char*, Linear*> projections[] = {
       {"q_proj", &q_proj_}, {"k_proj", &k_proj_}, {"v_proj", &v_proj_}, {"out_proj", &out_proj_}};
-  for (const auto& [name, projection] : projections) {
-    for (ParameterRef& ref : projection->parameters(parameter_name(prefix, name))) all.push_back(std::move(ref));
-  }
+  for (const auto& [name, projection] : projections) append_parameters(all, projection->parameters(parameter_name(prefix, name)));
   return all;
 }
 
