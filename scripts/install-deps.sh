@@ -2,6 +2,7 @@
 # Installs what the builds and tests need on a fresh Debian machine, skipping what is present:
 # the C++ toolchain and libraries, clang with libFuzzer, Emscripten (Debian's 3.1.6), Chromium for the browser tests,
 # the King James Bible (bible-kjv: the trained model's corpus, for the test that reruns its first steps),
+# PyTorch (python3-torch: the test command runs every PyTorch snippet the site shows),
 # and the repository's npm dev tools (npm ci, from the committed lock file). Node ≥ 18 and npm are
 # expected on the machine.
 set -euo pipefail
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 # clang + libclang-rt-14-dev: libFuzzer and its sanitizer runtimes for the fuzz targets.
 packages=(cmake make g++ clang libclang-rt-14-dev libeigen3-dev googletest libbenchmark-dev nlohmann-json3-dev
-          emscripten chromium bible-kjv)
+          emscripten chromium bible-kjv python3-torch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -97,15 +97,5 @@ export function promptIds(tokenizer, model, text, fallback) {
   return { ids: ids.length > limit ? ids.slice(ids.length - limit) : ids, cut: ids.length > limit };
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-// How a token reads: its text with spaces and newlines made visible; a token that is part of a
-// character (one byte of "é" or of an emoji) as its bytes in hex, ⟨c3⟩.
-export function tokenLabel(tokenizer, id) {
-  const bytes = tokenizer.tokenBytes(id);
-  try {
-    return strictUtf8.decode(bytes).replaceAll(' ', '·').replaceAll('\n', '↵');
-  } catch {
-    return `⟨${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ')}⟩`;
-  }
-}
+// How a token reads (token-label.js, DOM-free: the snippets' test uses it too).
+export { tokenLabel } from './token-label.js';

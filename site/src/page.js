@@ -14,6 +14,8 @@ import { buildTree } from './tree.js';
 import { offerIsolation } from './isolation.js';
 import { getLab } from './lab.js';
 import { markOpened } from './progress.js';
+import { safetensorsBytes } from './safetensors-file.js';
+import { renderSnippet } from './snippet-render.js';
 import { readState, writeState } from './url-state.js';
 
 export { getLab, siteHeader };
@@ -45,14 +47,15 @@ document.addEventListener('copy', (event) => {
 
 // code: a string, or state → string for a snippet that quotes the page's settings (a learning rate,
 // say), so what the snippet says is what the page runs; refresh() re-renders it from the state.
-function codeBlock(label, code) {
+// extra: a node shown under the code (the link to a snippet's file).
+function codeBlock(label, code, extra = null) {
   const text = el('code');
   // Said on the block when the controls hold a setting that was refused: the code is the last one that ran.
   const stale = el('p', { class: 'code-stale', hidden: true,
     text: 'Not your current setting: this is the code of the last setting that ran (the current one was refused, see below).' });
   // The block scrolls sideways on narrow screens, so it takes focus for keyboard scrolling.
   const node = el('figure', { class: 'code' }, el('figcaption', { text: label }), stale,
-    el('pre', { tabindex: '0', 'aria-label': `${label} code` }, text));
+    el('pre', { tabindex: '0', 'aria-label': `${label} code` }, text), extra);
   const refresh = (state) => {
     text.textContent = typeof code === 'function' ? code(state) : code;
     stale.hidden = true;
@@ -60,9 +63,47 @@ function codeBlock(label, code) {
   return { node, refresh, markStale: () => { stale.hidden = typeof code !== 'function'; } };
 }
 
+// A lesson's PyTorch snippet: text, state → text, or a whole program { source, settings, file, tensors }:
+// source is site/snippets/<slug>.py (imported ?raw), settings(state) gives its "# page setting" lines
+// their values (snippet-render.js), and the program reads `file`, the page's inputs and weights, which
+// tensors(lab, state, prepared) computes (site/snippets/<slug>.js; the test command runs the same program on the same file).
+function pytorchCode(snippet) {
+  if (typeof snippet === 'string' || typeof snippet === 'function') return snippet;
+  return (state) => renderSnippet(snippet.source, snippet.settings?.(state));
+}
+
+// The link that downloads a snippet's file, written by the package from the page's current settings at
+// the moment it is followed (offline: nothing is fetched, nothing leaves the browser). Inert until the
+// page's attnlab has loaded (ready()).
+function snippetFile(snippet) {
+  if (!snippet?.file) return { node: null, ready() {} };
+  const link = el('a', { download: snippet.file, text: `Download ${snippet.file}` });
+  const problem = el('span', { class: 'field-hint', role: 'status' });
+  let url = '';
+  const node = el('p', { class: 'code-file' }, 'The program reads the page’s inputs and weights from a file, made here from the ' +
+    'settings below: ', link, ' (save it beside your notebook). ', problem);
+  return {
+    node,
+    ready(lab, state, prepared) {
+      link.href = '#';
+      link.addEventListener('click', (event) => {
+        try {
+          URL.revokeObjectURL(url);
+          url = URL.createObjectURL(new Blob([safetensorsBytes(snippet.tensors(lab, state, prepared))], { type: 'application/octet-stream' }));
+          link.href = url;  // read by the download that follows this click
+          problem.textContent = '';
+        } catch (error) {
+          event.preventDefault();
+          problem.textContent = `These settings give no file: ${error.message}`;
+        }
+      });
+    },
+  };
+}
+
 // lesson: { slug, intro: string[], formula, pytorch, call, schema, training?, prefetch?, prepare?, setup(ctx) };
 // prefetch: the package features (prefetch() in attnlab) whose module and files prepare() will load.
-// pytorch and call: code as text, or state → text.
+// pytorch: a snippet as pytorchCode() takes it; call: code as text, or state → text.
 // training: true loads attnlab's training module (TaskModel) before setup; other lessons never fetch it.
 // lab: false for a lesson whose figures all run on the model its prepare() loads with a module of its
 // own (the "it" lessons): the page then never downloads attnlab's main module, and ctx.lab is null.
@@ -85,7 +126,8 @@ export async function lessonPage(lesson) {
     loadingNow = what;
     loading.textContent = loadingText(what);
   };
-  const snippets = [codeBlock('PyTorch', lesson.pytorch), codeBlock('attnlab', lesson.call)];
+  const file = snippetFile(lesson.pytorch);
+  const snippets = [codeBlock('PyTorch', pytorchCode(lesson.pytorch), file.node), codeBlock('attnlab', lesson.call)];
   const main = el('main', { id: 'main' },
     ...headingTrees(lesson.slug, lesson.intro, formulaTree(lesson.formula)).map((tree) => buildTree(tree)),
     el('div', { class: 'code-pair' }, ...snippets.map((c) => c.node)),
@@ -118,6 +160,7 @@ export async function lessonPage(lesson) {
     throw error;
   }
   loading.remove();
+  file.ready(lab, state, prepared);
   const ctx = {
     lab,
     prepared,

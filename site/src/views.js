@@ -1,6 +1,6 @@
 // Small view helpers shared by the lessons: panels, heatmaps, token chips, sentence input.
 import { el, field, select } from './dom.js';
-import { tokenLabel } from './gpt-model.js';
+import { builtinBpe, loadBuiltinBpe, sentenceTokens } from './sentence-tokens.js';
 
 export function panel(title, ...children) {
   return el('div', { class: 'panel' }, title ? el('h3', { text: title }) : null, ...children);
@@ -86,41 +86,29 @@ export const MAX_TOKENS = 32;
 
 // How a sentence lesson splits the learner's text: attnlab's word splitter, or the byte-level BPE of
 // attnlab's trained GPT (its vocab.json and merges.txt, fetched the first time it is chosen).
-export const TOKENS_SCHEMA = { type: 'enum', values: ['words', 'bpe'], default: 'words' };
+export { TOKENS_SCHEMA } from './sentence-tokens.js';
 export function tokensField(ctx) {
   return field('Tokens', select([['words', 'words (lab.tokenize)'], ['bpe', 'BPE (the trained GPT’s tokenizer)']],
     ctx.state.tokens, (tokens) => ctx.set({ tokens })));
 }
 
-let bpe = null;          // the Tokenizer, once loaded
-let bpeLoading = null;   // its promise, while loading
-
-// Tokens of the learner's sentence, at most maxTokens; an empty sentence falls back to `fallback`, and
-// with { field } (the sentenceInput) the lesson says either under the box.
-// A lone surrogate (pasted half of an emoji) becomes U+FFFD first: the wasm glue's UTF-8 encoder
-// would otherwise merge it with the next character ("\uD800 a" came back as the token "𐀠a").
-// { mode: 'bpe', ctx } splits with the trained GPT's BPE (labels as the trained-model lessons show
-// them, "·cat"); until its files have arrived the words stand in, `loading` is true, and the lesson is
-// redrawn (ctx.set) when they arrive. A failed load is the lesson's error message.
+// Tokens of the learner's sentence, at most maxTokens (sentence-tokens.js splits them); an empty sentence
+// falls back to `fallback`, and with { field } (the sentenceInput) the lesson says either under the box.
+// { mode: 'bpe', ctx } splits with the trained GPT's BPE; until its files have arrived the words stand
+// in, `loading` is true, and the lesson is redrawn (ctx.set) when they arrive. A failed load is the
+// lesson's error message.
 export function tokensOf(lab, sentence, fallback, { mode = 'words', ctx, field: box, maxTokens = MAX_TOKENS } = {}) {
-  const split = (text) => {
-    if (mode !== 'bpe' || !bpe) return lab.tokenize(text);
-    return Array.from(bpe.encode(text), (id) => tokenLabel(bpe, id));
-  };
   let loading = false;
-  if (mode === 'bpe' && !bpe) {
+  if (mode === 'bpe' && !builtinBpe()) {
     loading = true;
-    bpeLoading ??= lab.loadBuiltinTokenizer().then((t) => { bpe = t; }).finally(() => { bpeLoading = null; });
-    bpeLoading.then(() => ctx?.set({}), (error) => ctx?.report(error));
+    loadBuiltinBpe(lab).then(() => ctx?.set({}), (error) => ctx?.report(error));
   }
-  const tokens = split(sentence.toWellFormed());
-  const usable = tokens.length ? tokens : split(fallback);
-  const empty = tokens.length === 0, truncated = usable.length > maxTokens;
+  const { tokens, truncated, empty, count } = sentenceTokens(lab, sentence, fallback, { mode, maxTokens });
   if (sentenceNotes.has(box)) {
     noteUnder(box, empty ? `No words in the box: the lesson shows “${fallback}” instead.`
-      : truncated ? `The lesson uses the first ${maxTokens} of these ${usable.length} tokens.` : '');
+      : truncated ? `The lesson uses the first ${maxTokens} of these ${count} tokens.` : '');
   }
-  return { tokens: usable.slice(0, maxTokens), truncated, empty, loading };
+  return { tokens, truncated, empty, loading };
 }
 
 // A range slider that shows its value: { min, max, step, value, format(value) → text }, onChange(value)

@@ -1,0 +1,13 @@
+// How a BPE token reads on the pages (DOM-free: the snippets' test splits sentences with it too).
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+// Its text with spaces and newlines made visible; a token that is part of a character (one byte of "é" or
+// of an emoji) as its bytes in hex, ⟨c3⟩.
+export function tokenLabel(tokenizer, id) {
+  const bytes = tokenizer.tokenBytes(id);
+  try {
+    return strictUtf8.decode(bytes).replaceAll(' ', '·').replaceAll('\n', '↵');
+  } catch {
+    return `⟨${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ')}⟩`;
+  }
+}

@@ -1,0 +1,52 @@
+// What a site snippet printed, read back for tests/js/snippets.test.js: the snippets print each quantity
+// as "label: value", the value a number or a torch tensor (torch.set_printoptions(precision=6,
+// sci_mode=False)) that may run over several lines; a line that starts without a space and holds
+// "label:" starts the next one.
+const LABEL = /^([^\s:][^:]*?):(?:\s|$)(.*)$/;
+const NUMBER = /-?inf|nan|-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?/gi;
+
+// printed text → Map(label → number[]); a tensor shortened with "..." is refused (set its print threshold).
+export function printedNumbers(text) {
+  const blocks = new Map();
+  let current = null;
+  for (const line of text.split('\n')) {
+    const match = LABEL.exec(line);
+    if (match) {
+      current = [];
+      blocks.set(match[1].trim(), current);
+    }
+    if (!current) continue;
+    // Only the value: not the label, nor torch's annotations (dtype=torch.float32, grad_fn=<…0>, size=…).
+    const value = (match ? match[2] : line).replace(/(dtype|grad_fn|size|device)=\S*/g, '');
+    if (value.includes('...')) throw new Error(`a printed tensor was shortened with "...": ${line}`);
+    for (const token of value.match(NUMBER) ?? []) current.push(parseNumber(token));
+  }
+  return blocks;
+}
+
+function parseNumber(token) {
+  const t = token.toLowerCase();
+  if (t === 'nan') return NaN;
+  if (t === 'inf') return Infinity;
+  if (t === '-inf') return -Infinity;
+  return Number(token);
+}
+
+// How close a printed float32 number must be to the package's (float32 both): 1e-5 of the largest
+// magnitude in that quantity (float32 sums in another order differ by a few ulps of the largest term),
+// plus 1e-6 for the print's six decimals. Infinities and NaN must match exactly.
+export const RELATIVE = 1e-5;
+export const PRINTED = 1e-6;
+export function closeTo(printed, expected, label) {
+  if (printed.length !== expected.length) {
+    return `${label}: printed ${printed.length} numbers, the page shows ${expected.length}`;
+  }
+  const scale = Math.max(0, ...Array.from(expected, (v) => (Number.isFinite(v) ? Math.abs(v) : 0)));
+  const tolerance = RELATIVE * scale + PRINTED;
+  for (let i = 0; i < expected.length; i++) {
+    const [a, b] = [printed[i], expected[i]];
+    const same = Number.isFinite(b) ? Math.abs(a - b) <= tolerance : Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
+    if (!same) return `${label}[${i}]: printed ${a}, the page shows ${b} (tolerance ${tolerance.toExponential(1)})`;
+  }
+  return null;
+}
