@@ -4,37 +4,9 @@
 import { el, field, formatNumber, isolated, select } from '../dom.js';
 import { matrixEditor } from '../matrix-editor.js';
 import { lessonPage } from '../page.js';
-import { panel, rowOf, seedField, sentenceInput, sliceRows, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
-
-const D_MODEL = 8;
-const MAX_TOKENS = 10;
-const EDITABLE = { input: ['X'], projection_weights: ['W_q', 'W_k', 'W_v'], q: ['Q'], k: ['K'], v: ['V'] };
-const EDITABLE_NAMES = Object.values(EDITABLE).flat();
-const FLOAT32_MAX = 3.4028234663852886e38;
-
-// "X.0.1=0.5;W_q.2.3=-1" → [{ name, row, col, value }], the entries in the order they were made; a
-// malformed or unknown entry is dropped (and reported by the caller).
-function parseEdits(text) {
-  const entries = [];
-  let dropped = 0;
-  for (const part of text.split(';').filter(Boolean)) {
-    const match = /^([A-Za-z_]+)\.(\d+)\.(\d+)=(.+)$/.exec(part);
-    const value = match ? Number(match[4]) : NaN;
-    if (!match || !EDITABLE_NAMES.includes(match[1]) || !Number.isFinite(value) || Math.abs(value) > FLOAT32_MAX) dropped++;
-    else entries.push({ name: match[1], row: Number(match[2]), col: Number(match[3]), value });
-  }
-  return { entries, dropped };
-}
-const formatEdits = (entries) => entries.map((e) => `${e.name}.${e.row}.${e.col}=${e.value}`).join(';');
-
-// The tensor with the learner's entries for it written in (entries outside its shape are ignored).
-function applyEdits(m, name, entries) {
-  const mine = entries.filter((e) => e.name === name && e.row < m.rows && e.col < m.cols);
-  if (!mine.length) return m;
-  const data = Float32Array.from(m.data);
-  for (const e of mine) data[e.row * m.cols + e.col] = e.value;
-  return { rows: m.rows, cols: m.cols, data };
-}
+import { panel, rowOf, seedField, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
+import pytorchSource from '../../snippets/step-by-step.py?raw';
+import { applyEdits, D_MODEL, editedInputs, EDITABLE, editsInShape, FALLBACK, formatEdits, MAX_TOKENS, parseEdits, snippet } from '../../snippets/step-by-step.js';
 
 lessonPage({
   slug: 'step-by-step',
@@ -47,19 +19,10 @@ lessonPage({
       'products. Change any number of X, W_q, W_k, W_v, Q, K or V and everything after it is recomputed.',
   ],
   formula: String.raw`Q = XW_q^\top,\; K = XW_k^\top,\; V = XW_v^\top,\qquad \operatorname{Attention}(Q,K,V) = \operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}}\Big)V`,
-  pytorch: 'q, k, v = W_q(x), W_k(x), W_v(x)\nscores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n' +
-    'scores = scores.masked_fill(mask == 0, float("-inf"))\nweights = scores.softmax(dim=-1)\noutput = weights @ v',
+  pytorch: { source: pytorchSource, ...snippet },
   call: 'const front = mha.trace(x);              // X, W_q/W_k/W_v, Q, K, V\n' +
     'const back = lab.traceAttention(q, k, v, { causal });  // scores … output',
-  schema: {
-    sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat' },
-    tokens: TOKENS_SCHEMA,
-    seed: { type: 'int', min: 0, max: 999999, default: 1 },
-    mask: { type: 'enum', values: ['none', 'causal'], default: 'none' },
-    step: { type: 'int', min: 0, max: 20, default: 0 },
-    // The learner's edited entries, "X.0.1=0.5;W_q.2.3=-1" (see parseEdits): a link reproduces them.
-    edits: { type: 'text', maxLength: 1000, default: '' },
-  },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     let inputsKey = '';
@@ -133,7 +96,7 @@ lessonPage({
     }
 
     return () => {
-      ({ tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat',
+      ({ tokens } = tokensOf(lab, state.sentence, FALLBACK,
         { mode: state.tokens, ctx, field: sentence, maxTokens: MAX_TOKENS }));
       const key = `${tokens.join(' ')}|${state.seed}`;
       if (key !== inputsKey) {  // new sentence or seed: fresh weights; edits made for the old ones go
@@ -144,11 +107,14 @@ lessonPage({
         initial = mha.weights();
       }
       tokenChips(tokens, chips);
-      const { entries: edits, dropped } = parseEdits(state.edits);
+      const { entries, dropped: unread } = parseEdits(state.edits);
+      // A link's entry outside its tensor is dropped from the state too, so the PyTorch code applies the same edits.
+      const edits = editsInShape(entries, tokens.length);
+      if (edits.length < entries.length) ctx.remember({ edits: formatEdits(edits) });
+      const dropped = unread + entries.length - edits.length;
       if (dropped) ctx.notice(`${dropped} edit${dropped > 1 ? 's' : ''} in the link could not be read and ${dropped > 1 ? 'were' : 'was'} left out.`);
       const edited = new Set(edits.map((e) => e.name));
-      const x = applyEdits(lab.embedTokens(tokens, D_MODEL, { seed: state.seed }), 'X', edits);
-      const w = ['W_q', 'W_k', 'W_v'].map((name, i) => applyEdits(sliceRows(initial.inProjWeight, i * D_MODEL, D_MODEL), name, edits));
+      const { x, w } = editedInputs(lab, tokens, state.seed, initial, edits);
       mha.loadWeights({ inProjWeight: lab.matrix(3 * D_MODEL, D_MODEL, [...w[0].data, ...w[1].data, ...w[2].data]),
         outProjWeight: initial.outProjWeight });
       const front = mha.trace(x).filter((s) => EDITABLE[s.id]);

@@ -1,0 +1,39 @@
+// The PyTorch code a lesson shows is its program rendered for the page's settings, and the file it offers
+// holds the page's inputs and weights: the code on the page equals site/snippets/<slug>.py rendered for
+// the URL's settings, and the downloaded file equals the one the package writes in Node for them (which
+// tests/js/snippets.test.js runs the program on).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+
+import { safetensorsBytes } from '../../site/src/safetensors-file.js';
+import { renderSnippet } from '../../site/src/snippet-render.js';
+import { lab as loadLab } from '../js/helpers.js';
+import { openLesson, openSite } from './lesson-page.js';
+
+let site;
+before(async () => { site = await openSite(); });
+after(async () => { await site?.close(); });
+
+// [slug, the URL's settings]: settings other than the defaults, so the code and the file must follow them.
+const CASES = [
+  ['step-by-step', { sentence: 'dogs chase the ball', seed: '5', mask: 'causal', edits: 'X.1.2=0.5;K.0.0=3' }],
+];
+
+for (const [slug, query] of CASES) {
+  test(`${slug}: the PyTorch code and its file follow the page's settings`, async () => {
+    const spec = (await import(`../../site/snippets/${slug}.js`)).snippet;
+    const source = readFileSync(new URL(`../../site/snippets/${slug}.py`, import.meta.url), 'utf8');
+    const state = { ...Object.fromEntries(Object.entries(spec.schema).map(([k, s]) => [k, s.default])), ...query, seed: Number(query.seed ?? spec.schema.seed?.default) };
+    const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${slug}.html?${new URLSearchParams(query)}`);
+    const shown = await page.locator('pre[aria-label="PyTorch code"]').textContent();
+    assert.equal(shown, renderSnippet(source, spec.settings(state)));
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: `Download ${spec.file}` }).click()]);
+    assert.equal(download.suggestedFilename(), spec.file);
+    const bytes = readFileSync(await download.path());
+    const lab = await loadLab(true);
+    assert.deepEqual(new Uint8Array(bytes), safetensorsBytes(spec.tensors(lab, state)));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
