@@ -18,13 +18,16 @@ after(async () => { await site?.close(); });
 // [slug, the URL's settings]: settings other than the defaults, so the code and the file must follow them.
 const CASES = [
   ['step-by-step', { sentence: 'dogs chase the ball', seed: '5', mask: 'causal', edits: 'X.1.2=0.5;K.0.0=3' }],
+  ['scaling', { dk: '16', scale: 'custom', custom: '3', seed: '4' }],
 ];
 
 for (const [slug, query] of CASES) {
   test(`${slug}: the PyTorch code and its file follow the page's settings`, async () => {
     const spec = (await import(`../../site/snippets/${slug}.js`)).snippet;
     const source = readFileSync(new URL(`../../site/snippets/${slug}.py`, import.meta.url), 'utf8');
-    const state = { ...Object.fromEntries(Object.entries(spec.schema).map(([k, s]) => [k, s.default])), ...query, seed: Number(query.seed ?? spec.schema.seed?.default) };
+    // The URL's text read as the page reads it: numbers where the schema's values are numbers.
+    const state = Object.fromEntries(Object.entries(spec.schema).map(([key, s]) =>
+      [key, key in query ? (typeof s.default === 'number' ? Number(query[key]) : query[key]) : s.default]));
     const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${slug}.html?${new URLSearchParams(query)}`);
     const shown = await page.locator('pre[aria-label="PyTorch code"]').textContent();
     assert.equal(shown, renderSnippet(source, spec.settings(state)));

@@ -3,15 +3,13 @@ import { el, field, formatNumber, select } from '../dom.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, slider } from '../views.js';
+import pytorchSource from '../../snippets/scaling.py?raw';
+import { chosenScale, DKS, draw, DRAWS, KEYS, SCALES, snippet } from '../../snippets/scaling.js';
 
-const DKS = [4, 16, 64, 256, 1024];
-const SCALES = { sqrt: '1/√d_k (standard)', none: 'none (scale 1)', custom: 'custom' };
-const KEYS = 5;
-const DRAWS = 200;  // independent (query, keys) draws averaged in the table and the chart
 
 // One random query against 5 random keys (the tutorials' experiment), scaled or not.
 function experiment(lab, dK, seed, scale) {
-  const q = lab.randn(1, dK, seed), k = lab.randn(KEYS, dK, seed + 1), v = lab.randn(KEYS, dK, seed + 2);
+  const { q, k, v } = draw(lab, dK, seed);
   const r = lab.scaledDotProductAttention(q, k, v, scale === undefined ? {} : { scale });
   return { scores: r.scaledScores.data, maxWeight: Math.max(...r.weights.data), weights: r.weights };
 }
@@ -41,14 +39,9 @@ lessonPage({
       'scaling the expected largest weight runs towards 1 as d_k grows; with it, it stays level.',
   ],
   formula: String.raw`\operatorname{Var}(q\cdot k) = d_k \;\Rightarrow\; \operatorname{softmax}\Big(\frac{q K^\top}{\sqrt{d_k}}\Big)`,
-  pytorch: 'scores = q @ k.T                    # unscaled\nscores = q @ k.T / math.sqrt(d_k)   # scaled',
+  pytorch: { source: pytorchSource, ...snippet },
   call: 'lab.scaledDotProductAttention(q, k, v, { scale: 1 })   // no scaling\nlab.scaledDotProductAttention(q, k, v)                // 1/√d_k',
-  schema: {
-    dk: { type: 'enum', values: DKS, default: 64 },
-    scale: { type: 'enum', values: Object.keys(SCALES), default: 'sqrt' },
-    custom: { type: 'int', min: 1, max: 100, default: 10 },
-    seed: { type: 'int', min: 0, max: 999999, default: 0 },
-  },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     const weightsMap = heatmap({ rowLabels: ['q'], colLabels: ['k0', 'k1', 'k2', 'k3', 'k4'],
@@ -72,9 +65,9 @@ lessonPage({
       scaleChoice.value = state.scale;  // dragging the custom divisor switches the choice to custom
       // undefined: the package's default 1/√d_k.
       // undefined: the package's default 1/√d_k.
-      const chosenScale = state.scale === 'none' ? 1 : state.scale === 'custom' ? 1 / state.custom : undefined;
-      const now = experiment(lab, state.dk, state.seed, chosenScale);
-      const expected = expectation(lab, state.dk, state.seed, chosenScale);
+      const scale = chosenScale(state);
+      const now = experiment(lab, state.dk, state.seed, scale);
+      const expected = expectation(lab, state.dk, state.seed, scale);
       weightsMap.matrix = now.weights;
       const used = state.scale === 'sqrt' ? `1/√${state.dk}` : state.scale === 'none' ? '1' : `1/${state.custom}`;
       readout.textContent = `d_k = ${state.dk}, scale ${used}: this draw's largest weight is ${formatNumber(now.maxWeight)}; ` +
