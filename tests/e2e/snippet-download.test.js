@@ -19,6 +19,7 @@ after(async () => { await site?.close(); });
 const CASES = [
   ['step-by-step', { sentence: 'dogs chase the ball', seed: '5', mask: 'causal', edits: 'X.1.2=0.5;K.0.0=3' }],
   ['scaling', { dk: '16', scale: 'custom', custom: '3', seed: '4' }],
+  ['self-attention', { sentence: 'the bird sang because it was happy', seed: '9' }],
 ];
 
 for (const [slug, query] of CASES) {

@@ -2,9 +2,10 @@
 import { el, formatNumber } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, seedField, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
-
-const D_MODEL = 16;
+import { heatmap, panel, seedField, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
+import pytorchSource from '../../snippets/self-attention.py?raw';
+import { FALLBACK } from '../../snippets/sentence-layer.js';
+import { D_MODEL, snippet } from '../../snippets/self-attention.js';
 
 lessonPage({
   slug: 'self-attention',
@@ -15,15 +16,12 @@ lessonPage({
       'makes “it” look at “animal”. What you can see is the mechanism: every row is a probability distribution over the words.',
   ],
   formula: String.raw`\operatorname{SelfAttention}(X) = \operatorname{softmax}\Big(\frac{(XW_q)(XW_k)^\top}{\sqrt{d_k}}\Big)\,XW_v`,
-  // The snippets quote the page's settings: the same sizes, the seed of the page's weights.
-  pytorch: 'attn = nn.MultiheadAttention(16, num_heads=1, batch_first=True)\nout, weights = attn(x, x, x)',
+  // The snippets quote the page's settings: the same sizes, the seed of the page's weights (the PyTorch
+  // program reads them from the file the page writes).
+  pytorch: { source: pytorchSource, ...snippet },
   call: (state) => `const x = lab.embedTokens(tokens, 16, { seed: ${state.seed} });\n` +
     `const attn = new lab.MultiHeadAttention({ dModel: 16, numHeads: 1, seed: ${state.seed} });\nconst { output, weights } = attn.forward(x);`,
-  schema: {
-    sentence: { type: 'text', maxLength: 200, default: "The animal didn't cross the street because it was too tired" },
-    tokens: TOKENS_SCHEMA,
-    seed: { type: 'int', min: 0, max: 999999, default: 0 },
-  },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     const sentenceBox = sentenceInput('Your sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence }));
@@ -37,7 +35,7 @@ lessonPage({
         seedField(state.seed, (seed) => ctx.set({ seed }))),
       chips, el('div', { class: 'grid' }, panel('Who attends to whom', map), panel('Most attended word per row', whoTable)));
     return () => {
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sentenceBox });
+      const { tokens } = tokensOf(lab, state.sentence, FALLBACK, { mode: state.tokens, ctx, field: sentenceBox });
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
       const { weights } = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed }).forward(x);
