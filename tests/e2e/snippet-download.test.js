@@ -31,7 +31,7 @@ for (const [slug, query] of CASES) {
       [key, key in query ? (typeof s.default === 'number' ? Number(query[key]) : query[key]) : s.default]));
     const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${slug}.html?${new URLSearchParams(query)}`);
     const shown = await page.locator('pre[aria-label="PyTorch code"]').textContent();
-    assert.equal(shown, renderSnippet(source, spec.settings(state)));
+    assert.equal(shown, renderSnippet(source, spec.settings?.(state)));
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: `Download ${spec.file}` }).click()]);
     assert.equal(download.suggestedFilename(), spec.file);
     const bytes = readFileSync(await download.path());
