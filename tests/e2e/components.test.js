@@ -303,6 +303,69 @@ describe('web components in Chromium', () => {
     assert.ok(result.width > 100);
   });
 
+  // The first draw of a 2000 × 2000 matrix blocked the page for 2.6 s: a CSS colour string per cell,
+  // parsed back to bytes, and a fillRect per masked cell (bench/heatmap-first-draw.mjs times it; a test
+  // must not). What is checked here is how it draws: an ImageData no larger than the canvas (the colours
+  // of the cells on screen, not of 4 million), one fill for the hatch of 2 million masked cells, and at
+  // sampled pixels the colour d3-scale-chromatic gives (in Node) for the cell under the pixel's centre.
+  test('a 2000 × 2000 masked heatmap is drawn as one ImageData of at most the canvas\'s pixels, in the palette\'s colours', async () => {
+    const n = 2000;
+    // Causal scores on [0, 1]: row r, column c ≤ r holds ((7919 r + 104729 c) mod 10007) / 10007, the rest −∞.
+    const valueAt = (r, c) => (c <= r ? Math.fround(((r * 7919 + c * 104729) % 10007) / 10007) : -Infinity);
+    const result = await page.evaluate(async ({ n, valueSource }) => {
+      const valueAt = new Function(`return ${valueSource}`)();
+      const data = new Float32Array(n * n);
+      for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) data[r * n + c] = valueAt(r, c);
+      const prototype = CanvasRenderingContext2D.prototype;
+      const { createImageData, fillRect } = prototype;
+      const images = [];
+      let fills = 0;
+      prototype.createImageData = function (...args) {
+        images.push(args.slice(0, 2));
+        return createImageData.apply(this, args);
+      };
+      prototype.fillRect = function (...args) {
+        fills++;
+        return fillRect.apply(this, args);
+      };
+      const big = document.createElement('attn-heatmap');
+      document.body.append(big);
+      try {
+        big.matrix = { rows: n, cols: n, data };
+        await big.updateComplete;
+      } finally {
+        Object.assign(prototype, { createImageData, fillRect });
+      }
+      const canvas = big.shadowRoot.querySelector('canvas');
+      const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      const samples = [];
+      for (let k = 0; k < 400; k++) {
+        const x = (k * 7919) % canvas.width;
+        const y = (k * 104729) % canvas.height;
+        const at = 4 * (y * canvas.width + x);
+        samples.push({ x, y, rgb: [pixels[at], pixels[at + 1], pixels[at + 2]] });
+      }
+      big.remove();
+      return { images, fills, width: canvas.width, height: canvas.height, samples };
+    }, { n, valueSource: valueAt.toString() });
+    assert.ok(result.width < n && result.height < n, 'the canvas has fewer pixels than the matrix has cells');
+    assert.deepEqual(result.images, [[result.width, result.height]], 'one ImageData, one pixel per canvas pixel');
+    assert.ok(result.fills <= 2, `the masked half is hatched in one fill, not one per cell (${result.fills} fillRect calls)`);
+    let masked = 0;
+    for (const { x, y, rgb } of result.samples) {
+      const row = Math.floor(((y + 0.5) * n) / result.height);
+      const col = Math.floor(((x + 0.5) * n) / result.width);
+      const v = valueAt(row, col);
+      if (v === -Infinity) {
+        masked++;
+        assert.ok(rgb[0] === rgb[1] && rgb[1] === rgb[2], `pixel (${x}, ${y}), cell (${row}, ${col}) −∞: grey hatch, got ${rgb}`);
+      } else {
+        assert.equal(`rgb(${rgb.join(', ')})`, interpolateYlOrRd(v), `pixel (${x}, ${y}), cell (${row}, ${col}) = ${v}`);
+      }
+    }
+    assert.ok(masked > 50 && masked < 350, `both halves sampled (${masked} of 400 masked)`);
+  });
+
   test('attn-heatmap: a (batch, heads, n_q, n_k) tensor draws the slice its batch and head attributes pick, and says which', async () => {
     const seen = await page.evaluate(async () => {
       const errors = [];

@@ -3,36 +3,11 @@
 // recolouring 8 heatmaps of 32×32 took 42 ms per update as rects against 3 ms as canvas fills — and
 // a lesson redraws 8 of them per frame. The SVG keeps everything else (labels, values, legend, outlines, the ARIA
 // grid), and the exported SVG gets real <rect> fills from the same colours (see heatmap.js toSVG).
-import { BLOCKED } from './palettes.js';
+import { hexBytes } from './palette-rgb.js';
+import { BLOCKED, EMPTY_FILL } from './palettes.js';
 
-// A cell whose fill string starts with this is drawn hatched (a masked, −∞ score).
-export const HATCHED = 'url(';
-
-// [r, g, b] of "rgb(r, g, b)" (what d3's interpolators return) or "#rrggbb". Read digit by digit:
-// a 32×32 heatmap parses a thousand fresh colours per repaint.
-const rgb = new Uint8Array(3);
-function rgbOf(color) {
-  if (color.charCodeAt(0) === 35) {  // '#'
-    for (let k = 0; k < 3; k++) rgb[k] = parseInt(color.slice(1 + 2 * k, 3 + 2 * k), 16);
-    return rgb;
-  }
-  let channel = 0;
-  let value = 0;
-  let digits = false;
-  for (let i = 4; i < color.length && channel < 3; i++) {
-    const c = color.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      value = value * 10 + (c - 48);
-      digits = true;
-    } else if (digits) {  // ',' ')' or a decimal point ends the integer part
-      rgb[channel++] = value;
-      value = 0;
-      digits = false;
-      if (c === 46) while (i + 1 < color.length && color.charCodeAt(i + 1) >= 48 && color.charCodeAt(i + 1) <= 57) i++;
-    }
-  }
-  return rgb;
-}
+// A NaN cell's colour (it should never happen: the core never produces NaN).
+const EMPTY_RGB = hexBytes(EMPTY_FILL);
 
 const tiles = new Map();
 function hatchTile(ratio) {
@@ -54,15 +29,19 @@ function hatchTile(ratio) {
   return tile;
 }
 
+// For each of `pixels` pixels along an axis of `cells` cells (pixels ≤ cells), the cell under its centre.
+function centres(pixels, cells) {
+  return Int32Array.from({ length: pixels }, (_, p) => Math.floor(((p + 0.5) * cells) / pixels));
+}
+
 export class CellCanvas {
   canvas = document.createElement('canvas');
   #context = this.canvas.getContext('2d');
-  #xs = [];
-  #ys = [];
   #hatch = null;
   #small = null; // one pixel per cell, scaled up onto the canvas
   #smallContext = null;
   #image = null;
+  #cells = { rows: 0, cols: 0 };
 
   constructor() {
     this.canvas.setAttribute('aria-hidden', 'true');
@@ -80,49 +59,55 @@ export class CellCanvas {
       left: `${(100 * gridX) / width}%`, top: `${(100 * gridY) / height}%`,
       width: `${(100 * gridW) / width}%`, height: `${(100 * gridH) / height}%`,
     });
-    // Cell edges on whole pixels: neighbouring cells share an edge exactly, so no seams show.
-    this.#xs = Array.from({ length: cols + 1 }, (_, c) => Math.round((c * pixelsW) / cols));
-    this.#ys = Array.from({ length: rows + 1 }, (_, r) => Math.round((r * pixelsH) / rows));
     this.#hatch = this.#hatchPattern(ratio);
+    this.#cells = { rows, cols };
   }
 
-  // fills[i]: the CSS colour of cell i (row-major), or a HATCHED fill. One pixel per cell goes into
-  // a small image that is scaled up without smoothing: a few hundred microseconds for 32×32, where a
-  // fillStyle + fillRect per cell cost milliseconds (the site repaints nine of these per keystroke).
-  paint(fills) {
-    const cols = this.#xs.length - 1;
-    const rows = this.#ys.length - 1;
-    if (this.#image?.width !== cols || this.#image?.height !== rows) {
-      this.#small = Object.assign(document.createElement('canvas'), { width: cols, height: rows });
+  // data: the matrix's values, row-major (the rows × cols placed); rgb(v, pixels, at) writes the
+  // colour of a finite value (palettes.js rgbScale). The colours go into a small image, one pixel per
+  // cell, that is scaled up without smoothing, so cell edges fall on whole pixels and neighbours share
+  // them: a few hundred microseconds for 32×32 (the site repaints nine of these per keystroke). Where
+  // the canvas has fewer pixels than the matrix has cells in a row or column (2000 × 2000 on a
+  // 700-pixel grid), the image has one pixel per canvas pixel instead, showing the cell at its centre,
+  // as the scaled-down full image would: the work follows the pixels on screen, not the cells.
+  // bench/heatmap-first-draw.mjs: a colour string per cell, parsed back, took 2.6 s for 2000 × 2000.
+  // A −∞ cell (a masked score) is left transparent in the image, over the hatch painted beneath.
+  paint(data, rgb) {
+    const { rows, cols } = this.#cells;
+    const width = Math.min(cols, this.canvas.width);
+    const height = Math.min(rows, this.canvas.height);
+    if (this.#image?.width !== width || this.#image?.height !== height) {
+      this.#small = Object.assign(document.createElement('canvas'), { width, height });
       this.#smallContext = this.#small.getContext('2d');
-      this.#image = this.#smallContext.createImageData(cols, rows);
+      this.#image = this.#smallContext.createImageData(width, height);
     }
+    const colOf = centres(width, cols);
+    const rowOf = centres(height, rows);
     const pixels = this.#image.data;
-    const hatched = [];
-    for (let i = 0; i < fills.length; i++) {
-      const fill = fills[i];
-      if (fill.startsWith(HATCHED)) {
-        hatched.push(i);
-        pixels[4 * i + 3] = 0;
-        continue;
+    let blocked = false;
+    for (let y = 0, at = 0; y < height; y++) {
+      const row = rowOf[y] * cols;
+      for (let x = 0; x < width; x++, at += 4) {
+        const v = data[row + colOf[x]];
+        if (v === -Infinity) {
+          blocked = true;
+          pixels[at + 3] = 0;
+          continue;
+        }
+        if (Number.isNaN(v)) pixels.set(EMPTY_RGB, at);
+        else rgb(v, pixels, at);
+        pixels[at + 3] = 255;
       }
-      const rgb = rgbOf(fill);
-      pixels[4 * i] = rgb[0];
-      pixels[4 * i + 1] = rgb[1];
-      pixels[4 * i + 2] = rgb[2];
-      pixels[4 * i + 3] = 255;
     }
     this.#smallContext.putImageData(this.#image, 0, 0);
     const ctx = this.#context;
     ctx.imageSmoothingEnabled = false;
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    ctx.drawImage(this.#small, 0, 0, this.canvas.width, this.canvas.height);
-    ctx.fillStyle = this.#hatch;
-    for (const i of hatched) {
-      const r = (i / cols) | 0;
-      const c = i - r * cols;
-      ctx.fillRect(this.#xs[c], this.#ys[r], this.#xs[c + 1] - this.#xs[c], this.#ys[r + 1] - this.#ys[r]);
+    if (blocked) {
+      ctx.fillStyle = this.#hatch;
+      ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
     }
+    ctx.drawImage(this.#small, 0, 0, this.canvas.width, this.canvas.height);
   }
 
   // The same stripes as the SVG's hatch <pattern>: grey, at 45°, every 6 units. The tile is drawn

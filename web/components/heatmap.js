@@ -23,7 +23,7 @@ import { axisLabels, checkMatrix } from './matrix.js';
 import { asIndex, checkTensorInput, indexAttributeProblem, isTensorInput, tensorSlice } from './tensor-slice.js';
 import { FONT_FAMILY } from './measure.js';
 import {
-  BLOCKED, colorScale, dataDomain, DEFAULT_PALETTE, EMPTY_FILL, palette, PALETTES, scan, textColorOn,
+  BLOCKED, colorScale, dataDomain, DEFAULT_PALETTE, EMPTY_FILL, palette, PALETTES, rgbScale, scan, textColorOn,
 } from './palettes.js';
 import { px, svg } from './svg.js';
 import { Tooltip, TOOLTIP_CSS } from './tooltip.js';
@@ -77,7 +77,7 @@ export class AttnHeatmap extends RenderedElement {
   #layout = null;
   #parts = null; // the skeleton's parts (heatmap-svg.js)
   #labels = null; // { rows, cols, rowTitle, colTitle }: full texts for tooltips and screen readers
-  #fills = []; // each cell's colour: for the canvas, and for the exported file's rects
+  #fill = null; // value → the CSS fill of its cell, as last painted: the exported file's rects and value inks
   #inks = [];
   #valueFont = -1;
   #active = { row: 0, col: 0 };
@@ -163,7 +163,7 @@ export class AttnHeatmap extends RenderedElement {
     }
     // The file has no canvas: its cells are filled rects.
     return standaloneSVG(this.#svg, this.caption,
-      (clone) => cellRects(clone.querySelector('.cells'), this.#layout, rows, cols, this.#fills));
+      (clone) => cellRects(clone.querySelector('.cells'), this.#layout, rows, cols, Array.from(this.#matrix.data, this.#fill)));
   }
 
   // A PNG of the figure; a matrix over MAX_SVG_CELLS has its cells drawn from the screen's canvas.
@@ -249,7 +249,6 @@ export class AttnHeatmap extends RenderedElement {
     this.#svg.style.width = this.fit === 'width' ? '100%' : `${layout.width}px`;
     this.#canvas.canvas.hidden = false;
     this.#canvas.place(layout, spec.rows, spec.cols);
-    this.#fills = new Array(spec.rows * spec.cols);
     // Over MAX_SVG_CELLS the SVG button would only refuse (toSVG says why): it is disabled, saying so.
     const svgButton = this.shadowRoot.querySelector('[part=tools] button');
     if (svgButton) {
@@ -293,18 +292,25 @@ export class AttnHeatmap extends RenderedElement {
     const domain = Array.isArray(this.#domain) ? this.#domain : dataDomain(stats, diverging, { range: this.#domain === 'data' });
     const color = colorScale(this.palette, domain);
     const blockedFill = `url(#${this.#id}-blocked)`;
+    this.#fill = (v) => (v === -Infinity ? blockedFill : Number.isNaN(v) ? EMPTY_FILL : color(v));
+    // The screen's cells as bytes straight into the canvas's pixels, the same colours as color()
+    // names (palette-rgb.js): no string per cell, which for millions of cells took seconds.
+    this.#canvas.paint(m.data, rgbScale(this.palette, domain));
     const decimals = this.decimals;
-    const { data } = m;
-    const texts = this.#parts.values ? this.#parts.texts : null;
+    if (this.#parts.values) this.#printValues(m.data, decimals, blockedFill);
+    const [lo, hi] = domain;
+    this.#parts.gradientStops.forEach((stop, k) => stop.setAttribute('stop-color', color(lo + ((hi - lo) * k) / (LEGEND_STOPS - 1))));
+    const labels = legendTickLabels(lo, hi, decimals);
+    this.#parts.ticks.forEach((tick, k) => { tick.textContent = labels[k]; });
+  }
+
+  // Each cell's value as text, in black or white, whichever reads on the cell's colour.
+  #printValues(data, decimals, blockedFill) {
+    const { texts } = this.#parts;
     let widest = 1;
     for (let i = 0; i < data.length; i++) {
       const v = data[i];
-      let fill;
-      if (v === -Infinity) fill = blockedFill;
-      else if (Number.isNaN(v)) fill = EMPTY_FILL;
-      else fill = color(v);
-      this.#fills[i] = fill;
-      if (!texts) continue;
+      const fill = this.#fill(v);
       const text = formatFixed(v, decimals);
       if (texts[i].data !== text) texts[i].data = text;
       if (text.length > widest) widest = text.length;
@@ -314,12 +320,7 @@ export class AttnHeatmap extends RenderedElement {
         this.#inks[i] = ink;
       }
     }
-    this.#canvas.paint(this.#fills);
-    if (texts) this.#sizeValues(widest);
-    const [lo, hi] = domain;
-    this.#parts.gradientStops.forEach((stop, k) => stop.setAttribute('stop-color', color(lo + ((hi - lo) * k) / (LEGEND_STOPS - 1))));
-    const labels = legendTickLabels(lo, hi, decimals);
-    this.#parts.ticks.forEach((tick, k) => { tick.textContent = labels[k]; });
+    this.#sizeValues(widest);
   }
 
   // One font size for all printed values: as large as fits the widest in a cell.

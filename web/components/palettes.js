@@ -5,12 +5,14 @@ import {
   interpolateCividis, interpolatePuOr, interpolateRdBu, interpolateViridis, interpolateYlOrRd,
 } from 'd3-scale-chromatic';
 
+import { PALETTE_RGB } from './palette-rgb.js';
+
 export const PALETTES = {
-  YlOrRd: { interpolate: interpolateYlOrRd, diverging: false },
-  cividis: { interpolate: interpolateCividis, diverging: false },
-  viridis: { interpolate: interpolateViridis, diverging: false },
-  RdBu: { interpolate: interpolateRdBu, diverging: true },
-  PuOr: { interpolate: interpolatePuOr, diverging: true },
+  YlOrRd: { interpolate: interpolateYlOrRd, rgb: PALETTE_RGB.YlOrRd, diverging: false },
+  cividis: { interpolate: interpolateCividis, rgb: PALETTE_RGB.cividis, diverging: false },
+  viridis: { interpolate: interpolateViridis, rgb: PALETTE_RGB.viridis, diverging: false },
+  RdBu: { interpolate: interpolateRdBu, rgb: PALETTE_RGB.RdBu, diverging: true },
+  PuOr: { interpolate: interpolatePuOr, rgb: PALETTE_RGB.PuOr, diverging: true },
 };
 
 export const DEFAULT_PALETTE = 'YlOrRd';
@@ -65,6 +67,14 @@ export function colorScale(name, domain) {
   const { interpolate, diverging } = palette(name);
   const unit = unitScale(domain, diverging);
   return (v) => interpolate(unit(v));
+}
+
+// The same scale as bytes: (v, out, at) writes the [r, g, b] of colorScale(name, domain)(v) into
+// out[at …] (palette-rgb.js), for painting millions of pixels without a string per cell.
+export function rgbScale(name, domain) {
+  const { rgb, diverging } = palette(name);
+  const unit = unitScale(domain, diverging);
+  return (v, out, at) => rgb(unit(v), out, at);
 }
 
 // Black or white, whichever contrasts more with `color` ("rgb(r, g, b)" or "#rrggbb"): the WCAG
