@@ -20,6 +20,7 @@ const CASES = [
   ['step-by-step', { sentence: 'dogs chase the ball', seed: '5', mask: 'causal', edits: 'X.1.2=0.5;K.0.0=3' }],
   ['scaling', { dk: '16', scale: 'custom', custom: '3', seed: '4' }],
   ['self-attention', { sentence: 'the bird sang because it was happy', seed: '9' }],
+  ['multi-head', { dModel: '16', heads: '2', mask: 'causal', seed: '3' }],
 ];
 
 for (const [slug, query] of CASES) {

@@ -6,9 +6,10 @@ import { el, field, select, shape } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
 import { trainedHeadsSection } from '../trained-heads-section.js';
-import { heatmap, panel, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
-
-const HEADS = [1, 2, 3, 4, 6, 8];  // the num_heads choices
+import { heatmap, panel, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
+import pytorchSource from '../../snippets/multi-head.py?raw';
+import { D_MODELS, HEADS, snippet } from '../../snippets/multi-head.js';
+import { FALLBACK } from '../../snippets/sentence-layer.js';
 
 lessonPage({
   slug: 'multi-head',
@@ -21,19 +22,10 @@ lessonPage({
   ],
   formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1,\dots,\text{head}_h)\,W_o,\quad \text{head}_i = \operatorname{Attention}(XW_q^{(i)}, XW_k^{(i)}, XW_v^{(i)})`,
   // The snippets quote the page's settings.
-  pytorch: (state) => `mha = nn.MultiheadAttention(${state.dModel}, ${state.heads}, batch_first=True)\n` +
-    `out, w = mha(x, x, x, average_attn_weights=False${state.mask === 'causal' ? ', attn_mask=causal' : ''})`,
+  pytorch: { source: pytorchSource, ...snippet },
   call: (state) => `const mha = new lab.MultiHeadAttention({ dModel: ${state.dModel}, numHeads: ${state.heads}, seed: ${state.seed} });\n` +
     `const { output, weights, averageWeights } = mha.forward(x, x, x, { causal: ${state.mask === 'causal'} });`,
-  schema: {
-    sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat because it was warm' },
-    tokens: TOKENS_SCHEMA,
-    dModel: { type: 'enum', values: [8, 12, 16, 32, 64], default: 32 },
-    heads: { type: 'enum', values: HEADS, default: 4 },
-    mask: { type: 'enum', values: ['none', 'causal'], default: 'none' },
-    seed: { type: 'int', min: 0, max: 999999, default: 0 },
-    layer: { type: 'int', min: 0, max: 47, default: 0 },  // the trained model's layer shown
-  },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     const sentenceBox = sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence }));
@@ -48,12 +40,12 @@ lessonPage({
     root.append(
       el('div', { class: 'controls' },
         sentenceBox, tokensField(ctx),
-        field('d_model', select([8, 12, 16, 32, 64].map((d) => [d, String(d)]), state.dModel, (d) => ctx.set({ dModel: Number(d) }))),
+        field('d_model', select(D_MODELS.map((d) => [d, String(d)]), state.dModel, (d) => ctx.set({ dModel: Number(d) }))),
         field('num_heads', select(HEADS.map((h) => [h, String(h)]), state.heads, (h) => ctx.set({ heads: Number(h) }))),
         field('Mask', select([['none', 'none'], ['causal', 'causal']], state.mask, (mask) => ctx.set({ mask })))),
       chips, shapes, heads, el('h2', { text: 'Per-head vs averaged' }), panel(null, average), trained.node);
     return () => {
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sentenceBox });
+      const { tokens } = tokensOf(lab, state.sentence, FALLBACK, { mode: state.tokens, ctx, field: sentenceBox });
       tokenChips(tokens, chips);
       let mha;
       try {
