@@ -21,6 +21,7 @@ const CASES = [
   ['scaling', { dk: '16', scale: 'custom', custom: '3', seed: '4' }],
   ['self-attention', { sentence: 'the bird sang because it was happy', seed: '9' }],
   ['multi-head', { dModel: '16', heads: '2', mask: 'causal', seed: '3' }],
+  ['masking', { mask: 'padding', valid: '3', seed: '6' }],
 ];
 
 for (const [slug, query] of CASES) {

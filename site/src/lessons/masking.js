@@ -2,10 +2,10 @@
 import { el, field, isolated, select } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
-
-const D_MODEL = 16;
-const MASKS = { none: 'none', causal: 'causal (torch.tril)', padding: 'padding' };
+import { heatmap, panel, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
+import pytorchSource from '../../snippets/masking.py?raw';
+import { D_MODEL, MASKS, snippet } from '../../snippets/masking.js';
+import { FALLBACK } from '../../snippets/sentence-layer.js';
 
 lessonPage({
   slug: 'masking',
@@ -16,15 +16,9 @@ lessonPage({
       'value above the diagonal is exactly 0.0. A padding mask hides the filler tokens at the end of a short sequence in a batch.',
   ],
   formula: String.raw`\operatorname{softmax}\Big(\frac{QK^\top}{\sqrt{d_k}} + M\Big),\qquad M_{ij} = \begin{cases}0 & \text{mask}_{ij}=1\\ -\infty & \text{mask}_{ij}=0\end{cases}`,
-  pytorch: 'mask = torch.tril(torch.ones(n, n))\nscores = scores.masked_fill(mask == 0, float("-inf"))',
+  pytorch: { source: pytorchSource, ...snippet },
   call: 'const mask = lab.causalMask(n);            // or lab.keyPaddingMask(n, n, valid)\nconst { weights } = mha.forward(x, x, x, { mask });',
-  schema: {
-    sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat pad pad' },
-    tokens: TOKENS_SCHEMA,
-    mask: { type: 'enum', values: Object.keys(MASKS), default: 'causal' },
-    valid: { type: 'int', min: 0, max: 32, default: 6 },
-    seed: { type: 'int', min: 0, max: 999999, default: 0 },
-  },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     const sentenceBox = sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence }));
@@ -54,7 +48,7 @@ lessonPage({
         field('Real tokens (padding mask)', valid, 'keys after this many are padding'), validNote),
       chips, check, el('div', { class: 'grid' }, panel('Mask', maskMap), panel('Weights', weightsMap)));
     return () => {
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sentenceBox });
+      const { tokens } = tokensOf(lab, state.sentence, FALLBACK, { mode: state.tokens, ctx, field: sentenceBox });
       const n = tokens.length;
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, D_MODEL, { seed: state.seed });
