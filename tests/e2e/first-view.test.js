@@ -85,8 +85,10 @@ describe('the first view of every lesson', () => {
     await server?.close();
   });
 
-  // Opens a lesson with every .wasm request held (and, with holdModels, the model files too):
-  // letWasm() lets the held ones go on and holds later ones, release() lets everything go. Records
+  // Opens a lesson with every .wasm request held (and, with holdModels, the model files too), and
+  // releases them by name, never by order (a lesson's HTML may preload another module first, and which
+  // request comes first depends on the machine's speed): letGo(module) lets that module's .wasm go on
+  // whenever the page asks for it, before or after the call; release() lets everything go. Records
   // page errors, console errors (CSP violations among them) and the script responses.
   async function openHeld(slug, { width = 1200, height = 900, holdModels = false } = {}) {
     const context = await browser.newContext({ viewport: { width, height } });
@@ -99,29 +101,31 @@ describe('the first view of every lesson', () => {
     await page.addInitScript(() => {
       document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP: ${e.effectiveDirective} ${e.sample}`));
     });
-    const held = { wasm: [], models: [] };
+    const held = [];  // { route, file }: requests waiting for letGo() or release()
+    const letThrough = [];  // file-name patterns of the modules let go
     let holding = true;
-    const hold = (kind, pattern) => context.route(pattern, (route) => (holding ? held[kind].push(route) : route.continue()));
-    await hold('wasm', /\.wasm$/);
-    if (holdModels) await hold('models', /\.(safetensors|jsonl?|txt)$/);
-    // letGo(kind): lets what is held go on, holding what is asked for later; release(): lets everything go.
-    const letGo = async (kind) => { for (const route of held[kind].splice(0)) await route.continue(); };
+    const hold = (pattern) => context.route(pattern, (route) => {
+      const file = new URL(route.request().url()).pathname.split('/').pop();
+      if (!holding || letThrough.some((p) => p.test(file))) return route.continue();
+      held.push({ route, file });
+    });
+    await hold(/\.wasm$/);
+    if (holdModels) await hold(/\.(safetensors|jsonl?|txt)$/);
+    // The build's file name is the module's name, a dash and Vite's 8-character hash.
+    const letGo = async (module) => {
+      const pattern = new RegExp(`^${module}-[\\w-]{8}\\.wasm$`);
+      letThrough.push(pattern);
+      for (const entry of held.filter(({ file }) => pattern.test(file))) {
+        held.splice(held.indexOf(entry), 1);
+        await entry.route.continue();
+      }
+    };
     const release = async () => {
       holding = false;
-      await letGo('wasm');
-      await letGo('models');
-    };
-    // letWasm(): once the page has asked for its main module, lets it go on (later ones stay held). It
-    // waits for the request: the loading state is in the page's HTML, so it shows before the script that
-    // asks for the module has even arrived.
-    const letWasm = async () => {
-      for (const start = Date.now(); held.wasm.length === 0; await new Promise((r) => setTimeout(r, 20))) {
-        if (Date.now() - start > 30000) throw new Error(`${slug}: the page never asked for its WebAssembly module`);
-      }
-      await letGo('wasm');
+      for (const { route } of held.splice(0)) await route.continue();
     };
     await page.goto(`${server.url}/lessons/${slug}.html`);
-    return { context, page, problems, scripts, release, letWasm };
+    return { context, page, problems, scripts, release, letGo };
   }
 
   // Waits until the lesson is interactive; on a timeout, says what the page showed.
@@ -309,14 +313,15 @@ describe('the first view of every lesson', () => {
   });
 
   test('a lesson\'s model: the loading state names it while it loads (the “it” model, attnlab-kjv, training)', async () => {
-    const cases = [['why-attention', IT_MODEL_MESSAGE],
-      ['tokens', 'Loading attnlab-kjv, the GPT attnlab trained (its module and weights)…']];
-    for (const [slug, message] of cases) {
-      const { context, page, problems, release, letWasm } = await openHeld(slug, { holdModels: true });
+    // Each lesson with the module it asks for first: let go, the model's own module and files stay held.
+    const cases = [['why-attention', 'attnlab-referent-simd', IT_MODEL_MESSAGE],
+      ['tokens', 'attnlab-simd', 'Loading attnlab-kjv, the GPT attnlab trained (its module and weights)…']];
+    for (const [slug, first, message] of cases) {
+      const { context, page, problems, release, letGo } = await openHeld(slug, { holdModels: true });
       const loading = loadingState(page);
       await loading.waitFor({ state: 'visible' });
       assert.ok(heldMessages(slug).includes(await loading.textContent()), await loading.textContent());
-      await letWasm();  // the first module asked for; the model's own module and its files stay held
+      await letGo(first);
       await page.waitForFunction((m) => document.querySelector('.lesson-loading')?.textContent === m, message, { timeout: 30000 });
       assert.equal(await page.locator('section.lesson-body').getAttribute('aria-busy'), 'true');
       await release();
@@ -325,10 +330,11 @@ describe('the first view of every lesson', () => {
       assert.deepEqual(problems, []);
       await context.close();
     }
-    // The training lesson loads the training module once the main one is in.
-    const { context, page, problems, release, letWasm } = await openHeld('watch-it-learn');
+    // The training lesson loads the training module once the main one is in (its HTML preloads the
+    // training module's .wasm, which stays held).
+    const { context, page, problems, release, letGo } = await openHeld('watch-it-learn');
     await loadingState(page).waitFor({ state: 'visible' });
-    await letWasm();
+    await letGo('attnlab-simd');
     await page.waitForFunction(() => document.querySelector('.lesson-loading')?.textContent === 'Loading attnlab’s training module…',
       null, { timeout: 30000 });
     await release();
