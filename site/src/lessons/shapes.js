@@ -7,9 +7,9 @@ import { count, el, field, formatNumber, select } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
+import pytorchSource from '../../snippets/shapes.py?raw';
+import { FALLBACKS, MAX_TOKENS, PAD, snippet } from '../../snippets/shapes.js';
 
-const MAX_TOKENS = 8;  // per sentence: the shapes stay readable
-const PAD = '<pad>';
 const SHOWN_VALUES = 8;  // how many numbers of the memory-order rows are printed
 const tuple = (shape) => `(${shape.join(', ')})`;
 // The padded length update() last drew, for the code panels (which page.js first renders before
@@ -27,20 +27,7 @@ lessonPage({
       '(batch, heads, seq, seq) by broadcasting: viewed as (1, 1, seq, seq), it repeats over every batch item and head.',
   ],
   formula: String.raw`\underbrace{\operatorname{softmax}\Big(\tfrac{QK^\top}{\sqrt{d_k}} + M\Big)}_{(B,\,h,\,n,\,n)}\underbrace{V}_{(B,\,h,\,n,\,d_k)},\qquad Q, K, V \in \mathbb{R}^{B\times h\times n\times d_k}`,
-  pytorch: (state) => {
-    const { batch, seq, dModel, heads } = shapesOf(state);
-    const dK = dModel / heads;
-    return `x = embed(tokens)                          # (batch, seq, d_model) = ${tuple([batch, seq, dModel])}\n` +
-      `qkv = mha.in_proj(x)                       # ${tuple([batch, seq, 3 * dModel])}\n` +
-      `qkv = qkv.reshape(${batch}, ${seq}, 3, ${heads}, ${dK})        # (batch, seq, 3, heads, d_k)\n` +
-      `q, k, v = qkv.permute(2, 0, 3, 1, 4)       # 3 × ${tuple([batch, heads, seq, dK])}\n` +
-      (state.mask === 'causal' ? `causal = torch.tril(torch.ones(${seq}, ${seq})).view(1, 1, ${seq}, ${seq})\n` : '') +
-      `pad = tokens == pad_id                     # (batch, seq), True = padding\n` +
-      `scores = q @ k.transpose(-2, -1) / math.sqrt(${dK})   # ${tuple([batch, heads, seq, seq])}\n` +
-      (state.mask === 'causal' ? 'scores = scores.masked_fill(causal == 0, float("-inf"))\n' : '') +
-      `scores = scores.masked_fill(pad.view(${batch}, 1, 1, ${seq}), float("-inf"))\n` +
-      `out = (scores.softmax(-1) @ v).transpose(1, 2).reshape(${batch}, ${seq}, ${dModel})`;
-  },
+  pytorch: { source: pytorchSource, ...snippet },
   call: (state) => {
     const { batch, seq, dModel, heads } = shapesOf(state);
     return `const qkv5 = lab.reshape(qkv, [${batch}, ${seq}, 3, ${heads}, ${dModel / heads}]);\n` +
@@ -49,16 +36,7 @@ lessonPage({
       `const out = lab.reshape(lab.transpose(output, 1, 2), [${batch}, ${seq}, ${dModel}]);\n` +
       `// or in one call: mha.forward(x, x, x, {${state.mask === 'causal' ? ' causal: true,' : ''} keyPaddingMask: pad })`;
   },
-  schema: {
-    first: { type: 'text', maxLength: 120, default: 'the cat sat down' },
-    second: { type: 'text', maxLength: 120, default: 'dogs bark' },
-    dModel: { type: 'enum', values: [8, 16, 32], default: 8 },
-    heads: { type: 'enum', values: [1, 2, 4], default: 2 },
-    mask: { type: 'enum', values: ['none', 'causal'], default: 'causal' },
-    item: { type: 'int', min: 0, max: 1, default: 1 },  // the batch item drawn
-    head: { type: 'int', min: 0, max: 3, default: 0 },  // the head drawn
-    seed: { type: 'int', min: 0, max: 999999, default: 0 },
-  },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     const attention = attentionCache(lab);
@@ -102,7 +80,7 @@ lessonPage({
       const { batch, dModel, heads } = shapesOf(state);
       const dK = dModel / heads;
       const sentences = [state.first, state.second].map((text, b) =>
-        tokensOf(lab, text, b === 0 ? 'the cat sat down' : 'dogs bark', { field: boxes[b], maxTokens: MAX_TOKENS }).tokens);
+        tokensOf(lab, text, FALLBACKS[b], { field: boxes[b], maxTokens: MAX_TOKENS }).tokens);
       const n = Math.max(...sentences.map((t) => t.length));
       drawn.seq = n;  // for the code panels, refreshed after this update
       const padded = sentences.map((t) => [...t, ...new Array(n - t.length).fill(PAD)]);
