@@ -4,9 +4,10 @@ import { el, field, formatNumber, select } from '../dom.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, sentenceInput, slider, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
+import { heatmap, panel, sentenceInput, slider, tokensField, tokensOf } from '../views.js';
+import pytorchSource from '../../snippets/positions.py?raw';
+import { D_MODEL, DIMS, FALLBACK, snippet } from '../../snippets/positions.js';
 
-const D_MODEL = 16;
 const DISTANCES = 32;
 
 // The score between position 0 and position k, for k = 0 … DISTANCES−1, computed by the core as
@@ -50,15 +51,9 @@ lessonPage({
       'q and k so their dot product depends on the distance; ALiBi adds a penalty proportional to the distance.',
   ],
   formula: String.raw`PE_{(p,\,2i)} = \sin\!\Big(\frac{p}{10000^{2i/d}}\Big),\qquad PE_{(p,\,2i+1)} = \cos\!\Big(\frac{p}{10000^{2i/d}}\Big)`,
-  pytorch: 'div = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))\npe[:, 0::2] = torch.sin(pos * div)\npe[:, 1::2] = torch.cos(pos * div)',
+  pytorch: { source: pytorchSource, ...snippet },
   call: "const pe = lab.positionalEncoding(50, 128);          // or 'learned'\nconst q2 = lab.applyRotary(q);  lab.alibiBias(n, n, slope);",
-  schema: {
-    positions: { type: 'int', min: 2, max: 100, default: 50 },
-    dims: { type: 'enum', values: [8, 16, 32, 64, 128], default: 128 },
-    sentence: { type: 'text', maxLength: 200, default: 'the cat sat' },
-    tokens: TOKENS_SCHEMA,
-    seed: { type: 'int', min: 0, max: 999999, default: 0 },
-  },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     const sentenceBox = sentenceInput('Sentence', state.sentence, (sentence) => ctx.set({ sentence }));
@@ -77,7 +72,7 @@ lessonPage({
     root.append(
       el('div', { class: 'controls' },
         slider('Positions', { min: 2, max: 100, value: state.positions }, (positions) => ctx.set({ positions })),
-        field('Dimensions', select([8, 16, 32, 64, 128].map((d) => [d, String(d)]), state.dims, (d) => ctx.set({ dims: Number(d) })))),
+        field('Dimensions', select(DIMS.map((d) => [d, String(d)]), state.dims, (d) => ctx.set({ dims: Number(d) })))),
       el('div', { class: 'grid' }, panel('Position × dimension', peMap), panel('Dimensions 0, 1, 4 and 8 over positions', curves)),
       el('h2', { text: 'Why high dimensions change slowly' }),
       waveNote, waveChart,
@@ -109,7 +104,7 @@ lessonPage({
         xLabel: 'pair i (dimensions 2i, 2i+1)', yLabel: 'log₁₀ wavelength (positions)', width: chartWidth(waveChart),
         title: `Wavelength of each sine/cosine pair for d = ${state.dims}, on a log scale: from ${formatNumber(waves[0].wavelength, 1)} to ${Math.round(last.wavelength)} positions` }));
 
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat', { mode: state.tokens, ctx, field: sentenceBox });
+      const { tokens } = tokensOf(lab, state.sentence, FALLBACK, { mode: state.tokens, ctx, field: sentenceBox });
       const reversed = [...tokens].reverse();
       const mha = attention({ dModel: D_MODEL, numHeads: 1, seed: state.seed });
       const weightsOf = (words, positions) => {
