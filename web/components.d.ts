@@ -1,9 +1,17 @@
 // Type declarations for attnlab/components (hand-written, like index.d.ts). Importing the module
 // registers <attn-heatmap>, <pe-plot>, <attn-stepper>, <attn-model-view>, <attn-head-view> and
 // <attn-token-colors>; the elements only draw the data they are given and never load the wasm package.
-import type { Matrix, MatrixInput, Step } from './index.js';
+import type { Matrix, MatrixInput, NumberArray, Step, TensorStep } from './index.js';
 
-export type { Matrix, MatrixInput, Step };
+export type { Matrix, MatrixInput, Step, TensorStep };
+
+/** A weights tensor as the package returns them, row-major: (batch, heads, n_q, n_k), (batch, n_q, n_k)
+ *  or (n_q, n_k) — e.g. MultiHeadAttention.forward's weights on a batch, or one layer of a batched
+ *  GPTModel.forward(ids, { attention: true }). */
+export interface WeightsTensorInput {
+  shape: readonly number[];
+  data: NumberArray;
+}
 
 /** 'YlOrRd' (default, the tutorials' seaborn palette); 'cividis' and 'viridis' (colour-blind safe,
  *  sequential); 'RdBu' and 'PuOr' (diverging, for signed values, 0 at the neutral middle). */
@@ -45,7 +53,7 @@ interface Linkable {
 /** detail of the `step-change` event. */
 export interface StepChangeDetail {
   index: number;
-  step: Step;
+  step: Step | TensorStep;
 }
 
 /** What every element has: a render batched per microtask, and picture export. */
@@ -64,9 +72,15 @@ interface Exportable {
 }
 
 /** <attn-heatmap>: a matrix as coloured cells with labels, legend, tooltip and keyboard navigation.
- *  Attributes: palette, decimals, show-values, caption, row-title, col-title, link, no-export. */
+ *  Attributes: palette, decimals, show-values, caption, row-title, col-title, fit, batch, head, link, no-export. */
 export interface AttnHeatmapElement extends RenderedElement, Exportable, Linkable {
-  matrix: MatrixInput | null;
+  /** A Matrix, or a weights tensor of 2 to 4 dims of which the slice at `batch` and `head` is drawn (the
+   *  caption says which slice of which shape). */
+  matrix: MatrixInput | WeightsTensorInput | null;
+  /** With a tensor `matrix` of 3 or 4 dims: the batch item drawn (attribute `batch`); default 0. */
+  batch: number;
+  /** With a (batch, heads, n_q, n_k) tensor `matrix`: the head drawn (attribute `head`); default 0. */
+  head: number;
   /** One label per row (else the row indices are shown). Always rendered as text. */
   rowLabels: string[] | null;
   colLabels: string[] | null;
@@ -110,10 +124,12 @@ export interface PePlotElement extends RenderedElement, Exportable {
   caption: string;
 }
 
-/** <attn-stepper>: a trace (Step[]) shown one step at a time, each tensor as a labelled heatmap. */
+/** <attn-stepper>: a trace (Step[]) shown one step at a time, each tensor as a labelled heatmap.
+ *  Attributes: decimals, show-values, palette, signed-palette, head, no-export. */
 export interface AttnStepperElement extends RenderedElement {
-  /** Setting new steps keeps `index` (clamped). */
-  steps: Step[];
+  /** A Matrix call's trace, or a tensor call's (each tensor drawn as its rows, its shape in the caption).
+   *  Setting new steps keeps `index` (clamped). */
+  steps: Step[] | TensorStep[];
   /** The step shown; default 0. */
   index: number;
   /** Token labels for tensors whose rows (queries) or columns (keys) match their count. */
@@ -131,23 +147,28 @@ export interface AttnStepperElement extends RenderedElement {
   /** Show only this head's steps and the steps every head shares (attribute `head`); null: all. */
   head: number | null;
   /** The steps on show: `steps`, or with `head` set the shared ones and that head's. `index` counts these. */
-  readonly shownSteps: Step[];
+  readonly shownSteps: Step[] | TensorStep[];
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnStepperElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'step-change', listener: (this: AttnStepperElement, ev: CustomEvent<StepChangeDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'cell-focus', listener: (this: AttnStepperElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
-/** Matrix[layer][head] of n×n attention weights, as GPTModel.forward(ids, { attention: true }).attention. */
-export type ModelAttention = MatrixInput[][];
+/** Matrix[layer][head] of attention weights, as GPTModel.forward(ids, { attention: true }).attention
+ *  (n×n; queries × keys for cross-attention, with keyTokens), or one weights tensor (batch, heads, n, n)
+ *  per layer, as a batched forward returns them. */
+export type ModelAttention = MatrixInput[][] | WeightsTensorInput[];
 
 /** <attn-model-view>: layers × heads small multiples on the weight scale, one legend, a hover linked
- *  across heads, a chosen head enlarged with token labels. Attributes: layer, head, query, link, caption,
- *  no-export. Wrong data throws AttnLabError naming the property. */
+ *  across heads, a chosen head enlarged with token labels. Attributes: layer, head, query, batch (with
+ *  tensors: the sequence drawn, default 0), link, caption, no-export. Wrong data throws AttnLabError
+ *  naming the property. */
 export interface AttnModelViewElement extends RenderedElement, Linkable {
   attention: ModelAttention | null;
-  /** n token texts (else indices). */
+  /** n token texts (else indices); the queries' labels (and the keys', unless keyTokens is set). */
   tokens: string[] | null;
+  /** Cross-attention: the keys' labels (source words) when they are not the queries' (target words). */
+  keyTokens: string[] | null;
   /** The enlarged head (attributes `layer` and `head`), or null for none. */
   selected: { layer: number; head: number } | null;
   /** The query row marked in every head while none is hovered (attribute `query`); a cell picked in the

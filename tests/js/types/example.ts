@@ -145,6 +145,28 @@ async function components(lab: Lab): Promise<void> {
   colors.addEventListener('row-hover', (e) => console.log(onHover(e.detail), picked, group));
   lines.addEventListener('row-hover', (e) => console.log(onHover(e.detail)));
   console.log(svg.length, png.size, lines.toSVG().length);
+  // Tensors as a batched call returns them: a heatmap draws the slice its batch and head pick, a model
+  // view one (batch, heads, n, n) tensor per layer (its batch attribute picks the sequence), a stepper
+  // a tensor call's trace.
+  const xb = lab.randn([2, 3, 8], 5);
+  const batchedMha = new lab.MultiHeadAttention({ dModel: 8, numHeads: 2 });
+  const { weights: batchWeights } = batchedMha.forward(xb, xb, xb);
+  heatmap.matrix = batchWeights;
+  heatmap.batch = 1;
+  heatmap.head = 0;
+  const slice: number = heatmap.batch + heatmap.head;
+  model.attention = [batchWeights, batchWeights];
+  model.setAttribute('batch', '1');
+  stepper.steps = batchedMha.trace(xb);
+  stepper.addEventListener('step-change', (e) => console.log(e.detail.step.id, slice));
+  batchedMha.dispose();
+  // Cross-attention: queries are the target words, keys the source words.
+  const cross = [[{ rows: 2, cols: 3, data: [0.2, 0.3, 0.5, 1, 0, 0] }]];
+  model.attention = cross;
+  model.tokens = ['le', 'chat'];
+  model.keyTokens = ['the', 'small', 'cat'];
+  lines.attention = cross[0];
+  lines.keyTokens = model.keyTokens;
 }
 void components;
 
