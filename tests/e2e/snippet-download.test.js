@@ -23,6 +23,7 @@ const CASES = [
   ['multi-head', { dModel: '16', heads: '2', mask: 'causal', seed: '3' }],
   ['masking', { mask: 'padding', valid: '3', seed: '6' }],
   ['positions', { positions: '20', dims: '16', sentence: 'one two three', seed: '8' }],
+  ['encoder', { norm: 'rmsnorm', order: 'pre', seed: '2', sentence: 'birds fly south' }],
   ['shapes', { first: 'a small red bird sings', second: 'hi', dModel: '16', heads: '4', mask: 'none', seed: '2' }],
 ];
 

@@ -3,9 +3,9 @@
 import { blockDiagram } from '../block-diagram.js';
 import { el, field, select } from '../dom.js';
 import { lessonPage } from '../page.js';
-import { sentenceInput, tokenChips, TOKENS_SCHEMA, tokensField, tokensOf } from '../views.js';
-
-const CONFIG = { dModel: 64, numHeads: 4, dFF: 256 };
+import { sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
+import pytorchSource from '../../snippets/encoder.py?raw';
+import { CONFIG, encoderWeights, FALLBACK, snippet } from '../../snippets/encoder.js';
 
 lessonPage({
   slug: 'encoder',
@@ -17,16 +17,9 @@ lessonPage({
       'instead. Step through every intermediate below.',
   ],
   formula: String.raw`\begin{aligned}\text{post-norm: }\; & h = \operatorname{Norm}(x + \operatorname{MHA}(x)), & y &= \operatorname{Norm}(h + \operatorname{FFN}(h))\\ \text{pre-norm: }\; & h = x + \operatorname{MHA}(\operatorname{Norm}(x)), & y &= h + \operatorname{FFN}(\operatorname{Norm}(h))\end{aligned}`,
-  pytorch: 'layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=256,\n                                   activation="gelu", batch_first=True)\ny = layer(x)',
+  pytorch: { source: pytorchSource, ...snippet },
   call: "const layer = new lab.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256 });\nconst steps = layer.trace(x);",
-  schema: {
-    sentence: { type: 'text', maxLength: 200, default: 'the cat sat on the mat' },
-    tokens: TOKENS_SCHEMA,
-    norm: { type: 'enum', values: ['layernorm', 'rmsnorm'], default: 'layernorm' },
-    order: { type: 'enum', values: ['post', 'pre'], default: 'post' },
-    seed: { type: 'int', min: 0, max: 999999, default: 0 },
-    step: { type: 'int', min: 0, max: 200, default: 0 },
-  },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     const sentenceBox = sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence }));
@@ -59,9 +52,11 @@ lessonPage({
       if (next !== key) {
         layer?.dispose();
         layer = new lab.TransformerEncoderLayer({ ...CONFIG, norm: state.norm, normFirst: state.order === 'pre', seed: state.seed });
+        // Weights the page can also write to the PyTorch program's file (the layer has no getter for its own).
+        layer.loadWeights(encoderWeights(lab, state));
         key = next;
       }
-      const { tokens } = tokensOf(lab, state.sentence, 'the cat sat on the mat', { mode: state.tokens, ctx, field: sentenceBox });
+      const { tokens } = tokensOf(lab, state.sentence, FALLBACK, { mode: state.tokens, ctx, field: sentenceBox });
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, CONFIG.dModel, { seed: state.seed, positions: 'sinusoidal' });
       const parts = layer.parameterCounts();
