@@ -24,6 +24,7 @@ const CASES = [
   ['masking', { mask: 'padding', valid: '3', seed: '6' }],
   ['positions', { positions: '20', dims: '16', sentence: 'one two three', seed: '8' }],
   ['encoder', { norm: 'rmsnorm', order: 'pre', seed: '2', sentence: 'birds fly south' }],
+  ['exercises', { seed: '77' }],
   ['shapes', { first: 'a small red bird sings', second: 'hi', dModel: '16', heads: '4', mask: 'none', seed: '2' }],
 ];
 

@@ -4,6 +4,8 @@ import { el, field, formatNumber, select } from '../dom.js';
 import { exerciseSet, MASKS, QUERY_ROW, SCORE_AT, SENTENCE, SHAPE } from '../exercise-set.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, SIGNED } from '../views.js';
+import pytorchSource from '../../snippets/exercises.py?raw';
+import { snippet } from '../../snippets/exercises.js';
 
 // One exercise: a question, the learner's answer control, and a check that reveals the truth.
 function exercise(title, question, control, check) {
@@ -24,9 +26,9 @@ lessonPage({
   slug: 'exercises',
   intro: ['Predict first, then check: every answer is checked against the numbers attnlab computes.'],
   formula: null,
-  pytorch: 'weights = torch.softmax(q @ k.T / math.sqrt(d_k), dim=-1)',
+  pytorch: { source: pytorchSource, ...snippet },
   call: 'const { weights, scores } = lab.scaledDotProductAttention(q, k, v, { causal: true });',
-  schema: { seed: { type: 'int', min: 0, max: 999999, default: 3 } },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     return () => {
