@@ -34,13 +34,14 @@ export type TensorInput = { shape: readonly number[]; data: NumberArray } | Matr
 
 /** The masks of a tensor call. mask broadcasts to the scores (…, n_q, n_k) by PyTorch's rules: (seq, seq)
  *  or (1, 1, seq, seq) against (batch, heads, seq, seq). maskKind 'binary' (default): 1 = may attend,
- *  0 = blocked (F.scaled_dot_product_attention's boolean attn_mask; nn.MultiheadAttention's boolean
- *  attn_mask is the opposite). 'additive': added to the scaled scores, −Infinity blocks (torch's float
- *  attn_mask). keyPaddingMask (batch, n_k): 1 = PAD, 0 = real token — PyTorch's key_padding_mask,
+ *  0 = blocked (F.scaled_dot_product_attention's boolean attn_mask). 'block': 1 = blocked, 0 = may
+ *  attend (nn.MultiheadAttention's boolean attn_mask; values other than 0 and 1 are refused).
+ *  'additive': added to the scaled scores, −Infinity blocks (torch's float attn_mask). keyPaddingMask
+ *  (batch, n_k): 1 = PAD, 0 = real token — PyTorch's key_padding_mask,
  *  the opposite sense of a binary mask. All that are given apply together. */
 export interface TensorMaskOptions {
   mask?: TensorInput;
-  maskKind?: 'binary' | 'additive';
+  maskKind?: 'binary' | 'block' | 'additive';
   causal?: boolean;
   keyPaddingMask?: TensorInput;
 }
@@ -131,8 +132,10 @@ export interface HeapStats {
 }
 
 export interface MaskOptions {
-  /** n_q×n_k, 1 = may attend, 0 = blocked. */
+  /** n_q×n_k, 1 = may attend, 0 = blocked (or the other way round with maskKind: 'block'). */
   mask?: MatrixInput;
+  /** 'binary' (default): 1 = may attend. 'block': 1 = blocked, as nn.MultiheadAttention's boolean attn_mask. */
+  maskKind?: 'binary' | 'block';
   /** Causal mask aligned to the last key (combined with `mask` if both are given). */
   causal?: boolean;
   /** false: return only `output`, computed with an online softmax over key blocks (FlashAttention):
@@ -613,7 +616,9 @@ export interface Lab {
   /** Loads the GPT module (GPTModel, Tokenizer, sample); the GPT calls below load it on first use. */
   loadGPTModule(): Promise<Lab>;
   /** A GPT from a .safetensors file in Hugging Face GPT-2's layout (F32, F16 or BF16). */
-  loadGPT(bytes: Uint8Array | ArrayBuffer, options?: { numHeads?: number }): Promise<GPTModel>;
+  /** numHeads: the head count when the file's metadata has no n_head; one that differs from the file's n_head
+   *  is refused unless overrideNumHeads: true. */
+  loadGPT(bytes: Uint8Array | ArrayBuffer, options?: { numHeads?: number; overrideNumHeads?: boolean }): Promise<GPTModel>;
   /** attnlab's own trained GPT (4 layers × 4 heads, d 192, context 128, a 4,096-token BPE vocabulary
    *  learned on the King James Bible) and its tokenizer, from the package's models/kjv/ files, fetched
    *  on this call (in Node, read from disk). `baseUrl`: a folder serving model.safetensors, vocab.json

@@ -34,7 +34,8 @@ export { AttnLabError };
 // it imports their feature entry ('attnlab/training', 'attnlab/gpt', …: lib/registry.js), as this
 // file names none of their files.
 export async function init(options = {}) {
-  const opts = checkOptions('init', options);
+  const opts = checkOptions('init', options, ['threads', 'simd', 'memoryBudget', 'training', 'wasmBinary', 'trainingWasmBinary',
+    'gptWasmBinary', 'referentWasmBinary', 'seq2seqWasmBinary', 'locateFile']);
   const budget = checkMemoryBudget('init', opts.memoryBudget === undefined ? DEFAULT_MEMORY_BUDGET : opts.memoryBudget);
   const training = opts.training === undefined ? false : checkBoolean('init', 'training', opts.training);
   const variant = chooseVariant(opts.simd);
@@ -83,7 +84,7 @@ async function startThreaded(opts) {
 // after the main module. Only what the app ships (its feature entries) is fetched; nothing in Node.
 // `simd` as init()'s (the same build must be chosen).
 export function prefetch(features, options = {}) {
-  const opts = checkOptions('prefetch', options);
+  const opts = checkOptions('prefetch', options, ['simd']);
   if (!Array.isArray(features)) fail('prefetch', `features must be a list such as ['referent-model'], got ${describe(features)}`);
   const variant = chooseVariant(opts.simd);
   for (const feature of features) {
@@ -114,7 +115,8 @@ async function openReferentModel(fn, lazy, baseUrl) {
 const standaloneReferents = new Map();  // 'simd:536870912' (variant:budget) → LazyModule
 export async function loadReferentModel(options = {}) {
   const fn = 'loadReferentModel';
-  const { simd, referentWasmBinary, locateFile, memoryBudget, baseUrl } = checkOptions(fn, options);
+  const { simd, referentWasmBinary, locateFile, memoryBudget, baseUrl } =
+    checkOptions(fn, options, ['simd', 'referentWasmBinary', 'locateFile', 'memoryBudget', 'baseUrl']);
   const budget = checkMemoryBudget(fn, memoryBudget === undefined ? DEFAULT_MEMORY_BUDGET : memoryBudget);
   const variant = chooseVariant(simd, fn);
   const own = referentWasmBinary !== undefined || locateFile !== undefined;
@@ -203,23 +205,25 @@ class Lab {
   }
 
   // A GPT from a .safetensors file (Uint8Array or ArrayBuffer) in Hugging Face GPT-2's layout: F32,
-  // F16 or BF16; the sizes from the tensors, the head count from numHeads or the file's n_head.
+  // F16 or BF16; the sizes from the tensors, the head count from the file's n_head or numHeads (a
+  // numHeads that differs from the file's n_head is refused unless overrideNumHeads: true).
   async loadGPT(bytes, options) {
     const fn = 'loadGPT';
-    const { numHeads = 0 } = checkOptions(fn, options);
+    const { numHeads = 0, overrideNumHeads = false } = checkOptions(fn, options, ['numHeads', 'overrideNumHeads']);
     checkSize(fn, 'numHeads', numHeads, { min: 0 });
+    checkBoolean(fn, 'overrideNumHeads', overrideNumHeads);
     let file = bytes;
     if (file instanceof ArrayBuffer) file = new Uint8Array(file);
     if (!(file instanceof Uint8Array)) fail(fn, `bytes must be a Uint8Array or ArrayBuffer of a .safetensors file, got ${describe(bytes)}`);
     const { raw, call, classes } = await this.#gptModule(fn);
-    return new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(file, numHeads)));
+    return new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(file, numHeads, overrideNumHeads)));
   }
 
   // attnlab's own trained GPT and its tokenizer (the package's models/kjv/, fetched on this call):
   // { model, tokenizer }. options: { baseUrl } — a folder serving the files, if not next to the package.
   async loadBuiltinModel(options) {
     const fn = 'loadBuiltinModel';
-    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options, ['baseUrl']).baseUrl);
     const [bytes, vocab, merges, gpt] = await allInOrder([
       readBuiltinFile(fn, 'model', { baseUrl }),
       readBuiltinFile(fn, 'vocab', { baseUrl, as: 'text' }),
@@ -227,7 +231,7 @@ class Lab {
       this.#gptModule(fn),
     ]);
     const { raw, call, classes } = gpt;
-    const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes, 0)));
+    const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes, 0, false)));
     const tokenizer = new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(vocab, merges)));
     return { model, tokenizer };
   }
@@ -236,7 +240,7 @@ class Lab {
   // split as the trained model splits it. options: { baseUrl }.
   async loadBuiltinTokenizer(options) {
     const fn = 'loadBuiltinTokenizer';
-    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options, ['baseUrl']).baseUrl);
     const [vocab, merges, gpt] = await allInOrder([
       readBuiltinFile(fn, 'vocab', { baseUrl, as: 'text' }),
       readBuiltinFile(fn, 'merges', { baseUrl, as: 'text' }),
@@ -249,7 +253,7 @@ class Lab {
   // ReferentModel (lib/referent.js) with its training log. options: { baseUrl }.
   async loadReferentModel(options) {
     const fn = 'loadReferentModel';
-    return openReferentModel(fn, this.#referent, checkBaseUrl(fn, checkOptions(fn, options).baseUrl));
+    return openReferentModel(fn, this.#referent, checkBaseUrl(fn, checkOptions(fn, options, ['baseUrl']).baseUrl));
   }
 
   // The English → French translator attnlab trained (the package's models/translator/, fetched on this
@@ -258,7 +262,7 @@ class Lab {
   // English word index), log: its training log }. options: { baseUrl }.
   async loadBuiltinTranslator(options) {
     const fn = 'loadBuiltinTranslator';
-    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options, ['baseUrl']).baseUrl);
     const [bytes, vocabText, heldOutText, logText] = await allInOrder([
       readBuiltinFile(fn, 'translatorModel', { baseUrl }),
       readBuiltinFile(fn, 'translatorVocab', { baseUrl, as: 'text' }),
@@ -296,7 +300,7 @@ class Lab {
   // the learning rate's cosine ends) }.
   async createTranslatorTrainer(options) {
     const fn = 'createTranslatorTrainer';
-    const { seed = 0, totalSteps = 3000 } = checkOptions(fn, options);
+    const { seed = 0, totalSteps = 3000 } = checkOptions(fn, options, ['seed', 'totalSteps']);
     checkSeed(fn, seed);
     checkSize(fn, 'totalSteps', totalSteps);
     await this.#seq2seq.load(fn);
@@ -324,14 +328,15 @@ class Lab {
   // summary (the shipped checkpoint's held-out loss, head scores, samples) }. options: { baseUrl }.
   async loadBuiltinTrainingLog(options) {
     const fn = 'loadBuiltinTrainingLog';
-    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options).baseUrl);
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options, ['baseUrl']).baseUrl);
     return parseTrainingLog(await readBuiltinFile(fn, 'log', { baseUrl, as: 'text' }));
   }
 
   // A GPT with GPT-2's initialisation from a seed: { vocabSize, contextLength, dModel, numHeads, numLayers, seed }.
   async createGPT(config) {
     const fn = 'createGPT';
-    const { vocabSize, contextLength, dModel, numHeads, numLayers, seed = 0 } = checkOptions(fn, config);
+    const { vocabSize, contextLength, dModel, numHeads, numLayers, seed = 0 } =
+      checkOptions(fn, config, ['vocabSize', 'contextLength', 'dModel', 'numHeads', 'numLayers', 'seed'], 'config');
     const checked = {
       vocabSize: checkSize(fn, 'vocabSize', vocabSize),
       contextLength: checkSize(fn, 'contextLength', contextLength),
@@ -357,7 +362,7 @@ class Lab {
   async trainTokenizer(corpus, options) {
     const fn = 'trainTokenizer';
     if (typeof corpus !== 'string') fail(fn, `corpus must be a string, got ${describe(corpus)}`);
-    const { vocabSize = 4096, minCount = 2 } = checkOptions(fn, options);
+    const { vocabSize = 4096, minCount = 2 } = checkOptions(fn, options, ['vocabSize', 'minCount']);
     checkSize(fn, 'vocabSize', vocabSize);
     checkSize(fn, 'minCount', minCount);
     const { raw, call, classes } = await this.#gptModule(fn);
@@ -369,7 +374,7 @@ class Lab {
   repeatedRandomTokens(length, options) {
     const fn = 'repeatedRandomTokens';
     const { raw, call } = this.#gpt.require(fn, 'the GPT module is not loaded; call await lab.loadGPTModule() first');
-    const { low = 0, high, seed = 0 } = checkOptions(fn, options);
+    const { low = 0, high, seed = 0 } = checkOptions(fn, options, ['low', 'high', 'seed']);
     checkSize(fn, 'length', length);
     checkSize(fn, 'low', low, { min: 0 });
     checkSize(fn, 'high', high);
@@ -386,9 +391,9 @@ class Lab {
     const { raw, call } = this.#gpt.require(fn, 'the GPT module is not loaded; call await lab.loadGPTModule() first');
     const row = toFloat32(fn, 'logits', logits);
     if (row.length === 0) fail(fn, 'logits is empty');
-    const { context = [] } = checkOptions(fn, options);
-    const ids = checkIds(fn, 'context', context);
-    return call(fn, () => raw.sample(row, { ...samplingOptions(fn, options), context: ids }));
+    const sampling = samplingOptions(fn, options, ['context']);
+    const ids = checkIds(fn, 'context', options?.context ?? []);
+    return call(fn, () => raw.sample(row, { ...sampling, context: ids }));
   }
 
   // A Matrix owning a copy of `data` (zeros when omitted).
@@ -484,10 +489,10 @@ class Lab {
     const fn = 'scaledDotProductAttention';
     if (usesTensors([q, k, v], options)) {
       const [qt, kt, vt] = checkTensors(fn, { q, k, v });
-      const opts = tensorOptions(fn, options, ['scale', 'dropout', 'weights']);
+      const opts = tensorOptions(fn, options, ['scale', 'dropout', 'weights', 'seed']);
       return this.#call(fn, () => this.#raw.tensorAttention(qt, kt, vt, opts));
     }
-    const args = this.#attentionArgs(fn, q, k, v, options);
+    const args = this.#attentionArgs(fn, q, k, v, options, ['weights', 'out']);
     const [qm, km, vm, opts] = args;
     const square = [qm.rows, km.rows];
     const shapes = opts.weights === false ? { output: [qm.rows, vm.cols] }
@@ -499,14 +504,13 @@ class Lab {
   // The same computation as named steps: scores, scaled_scores, masked_scores, softmax_exp (exp and
   // row sums), weights, output — for stepping through with a learner who has edited Q, K or V.
   traceAttention(q, k, v, options) {
-    const args = this.#attentionArgs('traceAttention', q, k, v, options);
+    const args = this.#attentionArgs('traceAttention', q, k, v, options, []);
     return this.#call('traceAttention', () => this.#raw.traceAttention(...args));
   }
 
-  #attentionArgs(fn, q, k, v, options) {
-    const opts = maskOptions(fn, options);
-    const scale = checkOptions(fn, options).scale;
-    if (scale !== undefined) opts.scale = checkFloat32(fn, 'scale', scale);
+  // The Matrix form's inputs and options: mask, maskKind, causal, scale and what `more` names.
+  #attentionArgs(fn, q, k, v, options, more) {
+    const opts = maskOptions(fn, options, ['scale', ...more]);
     const qm = checkMatrix(fn, 'q', q);  // the same object passed twice is checked (and converted) once
     const km = k === q ? qm : checkMatrix(fn, 'k', k);
     return [qm, km, v === k ? km : v === q ? qm : checkMatrix(fn, 'v', v), opts];
@@ -525,7 +529,7 @@ class Lab {
       words[i] = wellFormed(tokens[i]);
     }
     checkSize(fn, 'dModel', dModel);
-    const { seed = 0, positions = 'none' } = checkOptions(fn, options);
+    const { seed = 0, positions = 'none' } = checkOptions(fn, options, ['seed', 'positions']);
     checkSeed(fn, seed);
     checkOneOf(fn, 'positions', positions, ['none', 'sinusoidal']);
     return this.#call(fn, () => this.#raw.embedTokens(words, dModel, seed, positions === 'sinusoidal'));
@@ -558,7 +562,7 @@ class Lab {
     checkSize(fn, 'seqLen', seqLen);
     checkSize(fn, 'dModel', dModel);
     checkOneOf(fn, 'kind', kind, ['sinusoidal', 'learned']);
-    const { seed = 0 } = checkOptions(fn, options);
+    const { seed = 0 } = checkOptions(fn, options, ['seed']);
     checkSeed(fn, seed);
     return this.#call(fn, () => this.#raw.positionalEncoding(seqLen, dModel, kind, seed));
   }

@@ -883,7 +883,7 @@ describe('web components in Chromium', () => {
     assert.deepEqual(shown.peDims, [0, 1]);
     assert.equal(shown.broken, null, 'a block with an unknown key sets nothing');
     assert.equal(logged.length, 1, logged.join(' | '));
-    assert.match(logged[0], /<attn-heatmap>: its JSON sets rowlabels, which it does not have \(it takes matrix, rowLabels, colLabels, domain, highlight\)/);
+    assert.match(logged[0], /<attn-heatmap>: its JSON: unknown property "rowlabels" — did you mean "rowLabels"\? \(it takes matrix, rowLabels, colLabels, domain, highlight\)/);
     await page.close();
   });
 

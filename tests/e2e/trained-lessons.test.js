@@ -334,12 +334,12 @@ describe('the trained-model lessons', () => {
     }
     assert.equal(await page.textContent('.error'), refused);
     assert.match(await page.textContent('[role=status].explain'), /run on your model tiny-gpt2\.safetensors/);
-    // A head count that does not fit is named as the page's field, not as the package's option.
+    // A head count that differs from the file's is named as the page's field, not as the package's option.
     await page.getByLabel('Heads').fill('5');
     await pick('tiny-gpt2.safetensors');
     await page.waitForFunction(() => document.querySelector('.error').textContent.includes('Heads = 5'));
-    assert.equal(await page.textContent('.error'), 'loadGPT: d_model = 16 (from wte.weight) is not divisible by ' +
-      'Heads = 5 (the field above; 0 takes n_head from the file)');
+    assert.equal(await page.textContent('.error'), 'loadGPT: Heads = 5 (the field above; 0 takes n_head from the file) ' +
+      'differs from the metadata n_head = 2 of the file');
     await page.getByLabel('Heads').fill('0');
     assert.deepEqual(problems, []);
     // The other lessons (in this browser profile: the model is in its IndexedDB) now run on it, and say so.

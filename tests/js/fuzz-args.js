@@ -6,7 +6,10 @@ export const isSize = (v, min = 1) => typeof v === 'number' && Number.isInteger(
 export const isSeed = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 export const isBoolean = (v) => typeof v === 'boolean';
 export const isObject = (v) => v !== null && typeof v === 'object';
-export const isOptions = (v) => v === undefined || isObject(v);
+// Options are undefined or an object (not an array) whose own keys the call takes: a stand-in drawn by
+// plain() has none of those, so it is valid only with no own keys at all (a typed array's indices and
+// a String object's characters are unknown options).
+export const isOptions = (v) => v === undefined || (isObject(v) && !Array.isArray(v) && Object.keys(v).length === 0);
 export const optional = (isValid) => (v) => v === undefined || isValid(v);
 export const isFloat32 = (v) => typeof v === 'number' && Number.isFinite(Math.fround(v));
 export const oneOf = (...allowed) => (v) => allowed.includes(v);

@@ -19,8 +19,13 @@ const validPositions = (o) => optional(oneOf('none', 'rotary', 'alibi'))(o.posit
   !(o.positions === 'rotary' && (o.dModel / o.numHeads) % 2 !== 0);
 const validDropout = (v) => v === undefined || (isFloat32(v) && Math.fround(v) >= 0 && Math.fround(v) < 1);
 
+// The config fields each constructor takes (any other is an unknown option: refused).
+const MHA_FIELDS = ['dModel', 'numHeads', 'bias', 'seed', 'dropout', 'positions'];
+const FIELDS = { [MHA]: MHA_FIELDS, [TEL]: [...MHA_FIELDS, 'dFF', 'normFirst', 'norm', 'activation', 'normEps'] };
+
 function validConfig(kind, o) {
   if (!isObject(o) || !isSize(o.dModel) || !isSize(o.numHeads) || o.dModel % o.numHeads !== 0) return false;
+  if (!Object.keys(o).every((field) => FIELDS[kind].includes(field))) return false;
   if (!optional(isBoolean)(o.bias) || !optional(isSeed)(o.seed) || !validDropout(o.dropout) || !validPositions(o)) return false;
   if (kind === MHA) return true;
   return optional(isSize)(o.dFF) && optional(isBoolean)(o.normFirst) && optional(oneOf('layernorm', 'rmsnorm'))(o.norm) &&

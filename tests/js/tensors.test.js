@@ -260,7 +260,7 @@ for (const variant of VARIANTS) {
       throwsAttnLab(() => l.reshape(l.tensor([3, 4]), [5, 3]), /^reshape: .*\(3, 4\).*\(5, 3\)/);
       throwsAttnLab(() => l.scaledDotProductAttention({ shape: [2, 3], data: [1, 2, 3] }, q, q),
         /^scaledDotProductAttention: q\.data has 3 values but q is \(2, 3\) \(6 values\)/);
-      throwsAttnLab(() => l.scaledDotProductAttention(q, q, q, { maskKind: 'bool' }), /maskKind must be one of 'binary', 'additive'/);
+      throwsAttnLab(() => l.scaledDotProductAttention(q, q, q, { maskKind: 'bool' }), /maskKind must be one of 'binary', 'block', 'additive'/);
       const mha = new l.MultiHeadAttention({ dModel: 8, numHeads: 2 });
       throwsAttnLab(() => mha.forward(l.randn([2, 4, 6], 1)),
         /^MultiHeadAttention\.forward: .*\(2, 4, 6\) does not match dModel 8/);

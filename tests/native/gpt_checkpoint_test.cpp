@@ -66,6 +66,16 @@ TEST(GPTCheckpoint, AcceptsTheLMHeadModelsNames) {
   EXPECT_TRUE(std::equal(loaded.values().begin(), loaded.values().end(), model.values().begin()));
 }
 
+TEST(GPTCheckpoint, AHeadCountThatDiffersFromTheFilesLoadsOnlyWhenOverridden) {
+  const GPT model(kConfig, 6);  // 2 heads: its file's metadata says n_head = 2
+  const std::vector<std::uint8_t> file = model.to_safetensors();
+  EXPECT_EQ(GPT::from_safetensors(file, 2).config().num_heads, 2);  // agreeing with the file is fine
+  EXPECT_THROW(GPT::from_safetensors(file, 4), Error);
+  const GPT four = GPT::from_safetensors(file, 4, 0, /*override_n_head=*/true);
+  EXPECT_EQ(four.config().num_heads, 4);
+  EXPECT_TRUE(std::equal(four.values().begin(), four.values().end(), model.values().begin()));
+}
+
 TEST(GPTCheckpoint, BadFilesSayWhatIsWrong) {
   const GPT model(kConfig, 5);
   const std::string fn = "GPT::from_safetensors: ";
@@ -80,7 +90,12 @@ TEST(GPTCheckpoint, BadFilesSayWhatIsWrong) {
   expect_refused([](Tensors& t) { t.metadata["n_head"] = "3"; },
                  "d_model = 8 (from wte.weight) is not divisible by the metadata's n_head = 3");
   // A head count passed by the caller is named as the argument, not as the file's metadata.
-  expect_refused([](Tensors&) {}, "d_model = 8 (from wte.weight) is not divisible by num_heads = 5 (as passed)", 5);
+  expect_refused([](Tensors& t) { t.metadata.clear(); },
+                 "d_model = 8 (from wte.weight) is not divisible by num_heads = 5 (as passed)", 5);
+  // One that differs from the file's n_head (2) would load a model that computes nonsense.
+  expect_refused([](Tensors&) {},
+                 "num_heads = 4 (as passed) differs from the metadata n_head = 2 of the file: leave num_heads out to "
+                 "take the count from the file, or override it (override_n_head)", 4);
   expect_refused([](Tensors& t) { std::erase_if(t.list, [](auto& x) { return x.name == "h.1.mlp.c_fc.bias"; }); },
                  "the file has no tensor 'h.1.mlp.c_fc.bias'");
   expect_refused([](Tensors& t) { std::erase_if(t.list, [](auto& x) { return x.name == "wte.weight"; }); },

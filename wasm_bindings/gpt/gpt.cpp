@@ -63,10 +63,10 @@ GPTForwardOptions forward_options_from_js(const val& o) {
 
 // ---- GPTHandle ----
 
-GPTHandle* GPTHandle::from_safetensors(const val& bytes, int num_heads) {
+GPTHandle* GPTHandle::from_safetensors(const val& bytes, int num_heads, bool override_n_head) {
   return catching<GPTHandle*>([&] {
     const std::vector<std::uint8_t> file = bytes_from_js(bytes, "GPT::from_safetensors");
-    return new GPTHandle(std::make_unique<GPT>(GPT::from_safetensors(file, num_heads, file.size())));
+    return new GPTHandle(std::make_unique<GPT>(GPT::from_safetensors(file, num_heads, file.size(), override_n_head)));
   }, nullptr);
 }
 

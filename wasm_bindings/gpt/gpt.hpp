@@ -19,7 +19,8 @@ using emscripten::val;
 
 class GPTHandle {
  public:
-  static GPTHandle* from_safetensors(const val& bytes, int num_heads);  // bytes: Uint8Array
+  // bytes: Uint8Array; override_n_head: num_heads wins over a different n_head in the file's metadata.
+  static GPTHandle* from_safetensors(const val& bytes, int num_heads, bool override_n_head);
   static GPTHandle* create(const val& config, double seed);  // { vocabSize, contextLength, dModel, numHeads, numLayers }
   val config() const;            // the same keys, plus parameterCount
   val forward(const val& ids, const val& options) const;  // { attention?, trace?, ablate?: [{layer, head}], ablation? }

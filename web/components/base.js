@@ -5,6 +5,7 @@
 //  - simple properties live in attributes, so an HTML author can write <attn-heatmap palette=RdBu>.
 
 import { AttnLabError } from '../lib/errors.js';
+import { unknownNameMessage } from '../lib/option-names.js';
 
 // Importing the bundle outside a browser (server rendering, Node tests) must not throw.
 const Base = globalThis.HTMLElement ?? class {};
@@ -52,8 +53,8 @@ export class RenderedElement extends Base {
         throw new AttnLabError(`<${tag}>: its <script type="application/json"> must hold an object of properties`);
       }
       const known = this.constructor.upgradedProperties;
-      const unknown = Object.keys(values).filter((key) => !known.includes(key));
-      if (unknown.length) throw new AttnLabError(`<${tag}>: its JSON sets ${unknown.join(', ')}, which it does not have (it takes ${known.join(', ')})`);
+      const unknown = Object.keys(values).find((key) => !known.includes(key));
+      if (unknown !== undefined) throw new AttnLabError(`<${tag}>: its JSON: ${unknownNameMessage(unknown, known, 'property')}`);
       for (const key of known) if (key in values) this[key] = values[key];
     } catch (error) {
       console.error(error);

@@ -26,7 +26,7 @@ const OPTION_NAMES = {
   d_model: 'dModel', num_heads: 'numHeads', d_ff: 'dFF', num_layers: 'numLayers', context_length: 'contextLength',
   vocab_size: 'vocabSize', max_len: 'maxLen', weight_decay: 'weightDecay', warmup_steps: 'warmupSteps',
   total_steps: 'totalSteps', max_lr: 'maxLr', min_lr: 'minLr', clip_norm: 'clipNorm', repeat_length: 'repeatLength',
-  key_padding_mask: 'keyPaddingMask', average_weights: 'averageWeights',
+  key_padding_mask: 'keyPaddingMask', average_weights: 'averageWeights', override_n_head: 'overrideNumHeads',
 };
 const OPTION_PATTERN = new RegExp(`'[^']*'|\\b(?:${Object.keys(OPTION_NAMES).join('|')})\\b`, 'g');
 

@@ -1,6 +1,7 @@
 // Argument checks done in JS before anything reaches wasm: types, integer sizes, data lengths.
 // (Shapes that depend on each other, and NaN/±Inf, are checked by the C++ core.)
 import { AttnLabError } from './errors.js';
+import { refuseUnknownNames } from './option-names.js';
 
 export function fail(fn, message) {
   throw new AttnLabError(`${fn}: ${message}`);
@@ -143,21 +144,48 @@ export function checkVector(fn, name, v, length) {
   return data;
 }
 
-export function checkOptions(fn, options) {
+// options: undefined or an object whose every key is one of `accepted`, the names the call reads; a
+// misspelt one ("casual") is refused with the nearest name, never ignored. `what` names the argument
+// in the messages ('options', 'config').
+export function checkOptions(fn, options, accepted, what = 'options') {
+  if (!Array.isArray(accepted)) throw new TypeError(`checkOptions(${fn}): the names the call accepts are required`);
   if (options === undefined) return {};
-  if (options === null || typeof options !== 'object') fail(fn, `options must be an object, got ${describe(options)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    fail(fn, `${what} must be an object, got ${describe(options)}`);
+  }
+  refuseUnknownNames(fn, options, accepted, what === 'options' ? 'option' : `${what} field`);
   return options;
 }
 
-// { mask?: Matrix, causal?: boolean, weights?: boolean } as the core takes them. weights: false asks
-// for the output alone (no n×n weight matrices copied out).
-export function maskOptions(fn, options) {
-  const opts = checkOptions(fn, options);
+// The Matrix form's { mask?: Matrix, maskKind?, causal?: boolean } as the core takes them, and of what
+// `more` names: weights (false asks for the output alone, no n×n weight matrices copied out), scale,
+// out (read by addOutArrays). maskKind 'binary' (the default): 1 = may attend, 0 = blocked; 'block':
+// PyTorch's bool attn_mask, 1 (True) = blocked, turned here into the first kind.
+export function maskOptions(fn, options, more = []) {
+  const opts = checkOptions(fn, options, ['mask', 'maskKind', 'causal', ...more]);
   const out = {};
-  if (opts.mask !== undefined && opts.mask !== null) out.mask = checkMatrix(fn, 'mask', opts.mask);
+  const kind = checkOneOf(fn, 'maskKind', opts.maskKind ?? 'binary', ['binary', 'block']);
+  if (opts.mask !== undefined && opts.mask !== null) {
+    const mask = checkMatrix(fn, 'mask', opts.mask);
+    out.mask = kind === 'block' ? { ...mask, data: attendFromBlocked(fn, mask.data) } : mask;
+  }
   if (opts.causal !== undefined) out.causal = checkBoolean(fn, 'causal', opts.causal);
   if (opts.weights !== undefined) out.weights = checkBoolean(fn, 'weights', opts.weights);
+  if (opts.scale !== undefined) out.scale = checkFloat32(fn, 'scale', opts.scale);
   return out;
+}
+
+// A mask in PyTorch's bool convention (1 = blocked) → ours (1 = may attend), in a new array. Any
+// value but 0 and 1 is refused: such a mask is additive, or a mistake.
+export function attendFromBlocked(fn, data) {
+  const attend = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i++) {
+    if (data[i] !== 0 && data[i] !== 1) {
+      fail(fn, `mask holds ${data[i]} at index ${i}, but maskKind 'block' takes 0 and 1 (1 = blocked, as PyTorch's bool attn_mask)`);
+    }
+    attend[i] = 1 - data[i];
+  }
+  return attend;
 }
 
 export function describe(value) {

@@ -38,8 +38,10 @@ function checkAblate(fn, ablate) {
   });
 }
 
-function forwardOptions(fn, options) {
-  const { attention = false, trace = false, ablate, ablation = 'zero' } = checkOptions(fn, options);
+// { attention, trace, ablate, ablation } and what `more` names (forward's logits).
+function forwardOptions(fn, options, more = []) {
+  const { attention = false, trace = false, ablate, ablation = 'zero' } =
+    checkOptions(fn, options, ['attention', 'trace', 'ablate', 'ablation', ...more]);
   return {
     attention: checkBoolean(fn, 'attention', attention),
     trace: checkBoolean(fn, 'trace', trace),
@@ -48,13 +50,16 @@ function forwardOptions(fn, options) {
   };
 }
 
+const SAMPLING_OPTIONS = ['temperature', 'topK', 'topP', 'seed', 'repetitionPenalty', 'noRepeatNgramSize', 'presencePenalty',
+  'frequencyPenalty'];
+
 // { temperature, topK, topP, seed, repetitionPenalty, noRepeatNgramSize, presencePenalty, frequencyPenalty }
-// with the core's defaults (1, 0 = all, 1, 0, 1 = off, 0 = off, 0, 0).
-export function samplingOptions(fn, options) {
+// with the core's defaults (1, 0 = all, 1, 0, 1 = off, 0 = off, 0, 0); the call may take what `more` names.
+export function samplingOptions(fn, options, more = []) {
   const {
     temperature = 1, topK = 0, topP = 1, seed = 0,
     repetitionPenalty = 1, noRepeatNgramSize = 0, presencePenalty = 0, frequencyPenalty = 0,
-  } = checkOptions(fn, options);
+  } = checkOptions(fn, options, [...SAMPLING_OPTIONS, ...more]);
   checkFloat32(fn, 'temperature', temperature);
   if (temperature < 0) fail(fn, `temperature must be ≥ 0 (0 = greedy), got ${temperature}`);
   checkSize(fn, 'topK', topK, { min: 0 });
@@ -104,8 +109,8 @@ export function gptClasses(module) {
     // Tensor[layer] (batch, heads, seq, seq) }: each sequence the one-sequence call's, bit for bit.
     forward(ids, options) {
       const fn = 'GPTModel.forward';
-      const opts = forwardOptions(fn, options);
-      opts.logits = checkOneOf(fn, 'logits', checkOptions(fn, options).logits ?? 'all', ['all', 'last', 'none']);
+      const opts = forwardOptions(fn, options, ['logits']);
+      opts.logits = checkOneOf(fn, 'logits', options?.logits ?? 'all', ['all', 'last', 'none']);
       if (ids !== null && typeof ids === 'object' && 'shape' in ids) return this.#forwardBatch(fn, ids, opts);
       const tokens = checkIds(fn, 'ids', ids);
       return this.call(fn, () => this.handle('forward').forward(tokens, opts));
@@ -149,7 +154,8 @@ export function gptClasses(module) {
     headScores(text, options) {
       const fn = 'GPTModel.headScores';
       const tokens = checkIds(fn, 'text', text);
-      const { repeatLength = 0, samples = 4, seed = 0, tokenLow = 0, tokenHigh = 0 } = checkOptions(fn, options);
+      const { repeatLength = 0, samples = 4, seed = 0, tokenLow = 0, tokenHigh = 0 } =
+        checkOptions(fn, options, ['repeatLength', 'samples', 'seed', 'tokenLow', 'tokenHigh']);
       const opts = {
         repeatLength: checkSize(fn, 'repeatLength', repeatLength, { min: 0 }),
         samples: checkSize(fn, 'samples', samples),
@@ -167,11 +173,12 @@ export function gptClasses(module) {
     generate(ids, options) {
       const fn = 'GPTModel.generate';
       const tokens = checkIds(fn, 'ids', ids);
-      const { maxTokens = 32, stopToken = -1, stopTokens = [] } = checkOptions(fn, options);
+      const generateOnly = ['maxTokens', 'stopToken', 'stopTokens'];
+      const { maxTokens = 32, stopToken = -1, stopTokens = [] } = checkOptions(fn, options, [...SAMPLING_OPTIONS, ...generateOnly]);
       checkSize(fn, 'maxTokens', maxTokens, { min: 0 });
       if (!Number.isInteger(stopToken) || stopToken < -1) fail(fn, `stopToken must be a token id or -1, got ${describe(stopToken)}`);
       const stops = checkIds(fn, 'stopTokens', stopTokens);
-      const opts = { ...samplingOptions(fn, options), maxTokens, stopToken, stopTokens: stops };
+      const opts = { ...samplingOptions(fn, options, generateOnly), maxTokens, stopToken, stopTokens: stops };
       return this.call(fn, () => this.handle('generate').generate(tokens, opts));
     }
 
@@ -183,14 +190,17 @@ export function gptClasses(module) {
     }
 
     // Multiply-adds for the next token's logits after n tokens, with the cache or by a full forward.
-    multiplyAdds(n, { cache = true } = {}) {
-      checkSize('GPTModel.multiplyAdds', 'n', n);
-      return this.handle('multiplyAdds').multiplyAdds(n, checkBoolean('GPTModel.multiplyAdds', 'cache', cache));
+    multiplyAdds(n, options) {
+      const fn = 'GPTModel.multiplyAdds';
+      const { cache = true } = checkOptions(fn, options, ['cache']);
+      checkSize(fn, 'n', n);
+      return this.handle('multiplyAdds').multiplyAdds(n, checkBoolean(fn, 'cache', cache));
     }
 
     // The model as a .safetensors file (Hugging Face GPT-2 names, n_head in the metadata).
-    save({ dtype = 'F32' } = {}) {
+    save(options) {
       const fn = 'GPTModel.save';
+      const { dtype = 'F32' } = checkOptions(fn, options, ['dtype']);
       checkOneOf(fn, 'dtype', dtype, ['F32', 'F16', 'BF16']);
       return this.call(fn, () => this.handle('save').save(dtype));
     }
@@ -213,7 +223,7 @@ export function gptClasses(module) {
       const {
         maxLr = 3e-3, minLr = 3e-4, warmupSteps = 0, totalSteps = 1000, weightDecay = 0.1, clipNorm = 1, beta1 = 0.9,
         beta2 = 0.95,
-      } = checkOptions(fn, options);
+      } = checkOptions(fn, options, ['maxLr', 'minLr', 'warmupSteps', 'totalSteps', 'weightDecay', 'clipNorm', 'beta1', 'beta2']);
       const config = { maxLr, minLr, weightDecay, clipNorm, beta1, beta2 };
       for (const [name, value] of Object.entries(config)) checkFloat32(fn, name, value);
       config.warmupSteps = checkSize(fn, 'warmupSteps', warmupSteps, { min: 0 });

@@ -70,7 +70,8 @@ export function moduleClasses(raw, call) {
   class MultiHeadAttention extends WasmModule {
     constructor(options) {
       const fn = 'MultiHeadAttention';
-      const { dModel, numHeads, bias = true, seed = 0, dropout = 0, positions = 'none' } = checkOptions(fn, options);
+      const { dModel, numHeads, bias = true, seed = 0, dropout = 0, positions = 'none' } =
+        checkOptions(fn, options, ['dModel', 'numHeads', 'bias', 'seed', 'dropout', 'positions']);
       const config = {
         dModel: checkSize(fn, 'dModel', dModel),
         numHeads: checkSize(fn, 'numHeads', numHeads),
@@ -103,12 +104,12 @@ export function moduleClasses(raw, call) {
     forward(query, key = query, value = key, options) {
       const fn = 'MultiHeadAttention.forward';
       if (usesTensors([query, key, value], options)) {
-        const opts = tensorOptions(fn, options, ['averageWeights', 'weights']);
+        const opts = tensorOptions(fn, options, ['averageWeights', 'weights', 'seed']);
         const self = key === query && value === query;
         const [q, k, v] = checkTensors(fn, { query, key, value });
         return this.call(fn, () => this.handle('forward').forwardTensor(q, self ? undefined : k, self ? undefined : v, opts));
       }
-      const [q, k, v, opts] = this.#inputs(fn, query, key, value, options);
+      const [q, k, v, opts] = this.#inputs(fn, query, key, value, options, ['weights', 'out']);
       const output = [q.rows, this.#dModel];
       const shapes = opts.weights === false ? { output } : { output, averageWeights: [q.rows, (k ?? q).rows] };
       addOutArrays(fn, options, opts, shapes);
@@ -121,19 +122,19 @@ export function moduleClasses(raw, call) {
     trace(query, key = query, value = key, options) {
       const fn = 'MultiHeadAttention.trace';
       if (usesTensors([query, key, value], options)) {
-        const opts = { ...tensorOptions(fn, options, []), trace: true };
+        const opts = { ...tensorOptions(fn, options, ['weights']), trace: true };
         const self = key === query && value === query;
         const [q, k, v] = checkTensors(fn, { query, key, value });
         return this.call(fn, () => this.handle('trace').forwardTensor(q, self ? undefined : k, self ? undefined : v, opts).trace);
       }
-      const [q, k, v, opts] = this.#inputs(fn, query, key, value, options);
+      const [q, k, v, opts] = this.#inputs(fn, query, key, value, options, ['weights']);
       return this.call(fn, () => this.handle('trace').trace(q, k, v, opts));
     }
 
     // Self-attention passes key and value as undefined so the trace shows one input X. An argument
     // that is the same object as an earlier one is checked (and converted) once.
-    #inputs(fn, query, key, value, options) {
-      const opts = maskOptions(fn, options);
+    #inputs(fn, query, key, value, options, more) {
+      const opts = maskOptions(fn, options, more);
       const q = checkMatrix(fn, 'query', query);
       if (key === query && value === query) return [q, undefined, undefined, opts];
       const k = key === query ? q : checkMatrix(fn, 'key', key);
@@ -148,7 +149,8 @@ export function moduleClasses(raw, call) {
       const {
         dModel, numHeads, dFF = 2048, normFirst = false, norm = 'layernorm', activation = 'gelu', seed = 0,
         dropout = 0.1, normEps = 1e-5, bias = true, positions = 'none',
-      } = checkOptions(fn, options);
+      } = checkOptions(fn, options, ['dModel', 'numHeads', 'dFF', 'normFirst', 'norm', 'activation', 'seed', 'dropout', 'normEps',
+        'bias', 'positions']);
       const config = {
         dModel: checkSize(fn, 'dModel', dModel),
         numHeads: checkSize(fn, 'numHeads', numHeads),
@@ -208,14 +210,14 @@ export function moduleClasses(raw, call) {
         return this.call(fn, () => this.handle('forward').forwardTensor(input, opts));
       }
       const input = checkMatrix(fn, 'x', x);
-      const opts = maskOptions(fn, options);
+      const opts = maskOptions(fn, options, ['weights']);
       return this.call(fn, () => this.handle('forward').forward(input, opts));
     }
 
     trace(x, options) {
       const fn = 'TransformerEncoderLayer.trace';
       const input = checkMatrix(fn, 'x', x);
-      const opts = maskOptions(fn, options);
+      const opts = maskOptions(fn, options, ['weights']);
       return this.call(fn, () => this.handle('trace').trace(input, opts));
     }
   }

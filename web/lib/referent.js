@@ -64,7 +64,7 @@ export function referentClass(module, { log }) {
     // firstPosition, secondPosition, answerPosition, answer, heldOut }.
     sentence(choice) {
       const fn = 'ReferentModel.sentence';
-      const { frame = 0, first, second, adjective } = checkOptions(fn, choice);
+      const { frame = 0, first, second, adjective } = checkOptions(fn, choice, ['frame', 'first', 'second', 'adjective'], 'choice');
       const index = typeof frame === 'number' ? frame : frames.findIndex((f) => f.name === frame);
       if (!Number.isInteger(index) || index < 0 || index >= frames.length) {
         fail(fn, `frame must be one of ${frames.map((f) => `"${f.name}"`).join(', ')}, got ${describe(frame)}`);

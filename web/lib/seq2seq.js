@@ -44,7 +44,8 @@ const CONFIG_SIZES = ['sourceVocabSize', 'targetVocabSize', 'maxLen', 'dModel', 
 
 // config → the checked config the module takes, plus the special ids and vocabularies.
 export function checkSeq2SeqConfig(fn, config) {
-  const c = checkOptions(fn, config);
+  const c = checkOptions(fn, config, [...CONFIG_SIZES, 'normFirst', 'bosId', 'eosId', 'unkId', 'sourceVocabulary',
+    'targetVocabulary'], 'config');
   const checked = {};
   for (const name of CONFIG_SIZES) checked[name] = checkSize(fn, `config.${name}`, c[name]);
   checked.normFirst = c.normFirst === undefined ? false : checkBoolean(fn, 'config.normFirst', c.normFirst);
@@ -104,10 +105,14 @@ export function seq2seqClass(module) {
     // source ids, { beam = 1, maxTokens = maxLen − 1 } → { tokens (what the decoder read: the start token,
     // then each produced token but the end token), output (the produced tokens), finished (the end
     // token came), logProb, crossAttention: Matrix[layer][head], tokens × source }.
-    decode(sourceIds, options = {}) {
+    decode(sourceIds, options) {
       const fn = 'Seq2SeqModel.decode';
       const source = this.#ids(fn, 'sourceIds', sourceIds, this.#config.sourceVocabSize);
-      const { beam, maxTokens } = this.#decodeOptions(fn, options);
+      return this.#decode(fn, source, this.#decodeOptions(fn, options));
+    }
+
+    // Errors name `fn`: decode, or translate (whose options the learner wrote).
+    #decode(fn, source, { beam, maxTokens }) {
       const { bosId, eosId } = this.#config;
       const out = this.call(fn, () => this.handle('decode').decode(source, { bosId, eosId, maxTokens, beam }));
       return { tokens: Array.from(out.tokens), output: Array.from(out.output), finished: out.finished,
@@ -119,19 +124,20 @@ export function seq2seqClass(module) {
     // (targetTokens × sourceTokens), finished, logProb, unknownWords (read as '<unk>'), truncated (null, or
     // { kept, dropped } when the text had more words than the model reads) } and, with
     // { selfAttention: true }, encoderSelfAttention and decoderSelfAttention. options: { beam, maxTokens, selfAttention }.
-    translate(text, options = {}) {
+    translate(text, options) {
       const fn = 'Seq2SeqModel.translate';
       if (!this.sourceTokenizer || !this.targetTokenizer) {
         fail(fn, 'this model has no vocabularies: load it with config.sourceVocabulary and config.targetVocabulary, or call decode() with ids');
       }
       if (typeof text !== 'string') fail(fn, `text must be a string, got ${describe(text)}`);
-      const { selfAttention = false, ...decodeOptions } = checkOptions(fn, options);
+      const { selfAttention = false, beam, maxTokens } = checkOptions(fn, options, ['beam', 'maxTokens', 'selfAttention']);
       checkBoolean(fn, 'selfAttention', selfAttention);
       const encoded = this.sourceTokenizer.encode(text);
       if (encoded.words.length === 0) fail(fn, `text has no words to translate, got ${describe(text)}`);
       const kept = Math.min(encoded.words.length, this.#config.maxLen);
       const sourceIds = encoded.ids.slice(0, kept);
-      const decoded = this.decode(sourceIds, decodeOptions);
+      const source = this.#ids(fn, 'sourceIds', sourceIds, this.#config.sourceVocabSize);
+      const decoded = this.#decode(fn, source, this.#decodeOptions(fn, { beam, maxTokens }));
       const result = {
         text: this.targetTokenizer.decode(decoded.output),
         sourceTokens: encoded.words.slice(0, kept),
@@ -165,9 +171,7 @@ export function seq2seqClass(module) {
     }
 
     #decodeOptions(fn, options) {
-      const { beam = 1, maxTokens = this.#config.maxLen - 1, ...rest } = checkOptions(fn, options);
-      const unknown = Object.keys(rest);
-      if (unknown.length) fail(fn, `unknown option ${unknown.map((k) => `"${k}"`).join(', ')} (beam, maxTokens)`);
+      const { beam = 1, maxTokens = this.#config.maxLen - 1 } = checkOptions(fn, options, ['beam', 'maxTokens']);
       checkSize(fn, 'beam', beam);
       if (beam > 16) fail(fn, `beam must be at most 16, got ${beam}`);
       checkSize(fn, 'maxTokens', maxTokens);
@@ -193,8 +197,9 @@ export function translatorTrainerClass(module) {
     }
 
     // `count` AdamW steps on batches of `batch` fresh sentence pairs → their losses (Float32Array).
-    train(count = 1, { batch = 32 } = {}) {
+    train(count = 1, options) {
       const fn = 'TranslatorTrainer.train';
+      const { batch = 32 } = checkOptions(fn, options, ['batch']);
       checkSize(fn, 'count', count);
       checkSize(fn, 'batch', batch);
       return this.call(fn, () => this.handle('train').train(count, batch));

@@ -7,7 +7,7 @@
 //   model.trainStep(train.slice(0, 16));            // → the batch's mean loss
 //   model.evaluate(test);                            // → { loss, accuracy, sequenceAccuracy }
 //   model.attentionWeights(test[0]).layers[0][0];    // head 0 of layer 0, a Matrix
-import { checkNumber, checkOneOf, checkSeed, checkSize, describe, fail } from './checks.js';
+import { checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail } from './checks.js';
 import { WasmModule } from './modules.js';
 
 const TASKS = ['copy', 'reverse', 'sort', 'coreference', 'sentiment'];
@@ -18,8 +18,10 @@ export function taskModelClass(trainingModule) {
   return class TaskModel extends WasmModule {
     #info;
 
-    constructor({ task, length = 0, dModel = 32, numHeads = 2, layers = 1, dFF = 64, lr = 1e-3, seed = 0 } = {}) {
+    constructor(options) {
       const fn = 'TaskModel';
+      const { task, length = 0, dModel = 32, numHeads = 2, layers = 1, dFF = 64, lr = 1e-3, seed = 0 } =
+        checkOptions(fn, options, ['task', 'length', 'dModel', 'numHeads', 'layers', 'dFF', 'lr', 'seed']);
       const { raw, call } = trainingModule(fn);
       const config = {
         task: checkOneOf(fn, 'task', task, TASKS),

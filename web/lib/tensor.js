@@ -4,7 +4,7 @@
 // sizes, data length), so that the core gets well-formed tensors; the checks that relate shapes to each
 // other (broadcasting, d_k matching) are the core's, whose messages name the shapes the same way.
 import {
-  checkBoolean, checkFloat32, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, toFloat32,
+  attendFromBlocked, checkBoolean, checkFloat32, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, toFloat32,
 } from './checks.js';
 
 export const MAX_TENSOR_RANK = 5;
@@ -79,24 +79,28 @@ export function checkTensors(fn, named) {
 // { mask?, maskKind?, causal?, keyPaddingMask? } as the core takes them, plus what the caller allows:
 // scale, dropout, weights and seed for scaledDotProductAttention, averageWeights, weights and seed for
 // multi-head attention (weights: false returns { output } alone, computed with the online softmax).
-// mask: 1 = may attend (maskKind 'binary', the default) or added to the scores (maskKind 'additive',
-// torch's float attn_mask, −Infinity blocks); keyPaddingMask (batch, n_k): 1 = PAD, as PyTorch's.
+// mask: 1 = may attend (maskKind 'binary', the default), 1 = blocked (maskKind 'block', PyTorch's bool
+// attn_mask: turned here into the first kind) or added to the scores (maskKind 'additive', torch's float
+// attn_mask, −Infinity blocks); keyPaddingMask (batch, n_k): 1 = PAD, as PyTorch's.
 export function tensorOptions(fn, options, allowed) {
-  const opts = checkOptions(fn, options);
+  // out is named so that its message below says why the tensor form refuses it.
+  const opts = checkOptions(fn, options, ['mask', 'maskKind', 'causal', 'keyPaddingMask', 'out', ...allowed]);
   if (opts.out !== undefined) fail(fn, 'out (Float32Arrays to write into) is for the Matrix form of this call; the tensor form returns new tensors');
   const out = {};
-  if (opts.mask !== undefined && opts.mask !== null) out.mask = checkTensor(fn, 'mask', opts.mask);
+  const kind = checkOneOf(fn, 'maskKind', opts.maskKind ?? 'binary', ['binary', 'block', 'additive']);
+  if (opts.mask !== undefined && opts.mask !== null) {
+    const mask = checkTensor(fn, 'mask', opts.mask);
+    out.mask = kind === 'block' ? { ...mask, data: attendFromBlocked(fn, mask.data) } : mask;
+  }
   if (opts.keyPaddingMask !== undefined && opts.keyPaddingMask !== null) {
     out.keyPaddingMask = checkTensor(fn, 'keyPaddingMask', opts.keyPaddingMask);
   }
-  if (opts.maskKind !== undefined) out.maskKind = checkOneOf(fn, 'maskKind', opts.maskKind, ['binary', 'additive']);
+  if (opts.maskKind !== undefined) out.maskKind = kind === 'block' ? 'binary' : kind;
   if (opts.causal !== undefined) out.causal = checkBoolean(fn, 'causal', opts.causal);
-  if (allowed.includes('scale') && opts.scale !== undefined) out.scale = checkFloat32(fn, 'scale', opts.scale);
-  if (allowed.includes('dropout') && opts.dropout !== undefined) out.dropout = checkFloat32(fn, 'dropout', opts.dropout);
-  if (allowed.includes('averageWeights') && opts.averageWeights !== undefined) {
-    out.averageWeights = checkBoolean(fn, 'averageWeights', opts.averageWeights);
-  }
-  if (allowed.includes('weights') && opts.weights !== undefined) out.weights = checkBoolean(fn, 'weights', opts.weights);
+  if (opts.scale !== undefined) out.scale = checkFloat32(fn, 'scale', opts.scale);
+  if (opts.dropout !== undefined) out.dropout = checkFloat32(fn, 'dropout', opts.dropout);
+  if (opts.averageWeights !== undefined) out.averageWeights = checkBoolean(fn, 'averageWeights', opts.averageWeights);
+  if (opts.weights !== undefined) out.weights = checkBoolean(fn, 'weights', opts.weights);
   if (opts.seed !== undefined) out.seed = checkSeed(fn, opts.seed);
   return out;
 }

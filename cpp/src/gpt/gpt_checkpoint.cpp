@@ -53,7 +53,8 @@ const SafetensorInfo& require_tensor(const std::map<std::string, const Safetenso
 // The model's sizes from wte [V×d], wpe [C×d] and the highest block index; the head count from the
 // argument or the metadata.
 GPTConfig config_from(const SafetensorsHeader& header,
-                      const std::map<std::string, const SafetensorInfo*, std::less<>>& tensors, int num_heads) {
+                      const std::map<std::string, const SafetensorInfo*, std::less<>>& tensors, int num_heads,
+                      bool override_n_head) {
   const SafetensorInfo& wte = require_tensor(tensors, "wte.weight");
   const SafetensorInfo& wpe = require_tensor(tensors, "wpe.weight");
   if (wte.shape.size() != 2 || wpe.shape.size() != 2 || wte.shape[1] != wpe.shape[1])
@@ -66,14 +67,20 @@ GPTConfig config_from(const SafetensorsHeader& header,
     if (split_block_name(name, layer, rest)) layers = std::max(layers, layer + 1);
   }
   const bool heads_passed = num_heads > 0;
-  if (!heads_passed) {
-    const auto it = header.metadata.find("n_head");
-    if (it == header.metadata.end())
-      detail::fail(kLoad, "the number of heads is not in the file's metadata (n_head): pass it (num_heads)");
+  const auto it = header.metadata.find("n_head");
+  if (!heads_passed && it == header.metadata.end())
+    detail::fail(kLoad, "the number of heads is not in the file's metadata (n_head): pass it (num_heads)");
+  if (it != header.metadata.end() && !(heads_passed && override_n_head)) {
     const std::string& text = it->second;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), num_heads);
-    if (error != std::errc() || end != text.data() + text.size() || num_heads <= 0)
+    int file_heads = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), file_heads);
+    if (error != std::errc() || end != text.data() + text.size() || file_heads <= 0)
       detail::fail(kLoad, "the metadata's n_head = '", text, "' is not a positive integer");
+    if (heads_passed && num_heads != file_heads)
+      // (no apostrophes: the package renames num_heads outside quotes, toJsOptionNames in web/lib/call.js)
+      detail::fail(kLoad, "num_heads = ", num_heads, " (as passed) differs from the metadata n_head = ", file_heads,
+                   " of the file: leave num_heads out to take the count from the file, or override it (override_n_head)");
+    num_heads = file_heads;
   }
   const auto fits_int = [](std::int64_t v) { return v > 0 && v <= 0x7fffffff; };
   if (!fits_int(wte.shape[0]) || !fits_int(wte.shape[1]) || !fits_int(wpe.shape[0]))
@@ -91,10 +98,11 @@ GPTConfig config_from(const SafetensorsHeader& header,
 
 }  // namespace
 
-GPT GPT::from_safetensors(std::span<const std::uint8_t> file, int num_heads, std::size_t copy_bytes) {
+GPT GPT::from_safetensors(std::span<const std::uint8_t> file, int num_heads, std::size_t copy_bytes,
+                          bool override_n_head) {
   const SafetensorsHeader header = parse_safetensors(file);
   const auto tensors = index_tensors(header);
-  GPTConfig config = config_from(header, tensors, num_heads);
+  GPTConfig config = config_from(header, tensors, num_heads, override_n_head);
   detail::require_within_budget(kLoad, 1, static_cast<double>(config.parameter_count()) + copy_bytes / 4.0, 1,
                                 "the parameters, and the file's copy");
 

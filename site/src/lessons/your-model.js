@@ -18,7 +18,8 @@ const fileInput = (accept) => el('input', { type: 'file', accept });
 // the model's width is d_model as everywhere on the site.
 const inFieldNames = (error) => (error instanceof AttnLabError
   ? new AttnLabError(error.message.replace(/\bnumHeads = (\d+) \(as passed\)/,
-    'Heads = $1 (the field above; 0 takes n_head from the file)').replace(/\bdModel\b/g, 'd_model'))
+    'Heads = $1 (the field above; 0 takes n_head from the file)').replace(/\bdModel\b/g, 'd_model')
+    .replace(/: leave numHeads out to take the count from the file, or override it \(overrideNumHeads\)$/, ''))
   : error);
 
 lessonPage({

@@ -111,12 +111,15 @@ class GPT {
   // A checkpoint in Hugging Face GPT-2's .safetensors layout (gpt_checkpoint.cpp): tensors named
   // wte.weight, wpe.weight, h.{i}.ln_1.weight, …, ln_f.bias, optionally prefixed "transformer.";
   // F32, F16 or BF16. The sizes come from the tensors' shapes; the head count from `num_heads` if
-  // positive, else the metadata's "n_head". An lm_head.weight must equal wte.weight (GPT-2 ties them);
+  // positive, else the metadata's "n_head". A positive `num_heads` that differs from the metadata's
+  // n_head is refused unless `override_n_head` (a wrong count gives a model that loads and computes
+  // nonsense, so disagreeing with the file must be said twice). An lm_head.weight must equal wte.weight (GPT-2 ties them);
   // the causal-mask buffers h.{i}.attn.bias and h.{i}.attn.masked_bias are ignored. Anything else
   // missing, extra, mis-shaped or non-finite is an Error naming the tensor, before the model is
   // allocated where the shapes allow. The parameters count against the memory budget together with
   // `copy_bytes`: a copy of the file the caller made for this load (the wasm binding's), if any.
-  static GPT from_safetensors(std::span<const std::uint8_t> file, int num_heads = 0, std::size_t copy_bytes = 0);
+  static GPT from_safetensors(std::span<const std::uint8_t> file, int num_heads = 0, std::size_t copy_bytes = 0,
+                              bool override_n_head = false);
   // This model as such a file (metadata: n_head, format "pt"), in F32, F16 or BF16.
   std::vector<std::uint8_t> to_safetensors(DType dtype = DType::F32) const;
 
