@@ -244,11 +244,11 @@ const { init, load } = require('attnlab');
     } catch (error) {
       assert.fail(`web/README.md's blocks under tsc --strict:\n${error.stdout}${error.stderr}`);
     }
-    // HTML: the full page as written; a fragment inside a page that loads the components from the package.
-    const pages = blocks.filter((b) => b.lang === 'html').map(({ code }) => (code.startsWith('<!doctype') ? code
-      : `<!doctype html><html lang="en"><meta charset="utf-8"><title>fragment</title>
-<script type="module" src="./node_modules/attnlab/dist/components.js"></script>${code}</html>`));
+    // HTML: every block is a complete page, run as written: an author saves it beside node_modules and
+    // opens it (a fragment would need a page around it that the README does not give).
+    const pages = blocks.filter((b) => b.lang === 'html').map(({ code }) => code);
     assert.ok(pages.length >= 2);
+    pages.forEach((html, i) => assert.match(html, /^<!doctype html>\n[\s\S]*<\/html>\n$/, `web/README.md html block ${i + 1} is a complete page`));
     const server = await serve(project);
     try {
       for (const [i, html] of pages.entries()) {
@@ -261,7 +261,8 @@ const { init, load } = require('attnlab');
         tab.on('pageerror', (e) => problems.push(String(e)));
         await tab.goto(`${server.url}/readme-${i}.html`);
         await tab.waitForFunction(() => [...document.querySelectorAll('attn-heatmap')].every((h) => h.matrix)
-          && [...document.querySelectorAll('attn-stepper')].every((st) => st.steps.length > 0));
+          && [...document.querySelectorAll('attn-stepper')].every((st) => st.steps.length > 0)
+          && [...document.querySelectorAll('attn-model-view, attn-head-view, attn-token-colors')].every((view) => view.attention));
         const shown = await tab.evaluate(() => ({
           labels: [...document.querySelectorAll('attn-heatmap')].map((h) => h.rowLabels),
           steps: [...document.querySelectorAll('attn-stepper')].map((st) => st.steps.map((x) => x.explanation).join(' ')),

@@ -8,6 +8,7 @@
 //   --attnlab-muted       tick marks, axes, outlines         default: the text colour at 70%
 //   --attnlab-grid        chart grid lines, frames           default: the text colour at 22%
 //   --attnlab-background  gaps between cells, exported files default: Canvas (the page's scheme)
+//   --attnlab-focus       focus outlines                     default: the text colour
 //
 // Colours that carry data (the palettes, the black-or-white value text on each cell, the two-tone
 // outlines) stay fixed: they are drawn on the cells' own colours, not on the page.
