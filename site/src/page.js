@@ -67,9 +67,15 @@ function codeBlock(label, code, extra = null) {
 // source is site/snippets/<slug>.py (imported ?raw), settings(state) gives its "# page setting" lines
 // their values (snippet-render.js), and the program reads `file`, the page's inputs and weights, which
 // tensors(lab, state, prepared) computes (site/snippets/<slug>.js; the test command runs the same program on the same file).
-function pytorchCode(snippet) {
+// settings(state, loaded) gets { lab, prepared } once they have loaded (null before); a program whose
+// settings need them (the words of a trained model's sentence as its ids, say) returns null until then.
+// fileUrl instead of tensors: a file the package ships (a trained model's weights), linked as it is.
+function pytorchCode(snippet, loaded) {
   if (typeof snippet === 'string' || typeof snippet === 'function') return snippet;
-  return (state) => renderSnippet(snippet.source, snippet.settings?.(state));
+  return (state) => {
+    const settings = snippet.settings?.(state, loaded.ready ? loaded : null);
+    return settings === null ? '# The program appears here once the lesson’s model has loaded.' : renderSnippet(snippet.source, settings);
+  };
 }
 
 // The link that downloads a snippet's file, written by the package from the page's current settings at
@@ -80,11 +86,17 @@ function snippetFile(snippet) {
   const link = el('a', { download: snippet.file, text: `Download ${snippet.file}` });
   const problem = el('span', { class: 'field-hint', role: 'status' });
   let url = '';
-  const node = el('p', { class: 'code-file' }, 'The program reads the page’s inputs and weights from a file, made here from the ' +
-    'settings below: ', link, ' (save it beside your notebook). ', problem);
+  const node = el('p', { class: 'code-file' }, snippet.fileUrl
+    ? 'The program reads the trained model’s weights, the very file this page runs: '
+    : 'The program reads the page’s inputs and weights from a file, made here from the settings below: ',
+  link, ' (save it beside your notebook). ', problem);
   return {
     node,
     ready(lab, state, prepared) {
+      if (snippet.fileUrl) {
+        link.href = snippet.fileUrl;
+        return;
+      }
       link.href = '#';
       link.addEventListener('click', (event) => {
         try {
@@ -127,7 +139,8 @@ export async function lessonPage(lesson) {
     loading.textContent = loadingText(what);
   };
   const file = snippetFile(lesson.pytorch);
-  const snippets = [codeBlock('PyTorch', pytorchCode(lesson.pytorch), file.node), codeBlock('attnlab', lesson.call)];
+  const loaded = { ready: false, lab: null, prepared: undefined };  // for a snippet's settings, once loaded
+  const snippets = [codeBlock('PyTorch', pytorchCode(lesson.pytorch, loaded), file.node), codeBlock('attnlab', lesson.call)];
   const main = el('main', { id: 'main' },
     ...headingTrees(lesson.slug, lesson.intro, formulaTree(lesson.formula)).map((tree) => buildTree(tree)),
     el('div', { class: 'code-pair' }, ...snippets.map((c) => c.node)),
@@ -161,6 +174,7 @@ export async function lessonPage(lesson) {
   }
   loading.remove();
   file.ready(lab, state, prepared);
+  Object.assign(loaded, { ready: true, lab, prepared });
   const ctx = {
     lab,
     prepared,

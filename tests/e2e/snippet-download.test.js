@@ -25,24 +25,27 @@ const CASES = [
   ['positions', { positions: '20', dims: '16', sentence: 'one two three', seed: '8' }],
   ['encoder', { norm: 'rmsnorm', order: 'pre', seed: '2', sentence: 'birds fly south' }],
   ['exercises', { seed: '77' }],
+  ['why-attention', { ending: 'wide' }],
   ['shapes', { first: 'a small red bird sings', second: 'hi', dModel: '16', heads: '4', mask: 'none', seed: '2' }],
 ];
 
 for (const [slug, query] of CASES) {
   test(`${slug}: the PyTorch code and its file follow the page's settings`, async () => {
     const spec = (await import(`../../site/snippets/${slug}.js`)).snippet;
-    const source = readFileSync(new URL(`../../site/snippets/${slug}.py`, import.meta.url), 'utf8');
+    const source = readFileSync(new URL(`../../site/snippets/${spec.program ?? slug}.py`, import.meta.url), 'utf8');
+    const lab = await loadLab(true);
+    const loaded = { lab, prepared: await (await import(`../js/snippet-cases/${slug}.js`)).prepared?.(lab) };
     // The URL's text read as the page reads it: numbers where the schema's values are numbers.
     const state = Object.fromEntries(Object.entries(spec.schema).map(([key, s]) =>
       [key, key in query ? (typeof s.default === 'number' ? Number(query[key]) : query[key]) : s.default]));
     const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${slug}.html?${new URLSearchParams(query)}`);
     const shown = await page.locator('pre[aria-label="PyTorch code"]').textContent();
-    assert.equal(shown, renderSnippet(source, spec.settings?.(state)));
+    assert.equal(shown, renderSnippet(source, spec.settings?.(state, loaded)));
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: `Download ${spec.file}` }).click()]);
     assert.equal(download.suggestedFilename(), spec.file);
     const bytes = readFileSync(await download.path());
-    const lab = await loadLab(true);
-    assert.deepEqual(new Uint8Array(bytes), safetensorsBytes(spec.tensors(lab, state)));
+    const expected = spec.shippedFile ? readFileSync(new URL(`../../${spec.shippedFile}`, import.meta.url)) : safetensorsBytes(spec.tensors(lab, state));
+    assert.deepEqual(new Uint8Array(bytes), new Uint8Array(expected));
     assert.deepEqual(problems, []);
     await page.close();
   });

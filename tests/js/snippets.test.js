@@ -1,9 +1,10 @@
-// Every PyTorch snippet the site shows (site/snippets/<slug>.py, rendered by site/src/snippet-render.js as
-// the page renders it) runs under Debian's python3-torch and prints the numbers the page shows. For each
-// snippet, tests/js/snippet-cases/<slug>.js gives the settings to try (the lesson's defaults, then others)
+// Every PyTorch snippet the site shows runs under Debian's python3-torch and prints the numbers the page
+// shows. A lesson shows a program, site/snippets/<program>.py (its own slug, or another lesson's), rendered
+// by site/src/snippet-render.js for its settings as the page renders it (site/snippets/<slug>.js). For each
+// lesson, tests/js/snippet-cases/<slug>.js gives the settings to try (the lesson's defaults, then others)
 // and computes, with the package, what the page shows for them; the file the page offers for download
-// (site/snippets/<slug>.js, tensors()) is written beside the program, the program is run, and what it
-// prints is compared within snippet-output.js's tolerance.
+// (the spec's tensors(), or the file the package ships) is written beside the program, the program is
+// run, and what it prints is compared within snippet-output.js's tolerance.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,9 +21,16 @@ import { closeTo, printedNumbers } from './snippet-output.js';
 const PYTHON = '/usr/bin/python3';  // Debian's, with python3-torch (scripts/install-deps.sh)
 const SNIPPETS = new URL('../../site/snippets/', import.meta.url);
 const LESSONS = new URL('../../site/src/lessons/', import.meta.url);
+const REPOSITORY = new URL('../../', import.meta.url);
 const run = promisify(execFile);
 
-const slugs = readdirSync(SNIPPETS).filter((f) => f.endsWith('.py')).map((f) => f.slice(0, -3)).sort();
+// slug → the program its lesson imports (snippets/<program>.py?raw), for every lesson that shows one.
+const lessons = readdirSync(LESSONS).filter((f) => f.endsWith('.js')).map((f) => f.slice(0, -3)).sort();
+const programs = new Map(lessons.flatMap((slug) => {
+  const match = /snippets\/([\w-]+)\.py\?raw/.exec(readFileSync(new URL(`${slug}.js`, LESSONS), 'utf8'));
+  return match ? [[slug, match[1]]] : [];
+}));
+const slugs = [...programs.keys()];
 
 // The lesson's defaults, from its schema (site/snippets/<slug>.js exports the schema the lesson uses).
 const defaults = (schema) => Object.fromEntries(Object.entries(schema).map(([key, s]) => [key, s.default]));
@@ -40,12 +48,12 @@ async function runSnippet(program, files) {
   }
 }
 
-test('snippets: every lesson whose PyTorch code is a program has a snippet case and a page spec', () => {
-  for (const slug of slugs) {
+test('snippets: every lesson whose PyTorch code is a program has a snippet case and a page spec', async () => {
+  for (const [slug, program] of programs) {
     assert.ok(existsSync(new URL(`${slug}.js`, SNIPPETS)), `site/snippets/${slug}.js (the lesson's schema, settings and file) is missing`);
     assert.ok(existsSync(new URL(`snippet-cases/${slug}.js`, import.meta.url)), `tests/js/snippet-cases/${slug}.js is missing`);
-    const lesson = readFileSync(new URL(`${slug}.js`, LESSONS), 'utf8');
-    assert.match(lesson, new RegExp(`snippets/${slug}\\.py\\?raw`), `site/src/lessons/${slug}.js does not show site/snippets/${slug}.py`);
+    const spec = (await import(new URL(`${slug}.js`, SNIPPETS))).snippet;
+    assert.equal(spec.program ?? slug, program, `site/src/lessons/${slug}.js shows ${program}.py, its spec says ${spec.program ?? slug}.py`);
   }
 });
 
@@ -54,7 +62,7 @@ test('snippets: every lesson shows a program that runs', { todo: missingPrograms
   assert.deepEqual(missingPrograms(), []);
 });
 function missingPrograms() {
-  return readdirSync(LESSONS).filter((f) => f.endsWith('.js')).map((f) => f.slice(0, -3)).filter((slug) => !slugs.includes(slug));
+  return lessons.filter((slug) => !programs.has(slug));
 }
 
 for (const slug of slugs) {
@@ -62,16 +70,19 @@ for (const slug of slugs) {
     const lab = await loadLab(true);
     const spec = (await import(new URL(`${slug}.js`, SNIPPETS))).snippet;
     const cases = await import(new URL(`snippet-cases/${slug}.js`, import.meta.url));
-    const source = readFileSync(new URL(`${slug}.py`, SNIPPETS), 'utf8');
+    const source = readFileSync(new URL(`${programs.get(slug)}.py`, SNIPPETS), 'utf8');
     const base = defaults(spec.schema);
-    // The file on disk is itself the program for the default settings.
-    assert.equal(renderSnippet(source, spec.settings?.(base) ?? {}), source, `site/snippets/${slug}.py is not its own default rendering`);
+    // What the page has loaded by the time it shows the program: the lab and the lesson's model.
+    const loaded = { lab, prepared: await cases.prepared?.(lab) };
+    // The file on disk is itself the program for its own lesson's default settings.
+    if (!spec.program) assert.equal(renderSnippet(source, spec.settings?.(base, loaded)), source, `site/snippets/${slug}.py is not its own default rendering`);
     assert.ok(cases.states.length >= 2, 'the default settings and at least one other');
     await cases.prepare?.(lab);
     const results = await Promise.all(cases.states.map(async (partial) => {
       const state = { ...base, ...partial };
-      const program = renderSnippet(source, spec.settings?.(state) ?? {});
-      const files = spec.file ? { [spec.file]: safetensorsBytes(spec.tensors(lab, state, await cases.prepared?.(lab))) } : {};
+      const program = renderSnippet(source, spec.settings?.(state, loaded));
+      const bytes = () => (spec.shippedFile ? readFileSync(new URL(spec.shippedFile, REPOSITORY)) : safetensorsBytes(spec.tensors(lab, state, loaded.prepared)));
+      const files = spec.file ? { [spec.file]: bytes() } : {};
       const expected = await cases.expected(lab, state);
       return { state, expected, printed: printedNumbers(await runSnippet(program, files)) };
     }));

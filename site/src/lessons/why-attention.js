@@ -5,6 +5,9 @@ import { el, field, formatNumber, select } from '../dom.js';
 import { referentModel } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel } from '../views.js';
+import modelUrl from '../../../web/models/referent/model.safetensors?url';
+import pytorchSource from '../../snippets/it-sentence.py?raw';
+import { snippet } from '../../snippets/why-attention.js';
 
 // The two endings; each sentence is "the animal didn't cross the street because it was too <ending>".
 const ENDINGS = {
@@ -27,11 +30,12 @@ lessonPage({
       'learned to look from “it” at the right noun. The lesson “The “it” sentence, trained” shows the whole model.',
   ],
   formula: String.raw`\text{weights} = \operatorname{softmax}\!\Big(\frac{q\,K^\top}{\sqrt{d_k}}\Big),\qquad \text{answer} = \text{weights}\cdot V`,
-  pytorch: 'weights = torch.softmax(q @ K.T / d_k ** 0.5, dim=-1)\nanswer = weights @ V',
+  // The "it" lesson's program on this lesson's sentence, reading the model's own weights.
+  pytorch: { source: pytorchSource, ...snippet, fileUrl: modelUrl },
   call: 'const referent = await loadReferentModel();  // no init(): its own module\n' +
     "const s = referent.sentence({ first: 'animal', second: 'street', adjective: 'tired' });\n" +
     'const { layer, head } = referent.namedHead;\nconst weights = referent.forward(s).fromIt[layer][head];',
-  schema: { ending: { type: 'enum', values: Object.keys(ENDINGS), default: 'tired' } },
+  schema: snippet.schema,
   prefetch: ['referent-model'],
   lab: false,  // the model's own module is all the page needs
   prepare: referentModel,
