@@ -38,10 +38,12 @@ export class CellCanvas {
   canvas = document.createElement('canvas');
   #context = this.canvas.getContext('2d');
   #hatch = null;
-  #small = null; // one pixel per cell, scaled up onto the canvas
+  #small = null; // one pixel per cell (at most one per canvas pixel: paint), scaled up onto the canvas
   #smallContext = null;
   #image = null;
   #cells = { rows: 0, cols: 0 };
+  #colOf = new Int32Array(0); // for each column of the image, the matrix column it shows (centres below)
+  #rowOf = new Int32Array(0);
 
   constructor() {
     this.canvas.setAttribute('aria-hidden', 'true');
@@ -61,6 +63,8 @@ export class CellCanvas {
     });
     this.#hatch = this.#hatchPattern(ratio);
     this.#cells = { rows, cols };
+    this.#colOf = centres(Math.min(cols, pixelsW), cols);
+    this.#rowOf = centres(Math.min(rows, pixelsH), rows);
   }
 
   // data: the matrix's values, row-major (the rows × cols placed); rgb(v, pixels, at) writes the
@@ -73,16 +77,16 @@ export class CellCanvas {
   // bench/heatmap-first-draw.mjs: a colour string per cell, parsed back, took 2.6 s for 2000 × 2000.
   // A −∞ cell (a masked score) is left transparent in the image, over the hatch painted beneath.
   paint(data, rgb) {
-    const { rows, cols } = this.#cells;
-    const width = Math.min(cols, this.canvas.width);
-    const height = Math.min(rows, this.canvas.height);
+    const { cols } = this.#cells;
+    const colOf = this.#colOf;
+    const rowOf = this.#rowOf;
+    const width = colOf.length;
+    const height = rowOf.length;
     if (this.#image?.width !== width || this.#image?.height !== height) {
       this.#small = Object.assign(document.createElement('canvas'), { width, height });
       this.#smallContext = this.#small.getContext('2d');
       this.#image = this.#smallContext.createImageData(width, height);
     }
-    const colOf = centres(width, cols);
-    const rowOf = centres(height, rows);
     const pixels = this.#image.data;
     let blocked = false;
     for (let y = 0, at = 0; y < height; y++) {
