@@ -34,15 +34,16 @@ function parseNumber(token) {
 
 // How close a printed float32 number must be to the package's (float32 both): 1e-5 of the largest
 // magnitude in that quantity (float32 sums in another order differ by a few ulps of the largest term),
-// plus 1e-6 for the print's six decimals. Infinities and NaN must match exactly.
+// plus 1e-6 for the print's six decimals. Infinities and NaN must match exactly. relative: another
+// share of the largest, for a caller that says why (a trained model's four layers, say).
 export const RELATIVE = 1e-5;
 export const PRINTED = 1e-6;
-export function closeTo(printed, expected, label) {
+export function closeTo(printed, expected, label, relative = RELATIVE) {
   if (printed.length !== expected.length) {
     return `${label}: printed ${printed.length} numbers, the page shows ${expected.length}`;
   }
   const scale = Math.max(0, ...Array.from(expected, (v) => (Number.isFinite(v) ? Math.abs(v) : 0)));
-  const tolerance = RELATIVE * scale + PRINTED;
+  const tolerance = relative * scale + PRINTED;
   for (let i = 0; i < expected.length; i++) {
     const [a, b] = [printed[i], expected[i]];
     const same = Number.isFinite(b) ? Math.abs(a - b) <= tolerance : Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));

@@ -1,0 +1,86 @@
+// The trained-model lessons' PyTorch programs (site/snippets/trained/<slug>.py after the model part
+// gpt2_kjv.py, as the page's Copy button joins them) run under Debian's python3-torch beside attnlab-kjv's
+// three files and print what the page shows. For each lesson, tests/js/snippet-cases/<slug>.js gives the
+// settings to try (the lesson's defaults first, in full) and computes with the package what the page
+// shows for them; the program's printed numbers must match within TRAINED_RELATIVE of each quantity's
+// largest magnitude (snippet-output.js). Lines that start with "#" are words for the learner (a token's
+// text, which may hold anything), not numbers: they are left out before reading.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+import { MODEL_FILES } from '../../site/snippets/trained/model-files.js';
+import { TRAINED_SNIPPETS, wholeProgram } from '../../site/snippets/trained/settings.js';
+import { renderSnippet } from '../../site/src/snippet-render.js';
+import { lab as loadLab } from './helpers.js';
+import { closeTo, printedNumbers } from './snippet-output.js';
+
+const PYTHON = '/usr/bin/python3';  // Debian's, with python3-torch (scripts/install-deps.sh)
+const TRAINED = new URL('../../site/snippets/trained/', import.meta.url);
+const LESSONS = new URL('../../site/src/lessons/', import.meta.url);
+const MODEL_PART = readFileSync(new URL('gpt2_kjv.py', TRAINED), 'utf8');
+const run = promisify(execFile);
+// Four layers in float32, summed in another order than the package's (and attnlab-kjv's float16 weights
+// widened the same way): 1e-4 of a quantity's largest magnitude, measured differences are below 2e-5.
+const TRAINED_RELATIVE = 1e-4;
+
+let builtin = null;
+async function labAndModel() {
+  const lab = await loadLab(true);
+  builtin ??= await lab.loadBuiltinModel();
+  return { lab, ...builtin };
+}
+
+// Runs one whole program in a fresh folder holding the model's three files; resolves to what it printed.
+async function runProgram(program) {
+  const dir = mkdtempSync(join(tmpdir(), 'attnlab-trained-snippet-'));
+  try {
+    writeFileSync(join(dir, 'program.py'), program);
+    for (const f of MODEL_FILES) copyFileSync(fileURLToPath(f.url), join(dir, f.name));
+    const { stdout } = await run(PYTHON, ['program.py'], { cwd: dir, maxBuffer: 1 << 27, env: { ...process.env, PYTHONHASHSEED: '0' } });
+    return stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('trained snippets: every program has a lesson that shows it, a case, and the model part', () => {
+  const programs = readdirSync(TRAINED).filter((f) => f.endsWith('.py') && f !== 'gpt2_kjv.py').map((f) => f.slice(0, -3)).sort();
+  assert.deepEqual(programs, Object.keys(TRAINED_SNIPPETS).sort());
+  for (const slug of programs) {
+    assert.ok(existsSync(new URL(`snippet-cases/${slug}.js`, import.meta.url)), `tests/js/snippet-cases/${slug}.js is missing`);
+    const lesson = readFileSync(new URL(`${slug}.js`, LESSONS), 'utf8');
+    assert.match(lesson, new RegExp(`snippets/trained/${slug}\\.py\\?raw`), `site/src/lessons/${slug}.js does not show its program`);
+    assert.match(lesson, /snippets\/trained\/gpt2_kjv\.py\?raw/, `site/src/lessons/${slug}.js does not show the model part`);
+  }
+});
+
+for (const slug of Object.keys(TRAINED_SNIPPETS)) {
+  test(`trained snippet ${slug}: runs under python3-torch on attnlab-kjv and prints what the page shows`, async () => {
+    const { lab, model, tokenizer } = await labAndModel();
+    const { settings } = TRAINED_SNIPPETS[slug];
+    const cases = await import(new URL(`snippet-cases/${slug}.js`, import.meta.url));
+    const source = readFileSync(new URL(`${slug}.py`, TRAINED), 'utf8');
+    // The file on disk is itself the lesson's part for the lesson's default settings.
+    assert.equal(renderSnippet(source, settings?.(cases.states[0]) ?? {}), source, `site/snippets/trained/${slug}.py is not its own default rendering`);
+    assert.ok(cases.states.length >= 2, 'the default settings and at least one other');
+    const results = await Promise.all(cases.states.map(async (partial) => {
+      const state = { ...cases.states[0], ...partial };
+      const printed = await runProgram(wholeProgram(MODEL_PART, renderSnippet(source, settings?.(state) ?? {})));
+      const numbers = printedNumbers(printed.split('\n').filter((line) => !line.startsWith('#')).join('\n'));
+      return { state, expected: await cases.expected(lab, { model, tokenizer }, state), printed: numbers };
+    }));
+    for (const { state, expected, printed } of results) {
+      for (const [label, values] of Object.entries(expected)) {
+        assert.ok(printed.has(label), `${JSON.stringify(state)}: the program printed no "${label}:" (it printed ${[...printed.keys()].join(', ')})`);
+        const problem = closeTo(printed.get(label), Array.from(values), label, TRAINED_RELATIVE);
+        assert.equal(problem, null, `${JSON.stringify(state)}: ${problem}`);
+      }
+    }
+  });
+}
