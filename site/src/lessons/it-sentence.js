@@ -6,9 +6,10 @@ import { el, field, formatNumber, select } from '../dom.js';
 import { referentModel } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel } from '../views.js';
+import modelUrl from '../../../web/models/referent/model.safetensors?url';
+import pytorchSource from '../../snippets/it-sentence.py?raw';
+import { snippet } from '../../snippets/it-sentence.js';
 
-const FRAMES = ['cross', 'cross-reversed', 'fit', 'fit-reversed'];
-const DEFAULTS = { frame: 'cross', first: 'animal', second: 'street', adjective: 'tired' };
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 // A frame's words with its slots shown as blanks: "the ___ didn't cross the ___ because it was too ___".
 const frameText = (f) => f.words.map((w) => (w.startsWith('<') ? '___' : w)).join(' ');
@@ -29,18 +30,12 @@ lessonPage({
   ],
   formula: String.raw`\begin{gathered}\text{logits} = W\,\operatorname{LN}\!\big(h^{(2)}_{\text{it}}\big) + b\\
     \mathcal{L} = -\log \operatorname{softmax}(\text{logits})_{\text{noun}}\end{gathered}`,
-  pytorch: 'layer = nn.TransformerEncoderLayer(32, nhead=2, dim_feedforward=64, norm_first=True, batch_first=True)\n' +
-    'h = nn.TransformerEncoder(layer, 2)(emb(ids) + pos(torch.arange(n)))  # no mask: bidirectional\n' +
-    'loss = F.cross_entropy(head(ln(h[:, it])), noun_id)                  # only the "it" position',
+  // The model rebuilt in PyTorch from the weights this page runs, on the page's sentence.
+  pytorch: { source: pytorchSource, ...snippet, fileUrl: modelUrl },
   call: 'const referent = await loadReferentModel();  // no init(): its own module\n' +
     "const s = referent.sentence({ frame: 'cross', first: 'animal', second: 'street', adjective: 'tired' });\n" +
     'const { prediction, fromIt } = referent.forward(s);  // fromIt[layer][head]: weights from "it"',
-  schema: {
-    frame: { type: 'enum', values: FRAMES, default: DEFAULTS.frame },
-    first: { type: 'text', maxLength: 20, default: DEFAULTS.first },
-    second: { type: 'text', maxLength: 20, default: DEFAULTS.second },
-    adjective: { type: 'text', maxLength: 20, default: DEFAULTS.adjective },
-  },
+  schema: snippet.schema,
   prefetch: ['referent-model'],
   lab: false,  // the model's own module is all the page needs
   prepare: referentModel,
