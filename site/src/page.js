@@ -16,6 +16,7 @@ import { getLab } from './lab.js';
 import { markOpened } from './progress.js';
 import { safetensorsBytes } from './safetensors-file.js';
 import { renderSnippet } from './snippet-render.js';
+import { snippetModel } from './snippet-model.js';
 import { readState, writeState } from './url-state.js';
 
 export { getLab, siteHeader };
@@ -140,7 +141,7 @@ export async function lessonPage(lesson) {
   };
   const file = snippetFile(lesson.pytorch);
   const loaded = { ready: false, lab: null, prepared: undefined };  // for a snippet's settings, once loaded
-  const snippets = [codeBlock('PyTorch', pytorchCode(lesson.pytorch, loaded), file.node), codeBlock('attnlab', lesson.call)];
+  const snippets = [codeBlock('PyTorch', pytorchCode(lesson.pytorch, loaded), [snippetModel(lesson.pytorch), file.node]), codeBlock('attnlab', lesson.call)];
   const main = el('main', { id: 'main' },
     ...headingTrees(lesson.slug, lesson.intro, formulaTree(lesson.formula)).map((tree) => buildTree(tree)),
     el('div', { class: 'code-pair' }, ...snippets.map((c) => c.node)),

@@ -5,6 +5,9 @@ import { el, field, formatNumber, formatPercent } from '../dom.js';
 import { probabilityBars, topIds } from '../bars.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
+import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
+import pytorchSource from '../../snippets/trained/next-token.py?raw';
+import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 import { seedField, sentenceInput, slider } from '../views.js';
 
 const SHOWN = 10;
@@ -25,13 +28,7 @@ lessonPage({
       'a small model that loops.',
   ],
   formula: String.raw`p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}`,
-  pytorch: (state) => 'logits = model(ids).logits[0, -1]\n' + (state.penalty > 100
-    ? `seen = logits[ids[0]]  # repetition penalty ${penalty(state)} (HF: repetition_penalty=${penalty(state)})\n` +
-      `logits[ids[0]] = torch.where(seen < 0, seen * ${penalty(state)}, seen / ${penalty(state)})\n` : '') +
-    'logits = logits / temperature\nv, _ = torch.topk(logits, k); logits[logits < v[-1]] = -inf\n' +
-    'p, order = torch.sort(torch.softmax(logits, -1), descending=True)\n' +
-    'logits[order[p.cumsum(-1) - p >= top_p]] = -inf  # top-p: the fewest tokens whose probabilities reach top_p\n' +
-    'probs = torch.softmax(logits, -1)\nnext_id = torch.multinomial(probs, 1, generator=torch.Generator().manual_seed(seed))',
+  pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['next-token'] },
   call: (state) => 'const { logits } = model.forward(ids, { logits: \'last\' });  // only the last position\'s row, 1×vocab\n' +
     'const { token, probabilities } = lab.sample(logits.data, { temperature, topK, topP, seed' +
     `${state.penalty > 100 ? `, repetitionPenalty: ${penalty(state)}, context: ids` : ''} });`,

@@ -4,6 +4,9 @@
 import { count, el, field, formatNumber, select } from '../dom.js';
 import { lessonModel, modelLine, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
+import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
+import pytorchSource from '../../snippets/trained/tokens.py?raw';
+import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 import { heatmap, panel, sentenceInput, SIGNED, slider } from '../views.js';
 
 const EXAMPLES = [
@@ -23,7 +26,7 @@ lessonPage({
     'Each id then picks one row of the embedding matrix wte: that row of numbers is what the first layer receives.',
   ],
   formula: String.raw`x_t = W_{te}[\,\text{id}_t\,] + W_{pe}[\,t\,]`,
-  pytorch: 'ids = tokenizer.encode(text)            # tiktoken / GPT2TokenizerFast\nx = model.wte(torch.tensor(ids)) + model.wpe(torch.arange(len(ids)))',
+  pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS.tokens },
   call: 'const ids = tokenizer.encode(text);\nconst pieces = tokenizer.encodeWithSteps(text);  // every merge, in order\nconst wte = model.tensor(\'wte.weight\');',
   schema: {
     text: { type: 'text', maxLength: 300, default: EXAMPLES[0] },
