@@ -5,6 +5,9 @@ import { el, formatNumber } from '../dom.js';
 import { layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
+import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
+import pytorchSource from '../../snippets/trained/kv-cache.py?raw';
+import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 import { DEFAULT_REPETITION_PENALTY } from '../repeats.js';
 import { repeatsSection } from '../repeats-section.js';
 import { heatmap, panel, seedField, sentenceInput, SIGNED, slider } from '../views.js';
@@ -28,12 +31,7 @@ lessonPage({
       'itself in about three windows in a hundred). Set it to 1 to see the loops.',
   ],
   formula: String.raw`\text{attn}(q_{t}) = \operatorname{softmax}\!\Big(\tfrac{q_t\,[\,k_1 \dots k_t\,]^\top}{\sqrt{d_k}}\Big)\,[\,v_1 \dots v_t\,]`,
-  pytorch: (state) => 'out = model(ids[:, -1:], past_key_values=past, use_cache=True)\npast = out.past_key_values  # per layer: (K, V), each [batch, heads, t, d_head]\n' +
-    `logits = out.logits[0, -1]; seen = logits[ids[0]]  # repetition penalty ${penalty(state)} (HF: repetition_penalty=${penalty(state)})\n` +
-    `logits[ids[0]] = torch.where(seen < 0, seen * ${penalty(state)}, seen / ${penalty(state)})\n` +
-    'logits = logits / 0.8; v, _ = torch.topk(logits, 40); logits[logits < v[-1]] = -inf  # temperature 0.8, top-k 40\n' +
-    'next_id = torch.multinomial(torch.softmax(logits, -1), 1)\n' +
-    `# all at once: model.generate(ids, do_sample=True, temperature=0.8, top_k=40, repetition_penalty=${penalty(state)})`,
+  pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['kv-cache'] },
   call: (state) => 'const session = model.session();\nfor (const id of ids) session.append(id);\n' +
     'const { logits, attention } = session.append(next);  // one row per layer and head\nconst { keys, values } = session.cache(layer);\n' +
     `const { token } = lab.sample(logits, { temperature: 0.8, topK: 40, repetitionPenalty: ${penalty(state)}, context: tokens, seed });`,

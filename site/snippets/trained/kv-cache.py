@@ -1,0 +1,44 @@
+# ---- Generation with a KV cache: the prompt once, then one token at a time, each step reusing the
+# keys and values of every earlier token ----
+prompt = "And it came to pass"  # page setting: prompt
+new_tokens = 3  # page setting: steps
+repetition_penalty = 1.2  # page setting: penalty
+seed = 0  # page setting: seed
+layer = 0  # page setting: layer
+head = 0  # page setting: head
+
+model, tokenizer = GPT2("model.safetensors"), Tokenizer("vocab.json", "merges.txt")
+layer, head = min(layer, model.n_layer - 1), min(head, model.n_head - 1)
+ids = tokenizer.encode(prompt) or tokenizer.encode("And it came to pass")  # an empty box: the page reads this
+ids = ids[-model.context_length:]
+
+
+def distribution(logits, context, temperature=0.8, top_k=40):
+    """The page's draw settings: the repetition penalty on every token of the context, temperature 0.8,
+    top-k 40 (as model.generate(..., do_sample=True, temperature=0.8, top_k=40, repetition_penalty=…))."""
+    z = logits.clone()
+    seen = torch.tensor(sorted(set(context)))
+    z[seen] = torch.where(z[seen] < 0, z[seen] * repetition_penalty, z[seen] / repetition_penalty)
+    p = torch.exp((z.double() - z.max()) / temperature)
+    top = torch.topk(p, top_k).indices               # ties: torch's order (the page keeps the smaller id)
+    probs = torch.zeros_like(p)
+    probs[top] = p[top] / p[top].sum()
+    return probs.float()
+
+
+tokens = list(ids)
+with torch.no_grad():
+    logits, attention, cache = model.forward(ids)    # the prompt: every layer's K and V, [H, t, d_head] each
+    for step in range(min(new_tokens, model.context_length - len(ids))):
+        # The page's seeded draw (draw, in the model part); torch.multinomial would draw another token
+        # from the same distribution.
+        token = draw(distribution(logits[-1], tokens), seed * 1000 + step)
+        tokens.append(token)
+        # Only the new token goes through the model: its query attends over the cached keys and its own.
+        logits, attention, cache = model.forward([token], past=cache)
+print("tokens:", tokens)
+print("# the text:", repr(tokenizer.decode(tokens)))
+K, V = cache[layer]                                  # [H, n, d_head] each: one row per token so far
+print("attention:", attention[layer][head][-1])      # the newest query's weights over all n cached keys
+print("K cache:", K[head])
+print("V cache:", V[head])
