@@ -6,6 +6,9 @@ import { el } from '../dom.js';
 import { describeHead } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
+import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
+import pytorchSource from '../../snippets/trained/all-heads.py?raw';
+import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 import { panel, sentenceInput } from '../views.js';
 
 const DEFAULT_PROMPT = 'And God said, Let there be light: and there was light. And God saw the light, that it was good.';
@@ -21,7 +24,7 @@ lessonPage({
       'to put weight when there is nothing useful to look at), some spread out. Choose a head to enlarge it.',
   ],
   formula: String.raw`A^{(\ell, h)} = \operatorname{softmax}\!\Big(\frac{Q^{(\ell,h)} K^{(\ell,h)\top}}{\sqrt{d_k}} + M_{\text{causal}}\Big)`,
-  pytorch: 'out = model(ids, output_attentions=True)\nout.attentions  # tuple of num_layers tensors [batch, heads, n, n]',
+  pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['all-heads'] },
   call: 'const { attention } = model.forward(ids, { attention: true, logits: \'none\' });\nattention[layer][head]  // Matrix n×n',
   schema: {
     prompt: { type: 'text', maxLength: 300, default: DEFAULT_PROMPT },
