@@ -9,6 +9,5 @@ export const snippet = {
   schema: { ending: { type: 'enum', values: ENDINGS, default: 'tired' } },
   settings: (state, loaded) => loaded && sentenceSettings(loaded.prepared.sentence(
     { frame: 'cross', first: 'animal', second: 'street', adjective: state.ending })),
-  file: itSentence.file,
-  shippedFile: itSentence.shippedFile,
+  shippedFiles: itSentence.shippedFiles,
 };

@@ -70,7 +70,7 @@ function codeBlock(label, code, extra = null) {
 // tensors(lab, state, prepared) computes (site/snippets/<slug>.js; the test command runs the same program on the same file).
 // settings(state, loaded) gets { lab, prepared } once they have loaded (null before); a program whose
 // settings need them (the words of a trained model's sentence as its ids, say) returns null until then.
-// fileUrl instead of tensors: a file the package ships (a trained model's weights), linked as it is.
+// fileUrls instead of tensors: the files the package ships that the program reads, { name: url }.
 function pytorchCode(snippet, loaded) {
   if (typeof snippet === 'string' || typeof snippet === 'function') return snippet;
   return (state) => {
@@ -79,31 +79,32 @@ function pytorchCode(snippet, loaded) {
   };
 }
 
-// The link that downloads a snippet's file, written by the package from the page's current settings at
-// the moment it is followed (offline: nothing is fetched, nothing leaves the browser). Inert until the
-// page's attnlab has loaded (ready()).
+// The links that download a snippet's files. A file of the page's inputs and weights (file, tensors) is
+// written by the package from the page's current settings at the moment the link is followed (offline:
+// nothing is fetched, nothing leaves the browser); a file the package ships (a trained model's weights,
+// its vocabulary) is linked as it is (fileUrls: { name: url }). Inert until the page has loaded (ready()).
 function snippetFile(snippet) {
-  if (!snippet?.file) return { node: null, ready() {} };
-  const link = el('a', { download: snippet.file, text: `Download ${snippet.file}` });
+  const shipped = Object.entries(snippet?.fileUrls ?? {});
+  if (!snippet?.file && !shipped.length) return { node: null, ready() {} };
   const problem = el('span', { class: 'field-hint', role: 'status' });
+  const links = shipped.map(([name]) => el('a', { download: name, text: `Download ${name}` }));
+  const made = snippet.file && !shipped.length ? el('a', { download: snippet.file, text: `Download ${snippet.file}` }) : null;
+  const node = el('p', { class: 'code-file' }, made
+    ? ['The program reads the page’s inputs and weights from a file, made here from the settings below: ', made]
+    : ['The program reads the files this page itself runs: ', ...links.flatMap((link, i) => (i ? [', ', link] : [link]))],
+  made ? ' (save it beside your notebook). ' : ' (save them beside your notebook). ', problem);
   let url = '';
-  const node = el('p', { class: 'code-file' }, snippet.fileUrl
-    ? 'The program reads the trained model’s weights, the very file this page runs: '
-    : 'The program reads the page’s inputs and weights from a file, made here from the settings below: ',
-  link, ' (save it beside your notebook). ', problem);
   return {
     node,
     ready(lab, state, prepared) {
-      if (snippet.fileUrl) {
-        link.href = snippet.fileUrl;
-        return;
-      }
-      link.href = '#';
-      link.addEventListener('click', (event) => {
+      shipped.forEach(([, href], i) => { links[i].href = href; });
+      if (!made) return;
+      made.href = '#';
+      made.addEventListener('click', (event) => {
         try {
           URL.revokeObjectURL(url);
           url = URL.createObjectURL(new Blob([safetensorsBytes(snippet.tensors(lab, state, prepared))], { type: 'application/octet-stream' }));
-          link.href = url;  // read by the download that follows this click
+          made.href = url;  // read by the download that follows this click
           problem.textContent = '';
         } catch (error) {
           event.preventDefault();

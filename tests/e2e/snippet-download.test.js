@@ -42,11 +42,15 @@ for (const [slug, query] of CASES) {
     const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${slug}.html?${new URLSearchParams(query)}`);
     const shown = await page.locator('pre[aria-label="PyTorch code"]').textContent();
     assert.equal(shown, renderSnippet(source, spec.settings?.(state, loaded)));
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: `Download ${spec.file}` }).click()]);
-    assert.equal(download.suggestedFilename(), spec.file);
-    const bytes = readFileSync(await download.path());
-    const expected = spec.shippedFile ? readFileSync(new URL(`../../${spec.shippedFile}`, import.meta.url)) : safetensorsBytes(spec.tensors(lab, state));
-    assert.deepEqual(new Uint8Array(bytes), new Uint8Array(expected));
+    // Each file the program reads: the package's shipped copy, or the one it writes for these settings.
+    const files = spec.shippedFiles
+      ? Object.entries(spec.shippedFiles).map(([name, path]) => [name, readFileSync(new URL(`../../${path}`, import.meta.url))])
+      : [[spec.file, safetensorsBytes(spec.tensors(lab, state))]];
+    for (const [name, expected] of files) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: `Download ${name}` }).click()]);
+      assert.equal(download.suggestedFilename(), name);
+      assert.deepEqual(new Uint8Array(readFileSync(await download.path())), new Uint8Array(expected));
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -81,8 +81,10 @@ for (const slug of slugs) {
     const results = await Promise.all(cases.states.map(async (partial) => {
       const state = { ...base, ...partial };
       const program = renderSnippet(source, spec.settings?.(state, loaded));
-      const bytes = () => (spec.shippedFile ? readFileSync(new URL(spec.shippedFile, REPOSITORY)) : safetensorsBytes(spec.tensors(lab, state, loaded.prepared)));
-      const files = spec.file ? { [spec.file]: bytes() } : {};
+      // The files the package ships (the repository's copies), or the one the page writes.
+      const files = spec.shippedFiles
+        ? Object.fromEntries(Object.entries(spec.shippedFiles).map(([name, path]) => [name, readFileSync(new URL(path, REPOSITORY))]))
+        : spec.file ? { [spec.file]: safetensorsBytes(spec.tensors(lab, state, loaded.prepared)) } : {};
       const expected = await cases.expected(lab, state);
       return { state, expected, printed: printedNumbers(await runSnippet(program, files)) };
     }));

@@ -8,7 +8,7 @@ import { lessonPage } from '../page.js';
 import { heatmap, panel } from '../views.js';
 import modelUrl from '../../../web/models/referent/model.safetensors?url';
 import pytorchSource from '../../snippets/it-sentence.py?raw';
-import { snippet } from '../../snippets/it-sentence.js';
+import { MODEL_FILE, snippet } from '../../snippets/it-sentence.js';
 
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 // A frame's words with its slots shown as blanks: "the ___ didn't cross the ___ because it was too ___".
@@ -31,7 +31,7 @@ lessonPage({
   formula: String.raw`\begin{gathered}\text{logits} = W\,\operatorname{LN}\!\big(h^{(2)}_{\text{it}}\big) + b\\
     \mathcal{L} = -\log \operatorname{softmax}(\text{logits})_{\text{noun}}\end{gathered}`,
   // The model rebuilt in PyTorch from the weights this page runs, on the page's sentence.
-  pytorch: { source: pytorchSource, ...snippet, fileUrl: modelUrl },
+  pytorch: { source: pytorchSource, ...snippet, fileUrls: { [MODEL_FILE]: modelUrl } },
   call: 'const referent = await loadReferentModel();  // no init(): its own module\n' +
     "const s = referent.sentence({ frame: 'cross', first: 'animal', second: 'street', adjective: 'tired' });\n" +
     'const { prediction, fromIt } = referent.forward(s);  // fromIt[layer][head]: weights from "it"',

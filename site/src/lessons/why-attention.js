@@ -7,6 +7,7 @@ import { lessonPage } from '../page.js';
 import { heatmap, panel } from '../views.js';
 import modelUrl from '../../../web/models/referent/model.safetensors?url';
 import pytorchSource from '../../snippets/it-sentence.py?raw';
+import { MODEL_FILE } from '../../snippets/it-sentence.js';
 import { snippet } from '../../snippets/why-attention.js';
 
 // The two endings; each sentence is "the animal didn't cross the street because it was too <ending>".
@@ -31,7 +32,7 @@ lessonPage({
   ],
   formula: String.raw`\text{weights} = \operatorname{softmax}\!\Big(\frac{q\,K^\top}{\sqrt{d_k}}\Big),\qquad \text{answer} = \text{weights}\cdot V`,
   // The "it" lesson's program on this lesson's sentence, reading the model's own weights.
-  pytorch: { source: pytorchSource, ...snippet, fileUrl: modelUrl },
+  pytorch: { source: pytorchSource, ...snippet, fileUrls: { [MODEL_FILE]: modelUrl } },
   call: 'const referent = await loadReferentModel();  // no init(): its own module\n' +
     "const s = referent.sentence({ first: 'animal', second: 'street', adjective: 'tired' });\n" +
     'const { layer, head } = referent.namedHead;\nconst weights = referent.forward(s).fromIt[layer][head];',
