@@ -6,6 +6,9 @@ import { bestHead, inductionRun, layerHeadPickers, nats, repeatLength, repeatRan
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
+import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
+import pytorchSource from '../../snippets/trained/head-jobs.py?raw';
+import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 import { heatmap, panel, seedField, sentenceInput, slider } from '../views.js';
 
 const DEFAULT_PROMPT = 'And the LORD spake unto Moses, saying, Speak unto the children of Israel, and say unto them, ' +
@@ -29,8 +32,7 @@ lessonPage({
       'can predict every next token by looking back — and its loss drops.',
   ],
   formula: String.raw`\text{induction}(\ell,h) = \frac{1}{T}\sum_{i=T}^{2T-1} A^{(\ell,h)}_{i,\;i-T+1}`,
-  pytorch: 'ids = torch.randint(256, V - 1, (T,)).repeat(2)\nattn = model(ids[None], output_attentions=True).attentions\n' +
-    'score = attn[l][0, h].diagonal(offset=-(T - 1)).mean()',
+  pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['head-jobs'] },
   call: 'const scores = model.headScores(promptIds, { repeatLength: T, samples: 4, seed });\n' +
     'const ids = lab.repeatedRandomTokens(T, { low: 256, high: V - 1, seed });\nconst losses = model.tokenLosses(ids);',
   schema: {
