@@ -6,7 +6,8 @@
 export const SENTENCE = 'the cat sat on the mat';
 export const QUERY_ROW = 2;   // exercise 1's query
 export const SCORE_AT = [1, 2];  // exercise 2's score[i][j]
-export const MASKS = [['none', 'no mask'], ['causal', 'causal mask'], ['padding', 'padding mask (4 real tokens)']];
+const REAL_TOKENS = 4;  // the padding mask's unpadded keys
+export const MASKS = [['none', 'no mask'], ['causal', 'causal mask'], ['padding', `padding mask (${REAL_TOKENS} real tokens)`]];
 export const SHAPE = { q: [4, 8], k: [6, 8], v: [6, 8] };
 
 const round2 = (v) => Math.round(v * 100) / 100;
@@ -38,7 +39,7 @@ export function exerciseSet(lab, seed) {
     },
     // Exercise 3: the mask that makes every weight above the diagonal exactly 0.
     mask(choice) {
-      const mask = choice === 'causal' ? lab.causalMask(n) : choice === 'padding' ? lab.keyPaddingMask(n, n, 4) : undefined;
+      const mask = choice === 'causal' ? lab.causalMask(n) : choice === 'padding' ? lab.keyPaddingMask(n, n, REAL_TOKENS) : undefined;
       const masked = lab.scaledDotProductAttention(x, x, x, mask ? { mask } : {}).weights;
       let above = 0;
       for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (at(masked, i, j) !== 0) above++;

@@ -11,6 +11,7 @@ import { heatmap } from './views.js';
 
 const SENTENCE = 'the cat sat on the mat';
 const PROMPT = 'Thou shalt love thy neighbour as';
+const SHOWN = 5;  // next tokens drawn as bars
 
 async function mechanism(figure) {
   const lab = await getLab();
@@ -29,8 +30,8 @@ async function trained(figure) {
   const ids = tokenizer.encode(PROMPT);
   const { logits } = model.forward(ids, { logits: 'last' });
   const { probabilities } = lab.sample(logits.data, { temperature: 1, topK: 0, topP: 1, seed: 0 });
-  const bars = probabilityBars(`The next token after “${PROMPT}”: the 5 most likely`);
-  bars.update(topIds(probabilities, 5).map((id) => ({ label: tokenLabel(tokenizer, id), value: probabilities[id] })));
+  const bars = probabilityBars(`The next token after “${PROMPT}”: the ${SHOWN} most likely`);
+  bars.update(topIds(probabilities, SHOWN).map((id) => ({ label: tokenLabel(tokenizer, id), value: probabilities[id] })));
   figure.replaceChildren(bars.node);
 }
 

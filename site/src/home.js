@@ -67,8 +67,11 @@ function render() {
     el('main', { id: 'main', class: 'home' },
       el('h1', { text: 'Attention, with numbers you can poke' }),
       el('p', { class: 'intro', text: 'You have met softmax(QKᵀ/√d_k)V, split_heads and torch.tril as code. Here every ' +
-        'matrix is computed live in your browser by attnlab — a C++ library compiled to WebAssembly that agrees with PyTorch ' +
-        'to the last digit — and you can step through it, edit any number and watch what changes. Everything runs offline.' }),
+        'matrix is computed live in your browser by attnlab — a C++ library compiled to WebAssembly, whose tests check it ' +
+        'against PyTorch on the same inputs: attention’s weights and outputs to within 1e-5, a trained GPT’s logits to within 1e-4 ' +
+        '— and you can step through it, edit any number and watch what changes. The site is static and brings everything it ' +
+        'needs (no other server, no CDN), but each page and its model download the first time you open them: there ' +
+        'is no offline copy.' }),
       start, progress,
       el('h2', { text: 'By the end you will be able to' }),
       el('ul', { class: 'skills' }, SKILLS.map((s) => el('li', { text: s }))),

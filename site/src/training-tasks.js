@@ -8,8 +8,9 @@ export const TASK_SETTINGS = {
   coreference: { label: 'what does “it” refer to', lr: 1e-3, trainCount: 4000, testCount: 200 },
   sentiment: { label: 'sentiment', lr: 1e-3, trainCount: 4000, testCount: 200 },
   // An encoder–decoder (the cross-attention lesson's translator, untrained): its own trainer
-  // (lab.createTranslatorTrainer), fresh grammar sentences every batch, 100 held-out ones.
-  translate: { label: 'translate English → French (encoder–decoder)', lr: 1e-3, batch: 32, testCount: 100, translator: true },
+  // (lab.createTranslatorTrainer), fresh grammar sentences every batch; the trainer holds 100 held-out
+  // sentences, of which the page scores the first TRANSLATION_EVALUATED.
+  translate: { label: 'translate English → French (encoder–decoder)', lr: 1e-3, batch: 32, translator: true },
 };
 
 export const TASKS = Object.keys(TASK_SETTINGS);

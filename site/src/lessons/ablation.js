@@ -15,6 +15,7 @@ const DEFAULT_PROMPT = 'Now the serpent was more subtil than any beast of the fi
 const parseHeads = (text, { numLayers, numHeads }) => text.split(',').map((p) => p.split('.').map(Number))
   .filter(([l, h]) => Number.isInteger(l) && Number.isInteger(h) && l >= 0 && h >= 0 && l < numLayers && h < numHeads)
   .map(([layer, head]) => ({ layer, head }));
+const SHOWN = 10;  // next tokens drawn as bars
 const formatHeads = (heads) => heads.map(({ layer, head }) => `${layer}.${head}`).join(',');
 
 lessonPage({
@@ -23,13 +24,14 @@ lessonPage({
     'To find out what a head is for, remove it and measure what breaks. Knocking a head out sets its output ' +
       '(its d_head columns, before the output projection c_proj) to zero — or, gentler, to its mean over the ' +
       'prompt, which removes what the head says about each particular token but keeps its average contribution.',
-    'Click heads to knock them out. Knocking out the induction heads found in the previous lesson should make ' +
-      'the second copy of a repeated random sequence almost as hard to predict as the first.',
+    'Click heads to knock them out. Knocking out the induction heads found in the previous lesson (which repeated ' +
+      'passages in the model’s training encouraged, as that lesson says) should make the second copy of a repeated ' +
+      'random sequence almost as hard to predict as the first.',
     'One head alone rarely matters much: a model has several heads that copy, and when one is gone the ' +
       'others still do its job. The last table knocks the induction heads out one more at a time, best first, ' +
       'so you can watch the loss climb as the backups go too.',
   ],
-  formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \underbrace{0}_{\text{head}_h}, \dots)\,W_O`,
+  formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \underbrace{0}_{\text{head}_h}, \dots)\,W_O^\top`,
   // The snippets follow the mode control: zero, or the head's mean over the prompt's positions.
   pytorch: (state) => 'def knock_out(module, args):  # a forward pre-hook on attn.c_proj\n' +
     '    x = args[0].clone(); cols = slice(h*d_head, (h+1)*d_head)\n' +
@@ -72,7 +74,7 @@ lessonPage({
       buttons.push({ layer: l, head: h, button });
       return button;
     });
-    const before = probabilityBars('All heads: the 10 most likely next tokens');
+    const before = probabilityBars(`All heads: the ${SHOWN} most likely next tokens`);
     const after = probabilityBars('With the chosen heads knocked out');
     const nextReadout = el('p', { class: 'explain', 'aria-live': 'polite' });
     const lossTable = el('table', { class: 'data' });
@@ -126,7 +128,7 @@ lessonPage({
       const lastRow = (opts) => model.forward(ids, { ...opts, logits: 'last' }).logits.data;
       const p0 = lab.sample(lastRow({}), { temperature: 1 }).probabilities;
       const p1 = heads.length ? lab.sample(lastRow(options), { temperature: 1 }).probabilities : p0;
-      const top0 = topIds(p0, 10), top1 = topIds(p1, 10);
+      const top0 = topIds(p0, SHOWN), top1 = topIds(p1, SHOWN);
       const scale = Math.max(p0[top0[0]], p1[top1[0]]);
       before.update(top0.map((id) => ({ label: tokenLabel(tokenizer, id), value: p0[id] })), scale);
       after.update(top1.map((id) => ({ label: tokenLabel(tokenizer, id), value: p1[id] })), scale);

@@ -25,6 +25,7 @@ const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 // Row t of a decode reads targetTokens[t] and writes the next word (or the end).
 const rowLabels = (t) => t.targetTokens.map((read, i) => `${read} → ${t.targetTokens[i + 1] ?? (t.finished ? '</s>' : '…')}`);
 const rowOfMatrix = (m, r) => m.data.slice(r * m.cols, (r + 1) * m.cols);
+const BEAM_WIDTH = 4;  // the hypotheses beam search keeps
 const argmax = (row) => row.reduce((best, w, j) => (w > row[best] ? j : best), 0);
 
 lessonPage({
@@ -39,7 +40,7 @@ lessonPage({
       'Nothing told the model where to look; the alignment is what its training found useful.',
     'The weights are rectangular: one row per French position (query), one column per English word (key).',
   ],
-  formula: String.raw`\operatorname{CrossAttention}(Y, X) = \operatorname{softmax}\Big(\frac{(YW_q)(XW_k)^\top}{\sqrt{d_k}}\Big)\,XW_v`,
+  formula: String.raw`\operatorname{CrossAttention}(Y, X) = \operatorname{softmax}\Big(\frac{(YW_q^\top)(XW_k^\top)^\top}{\sqrt{d_k}}\Big)\,XW_v^\top`,
   pytorch: 'transformer = nn.Transformer(d_model=64, nhead=4, num_encoder_layers=2, num_decoder_layers=2,\n' +
     '                             dim_feedforward=256, batch_first=True)\n' +
     'memory = transformer.encoder(src_emb)                       # (1, source words, 64)\n' +
@@ -50,7 +51,7 @@ lessonPage({
     't.crossAttention[1][2]    // Matrix: t.targetTokens × t.sourceTokens',
   schema: {
     sentence: { type: 'text', maxLength: 120, default: DEFAULT_SENTENCE },
-    beam: { type: 'enum', values: ['1', '4'], default: '1' },
+    beam: { type: 'enum', values: ['1', String(BEAM_WIDTH)], default: '1' },
     layer: { type: 'int', min: 0, max: 7, default: 1 },
     head: { type: 'int', min: 0, max: 15, default: 2 },
     step: { type: 'int', min: 0, max: 32, default: 3 },
@@ -80,7 +81,7 @@ lessonPage({
     }));
     headField.append(headNote);
     const controls = el('div', { class: 'controls' }, sentenceBox,
-      field('Decoding', select([['1', 'greedy (the most likely word each step)'], ['4', 'beam search, 4 hypotheses']], state.beam,
+      field('Decoding', select([['1', 'greedy (the most likely word each step)'], [String(BEAM_WIDTH), `beam search, ${BEAM_WIDTH} hypotheses`]], state.beam,
         (beam) => ctx.set({ beam }))),
       headField);
 
@@ -110,8 +111,7 @@ lessonPage({
       `cross-attention weight most often lands on the gold English word: ${best.map((b, l) => `layer ${l} head ${b.head}, ` +
       `${percent(b.share)} of French words`).join('; ')}. The model has ${setup.parameters.toLocaleString('en')} parameters ` +
       `(${setup.encoderLayers} encoder and ${setup.decoderLayers} decoder layers, d_model ${setup.dModel}, ${setup.heads} heads); ` +
-      `training took ${formatNumber(summary.seconds, 0)} s on one core. Layer 0’s heads align far less: the first decoder ` +
-      'layer’s cross-attention gathers what the second one then uses.' });
+      `training took ${formatNumber(summary.seconds, 0)} s on one core.` });
 
     root.append(controls, translation,
       panel('Word by word: where the decoder looks while writing each word', stepHolder, stepLine, panel(null, stepRow), panel(null, lines)),

@@ -3,7 +3,7 @@
 import { blockDiagram } from '../block-diagram.js';
 import { el, field, select } from '../dom.js';
 import { lessonPage } from '../page.js';
-import { sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
+import { MAX_TOKENS, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
 import pytorchSource from '../../snippets/encoder.py?raw';
 import { CONFIG, encoderWeights, FALLBACK, snippet } from '../../snippets/encoder.js';
 
@@ -22,7 +22,7 @@ lessonPage({
   schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
-    const sentenceBox = sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence }));
+    const sentenceBox = sentenceInput(`Sentence (up to ${MAX_TOKENS} tokens)`, state.sentence, (sentence) => ctx.set({ sentence }));
     const chips = tokenChips([]);
     const stepper = document.createElement('attn-stepper');
     const counts = el('div', { class: 'table-wrap' });
@@ -44,8 +44,9 @@ lessonPage({
       el('div', { class: 'layer-walk' }, diagram.node, stepper));
     let layer = null;
     let key = '';
-    const small = new lab.MultiHeadAttention({ dModel: 32, numHeads: 4, bias: false });
-    const tutorialCount = small.parameterCount();  // the tutorials' MHA(d_model 32, 4 heads, no bias)
+    const tutorial = { dModel: 32, numHeads: 4, bias: false };  // the tutorials' MHA
+    const small = new lab.MultiHeadAttention(tutorial);
+    const tutorialCount = small.parameterCount();
     small.dispose();
     return () => {
       const next = `${state.norm}|${state.order}|${state.seed}`;
@@ -60,12 +61,13 @@ lessonPage({
       tokenChips(tokens, chips);
       const x = lab.embedTokens(tokens, CONFIG.dModel, { seed: state.seed, positions: 'sinusoidal' });
       const parts = layer.parameterCounts();
+      const { dModel: d, dFF: f } = CONFIG;
       const rows = [
-        ['Multi-head attention (4·64² + 4·64)', parts.selfAttn],
-        ['Feed-forward (64·256 + 256 + 256·64 + 64)', parts.feedForward],
-        [state.norm === 'rmsnorm' ? 'Two RMSNorms (2·64)' : 'Two LayerNorms (2·2·64)', parts.norms],
+        [`Multi-head attention (4·${d}² + 4·${d})`, parts.selfAttn],
+        [`Feed-forward (${d}·${f} + ${f} + ${f}·${d} + ${d})`, parts.feedForward],
+        [state.norm === 'rmsnorm' ? `Two RMSNorms (2·${d})` : `Two LayerNorms (2·2·${d})`, parts.norms],
         ['Encoder layer in total', parts.total],
-        ['The tutorials’ MHA(d_model 32, 4 heads, no bias)', tutorialCount],
+        [`The tutorials’ MHA(d_model ${tutorial.dModel}, ${tutorial.numHeads} heads, no bias)`, tutorialCount],
       ];
       counts.replaceChildren(el('table', { class: 'data' },
         el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'part' }), el('th', { scope: 'col', text: 'parameters' }))),

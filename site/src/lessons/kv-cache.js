@@ -28,7 +28,7 @@ lessonPage({
       'logit divided by the penalty (multiplied, if negative) before the draw. Without it this small model ' +
       'loops in about two samples in five — its copying heads copy its own output — and with the default ' +
       '1.2 in fewer than one in ten (measured on 100 samples of 60 tokens; ordinary King James text repeats ' +
-      'itself in about three windows in a hundred). Set it to 1 to see the loops.',
+      'itself in about 3.5 windows in a hundred). Set it to 1 to see the loops.',
   ],
   formula: String.raw`\text{attn}(q_{t}) = \operatorname{softmax}\!\Big(\tfrac{q_t\,[\,k_1 \dots k_t\,]^\top}{\sqrt{d_k}}\Big)\,[\,v_1 \dots v_t\,]`,
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['kv-cache'] },

@@ -6,7 +6,7 @@ import { el, field, select, shape } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
 import { trainedHeadsSection } from '../trained-heads-section.js';
-import { heatmap, panel, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
+import { heatmap, MAX_TOKENS, panel, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
 import pytorchSource from '../../snippets/multi-head.py?raw';
 import { D_MODELS, HEADS, snippet } from '../../snippets/multi-head.js';
 import { FALLBACK } from '../../snippets/sentence-layer.js';
@@ -15,12 +15,12 @@ lessonPage({
   slug: 'multi-head',
   intro: [
     'Multi-head attention runs several attentions side by side. d_model is split into num_heads subspaces of ' +
-      'd_k = d_model / num_heads columns each: split_heads reshapes (seq, d_model) into (heads, seq, d_k), every head ' +
-      'attends on its own, and combine_heads puts the results back side by side before the output projection W_o.',
+      'd_k = d_model / num_heads columns each: split_heads reshapes (seq, d_model) to (seq, heads, d_k) and ' +
+      'transposes that to (heads, seq, d_k), every head attends on its own, and combine_heads puts the results back side by side before the output projection W_o.',
     'Each head can learn a different pattern: random heads cannot show that, so under them the same sentence runs ' +
       'through a trained model. Try a d_model that num_heads does not divide to see why it must divide it.',
   ],
-  formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1,\dots,\text{head}_h)\,W_o,\quad \text{head}_i = \operatorname{Attention}(XW_q^{(i)}, XW_k^{(i)}, XW_v^{(i)})`,
+  formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1,\dots,\text{head}_h)\,W_o^\top,\quad \text{head}_i = \operatorname{Attention}(XW_q^{(i)\top}, XW_k^{(i)\top}, XW_v^{(i)\top})`,
   // The snippets quote the page's settings.
   pytorch: { source: pytorchSource, ...snippet },
   call: (state) => `const mha = new lab.MultiHeadAttention({ dModel: ${state.dModel}, numHeads: ${state.heads}, seed: ${state.seed} });\n` +
@@ -28,7 +28,7 @@ lessonPage({
   schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
-    const sentenceBox = sentenceInput('Sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence }));
+    const sentenceBox = sentenceInput(`Sentence (up to ${MAX_TOKENS} tokens)`, state.sentence, (sentence) => ctx.set({ sentence }));
     const attention = attentionCache(lab);
     const chips = tokenChips([]);
     const shapes = el('div', { class: 'explain shapes', 'aria-live': 'polite' });

@@ -44,7 +44,7 @@ lessonPage({
   setup(ctx) {
     const { lab, state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
-    const raw = probabilityBars('The model’s distribution (temperature 1, nothing cut): the 10 most likely tokens');
+    const raw = probabilityBars(`The model’s distribution (temperature 1, nothing cut): the ${SHOWN} most likely tokens`);
     const shaped = probabilityBars('After the penalty, temperature, top-k and top-p: the distribution the draw uses');
     const scaleNote = el('p', { class: 'field-hint', text: 'Both charts share one scale: the longest bar is the largest probability shown.' });
     const summary = el('p', { class: 'explain', 'aria-live': 'polite' });

@@ -44,8 +44,8 @@ lessonPage({
   schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
-    const weightsMap = heatmap({ rowLabels: ['q'], colLabels: ['k0', 'k1', 'k2', 'k3', 'k4'],
-      caption: 'Softmax weights of one query over 5 keys (one draw, from the seed)', rowTitle: 'Query', colTitle: 'Key' });
+    const weightsMap = heatmap({ rowLabels: ['q'], colLabels: Array.from({ length: KEYS }, (_, j) => `k${j}`),
+      caption: `Softmax weights of one query over ${KEYS} keys (one draw, from the seed)`, rowTitle: 'Query', colTitle: 'Key' });
     const readout = el('p', { class: 'explain', 'aria-live': 'polite' });
     const table = el('div', { class: 'table-wrap' });
     const chart = el('div');
@@ -78,7 +78,7 @@ lessonPage({
       const rows = DKS.map((dK) => ({ dK, raw: expectation(lab, dK, state.seed, 1), scaled: expectation(lab, dK, state.seed) }));
       tableNote.textContent = `Each row: ${DRAWS} independent draws of one query and ${KEYS} keys with N(0, 1) entries. “Spread” is ` +
         'the standard deviation of the scores the softmax receives (q·k without scaling, q·k/√d_k with it; theory: √d_k and 1); ' +
-        '“largest weight” is the mean over the draws of the biggest of the 5 softmax weights, ± its standard deviation.';
+        `“largest weight” is the mean over the draws of the biggest of the ${KEYS} softmax weights, ± its standard deviation.`;
       const pm = (e) => `${formatNumber(e.weightMean)} ± ${formatNumber(e.weightSd)}`;
       table.replaceChildren(el('table', { class: 'data' },
         el('caption', { class: 'sr-only', text: `Spread of the scores and largest weight for each d_k, over ${DRAWS} draws` }),

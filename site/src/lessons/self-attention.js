@@ -2,7 +2,7 @@
 import { el, formatNumber } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, seedField, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
+import { heatmap, MAX_TOKENS, panel, seedField, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
 import pytorchSource from '../../snippets/self-attention.py?raw';
 import { FALLBACK } from '../../snippets/sentence-layer.js';
 import { D_MODEL, snippet } from '../../snippets/self-attention.js';
@@ -15,7 +15,7 @@ lessonPage({
     'The weights here come from randomly initialised projections, so the pattern means nothing yet — training is what ' +
       'makes “it” look at “animal”. What you can see is the mechanism: every row is a probability distribution over the words.',
   ],
-  formula: String.raw`\operatorname{SelfAttention}(X) = \operatorname{softmax}\Big(\frac{(XW_q)(XW_k)^\top}{\sqrt{d_k}}\Big)\,XW_v`,
+  formula: String.raw`\operatorname{SelfAttention}(X) = \operatorname{softmax}\Big(\frac{(XW_q^\top)(XW_k^\top)^\top}{\sqrt{d_k}}\Big)\,XW_v^\top`,
   // The snippets quote the page's settings: the same sizes, the seed of the page's weights (the PyTorch
   // program reads them from the file the page writes).
   pytorch: { source: pytorchSource, ...snippet },
@@ -24,7 +24,7 @@ lessonPage({
   schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
-    const sentenceBox = sentenceInput('Your sentence (up to 32 tokens)', state.sentence, (sentence) => ctx.set({ sentence }));
+    const sentenceBox = sentenceInput(`Your sentence (up to ${MAX_TOKENS} tokens)`, state.sentence, (sentence) => ctx.set({ sentence }));
     const attention = attentionCache(lab);
     const chips = tokenChips([]);
     const map = heatmap({ rowTitle: 'Query word', colTitle: 'Attending to (key)', caption: 'Attention weights' });

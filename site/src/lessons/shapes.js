@@ -73,7 +73,7 @@ lessonPage({
         field('Batch item', select([[0, 'sentence 1 (item 0)'], [1, 'sentence 2 (item 1)']], state.item, (item) => ctx.set({ item: Number(item) }))),
         headField),
       panel(null, weightsMap), check,
-      el('h2', { text: 'The tutorials’ exercise: (2, 10, 512) with a causal mask' }), exercise);
+      el('h2', { text: `The tutorials’ exercise: ${exerciseShape} with a causal mask` }), exercise);
     let exerciseSeed = -1;
 
     return () => {
@@ -205,20 +205,25 @@ function concat(arrays) {
   return out;
 }
 
-// x = randn(2, 10, 512) through nn.MultiheadAttention(512, 8) with a causal mask: the output's shape,
-// and each sequence against the same layer run on it alone.
+// The tutorials' exercise: x = randn(2, 10, 512) through nn.MultiheadAttention(512, 8) with a causal mask.
+const EXERCISE = { batch: 2, seq: 10, dModel: 512, heads: 8 };
+const exerciseShape = `(${EXERCISE.batch}, ${EXERCISE.seq}, ${EXERCISE.dModel})`;
+
+// The exercise's output shape, and each sequence against the same layer run on it alone.
 function runExercise(lab, seed) {
-  const mha = new lab.MultiHeadAttention({ dModel: 512, numHeads: 8, seed });
+  const { batch, seq, dModel, heads } = EXERCISE;
+  const mha = new lab.MultiHeadAttention({ dModel, numHeads: heads, seed });
   try {
-    const x = lab.randn([2, 10, 512], seed);
+    const x = lab.randn([batch, seq, dModel], seed);
     const { output, weights } = mha.forward(x, x, x, { causal: true });
+    const size = seq * dModel;
     let worst = 0;
-    for (let b = 0; b < 2; b++) {
-      const one = { rows: 10, cols: 512, data: x.data.subarray(b * 5120, (b + 1) * 5120) };
+    for (let b = 0; b < batch; b++) {
+      const one = { rows: seq, cols: dModel, data: x.data.subarray(b * size, (b + 1) * size) };
       const alone = mha.forward(one, one, one, { causal: true }).output.data;
-      for (let i = 0; i < 5120; i++) worst = Math.max(worst, Math.abs(output.data[b * 5120 + i] - alone[i]));
+      for (let i = 0; i < size; i++) worst = Math.max(worst, Math.abs(output.data[b * size + i] - alone[i]));
     }
-    return `x = randn(2, 10, 512) through 8 heads with a causal mask: output ${tuple(output.shape)}, weights ${tuple(weights.shape)}. ` +
+    return `x = randn${exerciseShape} through ${heads} heads with a causal mask: output ${tuple(output.shape)}, weights ${tuple(weights.shape)}. ` +
       `Each sentence run alone gives the same output: the largest difference is ${worst === 0 ? '0' : worst.toExponential(1)}.`;
   } finally {
     mha.dispose();

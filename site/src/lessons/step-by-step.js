@@ -13,7 +13,8 @@ lessonPage({
   intro: [
     'Each token of the sentence is a row of X (d_model = 8 here). Three learned matrices project X to queries, ' +
       'keys and values; every query is compared with every key, the scores are scaled, masked, turned into ' +
-      'weights by a softmax, and the weights mix the values.',
+      'weights by a softmax, and the weights mix the values. Each W is stored as PyTorch stores an nn.Linear’s weight, ' +
+      'one row per output (out × in), so the projection is X·Wᵀ; every lesson writes it that way.',
     'Walk the steps with Next/Prev or the ← → keys (anywhere on the page except in a text box or inside a ' +
       'figure, where the arrows move between cells). On the scores step, focus a cell to see it as a sum of ' +
       'products. Change any number of X, W_q, W_k, W_v, Q, K or V and everything after it is recomputed.',
@@ -35,7 +36,7 @@ lessonPage({
     let steps = [];
     let tokens = [];
 
-    const sentence = sentenceInput('Sentence (up to 10 tokens)', state.sentence, (value) => ctx.set({ sentence: value }));
+    const sentence = sentenceInput(`Sentence (up to ${MAX_TOKENS} tokens)`, state.sentence, (value) => ctx.set({ sentence: value }));
     root.append(
       el('div', { class: 'controls' }, sentence, tokensField(ctx),
         seedField(state.seed, (seed) => ctx.set({ seed })),

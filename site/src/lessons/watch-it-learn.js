@@ -49,7 +49,7 @@ function lossCurve(losses, accuracies, width, batch) {
   const top = Math.max(1, ...lossPoints.map((p) => p[1]));
   // Loss and accuracy on their own axes: nats on the left, the fraction correct (0 … 1) on the right.
   return lineChart([
-    { name: 'training loss (mean of 10 steps)', points: lossPoints },
+    { name: `training loss (mean of ${LOSS_BUCKET} steps)`, points: lossPoints },
     { name: 'held-out accuracy (per token)', points: accuracyPoints, axis: 'right' },
   ], { xLabel: `training step (batches of ${batch})`, yLabel: 'loss (nats)', y2Label: 'accuracy (0–1)',
     yDomain: [0, Math.ceil(top * 2) / 2], y2Domain: [0, 1], width,
@@ -76,12 +76,15 @@ lessonPage({
   training: true,  // fresh() below builds the untrained model on the page's thread too
   intro: [
     'Until now every weight was random: the attention patterns you saw were accidents of the seed. Here a small ' +
-      'transformer (d_model 32, 2 heads, 1 layer) is trained on a toy task, and you watch what its heads learn to look at.',
-    'Each step takes a batch of 16 examples, computes the cross-entropy between the model’s predictions and the right ' +
-      'answers, backpropagates it through attention, and lets Adam nudge every weight. Every 10 steps the model is scored ' +
-      'on 200 held-out examples it never trains on; training stops by itself at 95% held-out accuracy per token ' +
-      '(the share of answer tokens predicted right; an example counts as right only when all of its tokens are, ' +
-      'shown beside it as per-example accuracy).',
+      'transformer is trained on a task, and you watch what its heads learn to look at.',
+    'On the five toy tasks it is one layer with d_model 32 and 2 heads. Each step takes a batch of 16 examples, computes ' +
+      'the cross-entropy between the model’s predictions and the right answers, backpropagates it through attention, and ' +
+      'lets Adam nudge every weight. Every 10 steps the model is scored on 200 held-out examples it never trains on; ' +
+      'training stops by itself at 95% held-out accuracy per token (the share of answer tokens predicted right; an ' +
+      'example counts as right only when all of its tokens are, shown beside it as per-example accuracy).',
+    'The translation task trains a bigger model: the cross-attention lesson’s encoder–decoder (2 + 2 layers, d_model 64, ' +
+      '4 heads), untrained, on 32 fresh sentence pairs per step with AdamW. Every 10 steps it is scored on 50 of the ' +
+      '100 sentences its trainer holds out, and it stops at the same 95%.',
   ],
   formula: String.raw`\begin{aligned}\mathcal{L} &= -\frac{1}{N}\sum_{i=1}^{N} \log \operatorname{softmax}(z_i)_{y_i} \\ \theta &\leftarrow \theta - \eta\,\frac{\hat m}{\sqrt{\hat v} + \epsilon}, \qquad \hat m, \hat v = \text{bias-corrected running means of } \nabla_\theta\mathcal{L} \text{ and } (\nabla_\theta\mathcal{L})^2\end{aligned}`,
   // The learning rate quoted is the one the page trains the chosen task with.

@@ -9,7 +9,8 @@ import { LESSONS } from '../lessons.js';
 import { lessonPage } from '../page.js';
 
 const GiB = 2 ** 30;
-const BUDGETS = [[GiB / 2, '512 MiB'], [GiB, '1 GiB'], [2 * GiB, '2 GiB (GPT-2 small needs this)']];
+const sizeText = (bytes) => (bytes < GiB ? `${bytes / 2 ** 20} MiB` : `${bytes / GiB} GiB`);
+const BUDGETS = [[GiB / 2, sizeText(GiB / 2)], [GiB, sizeText(GiB)], [2 * GiB, `${sizeText(2 * GiB)} (GPT-2 small needs this)`]];
 const RUNS_ON = LESSONS.filter((l) => l.part === 'trained' && !['it-sentence', 'your-model'].includes(l.slug));
 
 const fileInput = (accept) => el('input', { type: 'file', accept });
