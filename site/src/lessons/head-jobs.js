@@ -9,6 +9,7 @@ import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from '../../snippets/trained/head-jobs.py?raw';
 import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
+import { evenSpreadInduction } from '../uniform-attention.js';
 import { heatmap, panel, seedField, sentenceInput, slider } from '../views.js';
 
 const DEFAULT_PROMPT = 'And the LORD spake unto Moses, saying, Speak unto the children of Israel, and say unto them, ' +
@@ -30,6 +31,10 @@ lessonPage({
     'Each score is a mean attention weight in [0, 1]. Induction is measured on random tokens repeated twice: ' +
       'nothing in the first copy is predictable, but once the second copy starts, a model with an induction head ' +
       'can predict every next token by looking back — and its loss drops.',
+    'This model’s induction heads were helped along. King James text rarely repeats a passage within the 128 tokens ' +
+      'the model sees, so some of its training windows were one passage read over and over (half of them random tokens, ' +
+      'which only an exact copy predicts): 30% of the windows for the first 6,000 of its 20,000 steps, falling to 8% by ' +
+      'step 15,000. Without them an earlier run had learned no induction head at all.',
   ],
   formula: String.raw`\text{induction}(\ell,h) = \frac{1}{T}\sum_{i=T}^{2T-1} A^{(\ell,h)}_{i,\;i-T+1}`,
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['head-jobs'] },
@@ -70,7 +75,8 @@ lessonPage({
       const induction = bestHead(scores.induction), previous = bestHead(scores.previousToken);
       findings.textContent = `Strongest induction head: layer ${induction.layer}, head ${induction.head} (score ${formatNumber(induction.score)}). ` +
         `Strongest previous-token head: layer ${previous.layer}, head ${previous.head} (score ${formatNumber(previous.score)}). ` +
-        `A head that spread its weight evenly would score about ${formatNumber(1 / (T + 1))} on induction.`;
+        `A head that spread each row’s weight evenly over the tokens it may see would score ${formatNumber(evenSpreadInduction(T), 3)} ` +
+        `on induction (the mean of 1/(i + 1) over the second copy’s rows, about ln 2 / ${T}).`;
 
       const layer = state.layer < 0 ? induction.layer : Math.min(state.layer, numLayers - 1);
       const head = state.head < 0 ? induction.head : Math.min(state.head, numHeads - 1);
