@@ -26,6 +26,7 @@ const CASES = [
   ['encoder', { norm: 'rmsnorm', order: 'pre', seed: '2', sentence: 'birds fly south' }],
   ['exercises', { seed: '77' }],
   ['why-attention', { ending: 'wide' }],
+  ['cross-attention', { sentence: 'the girl reads the blue books', beam: '4' }],
   ['it-sentence', { frame: 'fit', first: 'ball', second: 'box', adjective: 'small' }],
   ['shapes', { first: 'a small red bird sings', second: 'hi', dModel: '16', heads: '4', mask: 'none', seed: '2' }],
 ];

@@ -35,15 +35,16 @@ function parseNumber(token) {
 // How close a printed float32 number must be to the package's (float32 both): 1e-5 of the largest
 // magnitude in that quantity (float32 sums in another order differ by a few ulps of the largest term),
 // plus 1e-6 for the print's six decimals. Infinities and NaN must match exactly. relative: another
-// share of the largest, for a caller that says why (a trained model's four layers, say).
+// share of the largest, and absolute: more room, each for a caller that says why (a trained model's four
+// layers; a sum of log-probabilities near 0, say).
 export const RELATIVE = 1e-5;
 export const PRINTED = 1e-6;
-export function closeTo(printed, expected, label, relative = RELATIVE) {
+export function closeTo(printed, expected, label, relative = RELATIVE, absolute = 0) {
   if (printed.length !== expected.length) {
     return `${label}: printed ${printed.length} numbers, the page shows ${expected.length}`;
   }
   const scale = Math.max(0, ...Array.from(expected, (v) => (Number.isFinite(v) ? Math.abs(v) : 0)));
-  const tolerance = relative * scale + PRINTED;
+  const tolerance = relative * scale + PRINTED + absolute;
   for (let i = 0; i < expected.length; i++) {
     const [a, b] = [printed[i], expected[i]];
     const same = Number.isFinite(b) ? Math.abs(a - b) <= tolerance : Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));

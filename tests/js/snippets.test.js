@@ -89,9 +89,11 @@ for (const slug of slugs) {
       return { state, expected, printed: printedNumbers(await runSnippet(program, files)) };
     }));
     for (const { state, expected, printed } of results) {
-      for (const [label, values] of Object.entries(expected)) {
+      // A quantity is its numbers, or { values, absolute } with the extra room its case explains.
+      for (const [label, quantity] of Object.entries(expected)) {
         assert.ok(printed.has(label), `${JSON.stringify(state)}: the snippet printed no "${label}:" (it printed ${[...printed.keys()].join(', ')})`);
-        const problem = closeTo(printed.get(label), Array.from(values), label);
+        const { values, absolute } = typeof quantity.absolute === 'number' ? quantity : { values: quantity, absolute: 0 };
+        const problem = closeTo(printed.get(label), Array.from(values), label, undefined, absolute);
         assert.equal(problem, null, `${JSON.stringify(state)}: ${problem}`);
       }
     }

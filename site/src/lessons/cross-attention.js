@@ -7,8 +7,11 @@ import { el, field, formatNumber, isolated, select } from '../dom.js';
 import { translatorModel } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, noteUnder, panel, sentenceInput, slider } from '../views.js';
+import modelUrl from '../../../web/models/translator/model.safetensors?url';
+import vocabUrl from '../../../web/models/translator/vocab.json?url';
+import pytorchSource from '../../snippets/cross-attention.py?raw';
+import { BEAM_WIDTH, DEFAULT_SENTENCE, MODEL_FILE, snippet, VOCAB_FILE } from '../../snippets/cross-attention.js';
 
-const DEFAULT_SENTENCE = 'the small cat sees the red car';
 
 // The word written most times in a row, and how many: a translation that repeats a word is the model
 // off its grammar (a fragment such as "the dog" comes out as "le chien chien chien …").
@@ -25,7 +28,6 @@ const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 // Row t of a decode reads targetTokens[t] and writes the next word (or the end).
 const rowLabels = (t) => t.targetTokens.map((read, i) => `${read} → ${t.targetTokens[i + 1] ?? (t.finished ? '</s>' : '…')}`);
 const rowOfMatrix = (m, r) => m.data.slice(r * m.cols, (r + 1) * m.cols);
-const BEAM_WIDTH = 4;  // the hypotheses beam search keeps
 const argmax = (row) => row.reduce((best, w, j) => (w > row[best] ? j : best), 0);
 
 lessonPage({
@@ -41,22 +43,13 @@ lessonPage({
     'The weights are rectangular: one row per French position (query), one column per English word (key).',
   ],
   formula: String.raw`\operatorname{CrossAttention}(Y, X) = \operatorname{softmax}\Big(\frac{(YW_q^\top)(XW_k^\top)^\top}{\sqrt{d_k}}\Big)\,XW_v^\top`,
-  pytorch: 'transformer = nn.Transformer(d_model=64, nhead=4, num_encoder_layers=2, num_decoder_layers=2,\n' +
-    '                             dim_feedforward=256, batch_first=True)\n' +
-    'memory = transformer.encoder(src_emb)                       # (1, source words, 64)\n' +
-    'out = transformer.decoder(tgt_emb, memory, tgt_mask=causal)  # cross-attention: queries tgt, keys memory',
+  // The trained translator rebuilt in PyTorch from the files this page runs, translating the learner's sentence.
+  pytorch: { source: pytorchSource, ...snippet, fileUrls: { [MODEL_FILE]: modelUrl, [VOCAB_FILE]: vocabUrl } },
   call: 'const { model } = await lab.loadBuiltinTranslator();\n' +
     `const t = model.translate('${DEFAULT_SENTENCE}');\n` +
     't.text                    // the French\n' +
     't.crossAttention[1][2]    // Matrix: t.targetTokens × t.sourceTokens',
-  schema: {
-    sentence: { type: 'text', maxLength: 120, default: DEFAULT_SENTENCE },
-    beam: { type: 'enum', values: ['1', String(BEAM_WIDTH)], default: '1' },
-    layer: { type: 'int', min: 0, max: 7, default: 1 },
-    head: { type: 'int', min: 0, max: 15, default: 2 },
-    step: { type: 'int', min: 0, max: 32, default: 3 },
-    example: { type: 'int', min: 0, max: 59, default: 0 },
-  },
+  schema: snippet.schema,
   prefetch: ['translator'],
   prepare: translatorModel,
   setup(ctx) {
