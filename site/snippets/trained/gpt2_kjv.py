@@ -160,6 +160,27 @@ class Tokenizer:
         return bytes(char_byte[c] for i in ids for c in self.spelled[i]).decode("utf-8", errors="replace")
 
 
+# ---- The next-token distribution the page draws from (Hugging Face's generate reshapes in this order) ----
+def distribution(logits, context=(), temperature=1.0, top_k=0, top_p=1.0, repetition_penalty=1.0):
+    """logits [V] → probabilities [V]. context: the token ids so far, for the repetition penalty."""
+    z = logits.clone()
+    if repetition_penalty != 1 and len(context):  # a token already seen: logit / penalty (× penalty if negative)
+        seen = torch.tensor(sorted(set(context)))
+        z[seen] = torch.where(z[seen] < 0, z[seen] * repetition_penalty, z[seen] / repetition_penalty)
+    if temperature == 0:  # greedy: all the probability on the top token
+        return F.one_hot(z.argmax(), len(z)).float()
+    p = torch.exp((z.double() - z.max()) / temperature)            # softmax(z / T) before normalising, in float64
+    p_sorted, order = torch.sort(p, descending=True, stable=True)  # ties: the smaller id first
+    keep = min(int((p > 0).sum()), top_k or len(p))                 # top-k (0 = off)
+    # top-p: the fewest tokens whose probabilities reach p. The page allows 1e-6 for p arriving as float32,
+    # so at top_p = 1 the rarest tokens, together under a millionth, are cut too.
+    reached = torch.nonzero(torch.cumsum(p_sorted[:keep] / p.sum(), 0) >= top_p - 1e-6)
+    keep = int(reached[0]) + 1 if len(reached) else keep
+    probs = torch.zeros_like(p)
+    probs[order[:keep]] = p_sorted[:keep] / p_sorted[:keep].sum()   # what is left, renormalised
+    return probs.float()
+
+
 # ---- attnlab's seeded random numbers (PCG32), so the page's seed gives the page's draws here too ----
 def pcg32(seed, stream=54):
     """The page's generator: PCG32 (O'Neill 2014) seeded as pcg32_srandom_r(seed, stream); yields 32-bit numbers."""

@@ -13,26 +13,15 @@ ids = tokenizer.encode(prompt) or tokenizer.encode("And it came to pass")  # an 
 ids = ids[-model.context_length:]
 
 
-def distribution(logits, context, temperature=0.8, top_k=40):
-    """The page's draw settings: the repetition penalty on every token of the context, temperature 0.8,
-    top-k 40 (as model.generate(..., do_sample=True, temperature=0.8, top_k=40, repetition_penalty=…))."""
-    z = logits.clone()
-    seen = torch.tensor(sorted(set(context)))
-    z[seen] = torch.where(z[seen] < 0, z[seen] * repetition_penalty, z[seen] / repetition_penalty)
-    p = torch.exp((z.double() - z.max()) / temperature)
-    top = torch.topk(p, top_k).indices               # ties: torch's order (the page keeps the smaller id)
-    probs = torch.zeros_like(p)
-    probs[top] = p[top] / p[top].sum()
-    return probs.float()
-
-
 tokens = list(ids)
 with torch.no_grad():
     logits, attention, cache = model.forward(ids)    # the prompt: every layer's K and V, [H, t, d_head] each
     for step in range(min(new_tokens, model.context_length - len(ids))):
-        # The page's seeded draw (draw, in the model part); torch.multinomial would draw another token
-        # from the same distribution.
-        token = draw(distribution(logits[-1], tokens), seed * 1000 + step)
+        # The page's settings: the penalty, temperature 0.8, top-k 40 (model.generate(..., do_sample=True,
+        # temperature=0.8, top_k=40, repetition_penalty=…) in Hugging Face's words), and the page's seeded
+        # draw (draw, in the model part); torch.multinomial(probs, 1) would draw from the same distribution.
+        probs = distribution(logits[-1], tokens, temperature=0.8, top_k=40, repetition_penalty=repetition_penalty)
+        token = draw(probs, seed * 1000 + step)
         tokens.append(token)
         # Only the new token goes through the model: its query attends over the cached keys and its own.
         logits, attention, cache = model.forward([token], past=cache)

@@ -12,25 +12,11 @@ ids = ids[-model.context_length:]                                         # at m
 with torch.no_grad():
     logits = model.forward(ids)[0][-1]        # [V]: the scores for the token after the last one
 print("prompt ids:", ids)
-print("probabilities:", logits.softmax(-1))   # temperature 1, nothing cut: the left chart
+print("probabilities:", distribution(logits))  # the left chart: temperature 1 (logits.softmax(-1) but for the rarest millionth)
 
-# Reshape as the page (and Hugging Face's generate) does, in this order.
-z = logits.clone()
-if repetition_penalty != 1:  # every token already in the prompt: logit / penalty (× penalty if negative)
-    seen = torch.tensor(sorted(set(ids)))
-    z[seen] = torch.where(z[seen] < 0, z[seen] * repetition_penalty, z[seen] / repetition_penalty)
-if temperature == 0:  # greedy: all the probability on the top token
-    probs = torch.zeros_like(z)
-    probs[z.argmax()] = 1
-else:
-    p = torch.exp((z.double() - z.max()) / temperature)  # softmax(z / T) before normalising, in float64
-    p_sorted, order = torch.sort(p, descending=True, stable=True)  # ties: the smaller id first
-    keep = min(int((p > 0).sum()), top_k or len(p))                 # top-k (0 = off)
-    reached = torch.nonzero(torch.cumsum(p_sorted[:keep] / p.sum(), 0) >= top_p - 1e-6)
-    keep = int(reached[0]) + 1 if len(reached) else keep            # top-p: the fewest tokens whose mass reaches p
-    probs = torch.zeros_like(p)
-    probs[order[:keep]] = p_sorted[:keep] / p_sorted[:keep].sum()   # what is left, renormalised
-    probs = probs.float()
+# Reshape as the page does: the repetition penalty, temperature, top-k, then top-p (distribution, in
+# the model part above, step by step; Hugging Face's generate applies them in the same order).
+probs = distribution(logits, ids, temperature, top_k, top_p, repetition_penalty)
 print("reshaped probabilities:", probs)       # the right chart
 print("can still be drawn:", int((probs > 0).sum()))
 # The page draws with its own seeded generator (draw, in the model part), so this seed picks the

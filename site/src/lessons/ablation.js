@@ -6,6 +6,9 @@ import { probabilityBars, topIds } from '../bars.js';
 import { headGrid, INDUCTION_THRESHOLD, inductionRun, inductionScores, nats, rankedInductionHeads, repeatLength } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
+import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
+import pytorchSource from '../../snippets/trained/ablation.py?raw';
+import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 import { panel, seedField, sentenceInput } from '../views.js';
 
 const DEFAULT_PROMPT = 'Now the serpent was more subtil than any beast of the field. And the serpent said unto the woman, Ye shall not surely die: ' +
@@ -33,11 +36,7 @@ lessonPage({
   ],
   formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \underbrace{0}_{\text{head}_h}, \dots)\,W_O^\top`,
   // The snippets follow the mode control: zero, or the head's mean over the prompt's positions.
-  pytorch: (state) => 'def knock_out(module, args):  # a forward pre-hook on attn.c_proj\n' +
-    '    x = args[0].clone(); cols = slice(h*d_head, (h+1)*d_head)\n' +
-    (state.mode === 'mean' ? '    x[..., cols] = x[..., cols].mean(dim=1, keepdim=True)  # its mean over the positions\n'
-      : '    x[..., cols] = 0\n') +
-    '    return (x,)\nmodel.h[layer].attn.c_proj.register_forward_pre_hook(knock_out)',
+  pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS.ablation },
   call: (state) => `const { logits } = model.forward(ids, { ablate: [{ layer, head }], ablation: '${state.mode}' });\n` +
     `const losses = model.tokenLosses(repeated, { ablate: [{ layer, head }], ablation: '${state.mode}' });`,
   schema: {
