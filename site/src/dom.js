@@ -23,9 +23,39 @@ export function field(label, control, hint) {
 }
 
 export function select(options, value, onChange) {
-  const node = el('select', { on: { change: (e) => onChange(e.target.value) } },
-    options.map(([v, text]) => el('option', { value: v, text, selected: String(v) === String(value) })));
+  const node = el('select', { on: { change: (e) => onChange(e.target.value) } });
+  return setOptions(node, options, value);
+}
+
+// A select's options and chosen value set in place: the element stays, so the learner's keyboard
+// focus stays on it (a select rebuilt on every change dropped it), and options that did not change
+// are not touched. options: [[value, text], …].
+export function setOptions(node, options, value) {
+  while (node.options.length > options.length) node.lastElementChild.remove();
+  options.forEach(([v, text], i) => {
+    const option = node.options[i] ?? node.appendChild(el('option'));
+    if (option.value !== String(v)) option.value = String(v);
+    if (option.textContent !== text) option.textContent = text;
+  });
+  // a value that is not among the options shows the first, as a newly built select does
+  const chosen = Math.max(0, options.findIndex(([v]) => String(v) === String(value)));
+  if (node.selectedIndex !== chosen) node.selectedIndex = chosen;
   return node;
+}
+
+// Notes under a text box, each under its own name (the box's own "cut" note, the lesson's note on what
+// it did with the text), shown together in the box's hint, in the order of `names`.
+const boxNotes = new WeakMap();  // a box's field → its hint and its notes
+export function keepNotes(box, hint, names) {
+  boxNotes.set(box, { hint, notes: Object.fromEntries(names.map((name) => [name, ''])) });
+}
+// Sets one of a box's notes (name 'tokens': the lesson's own); a box without notes is left as it is.
+export function noteUnder(box, text, name = 'tokens') {
+  const held = boxNotes.get(box);
+  if (!held) return;
+  held.notes[name] = text;
+  held.hint.textContent = Object.values(held.notes).filter(Boolean).join(' ');
+  held.hint.hidden = held.hint.textContent === '';
 }
 
 export function formatNumber(x, decimals = 2) {

@@ -1,6 +1,6 @@
 // Shared by the trained-model lessons about heads: the induction sequence and its per-token losses,
 // the scores table's heatmaps, the layers × heads grid and the layer/head pickers.
-import { el, field, formatNumber, select } from './dom.js';
+import { el, field, formatNumber, select, setOptions } from './dom.js';
 import { heatmap } from './views.js';
 
 // Random tokens from the learned part of the vocabulary (not the 256 single bytes, not the last id,
@@ -88,11 +88,17 @@ export function headGrid(label, { numLayers, numHeads }, cell) {
   return grid;
 }
 
-// The Layer and Head selects; onChange(layer, head) with both as numbers.
-export function layerHeadPickers({ numLayers, numHeads }, layer, head, onChange) {
+// The Layer and Head selects, built once: { nodes, show(layer, head) } — show sets them in place, so the
+// learner's focus stays on the one just changed. onChange(layer, head) with both as numbers.
+export function layerHeadPickers({ numLayers, numHeads }, onChange) {
   const options = (count) => Array.from({ length: count }, (_, i) => [i, String(i)]);
-  return [
-    field('Layer', select(options(numLayers), layer, (l) => onChange(Number(l), head))),
-    field('Head', select(options(numHeads), head, (h) => onChange(layer, Number(h)))),
-  ];
+  const layer = select(options(numLayers), 0, () => onChange(Number(layer.value), Number(head.value)));
+  const head = select(options(numHeads), 0, () => onChange(Number(layer.value), Number(head.value)));
+  return {
+    nodes: [field('Layer', layer), field('Head', head)],
+    show(l, h) {
+      setOptions(layer, options(numLayers), l);
+      setOptions(head, options(numHeads), h);
+    },
+  };
 }

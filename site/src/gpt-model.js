@@ -4,7 +4,7 @@
 // every lesson finds it; a stored model that no longer loads falls back to the built-in one, saying why.
 import { AttnLabError } from 'attnlab';
 
-import { el } from './dom.js';
+import { el, noteUnder } from './dom.js';
 
 const DB = 'attnlab-your-model';
 const STORE = 'files';
@@ -89,12 +89,17 @@ export function modelLine({ model, name, yours }) {
 }
 
 // The learner's text as the model's token ids: at most the context length (the last ones kept), and
-// never empty (`fallback` then).
-export function promptIds(tokenizer, model, text, fallback) {
+// never empty (`fallback` then). With { box } (the sentenceInput the text came from) the lesson says
+// under the box what the model read instead: the fallback, or only the last tokens.
+export function promptIds(tokenizer, model, text, fallback, { box } = {}) {
   let ids = tokenizer.encode(text.toWellFormed());
-  if (ids.length === 0) ids = tokenizer.encode(fallback);
+  const empty = ids.length === 0;
+  if (empty) ids = tokenizer.encode(fallback);
   const limit = model.config.contextLength;
-  return { ids: ids.length > limit ? ids.slice(ids.length - limit) : ids, cut: ids.length > limit };
+  const cut = ids.length > limit;
+  noteUnder(box, empty ? `No text in the box: the model reads “${fallback}” instead.`
+    : cut ? `The model reads ${limit} tokens at most: it reads the last ${limit} of these ${ids.length}.` : '');
+  return { ids: cut ? ids.slice(ids.length - limit) : ids, cut, empty };
 }
 
 // How a token reads (token-label.js, DOM-free: the snippets' test uses it too).

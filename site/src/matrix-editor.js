@@ -8,6 +8,7 @@ const FLOAT32_MAX = 3.4028234663852886e38;
 let editors = 0;  // for unique message ids
 
 export function matrixEditor(name, matrix, rowLabels, onEdit, onRefuse = () => {}) {
+  const shown = { matrix, inputs: [] };  // the numbers the cells show (setMatrix changes them)
   const messageId = `matrix-editor-message-${++editors}`;
   const message = el('p', { class: 'cell-error', role: 'alert', id: messageId });
   const body = [];
@@ -26,7 +27,7 @@ export function matrixEditor(name, matrix, rowLabels, onEdit, onRefuse = () => {
         on: {
           change: (e) => {
             const value = Number(e.target.value);
-            const kept = `the steps still use ${formatNumber(matrix.data[r * matrix.cols + c])} until you type a number here.`;
+            const kept = `the steps still use ${formatNumber(shown.matrix.data[r * matrix.cols + c])} until you type a number here.`;
             if (e.target.value.trim() === '' || !Number.isFinite(value)) {
               refuse(e.target, `${name}[${r}][${c}] must be a number: ${kept}`);
               return;
@@ -43,11 +44,27 @@ export function matrixEditor(name, matrix, rowLabels, onEdit, onRefuse = () => {
           },
         },
       });
+      shown.inputs.push(input);
       cells.push(el('td', {}, input));
     }
     body.push(el('tr', {}, el('th', { scope: 'row', text: rowLabels?.[r] ?? String(r) }), cells));
   }
-  return el('div', { class: 'matrix-editor' },
+  const node = el('div', { class: 'matrix-editor' },
     el('div', { class: 'table-wrap' }, el('table', { class: 'data' }, el('caption', { class: 'sr-only', text: `Edit ${name}` }), el('tbody', {}, body))),
     message);
+  editorsShown.set(node, shown);
+  return node;
+}
+const editorsShown = new WeakMap();  // an editor → the matrix it shows and its cells, row by row
+
+// New numbers of the same shape into an editor, in place: the learner's focus stays in the cell it is
+// in (an edit, then Tab to the next cell, rebuilt the grid and dropped it). A cell marked refused
+// keeps what the learner typed, to fix it.
+export function setMatrix(node, matrix) {
+  const shown = editorsShown.get(node);
+  shown.matrix = matrix;
+  shown.inputs.forEach((input, i) => {
+    const text = matrix.data[i].toFixed(2);
+    if (input.getAttribute('aria-invalid') !== 'true' && Number(input.value).toFixed(2) !== text) input.value = text;
+  });
 }

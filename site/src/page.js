@@ -18,6 +18,7 @@ import { safetensorsBytes } from './safetensors-file.js';
 import { renderSnippet } from './snippet-render.js';
 import { snippetModel } from './snippet-model.js';
 import { readState, writeState } from './url-state.js';
+import { showState } from './views.js';
 
 export { getLab, siteHeader };
 
@@ -230,6 +231,7 @@ export async function lessonPage(lesson) {
     }
   };
   writeState(state);
+    showState(root, state);  // the controls show the state, whether it was drawn or refused
   run();
   root.removeAttribute('aria-busy');
   document.body.dataset.ready = 'true';

@@ -1,5 +1,5 @@
 // Small view helpers shared by the lessons: panels, heatmaps, token chips, sentence input.
-import { el, field, select } from './dom.js';
+import { el, field, keepNotes, noteUnder, select } from './dom.js';
 import { builtinBpe, loadBuiltinBpe, sentenceTokens } from './sentence-tokens.js';
 
 export function panel(title, ...children) {
@@ -33,37 +33,45 @@ export function tokenChips(tokens, list = el('ul', { class: 'tokens', 'aria-labe
   return list;
 }
 
-// A text input that reports its value on every edit (learner text: only ever used as text).
+// A text box that reports its value on every edit (learner text: only ever used as text).
 // The box keeps its first maxLength characters and says so under itself when it cut some (a maxlength
-// attribute would cut a long paste without a word). tokensOf({ field }) adds its own note there: what
-// the lesson used instead of an empty sentence, or how many tokens it left out.
-export function sentenceInput(label, value, onInput, maxLength = 200) {
+// attribute would cut a long paste without a word). tokensOf({ field }) and promptIds({ box }) add their
+// own note there: what the lesson used instead of an empty text, or how many tokens it left out.
+// { key }: the state key the box shows (showState sets it from the state when something else changes
+// it). { lines }: a box of that many lines (a textarea) for a text that may hold line breaks — a GPT's
+// prompt: a one-line box silently drops them, so the box would no longer show what the model reads.
+export function sentenceInput(label, value, onInput, maxLength = 200, { key, lines } = {}) {
   const hint = el('span', { class: 'field-hint', role: 'status', hidden: true });
-  const notes = { cut: '', tokens: '' };
-  const input = el('input', { type: 'text', value, spellcheck: 'false',
+  const box = el(lines ? 'textarea' : 'input', { ...(lines ? { rows: lines } : { type: 'text' }), spellcheck: 'false',
     on: { input: (e) => {
       const typed = e.target.value;
       if (typed.length > maxLength) e.target.value = typed.slice(0, maxLength);
-      notes.cut = typed.length > maxLength
-        ? `The box holds ${maxLength} characters: the last ${typed.length - maxLength} were left out.` : '';
-      showNotes(hint, notes);
+      noteUnder(node, typed.length > maxLength
+        ? `The box holds ${maxLength} characters: the last ${typed.length - maxLength} were left out.` : '', 'cut');
       onInput(e.target.value);
     } } });
-  const node = field(label, input);
+  box.value = value;
+  const node = field(label, box);
   node.append(hint);
-  sentenceNotes.set(node, { hint, notes });
+  keepNotes(node, hint, ['cut', 'tokens']);
+  return key ? showsState(key, node) : node;
+}
+
+// One place where a control shows the state: a control marked with the state key it shows is set
+// from the state after every change (page.js calls showState), so a button that changes what a box
+// shows (Draw again → the seed, Append → the prompt, an example → the text) changes the box too, and
+// the box, the URL and the model's input agree. A box that already shows the value is left alone
+// (the caret stays where the learner types). node: the control, or a field holding one.
+export function showsState(key, node) {
+  const control = node.matches('input, select, textarea') ? node : node.querySelector('input, select, textarea');
+  control.dataset.state = key;
   return node;
 }
-const sentenceNotes = new WeakMap();  // a sentenceInput's node → its hint and the notes it shows
-// A lesson's own note under a sentenceInput (what it did with the text), beside the box's own.
-export function noteUnder(box, text) {
-  const note = sentenceNotes.get(box);
-  note.notes.tokens = text;
-  showNotes(note.hint, note.notes);
-}
-function showNotes(hint, notes) {
-  hint.textContent = [notes.cut, notes.tokens].filter(Boolean).join(' ');
-  hint.hidden = hint.textContent === '';
+export function showState(root, state) {
+  for (const control of root.querySelectorAll('[data-state]')) {
+    const value = String(state[control.dataset.state]);
+    if (control.value !== value) control.value = value;
+  }
 }
 
 // Splits a Matrix into its rows (for tables) and slices columns/rows without computing anything.
@@ -78,8 +86,8 @@ export function sliceRows(m, start, count) {
 // The lessons' seed box: a whole number in 0 … 999,999 (anything else is clamped or read as 0).
 export function seedField(value, onChange) {
   const clamp = (raw) => Math.max(0, Math.min(999999, Math.trunc(Number(raw)) || 0));
-  return field('Seed', el('input', { type: 'number', min: 0, max: 999999, value,
-    on: { change: (e) => onChange(clamp(e.target.value)) } }));
+  return showsState('seed', field('Seed', el('input', { type: 'number', min: 0, max: 999999, value,
+    on: { change: (e) => onChange(clamp(e.target.value)) } })));
 }
 
 export const MAX_TOKENS = 32;
@@ -104,7 +112,7 @@ export function tokensOf(lab, sentence, fallback, { mode = 'words', ctx, field: 
     loadBuiltinBpe(lab).then(() => ctx?.set({}), (error) => ctx?.report(error));
   }
   const { tokens, truncated, empty, count } = sentenceTokens(lab, sentence, fallback, { mode, maxTokens });
-  if (sentenceNotes.has(box)) {
+  if (box) {
     noteUnder(box, empty ? `No words in the box: the lesson shows “${fallback}” instead.`
       : truncated ? `The lesson uses the first ${maxTokens} of these ${count} tokens.` : '');
   }
@@ -112,15 +120,35 @@ export function tokensOf(lab, sentence, fallback, { mode = 'words', ctx, field: 
 }
 
 // A range slider that shows its value: { min, max, step, value, format(value) → text }, onChange(value)
-// on every move.
+// on every move. setSlider changes any of them in place.
 export function slider(label, { min, max, step = 1, value, format = String }, onChange) {
-  const output = el('output', { class: 'slider-value', text: format(value) });
-  const input = el('input', { type: 'range', min, max, step, value, 'aria-valuetext': format(value),
+  const parts = { format };
+  parts.output = el('output', { class: 'slider-value' });
+  parts.input = el('input', { type: 'range',
     on: { input: (e) => {
-      const v = Number(e.target.value);
-      output.textContent = format(v);
-      e.target.setAttribute('aria-valuetext', format(v));
-      onChange(v);
+      showSliderValue(parts);
+      onChange(Number(e.target.value));
     } } });
-  return field(label, el('span', { class: 'slider' }, input, output));
+  const node = field(label, el('span', { class: 'slider' }, parts.input, parts.output));
+  sliders.set(node, parts);
+  return setSlider(node, { min, max, step, value });
+}
+const sliders = new WeakMap();  // a slider's field → its input, its output and its format
+
+// A slider's range, value or format changed in place: the element stays, so the learner's keyboard
+// focus stays on it (a slider rebuilt on every change dropped it). The range is set before the value,
+// which the browser clamps to it.
+export function setSlider(node, { min, max, step, value, format }) {
+  const parts = sliders.get(node);
+  if (format) parts.format = format;
+  for (const [key, v] of [['min', min], ['max', max], ['step', step], ['value', value]]) {
+    if (v !== undefined && parts.input[key] !== String(v)) parts.input[key] = String(v);
+  }
+  showSliderValue(parts);
+  return node;
+}
+function showSliderValue({ input, output, format }) {
+  const text = format(Number(input.value));
+  if (output.textContent !== text) output.textContent = text;
+  input.setAttribute('aria-valuetext', text);
 }

@@ -80,8 +80,9 @@ lessonPage({
     const lossReadout = el('p', { class: 'explain', 'aria-live': 'polite' });
     const climbTable = el('table', { class: 'data climb' });
     const climbReadout = el('p', { class: 'explain' });
+    const promptBox = sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 400, { key: 'prompt', lines: 3 });
     root.append(modelLine(prepared),
-      el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 400),
+      el('div', { class: 'controls' }, promptBox,
         field('Knocked-out heads output', select([['zero', 'zero'], ['mean', 'their mean over the prompt']], state.mode, (mode) => ctx.set({ mode }))),
         seedField(state.seed, (seed) => ctx.set({ seed }))),
       el('div', { class: 'controls' },
@@ -123,7 +124,7 @@ lessonPage({
         b.button.setAttribute('aria-label', `${b.button.textContent}: layer ${b.layer}, head ${b.head}, ${off ? 'knocked out' : 'on'}`);
       }
       const options = heads.length ? { ablate: heads, ablation: state.mode } : undefined;
-      const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT);
+      const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT, { box: promptBox });
       const lastRow = (opts) => model.forward(ids, { ...opts, logits: 'last' }).logits.data;
       const p0 = lab.sample(lastRow({}), { temperature: 1 }).probabilities;
       const p1 = heads.length ? lab.sample(lastRow(options), { temperature: 1 }).probabilities : p0;

@@ -41,15 +41,16 @@ lessonPage({
     const lines = el('attn-head-view');
     lines.addEventListener('head-select', (event) => ctx.set({ head: event.detail.head }));
     const about = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const promptBox = sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 300, { key: 'prompt', lines: 3 });
     root.append(modelLine(prepared),
-      el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 300)),
+      el('div', { class: 'controls' }, promptBox),
       panel(null, views), about,
       el('h2', { text: 'The chosen layer’s heads, token to token' }), panel(null, lines));
 
     let cached = { prompt: null };
     return () => {
       if (cached.prompt !== state.prompt) {
-        const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT);
+        const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT, { box: promptBox });
         cached = { prompt: state.prompt, ids, ...model.forward(ids, { attention: true, logits: 'none' }) };
         cached.labels = Array.from(ids, (id) => tokenLabel(tokenizer, id));
         Object.assign(views, { attention: cached.attention, tokens: cached.labels });

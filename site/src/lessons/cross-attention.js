@@ -3,10 +3,10 @@
 // each new French word's cross-attention row over the English words is shown as it is written, then
 // the whole alignment, every head's, the encoder's and decoder's self-attention, and a check of each
 // head against the gold alignment of sentences the model never trained on.
-import { el, field, formatNumber, isolated, select } from '../dom.js';
+import { el, field, formatNumber, isolated, noteUnder, select, setOptions } from '../dom.js';
 import { translatorModel } from '../models.js';
 import { lessonPage } from '../page.js';
-import { heatmap, noteUnder, panel, sentenceInput, slider } from '../views.js';
+import { heatmap, panel, sentenceInput, setSlider, slider } from '../views.js';
 import modelUrl from '../../../web/models/translator/model.safetensors?url';
 import vocabUrl from '../../../web/models/translator/vocab.json?url';
 import pytorchSource from '../../snippets/cross-attention.py?raw';
@@ -68,10 +68,11 @@ lessonPage({
       }
     }
     const headNote = el('span', { class: 'field-hint', role: 'status', hidden: true });
-    const headField = field('Cross-attention head', select(headOptions, `${state.layer}:${state.head}`, (value) => {
+    const headSelect = select(headOptions, `${state.layer}:${state.head}`, (value) => {
       const [layer, head] = value.split(':').map(Number);
       ctx.set({ layer, head });
-    }));
+    });
+    const headField = field('Cross-attention head', headSelect);
     headField.append(headNote);
     const controls = el('div', { class: 'controls' }, sentenceBox,
       field('Decoding', select([['1', 'greedy (the most likely word each step)'], [String(BEAM_WIDTH), `beam search, ${BEAM_WIDTH} hypotheses`]], state.beam,
@@ -79,7 +80,7 @@ lessonPage({
       headField);
 
     const translation = el('p', { class: 'feedback', 'aria-live': 'polite' });
-    const stepHolder = el('div');
+    const stepSlider = slider('Step', { min: 0, max: 0, value: 0 }, (s) => ctx.set({ step: s }));
     const stepLine = el('p', { class: 'explain', 'aria-live': 'polite' });
     const stepRow = heatmap({ rowTitle: 'Writing', colTitle: 'English word (key)' });
     const lines = el('attn-head-view');
@@ -91,7 +92,8 @@ lessonPage({
     const crossAll = modelView('Cross-attention: French positions (rows) over English words (columns)');
     const shapes = el('p', { class: 'explain shapes' });
 
-    const exampleSelect = el('div');
+    const exampleSelect = select(heldOut.map((p, i) => [String(i), p.english]), String(state.example),
+      (value) => ctx.set({ example: Number(value) }));
     const goldLine = el('p', { class: 'explain', 'aria-live': 'polite' });
     const gold = heatmap({ rowTitle: 'French word', colTitle: 'English word', caption: 'Gold alignment: 1 where the French word translates the English word' });
     const learned = heatmap({ rowTitle: 'French word', colTitle: 'English word' });
@@ -107,10 +109,10 @@ lessonPage({
       `training took ${formatNumber(summary.seconds, 0)} s on one core.` });
 
     root.append(controls, translation,
-      panel('Word by word: where the decoder looks while writing each word', stepHolder, stepLine, panel(null, stepRow), panel(null, lines)),
+      panel('Word by word: where the decoder looks while writing each word', stepSlider, stepLine, panel(null, stepRow), panel(null, lines)),
       panel('The whole alignment', alignment, shapes),
       panel('Every head of the model: three kinds of attention per layer', encoderSelf, decoderSelf, crossAll),
-      panel('Checked against the gold alignment', exampleSelect, goldLine, el('div', { class: 'grid' }, panel(null, gold), panel(null, learned)),
+      panel('Checked against the gold alignment', field('Held-out sentence', exampleSelect), goldLine, el('div', { class: 'grid' }, panel(null, gold), panel(null, learned)),
         panel(null, agreement)),
       measured);
 
@@ -122,6 +124,7 @@ lessonPage({
       headNote.textContent = headNote.hidden ? ''
         : `The model has ${layers} layers of ${heads} heads: showing layer ${state.layer}, head ${state.head} instead of layer ${asked.layer}, head ${asked.head}.`;
       const { layer, head } = state;
+      setOptions(headSelect, headOptions, `${layer}:${head}`);
 
       // The sentence: an empty box, unknown words and words past the model's length, each said under the box.
       let text = state.sentence;
@@ -152,8 +155,7 @@ lessonPage({
       const cross = t.crossAttention[layer][head];
       const rows = cross.rows;
       const step = Math.min(state.step, rows - 1);
-      stepHolder.replaceChildren(slider('Step', { min: 0, max: rows - 1, value: step,
-        format: (s) => `${s + 1} of ${rows}: ${labels[s]}` }, (s) => ctx.set({ step: s })));
+      setSlider(stepSlider, { max: rows - 1, value: step, format: (s) => `${s + 1} of ${rows}: ${labels[s]}` });
       const row = rowOfMatrix(cross, step);
       const top = argmax(row);
       const writes = t.targetTokens[step + 1] ?? '</s> (the end)';
@@ -176,8 +178,7 @@ lessonPage({
 
       // A held-out sentence: the model's alignment against the gold one, head by head.
       const example = Math.min(state.example, heldOut.length - 1);
-      exampleSelect.replaceChildren(field('Held-out sentence', select(heldOut.map((p, i) => [String(i), p.english]), String(example),
-        (value) => ctx.set({ example: Number(value) }))));
+      setOptions(exampleSelect, heldOut.map((p, i) => [String(i), p.english]), String(example));
       const pair = heldOut[example];
       const h = model.translate(pair.english);
       const french = pair.french.split(' '), english = pair.english.split(' ');

@@ -31,6 +31,13 @@ lessonPage({
   schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
+    // New numbers: the next seed's embeddings, so the same questions have other answers. The button stays
+    // (with the learner's focus on it) while the exercises below are made again.
+    const seedNote = el('span', { class: 'field-hint' });
+    const exercises = el('div');
+    root.replaceChildren(el('div', { class: 'controls' },
+      el('button', { type: 'button', text: 'New numbers', on: { click: () => ctx.set({ seed: (state.seed + 1) % 1000000 }) } }),
+      seedNote), exercises);
     return () => {
       const { tokens, x, weights, scores, check } = exerciseSet(lab, state.seed);
       const row = QUERY_ROW, [si, sj] = SCORE_AT;
@@ -42,12 +49,8 @@ lessonPage({
       const sumInput = el('input', { type: 'number', step: '0.01', 'aria-label': 'sum of a row of weights' });
       const map = (m, props) => heatmap({ rowLabels: tokens, colLabels: tokens, matrix: m, ...props });
 
-      // New numbers: the next seed's embeddings, so the same questions have other answers.
-      const again = el('div', { class: 'controls' },
-        el('button', { type: 'button', text: 'New numbers', on: { click: () => ctx.set({ seed: (state.seed + 1) % 1000000 }) } }),
-        el('span', { class: 'field-hint', text: `Numbers from seed ${state.seed} (the link keeps them).` }));
-      root.replaceChildren(
-        again,
+      seedNote.textContent = `Numbers from seed ${state.seed} (the link keeps them).`;
+      exercises.replaceChildren(
         exercise('1. Which token gets the most weight?', `X is the embedding of “${SENTENCE}”, and Q = K = V = X. ` +
           `In row ${row} (the query “${tokens[row]}”), which key gets the most weight?`, field('Your answer', tokenChoice), () => {
           const { correct, best, weight } = check.key(Number(tokenChoice.value));

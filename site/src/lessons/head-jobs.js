@@ -54,12 +54,15 @@ lessonPage({
     const { numLayers, numHeads } = model.config;
     const maps = Object.fromEntries(SCORES.map(([key, title, what]) => [key, scoreMap(`${title}: ${what}`, model.config)]));
     const findings = el('p', { class: 'explain', 'aria-live': 'polite' });
-    const headChoice = el('div', { class: 'controls' });
+    const pickers = layerHeadPickers(model.config, (l, h) => ctx.set({ layer: l, head: h }));
+    const headChoice = el('div', { class: 'controls' }, ...pickers.nodes);
     const stripe = heatmap({ showValues: false, rowTitle: 'Query position', colTitle: 'Key position' });
     const lossReadout = el('p', { class: 'explain', 'aria-live': 'polite' });
     const chart = el('div', { class: 'panel' });
+    const promptBox = sentenceInput('Prompt (for previous-token and first-token)', state.prompt, (prompt) => ctx.set({ prompt }), 300,
+      { key: 'prompt', lines: 3 });
     root.append(modelLine(prepared),
-      el('div', { class: 'controls' }, sentenceInput('Prompt (for previous-token and first-token)', state.prompt, (prompt) => ctx.set({ prompt }), 300),
+      el('div', { class: 'controls' }, promptBox,
         slider('Repeated length T', { min: 5, max: 64, value: state.length, format: (v) => `${repeatLength(model, v)} tokens` }, (length) => ctx.set({ length })),
         seedField(state.seed, (seed) => ctx.set({ seed }))),
       findings,
@@ -67,7 +70,7 @@ lessonPage({
       el('h2', { text: 'The induction demo' }), headChoice, panel(null, stripe), lossReadout, chart);
 
     return () => {
-      const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT);
+      const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT, { box: promptBox });
       const T = repeatLength(model, state.length);
       const scores = model.headScores(ids, { repeatLength: T, samples: 4, seed: state.seed, tokenLow: repeatRange(model).low,
         tokenHigh: repeatRange(model).high });
@@ -80,7 +83,7 @@ lessonPage({
 
       const layer = state.layer < 0 ? induction.layer : Math.min(state.layer, numLayers - 1);
       const head = state.head < 0 ? induction.head : Math.min(state.head, numHeads - 1);
-      headChoice.replaceChildren(...layerHeadPickers(model.config, layer, head, (l, h) => ctx.set({ layer: l, head: h })));
+      pickers.show(layer, head);
 
       const run = inductionRun(lab, model, { length: T, seed: state.seed });
       const { attention } = model.forward(run.ids, { attention: true, logits: 'none' });

@@ -2,7 +2,7 @@
 // "which noun does 'it' stand for?" (cpp/train/train_referent.cpp; the package's models/referent/).
 // Nothing supervised its attention; the page runs the model in the browser and shows where every head
 // looks from "it", the head the training run named, and the figures measured on held-out sentences.
-import { el, field, formatNumber, select } from '../dom.js';
+import { el, field, formatNumber, select, setOptions } from '../dom.js';
 import { referentModel } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel } from '../views.js';
@@ -59,7 +59,11 @@ lessonPage({
       return changed;
     };
 
-    const controls = el('div', { class: 'controls' });
+    // Built once and set in place on every change (the learner's focus stays on the select just changed).
+    const frameSelect = select([], '', (frame) => ctx.set({ frame }));
+    const firstSelect = select([], '', (first) => ctx.set({ first }));
+    const secondSelect = select([], '', (second) => ctx.set({ second }));
+    const adjectiveSelect = select([], '', (adjective) => ctx.set({ adjective }));
     const swap = el('button', { type: 'button', on: { click: () => {
       const f = frameOf(state.frame);
       const inFirst = f.firstAdjectives.indexOf(state.adjective);
@@ -94,6 +98,8 @@ lessonPage({
       'depended on the seed: with other seeds (1–5, same recipe) the best head’s held-out share ranged from 50% to 97%. ' +
       'The shipped model is seed 1; cpp/train/train_referent.cpp records the study.' });
 
+    const controls = el('div', { class: 'controls' }, field('Frame', frameSelect), field('First noun', firstSelect),
+      field('Second noun', secondSelect), field('Adjective', adjectiveSelect), swap);
     root.append(controls, fix, sentenceLine, split,
       panel(null, namedMap), panel(null, colored),
       el('div', { class: 'grid' }, ...layerMaps.map((m) => panel(null, m))),
@@ -111,12 +117,10 @@ lessonPage({
         const s = referent.sentence({ frame: f.name, first: state.first, second: state.second, adjective });
         return [adjective, `${adjective} (→ ${s.answer}${s.heldOut ? ', held out' : ''})`];
       });
-      controls.replaceChildren(
-        field('Frame', select(referent.frames.map((fr) => [fr.name, frameText(fr)]), f.name, (frame) => ctx.set({ frame }))),
-        field('First noun', select(wordOptions(f.firstNouns), state.first, (first) => ctx.set({ first }))),
-        field('Second noun', select(wordOptions(f.secondNouns), state.second, (second) => ctx.set({ second }))),
-        field('Adjective', select(adjectiveOptions, state.adjective, (adjective) => ctx.set({ adjective }))),
-        swap);
+      setOptions(frameSelect, referent.frames.map((fr) => [fr.name, frameText(fr)]), f.name);
+      setOptions(firstSelect, wordOptions(f.firstNouns), state.first);
+      setOptions(secondSelect, wordOptions(f.secondNouns), state.second);
+      setOptions(adjectiveSelect, adjectiveOptions, state.adjective);
 
       const s = referent.sentence({ frame: f.name, first: state.first, second: state.second, adjective: state.adjective });
       const out = referent.forward(s);

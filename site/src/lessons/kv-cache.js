@@ -13,6 +13,7 @@ import { repeatsSection } from '../repeats-section.js';
 import { heatmap, panel, seedField, sentenceInput, SIGNED, slider } from '../views.js';
 
 const MAX_NEW = 48;
+const FALLBACK = 'And it came to pass';  // what the model reads when the prompt box is empty
 const penalty = (state) => Number((state.penalty / 100).toFixed(2));
 
 lessonPage({
@@ -36,7 +37,7 @@ lessonPage({
     'const { logits, attention } = session.append(next);  // one row per layer and head\nconst { keys, values } = session.cache(layer);\n' +
     `const { token } = lab.sample(logits, { temperature: 0.8, topK: 40, repetitionPenalty: ${penalty(state)}, context: tokens, seed });`,
   schema: {
-    prompt: { type: 'text', maxLength: 200, default: 'And it came to pass' },
+    prompt: { type: 'text', maxLength: 200, default: FALLBACK },
     steps: { type: 'int', min: 0, max: MAX_NEW, default: 3 },
     penalty: { type: 'int', min: 100, max: 200, default: Math.round(DEFAULT_REPETITION_PENALTY * 100) },  // hundredths
     samples: { type: 'enum', values: ['10', '20', '50'], default: '20' },  // per setting, in "Why small models repeat themselves"
@@ -57,10 +58,12 @@ lessonPage({
     const values = heatmap({ ...SIGNED, showValues: false, rowTitle: 'Position', colTitle: 'Dimension', caption: 'V cache' });
     const counts = el('table', { class: 'data' });
     const countRule = el('p', { class: 'explain count-rule' });
-    const headChoice = el('div', { class: 'controls' });
+    const pickers = layerHeadPickers(model.config, (l, h) => ctx.set({ layer: l, head: h }));
+    const headChoice = el('div', { class: 'controls' }, ...pickers.nodes);
+    const promptBox = sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt, steps: 0 }), 200, { key: 'prompt', lines: 3 });
     root.append(
       modelLine(prepared),
-      el('div', { class: 'controls' }, sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt, steps: 0 })),
+      el('div', { class: 'controls' }, promptBox,
         seedField(state.seed, (seed) => ctx.set({ seed })),
         slider('Repetition penalty', { min: 100, max: 200, step: 5, value: state.penalty, format: (v) => (v === 100 ? '1 (off)' : String(v / 100)) },
           (value) => ctx.set({ penalty: value })),
@@ -71,13 +74,13 @@ lessonPage({
       panel(null, query),
       el('div', { class: 'grid' }, panel(null, keys), panel(null, values)),
       el('h2', { text: 'Work per step: with and without the cache' }), el('div', { class: 'table-wrap' }, counts), countRule);
-    const repeats = repeatsSection({ lab, model, tokenizer, prompt: () => promptIds(tokenizer, model, state.prompt, 'And it came to pass').ids,
+    const repeats = repeatsSection({ lab, model, tokenizer, prompt: () => promptIds(tokenizer, model, state.prompt, FALLBACK).ids,
       samples: () => Number(state.samples), setSamples: (n) => ctx.remember({ samples: String(n) }) });
     root.append(repeats.node);
     let repeatsPrompt = state.prompt;
 
     function generate() {
-      const { ids } = promptIds(tokenizer, model, state.prompt, 'And it came to pass');
+      const { ids } = promptIds(tokenizer, model, state.prompt, FALLBACK, { box: promptBox });
       session.reset();
       let step;
       for (const id of ids) step = session.append(id);
@@ -95,7 +98,7 @@ lessonPage({
     let generated = { key: null };
     return () => {
       const layer = Math.min(state.layer, numLayers - 1), head = Math.min(state.head, numHeads - 1);
-      headChoice.replaceChildren(...layerHeadPickers(model.config, layer, head, (l, h) => ctx.set({ layer: l, head: h })));
+      pickers.show(layer, head);
 
       // Replays the prompt, then `steps` seeded draws (temperature 0.8, top-k 40, the penalty), each fed back — only
       // when one of those settings changed; choosing another layer or head reads the same cache.

@@ -11,6 +11,8 @@ import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 import { seedField, sentenceInput, slider } from '../views.js';
 
 const SHOWN = 10;
+const PROMPT_LENGTH = 300;  // characters the prompt box holds (and the link keeps)
+const FALLBACK = 'In the beginning';
 const penalty = (state) => Number((state.penalty / 100).toFixed(2));
 
 lessonPage({
@@ -33,7 +35,7 @@ lessonPage({
     'const { token, probabilities } = lab.sample(logits.data, { temperature, topK, topP, seed' +
     `${state.penalty > 100 ? `, repetitionPenalty: ${penalty(state)}, context: ids` : ''} });`,
   schema: {
-    prompt: { type: 'text', maxLength: 300, default: 'Thou shalt love thy neighbour as' },
+    prompt: { type: 'text', maxLength: PROMPT_LENGTH, default: 'Thou shalt love thy neighbour as' },
     temperature: { type: 'int', min: 0, max: 300, default: 100 },   // hundredths
     topK: { type: 'int', min: 0, max: 100, default: 0 },
     topP: { type: 'int', min: 1, max: 100, default: 100 },          // hundredths
@@ -49,11 +51,14 @@ lessonPage({
     const scaleNote = el('p', { class: 'field-hint', text: 'Both charts share one scale: the longest bar is the largest probability shown.' });
     const summary = el('p', { class: 'explain', 'aria-live': 'polite' });
     const drawn = el('p', { class: 'readout', 'aria-live': 'polite' });
-    let chosen = 0;
+    // The prompt with the drawn token appended: refused (the button says why) past what the box holds,
+    // so the box, the link and the model's prompt stay one text. aria-disabled, not disabled: the
+    // button keeps the keyboard focus of a learner who pressed it.
+    let appended = null;
     const append = el('button', { type: 'button', text: 'Append the drawn token to the prompt',
-      on: { click: () => ctx.set({ prompt: state.prompt + tokenizer.decode([chosen]) }) } });
-    const promptField = sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 300);
-    const promptBox = promptField.querySelector('input');
+      on: { click: () => { if (appended !== null) ctx.set({ prompt: appended }); } } });
+    const appendNote = el('span', { class: 'field-hint', role: 'status' });
+    const promptField = sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), PROMPT_LENGTH, { key: 'prompt', lines: 3 });
     root.append(
       modelLine(prepared),
       el('div', { class: 'controls' }, promptField),
@@ -66,7 +71,7 @@ lessonPage({
           format: (v) => (v === 100 ? '1 (off)' : String(v / 100)) }, (value) => ctx.set({ penalty: value })),
         seedField(state.seed, (seed) => ctx.set({ seed })),
         el('button', { type: 'button', text: 'Draw again (next seed)', on: { click: () => ctx.set({ seed: state.seed + 1 }) } })),
-      drawn, append, summary,
+      drawn, el('div', { class: 'button-row' }, append, appendNote), summary,
       el('div', { class: 'grid' }, el('div', { class: 'panel' }, raw.node), el('div', { class: 'panel' }, shaped.node)), scaleNote);
 
     let cached = { prompt: null, last: null, ids: [] };
@@ -79,10 +84,8 @@ lessonPage({
         `${SHOWN} most likely tokens ${hit.length === 1 ? 'is' : 'are'} in the prompt and pushed down. `;
     };
     return () => {
-      // The box, the URL and the model's prompt are one text (the append button changes the state).
-      if (promptBox.value !== state.prompt) promptBox.value = state.prompt;
       if (cached.prompt !== state.prompt) {
-        const { ids } = promptIds(tokenizer, model, state.prompt, 'In the beginning');
+        const { ids } = promptIds(tokenizer, model, state.prompt, FALLBACK, { box: promptField });
         const { logits } = model.forward(ids, { logits: 'last' });
         cached = { prompt: state.prompt, last: logits.data, ids };
       }
@@ -90,7 +93,11 @@ lessonPage({
       const options = { temperature: state.temperature / 100, topK: state.topK, topP: state.topP / 100, seed: state.seed,
         ...(state.penalty > 100 ? { repetitionPenalty: penalty(state), context: cached.ids } : {}) };
       const { token, probabilities } = lab.sample(cached.last, options);
-      chosen = token;
+      const next = state.prompt + tokenizer.decode([token]);
+      appended = next.length <= PROMPT_LENGTH ? next : null;
+      append.setAttribute('aria-disabled', String(appended === null));
+      appendNote.textContent = appended === null
+        ? `The prompt box holds ${PROMPT_LENGTH} characters: shorten the prompt to append more.` : '';
       const rawTop = topIds(plain, SHOWN), shapedTop = topIds(probabilities, SHOWN).filter((id) => probabilities[id] > 0);
       const drawnShown = shapedTop.includes(token);
       if (!drawnShown) shapedTop.push(token);  // a rare draw outside the top 10 still gets its bar

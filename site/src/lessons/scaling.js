@@ -2,7 +2,7 @@
 import { el, field, formatNumber, select } from '../dom.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
-import { heatmap, panel, slider } from '../views.js';
+import { heatmap, panel, showsState, slider } from '../views.js';
 import pytorchSource from '../../snippets/scaling.py?raw';
 import { chosenScale, DKS, draw, DRAWS, KEYS, SCALES, snippet } from '../../snippets/scaling.js';
 
@@ -53,7 +53,8 @@ lessonPage({
       (i) => ctx.set({ dk: DKS[i] }));
     const custom = slider('Custom divisor (when Scale is custom)', { min: 1, max: 100, value: state.custom },
       (value) => ctx.set({ custom: value, scale: 'custom' }));
-    const scaleChoice = select(Object.entries(SCALES), state.scale, (scale) => ctx.set({ scale }));
+    // showsState: dragging the custom divisor switches the choice to custom, and the select says so
+    const scaleChoice = showsState('scale', select(Object.entries(SCALES), state.scale, (scale) => ctx.set({ scale })));
     const tableNote = el('p', { class: 'explain' });
     root.append(
       el('div', { class: 'controls' }, dkSlider, field('Scale', scaleChoice), custom),
@@ -62,7 +63,6 @@ lessonPage({
       el('h2', { text: 'The tutorials’ table, averaged' }), tableNote, table);
     let tableSeed = null;  // the table and chart depend on the seed only
     return () => {
-      scaleChoice.value = state.scale;  // dragging the custom divisor switches the choice to custom
       // undefined: the package's default 1/√d_k.
       // undefined: the package's default 1/√d_k.
       const scale = chosenScale(state);

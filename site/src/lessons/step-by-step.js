@@ -1,8 +1,8 @@
 // Lesson 2: softmax(QKᵀ/√d_k)V one step at a time, on real numbers the learner can edit. The steps
 // are the core's trace: the projections from MultiHeadAttention.trace (one head, no bias), then the
 // attention itself from traceAttention on Q, K, V — so an edited Q flows through the real computation.
-import { el, field, formatNumber, isolated, select } from '../dom.js';
-import { matrixEditor } from '../matrix-editor.js';
+import { el, field, formatNumber, isolated, select, shape } from '../dom.js';
+import { matrixEditor, setMatrix } from '../matrix-editor.js';
 import { lessonPage } from '../page.js';
 import { panel, rowOf, seedField, sentenceInput, tokenChips, tokensField, tokensOf } from '../views.js';
 import pytorchSource from '../../snippets/step-by-step.py?raw';
@@ -76,23 +76,33 @@ lessonPage({
     stepper.addEventListener('cell-focus', explainCell);
     stepper.addEventListener('cell-hover', explainCell);
 
+    // The editors on screen: rebuilt only for another step or other shapes or tokens; new numbers go
+    // into the same cells (setMatrix), so the learner's focus stays where it is after an edit.
+    let editorsShown = { key: null, editors: [] };
     function showEditor() {
       const step = steps[stepper.index];
-      editor.replaceChildren();
       dot.hidden = step?.id !== 'scores';
       if (step?.id === 'scores' && dot.textContent === '') dot.textContent = 'Point at a cell of the scores, or focus it (Tab, then the arrow keys), to see its sum of products.';
-      const names = step && EDITABLE[step.id];
-      if (!names) return;
+      const names = (step && EDITABLE[step.id]) ?? [];
+      const key = JSON.stringify([step?.id, tokens, names.map((name) => shape(step.tensors[name]))]);
+      if (key === editorsShown.key) {
+        names.forEach((name, i) => setMatrix(editorsShown.editors[i], step.tensors[name]));
+        return;
+      }
+      editorsShown = { key, editors: [] };
+      editor.replaceChildren();
       for (const name of names) {
         const m = step.tensors[name];
         const labels = name.startsWith('W') ? null : tokens;
-        editor.append(panel(`Edit ${name} (${m.rows}×${m.cols})`, matrixEditor(name, m, labels, (row, col, value) => {
+        const cells = matrixEditor(name, m, labels, (row, col, value) => {
           // An edit of X or a W replaces Q, K and V, so edits made to those before no longer apply.
           const upstream = ['X', 'W_q', 'W_k', 'W_v'].includes(name);
           const kept = parseEdits(state.edits).entries.filter((e) => !(upstream && ['Q', 'K', 'V'].includes(e.name)) &&
             !(e.name === name && e.row === row && e.col === col));
           ctx.set({ edits: formatEdits([...kept, { name, row, col, value }]) });
-        })));  // a refused number is marked in its cell; the steps keep the accepted numbers and say so
+        });  // a refused number is marked in its cell; the steps keep the accepted numbers and say so
+        editorsShown.editors.push(cells);
+        editor.append(panel(`Edit ${name} (${m.rows}×${m.cols})`, cells));
       }
     }
 

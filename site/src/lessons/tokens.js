@@ -1,13 +1,13 @@
 // Trained model, lesson 1: tokens. The learner's text cut into pieces by GPT-2's rule, each piece's
 // bytes merged by the learned BPE merges (replayed one at a time), the ids, and the embedding rows
 // they look up.
-import { count, el, field, formatNumber, select } from '../dom.js';
+import { count, el, field, formatNumber, select, setOptions } from '../dom.js';
 import { lessonModel, modelLine, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
-import pytorchSource from '../../snippets/trained/tokens.py?raw';
 import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
-import { heatmap, panel, sentenceInput, SIGNED, slider } from '../views.js';
+import pytorchSource from '../../snippets/trained/tokens.py?raw';
+import { heatmap, panel, sentenceInput, setSlider, SIGNED, slider, tokenChips } from '../views.js';
 
 const EXAMPLES = [
   'In the beginning God created the heaven and the earth.',
@@ -40,8 +40,13 @@ lessonPage({
     const wte = model.tensor('wte.weight');
     const d = model.config.dModel;
     const table = el('table', { class: 'data' });
-    const pieceChoice = el('div', { class: 'controls' });
-    const replay = el('div', { class: 'panel' });
+    // The piece and merge controls stay the same elements while their options change (the learner's focus stays).
+    const pieceSelect = select([], 0, (i) => ctx.set({ piece: Number(i), step: 99 }));
+    const pieceChoice = el('div', { class: 'controls' }, field('Piece', pieceSelect));
+    const mergeSlider = slider('Merges applied', { min: 0, max: 0, value: 0 }, (step) => ctx.set({ step }));
+    const replayTokens = el('ul', { class: 'tokens', 'aria-label': 'The piece’s tokens at this step' });
+    const replayLine = el('p', { class: 'explain' });
+    const replay = el('div', { class: 'panel' }, mergeSlider, replayTokens, replayLine);
     const embedding = heatmap({ ...SIGNED, showValues: false, rowTitle: 'Token', colTitle: `Dimension (0 … ${d - 1})`,
       caption: 'The embedding rows the ids pick (wte)' });
     const summary = el('p', { class: 'explain', 'aria-live': 'polite' });
@@ -57,7 +62,7 @@ lessonPage({
     root.append(
       vocabulary,
       modelLine(prepared),
-      el('div', { class: 'controls' }, sentenceInput('Text', state.text, (text) => ctx.set({ text, piece: 0, step: 99 }), 300),
+      el('div', { class: 'controls' }, sentenceInput('Text', state.text, (text) => ctx.set({ text, piece: 0, step: 99 }), 300, { key: 'text', lines: 2 }),
         field('Try', select([['', 'an example…'], ...EXAMPLES.map((e) => [e, e.length > 40 ? `${e.slice(0, 38)}…` : e])], '',
           (text) => text && ctx.set({ text, piece: 0, step: 99 })))),
       summary,
@@ -80,23 +85,20 @@ lessonPage({
 
       const index = Math.min(state.piece, Math.max(0, pieces.length - 1));
       const piece = pieces[index];
-      pieceChoice.replaceChildren(field('Piece', select(pieces.map((p, i) => [i, `${i}: “${p.text.replaceAll(' ', '·')}”`]), index,
-        (i) => ctx.set({ piece: Number(i), step: 99 }))));
-      if (!piece) {
-        replay.replaceChildren();
-      } else {
+      setOptions(pieceSelect, pieces.map((p, i) => [i, `${i}: “${p.text.replaceAll(' ', '·')}”`]), index);
+      replay.hidden = !piece;
+      if (piece) {
         const steps = piece.steps;
         const at = Math.min(state.step, steps.length);
         const tokensAt = at === 0 ? Array.from(piece.start) : Array.from(steps[at - 1].tokens);
         const merge = at > 0 ? steps[at - 1] : null;
-        replay.replaceChildren(
-          slider('Merges applied', { min: 0, max: steps.length, value: at, format: (v) => `${v} of ${steps.length}` }, (step) => ctx.set({ step })),
-          el('ul', { class: 'tokens', 'aria-label': 'The piece’s tokens at this step' }, tokensAt.map((id) => el('li', { text: tokenLabel(tokenizer, id) }))),
-          el('p', { class: 'explain', text: merge
-            ? `Merge #${merge.rank} (rank ${merge.rank}: ${merge.rank} merges were learned before it): ` +
-              `“${tokenLabel(tokenizer, merge.left)}” + “${tokenLabel(tokenizer, merge.right)}” → “${tokenLabel(tokenizer, merge.merged)}” (id ${merge.merged}).`
-            : `The piece starts as its ${piece.start.length} bytes, one token each (ids 0–255 are the bytes).` +
-              (steps.length === 0 ? ' No learned merge applies: it stays as bytes.' : '') }));
+        setSlider(mergeSlider, { max: steps.length, value: at, format: (v) => `${v} of ${steps.length}` });
+        tokenChips(tokensAt.map((id) => tokenLabel(tokenizer, id)), replayTokens);
+        replayLine.textContent = merge
+          ? `Merge #${merge.rank} (rank ${merge.rank}: ${merge.rank} merges were learned before it): ` +
+            `“${tokenLabel(tokenizer, merge.left)}” + “${tokenLabel(tokenizer, merge.right)}” → “${tokenLabel(tokenizer, merge.merged)}” (id ${merge.merged}).`
+          : `The piece starts as its ${piece.start.length} bytes, one token each (ids 0–255 are the bytes).` +
+            (steps.length === 0 ? ' No learned merge applies: it stays as bytes.' : '');
       }
 
       if (ids.length === 0) {  // nothing to look up: no figure, and the summary above says why
