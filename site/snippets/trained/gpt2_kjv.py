@@ -21,10 +21,10 @@ def load_safetensors(path):
         data = f.read()
     tensors = {}
     for name, t in header.items():
-        if name != "__metadata__":
+        if name != "__metadata__" and t["dtype"] in DTYPES:  # (an old file's bool attn.bias masks are skipped)
             begin, end = t["data_offsets"]
             raw = torch.frombuffer(bytearray(data[begin:end]), dtype=DTYPES[t["dtype"]])
-            tensors[name] = raw.reshape(t["shape"]).float()  # attnlab-kjv is stored in float16; computed in float32
+            tensors[name.removeprefix("transformer.")] = raw.reshape(t["shape"]).float()  # attnlab-kjv is stored in float16; computed in float32
     return tensors, header.get("__metadata__", {})
 
 
@@ -32,9 +32,9 @@ class GPT2:
     """GPT-2's architecture with the weights of a .safetensors file in Hugging Face GPT-2's names.
     GPT-2 stores its linear layers as Conv1D, weight [in × out]: y = x @ W + b (nn.Linear would be x @ W.T)."""
 
-    def __init__(self, path="model.safetensors"):
-        self.w, metadata = load_safetensors(path)
-        self.n_head = int(metadata["n_head"])  # not in the shapes; attnlab writes it in the file (GPT-2 small: 12)
+    def __init__(self, path="model.safetensors", n_head=None):
+        self.w, metadata = load_safetensors(path)  # names as GPT2Model's ("transformer.h.0…" read as "h.0…")
+        self.n_head = n_head or int(metadata["n_head"])  # not in the shapes: attnlab writes it in the file; GPT-2 small: 12
         self.n_layer = 1 + max(int(name.split(".")[1]) for name in self.w if name.startswith("h."))
         self.vocab_size, self.d_model = self.w["wte.weight"].shape
         self.context_length = self.w["wpe.weight"].shape[0]

@@ -7,6 +7,9 @@ import { el, field, formatNumber, select } from '../dom.js';
 import { forgetYourModel, loadPickedModel, readYourModel, saveYourModel } from '../gpt-model.js';
 import { LESSONS } from '../lessons.js';
 import { lessonPage } from '../page.js';
+import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
+import pytorchSource from '../../snippets/trained/your-model.py?raw';
+import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 
 const GiB = 2 ** 30;
 const sizeText = (bytes) => (bytes < GiB ? `${bytes / 2 ** 20} MiB` : `${bytes / GiB} GiB`);
@@ -38,8 +41,7 @@ lessonPage({
   ],
   // What the memory budget must hold: the parameters as float32, whatever the file's dtype.
   formula: String.raw`\text{memory} \approx 4\ \text{bytes} \times N_{\text{params}} = 4 \times (V d + C d + L(12d^2 + 13d) + 2d)`,
-  pytorch: 'from transformers import GPT2LMHeadModel\nmodel = GPT2LMHeadModel.from_pretrained("gpt2")\n' +
-    'model.save_pretrained("my-gpt2", safe_serialization=True)  # model.safetensors',
+  pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['your-model'] },
   call: 'const model = await lab.loadGPT(bytes, { numHeads });\nconst tokenizer = await lab.loadTokenizer(vocabJson, mergesText);',
   schema: {},
   setup(ctx) {
