@@ -34,7 +34,7 @@ lessonPage({
     'This model’s induction heads were helped along. King James text rarely repeats a passage within the 128 tokens ' +
       'the model sees, so some of its training windows were one passage read over and over (half of them random tokens, ' +
       'which only an exact copy predicts): 30% of the windows for the first 6,000 of its 20,000 steps, falling to 8% by ' +
-      'step 15,000. Without them an earlier run had learned no induction head at all.',
+      'step 15,000. Without them an earlier run had learned no induction head by step 4,000.',
   ],
   formula: String.raw`\text{induction}(\ell,h) = \frac{1}{T}\sum_{i=T}^{2T-1} A^{(\ell,h)}_{i,\;i-T+1}`,
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['head-jobs'] },

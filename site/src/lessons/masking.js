@@ -73,9 +73,9 @@ lessonPage({
           : `${above} weights above the diagonal are not 0.`;
       } else if (state.mask === 'padding') {
         check.textContent = validLength >= n ? `All ${n} keys are real tokens: nothing is padding.`
-          : validLength === 0 ? 'Every key is padding: no query has anything to attend to. attnlab’s rule for such a row is weights of exactly ' +
-            '0.0 and an output of 0, so the attention adds only the output projection’s bias. PyTorch gives NaN there ' +
-            'instead: masked_fill with −∞ and then softmax (as nn.MultiheadAttention does) computes 0/0 in every weight.'
+          : validLength === 0 ? 'Every key is padding: no query has anything to attend to, so attnlab makes every weight exactly 0.0 and the ' +
+            'output 0 (its rule for a row with no key), and the attention adds only the output projection’s bias. PyTorch ' +
+            'gives NaN there instead: masked_fill with −∞ and then softmax (as nn.MultiheadAttention does) computes 0/0 in every weight.'
             : `Keys ${validLength}…${n - 1} (${tokens.slice(validLength).map(isolated).join(', ')}) are padding: their columns are exactly 0.0 in every row.`;
       } else {
         check.textContent = 'No mask: every word may attend to every word, the future included.';
