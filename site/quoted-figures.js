@@ -18,7 +18,9 @@ const kjvConfig = ({ json }) => json('web/models/kjv/training-config.json');
 const kjvMeasured = ({ json }) => json('cpp/train/runs/kjv-3/measurements.json');
 const loopShare = (m, setting) => m.settings.find((s) => s.setting === setting).loopShare;
 const translatorConfig = ({ json }) => json('web/models/translator/vocab.json').config;
-const worker = (files, name) => number(files.read('site/src/train-worker.js'), new RegExp(`const ${name} = ([\\d.]+)`));
+// The lesson's training code: its worker and the task settings it shares with the page.
+const trainingCode = ({ read }) => read('site/src/train-worker.js') + read('site/src/training-tasks.js');
+const worker = (files, name) => number(trainingCode(files), new RegExp(`const ${name} = ([\\d.]+)`));
 // The sentences of the "it" task: the animals, places, objects and containers, and every adjective.
 const referentWords = ({ json }) => {
   const { frames } = json('web/models/referent/sentences.json');
@@ -116,10 +118,10 @@ export const QUOTED_FIGURES = [
 
   // Watch it learn: the toy tasks' model and schedule (site/src/train-worker.js) and the translator's.
   { file: 'site/src/lessons/watch-it-learn.js', quote: 'one layer with d_model 32 and 2 heads',
-    source: 'site/src/train-worker.js: the TaskModel it trains',
-    measured: ({ read }) => { const t = read('site/src/train-worker.js'); return [number(t, /new lab\.TaskModel\(\{[^}]*dModel: (\d+)/), number(t, /new lab\.TaskModel\(\{[^}]*numHeads: (\d+)/)]; } },
+    source: 'site/src/train-worker.js, site/src/training-tasks.js: the TaskModel the worker trains',
+    measured: (files) => { const t = trainingCode(files); return [number(t, /new lab\.TaskModel\(\{[^}]*dModel: (\d+)/), number(t, /new lab\.TaskModel\(\{[^}]*numHeads: (\d+)/)]; } },
   { file: 'site/src/lessons/watch-it-learn.js', quote: 'a batch of 16 examples',
-    source: 'site/src/train-worker.js: BATCH', measured: (files) => [worker(files, 'BATCH')] },
+    source: 'site/src/train-worker.js or site/src/training-tasks.js: BATCH', measured: (files) => [worker(files, 'BATCH')] },
   { file: 'site/src/lessons/watch-it-learn.js', quote: 'Every 10 steps the model is scored on 200 held-out examples',
     source: 'site/src/train-worker.js: EVALUATE_EVERY; site/src/training-tasks.js: testCount',
     measured: (files) => [worker(files, 'EVALUATE_EVERY'), number(files.read('site/src/training-tasks.js'), /sort: \{[^}]*testCount: (\d+)/)] },
