@@ -125,7 +125,7 @@ test('the found claims say what was measured', () => {
   assert.doesNotMatch(text('site/src/lessons/cross-attention.js'), /gathers what/);
   assert.doesNotMatch(readRepoFile('README.md'), /gathers what/);
   // Multi-head: split_heads is a reshape to (seq, heads, d_k), then a transpose.
-  assert.match(text('site/src/lessons/multi-head.js'), /\(seq, d_model\) to \(seq, heads, d_k\) and '?\s*\+?\s*'?transposes that to \(heads, seq, d_k\)/);
+  assert.match(text('site/src/lessons/multi-head.js'), /\(seq, d_model\) to \(seq, heads, d_k\) and transposes that to \(heads, seq, d_k\)/);
   // Masking: PyTorch's −∞ and softmax give NaN in a row with every key blocked; attnlab gives 0.
   assert.match(text('site/src/lessons/masking.js'), /PyTorch gives NaN there/);
   // Watch it learn: the intro tells the toy tasks' model from the translator's.
