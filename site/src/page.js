@@ -70,13 +70,15 @@ function codeBlock(label, code, extra = null) {
 // their values (snippet-render.js), and the program reads `file`, the page's inputs and weights, which
 // tensors(lab, state, prepared) computes (site/snippets/<slug>.js; the test command runs the same program on the same file).
 // settings(state, loaded) gets { lab, prepared } once they have loaded (null before); a program whose
-// settings need them (the words of a trained model's sentence as its ids, say) returns null until then.
+// settings need them (the words of a trained model's sentence as its ids, say) returns null until then, and
+// a setting no program can reproduce gets a text saying why, shown instead of the program.
 // fileUrls instead of tensors: the files the package ships that the program reads, { name: url }.
 function pytorchCode(snippet, loaded) {
   if (typeof snippet === 'string' || typeof snippet === 'function') return snippet;
   return (state) => {
     const settings = snippet.settings?.(state, loaded.ready ? loaded : null);
-    return settings === null ? '# The program appears here once the lesson’s model has loaded.' : renderSnippet(snippet.source, settings);
+    if (settings === null) return '# The program appears here once the lesson’s model has loaded.';
+    return typeof settings === 'string' ? settings : renderSnippet(snippet.source, settings);
   };
 }
 

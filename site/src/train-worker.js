@@ -13,10 +13,9 @@
 import { AttnLabError, init } from 'attnlab';
 
 import {
-  PREDICTED_EXAMPLES, TASK_SETTINGS, TRANSLATION_EVALUATED, exampleToWatch, predictions, translationState,
+  PREDICTED_EXAMPLES, TASK_SETTINGS, TRANSLATION_EVALUATED, batchAt, predictions, toyTaskModel, translationState,
 } from './training-tasks.js';
 
-const BATCH = 16;
 const CHUNK = 2;              // Adam steps between two looks at the message queue (and two progress messages)
 const EVALUATE_EVERY = 10;    // steps between two held-out evaluations (200 examples)
 const WATCH_STEPS_PER_SECOND = 50;  // "watch" speed: slow enough to see the curve and the heads move
@@ -60,9 +59,9 @@ async function start({ task, seed, id }) {
     model = await lab.createTranslatorTrainer({ seed });
     data = { translator: true, batch: settings.batch };
   } else {
-    model = new lab.TaskModel({ task, dModel: 32, numHeads: 2, layers: 1, lr: settings.lr, seed });
-    const { train, test } = model.split(settings.trainCount, settings.testCount, seed);
-    data = { train, test, watched: exampleToWatch(model.info, test) };
+    const made = toyTaskModel(lab, task, seed);
+    model = made.model;
+    data = { train: made.train, test: made.test, watched: made.watched };
   }
   pending = [];
   running = true;
@@ -111,9 +110,7 @@ function chunk() {
     const { train, test } = data;
     let evaluated = null;
     for (let i = 0; i < CHUNK; i++) {
-      // Batches walk through the training set in order, wrapping around (an epoch ≈ 250 steps).
-      const start = (model.steps * BATCH) % (train.length - BATCH + 1);
-      const loss = model.trainStep(train.slice(start, start + BATCH));
+      const loss = model.trainStep(batchAt(train, model.steps));
       if (!Number.isFinite(loss)) throw new AttnLabError(`TaskModel.trainStep: the loss became ${loss} at step ${model.steps}; training stopped`);
       pending.push([model.steps, loss]);
       if (model.steps % EVALUATE_EVERY === 0) {

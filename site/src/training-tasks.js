@@ -15,6 +15,24 @@ export const TASK_SETTINGS = {
 
 export const TASKS = Object.keys(TASK_SETTINGS);
 
+// The toy tasks' model as the page trains it (one layer, d_model 32, 2 heads, the task's learning rate),
+// its data and the held-out example it watches: the training worker trains it, and the lesson's PyTorch
+// program starts from the same weights and batches (site/snippets/watch-it-learn.js).
+export const BATCH = 16;
+export function toyTaskModel(lab, task, seed) {
+  const settings = TASK_SETTINGS[task];
+  const model = new lab.TaskModel({ task, dModel: 32, numHeads: 2, layers: 1, lr: settings.lr, seed });
+  const { train, test } = model.split(settings.trainCount, settings.testCount, seed);
+  return { model, train, test, watched: exampleToWatch(model.info, test) };
+}
+
+// The batch of training step `step` (from 0): the training set walked in order, wrapping around (an
+// epoch ≈ 250 steps).
+export function batchAt(train, step) {
+  const start = (step * BATCH) % (train.length - BATCH + 1);
+  return train.slice(start, start + BATCH);
+}
+
 // The first held-out example, except for sentiment: the first with "not" in it, so its head can show
 // the weight on the negation as well as on the adjective.
 export function exampleToWatch(info, test) {

@@ -27,6 +27,7 @@ const CASES = [
   ['exercises', { seed: '77' }],
   ['why-attention', { ending: 'wide' }],
   ['cross-attention', { sentence: 'the girl reads the blue books', beam: '4' }],
+  ['watch-it-learn', { task: 'reverse', seed: '2' }],
   ['it-sentence', { frame: 'fit', first: 'ball', second: 'box', adjective: 'small' }],
   ['shapes', { first: 'a small red bird sings', second: 'hi', dModel: '16', heads: '4', mask: 'none', seed: '2' }],
 ];
@@ -36,7 +37,9 @@ for (const [slug, query] of CASES) {
     const spec = (await import(`../../site/snippets/${slug}.js`)).snippet;
     const source = readFileSync(new URL(`../../site/snippets/${spec.program ?? slug}.py`, import.meta.url), 'utf8');
     const lab = await loadLab(true);
-    const loaded = { lab, prepared: await (await import(`../js/snippet-cases/${slug}.js`)).prepared?.(lab) };
+    const cases = await import(`../js/snippet-cases/${slug}.js`);
+    await cases.prepare?.(lab);
+    const loaded = { lab, prepared: await cases.prepared?.(lab) };
     // The URL's text read as the page reads it: numbers where the schema's values are numbers.
     const state = Object.fromEntries(Object.entries(spec.schema).map(([key, s]) =>
       [key, key in query ? (typeof s.default === 'number' ? Number(query[key]) : query[key]) : s.default]));

@@ -11,6 +11,8 @@ import {
 } from '../training-tasks.js';
 import { heatmap, panel, seedField } from '../views.js';
 import { trainWorkerUrl } from '../worker-url.js';
+import pytorchSource from '../../snippets/watch-it-learn.py?raw';
+import { snippet } from '../../snippets/watch-it-learn.js';
 
 const TARGET = 0.95;
 const LOSS_BUCKET = 10;  // the curve shows the mean training loss of each 10 steps
@@ -59,12 +61,6 @@ function lossCurve(losses, accuracies, width, batch) {
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
 const BATCH = 16;  // the toy tasks' batch (train-worker.js)
 
-const TRANSLATE_PYTORCH = 'model = Seq2SeqTransformer(...)  # nn.Transformer(d_model=64, nhead=4, 2 + 2 layers, dim_feedforward=256)\n' +
-  'optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)\n' +
-  'for src, tgt_in, tgt_out in batches:           # 32 new sentence pairs per step\n' +
-  '    logits = model(src, tgt_in)                 # causal mask on the target\n' +
-  '    loss = F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(), ignore_index=PAD)\n' +
-  '    optimizer.zero_grad(); loss.backward(); optimizer.step(); scheduler.step()';
 const translateCall = (state) => `const trainer = await lab.createTranslatorTrainer({ seed: ${state.seed} });\n` +
   'trainer.train(1, { batch: 32 });               // one AdamW step on 32 fresh pairs\n' +
   `trainer.evaluate(${TRANSLATION_EVALUATED});                       // { tokenAccuracy, exactMatch, alignment[layer][head] }\n` +
@@ -88,14 +84,7 @@ lessonPage({
   ],
   formula: String.raw`\begin{aligned}\mathcal{L} &= -\frac{1}{N}\sum_{i=1}^{N} \log \operatorname{softmax}(z_i)_{y_i} \\ \theta &\leftarrow \theta - \eta\,\frac{\hat m}{\sqrt{\hat v} + \epsilon}, \qquad \hat m, \hat v = \text{bias-corrected running means of } \nabla_\theta\mathcal{L} \text{ and } (\nabla_\theta\mathcal{L})^2\end{aligned}`,
   // The learning rate quoted is the one the page trains the chosen task with.
-  pytorch: (state) => (TASK_SETTINGS[state.task].translator ? TRANSLATE_PYTORCH : 'loss_fn = nn.CrossEntropyLoss()            # ignores targets of -100\n' +
-    `optimizer = torch.optim.Adam(model.parameters(), lr=${TASK_SETTINGS[state.task].lr})\n` +
-    'for tokens, targets in loader:               # batches of 16\n' +
-    '    logits = model(tokens)\n' +
-    '    loss = loss_fn(logits.view(-1, logits.size(-1)), targets.view(-1))\n' +
-    '    optimizer.zero_grad()\n' +
-    '    loss.backward()\n' +
-    '    optimizer.step()'),
+  pytorch: { source: pytorchSource, ...snippet },
   call: (state) => (TASK_SETTINGS[state.task].translator ? translateCall(state) : 'await lab.loadTraining();                 // the training module, loaded on demand\n' +
     `const model = new lab.TaskModel({ task: '${state.task}', dModel: 32, numHeads: 2, layers: 1, lr: ${TASK_SETTINGS[state.task].lr}, seed: ${state.seed} });\n` +
     `const { train, test } = model.split(${TASK_SETTINGS[state.task].trainCount}, ${TASK_SETTINGS[state.task].testCount}, ${state.seed});\n` +
@@ -103,11 +92,7 @@ lessonPage({
     '  model.trainStep(train.slice(i, i + 16));   // forward, backward, Adam\n' +
     '}\n' +
     'model.attentionWeights(test[0]).layers[0];   // one n×n matrix per head'),
-  schema: {
-    task: { type: 'enum', values: TASKS, default: 'sort' },  // several hundred steps: time to watch the heads form
-    seed: { type: 'int', min: 0, max: 999999, default: 3 },
-    speed: { type: 'enum', values: ['watch', 'full'], default: 'watch' },
-  },
+  schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
     let worker = null;
