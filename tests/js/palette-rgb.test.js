@@ -36,7 +36,7 @@ function sweep() {
 test('every palette\'s bytes are the colour d3-scale-chromatic prints, for every t', () => {
   assert.deepEqual(Object.keys(PALETTE_RGB).sort(), Object.keys(D3).sort());
   const ts = sweep();
-  const out = new Uint8Array(3);
+  const out = new Uint8ClampedArray(3); // pixel data, as the canvas's ImageData holds
   for (const [name, interpolate] of Object.entries(D3)) {
     let differences = 0;
     let first = null;

@@ -1,13 +1,14 @@
 // The palettes as numbers: t in [0, 1] → the [r, g, b] bytes of the colour d3-scale-chromatic's
-// interpolator gives for t, written into a pixel array. A large heatmap paints millions of cells:
+// interpolator gives for t, written into pixel data (a Uint8ClampedArray, as ImageData holds). A large heatmap paints millions of cells:
 // asking d3 for an "rgb(r, g, b)" string per cell and parsing it back took 2.6 s for 2000 × 2000
 // (bench/heatmap-first-draw.mjs). Each function here repeats its d3 interpolator's arithmetic in the
 // same order, so the bytes are the very numbers d3 prints (tests/js/palette-rgb.test.js compares them
 // over a dense sweep of t): on screen a cell has the colour the exported SVG names.
 import { interpolateViridis, schemePuOr, schemeRdBu, schemeYlOrRd } from 'd3-scale-chromatic';
 
-// d3-color's rounding of a channel when it formats a colour (clampi).
-const byte = (value) => Math.max(0, Math.min(255, Math.round(value) || 0));
+// `out` is pixel data, a Uint8ClampedArray: storing Math.round(value) there clamps it to 0 … 255 and
+// makes NaN 0, which is d3-color's rounding of a channel when it formats a colour (clampi), without a
+// call per channel.
 
 // [r, g, b] of "#rrggbb".
 export const hexBytes = (hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
@@ -37,7 +38,7 @@ function rgbBasis(scheme) {
     const w1 = 4 - 6 * t2 + 3 * t3;
     const w2 = 1 + 3 * t1 + 3 * t2 - 3 * t3;
     for (let k = 0, s = 12 * i; k < 3; k++, s += 4) {
-      out[at + k] = byte((w0 * knots[s] + w1 * knots[s + 1] + w2 * knots[s + 2] + t3 * knots[s + 3]) / 6);
+      out[at + k] = Math.round((w0 * knots[s] + w1 * knots[s + 1] + w2 * knots[s + 2] + t3 * knots[s + 3]) / 6);
     }
   };
 }
@@ -45,9 +46,9 @@ function rgbBasis(scheme) {
 // cividis: d3's polynomial fit, coefficient for coefficient.
 function cividis(t, out, at) {
   t = Math.max(0, Math.min(1, t));
-  out[at] = byte(-4.54 - t * (35.34 - t * (2381.73 - t * (6402.7 - t * (7024.72 - t * 2710.57)))));
-  out[at + 1] = byte(32.49 + t * (170.73 + t * (52.82 - t * (131.46 - t * (176.58 - t * 67.37)))));
-  out[at + 2] = byte(81.24 + t * (442.36 - t * (2482.43 - t * (6167.24 - t * (6614.94 - t * 2475.67)))));
+  out[at] = Math.round(-4.54 - t * (35.34 - t * (2381.73 - t * (6402.7 - t * (7024.72 - t * 2710.57)))));
+  out[at + 1] = Math.round(32.49 + t * (170.73 + t * (52.82 - t * (131.46 - t * (176.58 - t * 67.37)))));
+  out[at + 2] = Math.round(81.24 + t * (442.36 - t * (2482.43 - t * (6167.24 - t * (6614.94 - t * 2475.67)))));
 }
 
 // viridis: d3 picks one of 256 colours, floor(t · 256); the table is read from d3 at each step's middle.
