@@ -35,14 +35,16 @@ async function labAndModel() {
   return { lab, ...builtin };
 }
 
-// Runs one whole program in a fresh folder holding the model's three files; resolves to what it printed.
-async function runProgram(program) {
+// Runs one whole program in a fresh folder holding the model's three files; resolves to what it printed,
+// or with `written` to { stdout, files: name → the bytes of each file it wrote by that name }.
+async function runProgram(program, written) {
   const dir = mkdtempSync(join(tmpdir(), 'attnlab-trained-snippet-'));
   try {
     writeFileSync(join(dir, 'program.py'), program);
     for (const f of MODEL_FILES) copyFileSync(fileURLToPath(f.url), join(dir, f.name));
     const { stdout } = await run(PYTHON, ['program.py'], { cwd: dir, maxBuffer: 1 << 27, env: { ...process.env, PYTHONHASHSEED: '0' } });
-    return stdout;
+    if (!written) return stdout;
+    return { stdout, files: Object.fromEntries(written.map((name) => [name, readFileSync(join(dir, name))])) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -83,3 +85,19 @@ for (const slug of Object.keys(TRAINED_SNIPPETS)) {
     }
   });
 }
+
+// The file your-model's program writes is one the page loads: the package reads it and computes
+// attnlab-kjv's very logits (the float16 weights widened to float32 both ways).
+test('trained snippet your-model: the model file it writes loads in the package as attnlab-kjv', async () => {
+  const { lab, model } = await labAndModel();
+  const source = readFileSync(new URL('your-model.py', TRAINED), 'utf8');
+  const { files } = await runProgram(wholeProgram(MODEL_PART, source), ['my-model.safetensors']);
+  const written = await lab.loadGPT(files['my-model.safetensors']);
+  try {
+    assert.deepEqual(written.config, model.config);
+    const ids = [1130, 258, 2081, 386, 3355];
+    assert.deepEqual(written.forward(ids).logits.data, model.forward(ids).logits.data);
+  } finally {
+    written.dispose();
+  }
+});

@@ -31,3 +31,11 @@ K, V = cache[layer]                                  # [H, n, d_head] each: one 
 print("attention:", attention[layer][head][-1])      # the newest query's weights over all n cached keys
 print("K cache:", K[head])
 print("V cache:", V[head])
+
+# The work of the last step, in multiply-adds (n tokens so far, L layers, d = d_model, V tokens): each row
+# through the projections costs 12·d² (c_attn 3d², c_proj d², the MLP 8d²), its attention 2·d per key it
+# sees, and the output layer V·d for the last row. With the cache only the new row is computed; without
+# it all n rows are, their keys 1 + 2 + … + n.
+n, L, d, V = len(tokens), model.n_layer, model.d_model, model.vocab_size
+print("multiply-adds for the last token, with the cache and without:",
+      [L * (12 * d * d + 2 * n * d) + V * d, L * (n * 12 * d * d + d * n * (n + 1)) + V * d])

@@ -25,7 +25,9 @@ export async function expected(lab, { model, tokenizer }, state) {
     const cache = session.cache(state.layer);
     const headColumns = (m) => Array.from({ length: m.rows }, (_, r) =>
       Array.from(m.data.subarray(r * m.cols + state.head * dHead, r * m.cols + (state.head + 1) * dHead))).flat();
-    return { tokens, attention: step.attention[state.layer][state.head].data, 'K cache': headColumns(cache.keys), 'V cache': headColumns(cache.values) };
+    const n = tokens.length;
+    return { tokens, attention: step.attention[state.layer][state.head].data, 'K cache': headColumns(cache.keys), 'V cache': headColumns(cache.values),
+      'multiply-adds for the last token, with the cache and without': [model.multiplyAdds(n, { cache: true }), model.multiplyAdds(n, { cache: false })] };
   } finally {
     session.dispose();
   }
