@@ -76,7 +76,7 @@ describe('controls keep their state and focus', () => {
     assert.equal(step.value, step.url);
     assert.ok(await captionMatching(page, new RegExp(`the cross-attention row of step ${Number(step.url) + 1}$`)), 'the row shown is the step chosen');
 
-    const head = await change(page, control(page, 'Cross-attention head'), 'ArrowDown', 'head');
+    const head = await change(page, control(page, 'Cross-attention head (aligned: how often its largest weight is on the right English word, in held-out sentences)'), 'ArrowDown', 'head');
     const [layer, h] = head.value.split(':');
     assert.deepEqual([layer, h], [await urlParam(page, 'layer'), head.url]);
     assert.ok(await captionMatching(page, new RegExp(`^Layer ${layer}, head ${h}: cross-attention weights`)));

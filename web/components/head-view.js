@@ -74,7 +74,7 @@ export class AttnHeadView extends RenderedElement {
     this.#picker.setAttribute('aria-label', 'Head');
     this.#picker.setAttribute('part', 'picker');
     this.#note.className = 'note';
-    this.#note.textContent = 'Line opacity = weight (under 0.01: no line). Hover a token, or use the arrow keys, to see one token’s lines.';
+    this.#note.textContent = 'Line opacity = weight (under 0.01: no line). Point at or tap a token, or use the arrow keys, to see one token’s lines.';
     body.append(this.#picker, this.#svg, this.#note);
     this.#svg.addEventListener('keydown', (event) => { if (this.#query.key(event, this.#built?.n ?? 0)) this.#show(); });
     this.#svg.addEventListener('focus', () => { this.#query.focused = true; this.#show(); });

@@ -70,16 +70,23 @@ export function heatmapLayout({ rows, cols, rowLabels, colLabels, rowTitle, colT
 
   const rowTitleSpace = rowTitle ? font + gap + 2 : 0;
   const rowLabelSpace = Math.max(0, ...rowShown.map((l) => l.width)) + gap;
-  // Rotated labels hang down-left from their column: the first ones may reach past the row labels.
+  // The row title runs up the left edge, centred on the grid; a grid shorter than the title (one row,
+  // say) would cut it at the top, so it then starts at the top and reaches down beside the column labels.
+  const rowTitleWidth = rowTitle ? textWidth(rowTitle, font, 600) : 0;
+  const rowTitleBelow = rowTitleWidth + 4 > rows * cell.h + 8;
+  // Rotated labels hang down-left from their column: the first ones may reach past the row labels
+  // (and then stay clear of a row title that reaches down beside them).
   const hang = rotated ? Math.max(0, ...colShown.map((l) => l.width * SIN45 - (l.i + 0.5) * cell.w)) : 0;
   // Label room: left of the grid, the rotated column labels' band, flat ones' overhang past gridX.
   const room = {
-    left: roomFor(Math.max(rowTitleSpace + rowLabelSpace, hang + 2), kept?.left),
+    left: roomFor(Math.max(rowTitleSpace + rowLabelSpace, hang + 2 + (rowTitleBelow ? rowTitleSpace : 0)), kept?.left),
     band: rotated ? roomFor(widest, kept?.band) : 0,
     right: rotated ? 0 : roomFor(Math.max(0, ...colShown.map((l) => (l.i + 0.5) * cell.w + l.width / 2)), kept?.right),
   };
   const gridX = Math.ceil(room.left + 2);
-  const gridY = 4; // room for the outline of a highlighted first row
+  // Room for the outline of a highlighted first row, and for the first row's label when rows are
+  // thinner than a label (it is centred on its row, so half a line would stick out above the figure).
+  const gridY = Math.max(4, Math.ceil(0.9 * font - cell.h / 2));
   const gridW = cols * cell.w;
   const gridH = rows * cell.h;
 
@@ -100,7 +107,7 @@ export function heatmapLayout({ rows, cols, rowLabels, colLabels, rowTitle, colT
   const flatRight = rotated ? 0 : gridX + room.right;
   const width = Math.ceil(Math.max(gridX + gridW, gridX + legendW, gridX + colTitleWidth, gridX + blockedWidth, flatRight) + 6);
   return {
-    font, tickFont, cell, gridX, gridY, gridW, gridH, rotated, width, height: Math.ceil(y + 4), room,
+    font, tickFont, cell, gridX, gridY, gridW, gridH, rotated, width, height: Math.ceil(Math.max(y + 4, rowTitleWidth + 4)), room,
     rowLabels: rowShown.map(({ i, text }) => ({ i, text, x: gridX - gap, y: gridY + (i + 0.5) * cell.h })),
     colLabels: colShown.map(({ i, text }) => ({
       i, text,
@@ -109,7 +116,7 @@ export function heatmapLayout({ rows, cols, rowLabels, colLabels, rowTitle, colT
       x: gridX + (i + 0.5) * cell.w + (rotated ? font * 0.35 : 0),
       y: rotated ? colLabelY + 4 * k : colLabelY + font * 0.8,
     })),
-    rowTitle: rowTitle ? { x: font, y: gridY + gridH / 2 } : null,
+    rowTitle: rowTitle ? { x: font, y: Math.max(gridY + gridH / 2, rowTitleWidth / 2 + 2) } : null,
     // Centred under the grid, but never past the left edge when the grid is narrower than the title.
     colTitle: colTitle ? { x: Math.max(gridX + gridW / 2, colTitleWidth / 2 + 2), y: colTitleY } : null,
     legend,

@@ -1,4 +1,4 @@
-// <attn-token-colors>: the sentence as text, its tokens shaded by attention. Hover or focus a token
+// <attn-token-colors>: the sentence as text, its tokens shaded by attention. Point at, tap or focus a token
 // and every token is shaded by the weight it receives from that one, on the weight scale with its
 // legend; a line below names the largest weights. The reading view of attention: no grid to decode.
 // With a `link` group it shades by the query row hovered or picked in the group's other views, and
@@ -116,7 +116,7 @@ export class AttnTokenColors extends RenderedElement {
       span.setAttribute('aria-label', w === null ? texts[j] : `${texts[j]}: weight ${w.toFixed(2)} from ${texts[query]}`);
     });
     this.#readout.textContent = query === null
-      ? (m ? 'Hover or focus a token to shade the sentence by its attention.' : '')
+      ? (m ? 'Point at, tap or focus a token to shade the sentence by its attention.' : '')
       : describeRow(`From “${texts[query]}”`, texts.map((t) => `“${t}”`), m, query);
     if (this.#query.focused && this.#spans.length) this.#sentence.setAttribute('aria-activedescendant', `t${this.#query.active}`);
     else this.#sentence.removeAttribute('aria-activedescendant');

@@ -27,7 +27,7 @@ lessonPage({
     'To find out what a head is for, remove it and measure what breaks. Knocking a head out sets its output ' +
       '(its d_head columns, before the output projection c_proj) to zero — or, gentler, to its mean over the ' +
       'prompt, which removes what the head says about each particular token but keeps its average contribution.',
-    'Click heads to knock them out. Knocking out the induction heads found in the previous lesson (which repeated ' +
+    'Press a head’s button to knock it out. Knocking out the induction heads found in the previous lesson (which repeated ' +
       'passages in the model’s training encouraged, as that lesson says) should make the second copy of a repeated ' +
       'random sequence almost as hard to predict as the first.',
     'One head alone rarely matters much: a model has several heads that copy, and when one is gone the ' +
@@ -134,7 +134,7 @@ lessonPage({
       after.update(top1.map((id) => ({ label: tokenLabel(tokenizer, id), value: p1[id] })), scale);
       let kl = 0;
       for (let i = 0; i < p0.length; i++) if (p0[i] > 0) kl += p0[i] * Math.log(p0[i] / Math.max(p1[i], 1e-30));
-      nextReadout.textContent = heads.length === 0 ? 'No head is knocked out: click one above.'
+      nextReadout.textContent = heads.length === 0 ? 'No head is knocked out: press one above.'
         : `${heads.length} head${heads.length > 1 ? 's' : ''} knocked out (${state.mode}). The top next token goes from ` +
           `“${tokenLabel(tokenizer, top0[0])}” (${formatNumber(100 * p0[top0[0]], 1)}%) to “${tokenLabel(tokenizer, top1[0])}” ` +
           `(${formatNumber(100 * p1[top1[0]], 1)}%); the two distributions differ by KL = ${formatNumber(kl, 3)} nats.`;

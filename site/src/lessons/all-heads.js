@@ -36,7 +36,7 @@ lessonPage({
     const { state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
     const { numLayers, numHeads } = model.config;
-    const views = el('attn-model-view', { caption: 'Every layer’s and head’s attention (hover a row: the same query in every head; choose a head to enlarge it)' });
+    const views = el('attn-model-view', { caption: 'Every layer’s and head’s attention (choose a head to enlarge it; with a mouse, point at a row to mark the same query in every head)' });
     views.addEventListener('head-select', (event) => ctx.set({ layer: event.detail.layer, head: event.detail.head }));
     const lines = el('attn-head-view');
     lines.addEventListener('head-select', (event) => ctx.set({ head: event.detail.head }));
@@ -58,7 +58,7 @@ lessonPage({
       const layer = Math.min(state.layer, numLayers - 1), head = Math.min(state.head, numHeads - 1);
       views.selected = { layer, head };
       Object.assign(lines, { attention: cached.attention[layer], tokens: cached.labels,
-        caption: `Layer ${layer}: each token’s attention as lines (opacity = weight); hover a token, or pick a head` });
+        caption: `Layer ${layer}: each token’s attention as lines (opacity = weight); point at or tap a token, or pick a head` });
       lines.setAttribute('head', String(head));
       about.textContent = `Layer ${layer}, head ${head}. ${describeHead(cached.attention[layer][head])}`;
     };

@@ -24,6 +24,8 @@ function longestRun(words) {
   return best;
 }
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
+// "aligned" in the head choices, glossed where they are chosen.
+const HEAD_LABEL = 'Cross-attention head (aligned: how often its largest weight is on the right English word, in held-out sentences)';
 
 // Row t of a decode reads targetTokens[t] and writes the next word (or the end).
 const rowLabels = (t) => t.targetTokens.map((read, i) => `${read} → ${t.targetTokens[i + 1] ?? (t.finished ? '</s>' : '…')}`);
@@ -64,7 +66,8 @@ lessonPage({
     for (let l = 0; l < layers; l++) {
       for (let h = 0; h < heads; h++) {
         const share = summary.alignmentShare[l][h];
-        headOptions.push([`${l}:${h}`, `layer ${l}, head ${h} (aligned ${percent(share)} of held-out words${best[l].head === h ? ', best of its layer' : ''})`]);
+        // Short enough for a phone's closed select (390 px): the label says what "aligned" measures.
+        headOptions.push([`${l}:${h}`, `layer ${l}, head ${h}: ${percent(share)} aligned${best[l].head === h ? ' (best)' : ''}`]);
       }
     }
     const headNote = el('span', { class: 'field-hint', role: 'status', hidden: true });
@@ -72,7 +75,7 @@ lessonPage({
       const [layer, head] = value.split(':').map(Number);
       ctx.set({ layer, head });
     });
-    const headField = field('Cross-attention head', headSelect);
+    const headField = field(HEAD_LABEL, headSelect);
     headField.append(headNote);
     const controls = el('div', { class: 'controls' }, sentenceBox,
       field('Decoding', select([['1', 'greedy (the most likely word each step)'], [String(BEAM_WIDTH), `beam search, ${BEAM_WIDTH} hypotheses`]], state.beam,

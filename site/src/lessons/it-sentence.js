@@ -12,7 +12,9 @@ import { MODEL_FILE, snippet } from '../../snippets/it-sentence.js';
 
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 // A frame's words with its slots shown as blanks: "the ___ didn't cross the ___ because it was too ___".
-const frameText = (f) => f.words.map((w) => (w.startsWith('<') ? '___' : w)).join(' ');
+// A frame as its select shows it: up to "because" (the rest, "because it is too ___", is every frame's),
+// short enough for a phone's closed select; the sentence itself is shown whole below.
+const frameText = (f) => `${f.words.map((w) => (w.startsWith('<') ? '___' : w)).join(' ').split(' because ')[0]} …`;
 
 lessonPage({
   slug: 'it-sentence',
@@ -139,7 +141,7 @@ lessonPage({
       Object.assign(namedMap, { matrix: { rows: 1, cols: row.length, data: row }, rowLabels: ['it'], colLabels: labels,
         caption: `Layer ${named.layer}, head ${named.head}: weights from “it” (largest on “${s.words[top]}”) — the named head` });
       Object.assign(colored, { attention: out.attention[named.layer][named.head], tokens: s.words.map((w, i) => (i ? ` ${w}` : w)),
-        caption: `Layer ${named.layer}, head ${named.head}, the whole sentence: hover or focus a word to shade every word by its weight from it` });
+        caption: `Layer ${named.layer}, head ${named.head}, the whole sentence: point at, tap or focus a word to shade every word by its weight from it` });
       colored.setAttribute('query', String(s.itPosition));
       layerMaps.forEach((m, l) => Object.assign(m, {
         matrix: { rows: numHeads, cols: row.length, data: Float32Array.from(out.fromIt[l].flatMap((r) => Array.from(r))) },
