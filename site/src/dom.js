@@ -58,6 +58,10 @@ export function noteUnder(box, text, name = 'tokens') {
   held.hint.hidden = held.hint.textContent === '';
 }
 
+// The largest difference between two computations that should agree: "0 (exactly equal)" when they
+// agree bit for bit (never "0.0e+0"), otherwise two significant digits, "3.0e-8".
+export const formatDifference = (x) => (x === 0 ? '0 (exactly equal)' : x.toExponential(1));
+
 export function formatNumber(x, decimals = 2) {
   if (x === -Infinity) return '−∞';
   if (x === Infinity) return '∞';

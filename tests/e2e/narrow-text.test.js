@@ -1,6 +1,6 @@
 // At a phone's 390 px no text of a lesson's controls or figures is cut (issue 41, item 5): the text a
 // closed select shows fits inside it, and every text of a figure (a heatmap's labels and titles, a
-// chart's legend) lies inside the figure's drawing. Measured in the page by the browser: a select
+// chart's legend) lies inside the figure's drawing; and no callout is drawn empty (a bar with no words). Measured in the page by the browser: a select
 // against the same select at its natural width, a figure's texts by their boxes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -46,7 +46,13 @@ const cutFigureTexts = (page) => page.evaluate(() => {
   return out;
 });
 
-describe('no text is cut on a phone', () => {
+// → descriptions of the boxes drawn with nothing in them: a border or a background around no text.
+const emptyCallouts = (page) => page.evaluate(() => [...document.querySelectorAll('main p, main div')].filter((n) => n.checkVisibility() &&
+  n.textContent.trim() === '' && n.children.length === 0 &&
+  (parseFloat(getComputedStyle(n).borderLeftWidth) > 0 || getComputedStyle(n).backgroundColor !== 'rgba(0, 0, 0, 0)'))
+  .map((n) => `${n.tagName.toLowerCase()}.${n.className}, ${Math.round(n.getBoundingClientRect().height)} px tall`));
+
+describe('a lesson\'s words on a phone: none cut, no empty callout', () => {
   let site;
 
   before(async () => {
@@ -58,10 +64,11 @@ describe('no text is cut on a phone', () => {
   });
 
   for (const slug of LESSONS) {
-    test(`${slug} at 390 px: every select's chosen text and every figure's text is whole`, async () => {
+    test(`${slug} at 390 px: every select's chosen text and every figure's text is whole; no empty callout`, async () => {
       const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${slug}.html`, { width: 390, height: 844 });
       assert.deepEqual(await cutSelects(page), []);
       assert.deepEqual(await cutFigureTexts(page), []);
+      assert.deepEqual(await emptyCallouts(page), []);
       assert.deepEqual(problems, []);
       await page.close();
     });

@@ -108,7 +108,13 @@ lessonPage({
       drawn.textContent = `Seed ${state.seed} draws “${tokenLabel(tokenizer, token)}” (probability ${formatPercent(probabilities[token])} ` +
         `after reshaping, ${formatPercent(plain[token])} before)` +
         (drawnShown ? '.' : `: a rare draw, outside the ${SHOWN} most likely tokens, added as the last bar.`);
-      summary.textContent = `${cached.ids.length} prompt tokens. ${kept.toLocaleString('en')} of ${plain.length.toLocaleString('en')} tokens can still be drawn. ` +
+      // With nothing cut by top-k or top-p, the tokens that cannot be drawn are the ones whose probability
+      // is below float32's smallest number: said so, not left to read as a cut.
+      const nothingCut = state.temperature > 0 && state.topK === 0 && state.topP === 100;
+      const rounded = nothingCut && kept < plain.length
+        ? `: nothing is cut, but the other ${(plain.length - kept).toLocaleString('en')} are so unlikely that their probabilities ` +
+          'round to 0 in float32 (below about 10⁻⁴⁵). ' : '. ';
+      summary.textContent = `${cached.ids.length} prompt tokens. ${kept.toLocaleString('en')} of ${plain.length.toLocaleString('en')} tokens can still be drawn${rounded}` +
         penaltyNote(rawTop) +
         (state.temperature === 0 ? 'Temperature 0 is greedy decoding: the top token always wins.'
           : state.temperature < 100 ? `T = ${formatNumber(state.temperature / 100)} < 1 sharpens: the top token's share grows.`

@@ -1,6 +1,6 @@
 // Lesson 8: positional encoding — the position × dimension heatmap and curves, the permutation demo,
 // and four schemes compared by how the score between two positions changes with their distance.
-import { el, field, formatNumber, select } from '../dom.js';
+import { el, field, formatDifference, formatNumber, select } from '../dom.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
@@ -120,7 +120,7 @@ lessonPage({
         largest = Math.max(largest, Math.abs(b.data[i * n + j] - a.data[(n - 1 - i) * n + (n - 1 - j)]));
       }
       permutationNote.textContent = `Reversing the words only reverses the weights: the largest difference from the ` +
-        `reversed original is ${largest.toExponential(1)}. With positions added, the reversed sentence gets different weights.`;
+        `reversed original is ${formatDifference(largest)}. With positions added, the reversed sentence gets different weights.`;
       Object.assign(original, { rowLabels: tokens, colLabels: tokens, matrix: a });
       Object.assign(shuffled, { rowLabels: reversed, colLabels: reversed, matrix: b });
       Object.assign(withPositions, { rowLabels: reversed, colLabels: reversed, matrix: weightsOf(reversed, 'sinusoidal') });

@@ -3,7 +3,7 @@
 // the padding mask (batch, 1, 1, seq) broadcast against the scores, the heads put back, and the
 // tutorials' exercise, (2, 10, 512) with a causal mask. Every tensor is the package's (lab.reshape,
 // lab.permute, lab.scaledDotProductAttention on tensors); the page only slices and packs numbers.
-import { count, el, field, formatNumber, select } from '../dom.js';
+import { count, el, field, formatDifference, formatNumber, select } from '../dom.js';
 import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, sentenceInput, tokenChips, tokensOf } from '../views.js';
@@ -224,7 +224,7 @@ function runExercise(lab, seed) {
       for (let i = 0; i < size; i++) worst = Math.max(worst, Math.abs(output.data[b * size + i] - alone[i]));
     }
     return `x = randn${exerciseShape} through ${heads} heads with a causal mask: output ${tuple(output.shape)}, weights ${tuple(weights.shape)}. ` +
-      `Each sentence run alone gives the same output: the largest difference is ${worst === 0 ? '0' : worst.toExponential(1)}.`;
+      `Each sentence run alone gives the same output: the largest difference is ${formatDifference(worst)}.`;
   } finally {
     mha.dispose();
   }
