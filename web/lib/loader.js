@@ -180,6 +180,17 @@ export function prefetchBuild(name) {
   prefetchedBuilds.set(name, fetch(build.wasmUrl()).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null));
 }
 
+// The glue's own messages reach the console as the glue would print them (console.warn), but one: a
+// threaded build's main thread waits for its worker pool inside a parallel loop, and the glue warns
+// about any wait on the main thread once ("Blocking on the main thread is very dangerous"), because a
+// wait for a worker that needs the main thread to start would hang the page. These waits cannot: the
+// pool's workers have all started before the module is handed out (its factory resolves only then, see
+// startThreaded in index.js), and the loops' workers never wait for the main thread.
+const SAFE_HERE = 'Blocking on the main thread is very dangerous';
+function printGlueMessage(text) {
+  if (!String(text).startsWith(SAFE_HERE)) console.warn(text);
+}
+
 export async function instantiate(name, { wasmBinary, locateFile }, fn) {
   const build = await buildNamed(name, fn);
   const moduleArgs = {};
@@ -195,6 +206,7 @@ export async function instantiate(name, { wasmBinary, locateFile }, fn) {
   // and so does the page: one copy of the script, fetched once.
   const scriptUrl = build.scriptUrl?.().href;
   if (scriptUrl) moduleArgs.mainScriptUrlOrBlob = scriptUrl;
+  moduleArgs.printErr = printGlueMessage;
   const { default: createModule } = await (scriptUrl ? import(/* @vite-ignore */ /* webpackIgnore: true */ scriptUrl) : build.factory());
   try {
     return await createModule(moduleArgs);
