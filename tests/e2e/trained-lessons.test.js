@@ -111,7 +111,7 @@ describe('the trained-model lessons', () => {
     const inPrompt = byP(plain).filter((id) => ids.includes(id)).length;
     assert.match(await page.textContent('.explain'), new RegExp(`Penalty 1\\.5: ${inPrompt} \\(`));
     assert.match(await page.textContent('main'), /repetitionPenalty: 1\.5, context: ids/);
-    assert.match(await page.textContent('main'), /repetition_penalty=1\.5/);
+    assert.match(await page.textContent('pre[aria-label="PyTorch code"]'), /^repetition_penalty = 1\.5 {2}# page setting: penalty$/m);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -188,11 +188,12 @@ describe('the trained-model lessons', () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/kv-cache.html?steps=${steps}`);
     assert.equal(await page.getByLabel('Repetition penalty').inputValue(), '120');
     assert.equal((await page.textContent('.generated')).replace(/ \(the context.*$/, ''), draw(1.2));
-    assert.match(await page.textContent('main'), /repetition_penalty=1\.2\b/, 'the PyTorch snippet has the control\'s value');
+    const pytorchPenalty = () => page.textContent('pre[aria-label="PyTorch code"]');
+    assert.match(await pytorchPenalty(), /^repetition_penalty = 1\.2 {2}# page setting: penalty$/m, 'the PyTorch program has the control\'s value');
     await page.getByLabel('Repetition penalty').fill('100');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('penalty') === '100');
     assert.equal(await page.textContent('.generated'), draw(1));
-    assert.match(await page.textContent('main'), /repetition_penalty=1\)/);
+    assert.match(await pytorchPenalty(), /^repetition_penalty = 1 {2}# page setting: penalty$/m);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -301,7 +302,7 @@ describe('the trained-model lessons', () => {
     expected.push(meanMode);
     assert.deepEqual(climb, expected.map((x) => `${x.toFixed(2)} nats`));
     assert.doesNotMatch(await page.textContent('main'), /−0\.00/);
-    assert.match(await page.textContent('main'), /x\[\.\.\., cols\] = x\[\.\.\., cols\]\.mean\(dim=1/, 'the PyTorch snippet is the mean mode');
+    assert.match(await page.textContent('pre[aria-label="PyTorch code"]'), /^mode = "mean" {2}# page setting: mode$/m, 'the PyTorch program is the mean mode');
     assert.match(await page.textContent('main'), /ablation: 'mean'/, 'so is the attnlab one');
     assert.deepEqual(problems, []);
     await page.close();

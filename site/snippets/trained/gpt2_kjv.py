@@ -24,7 +24,8 @@ def load_safetensors(path):
         if name != "__metadata__" and t["dtype"] in DTYPES:  # (an old file's bool attn.bias masks are skipped)
             begin, end = t["data_offsets"]
             raw = torch.frombuffer(bytearray(data[begin:end]), dtype=DTYPES[t["dtype"]])
-            tensors[name.removeprefix("transformer.")] = raw.reshape(t["shape"]).float()  # attnlab-kjv is stored in float16; computed in float32
+            # (attnlab-kjv is stored in float16: computed in float32, as the page does)
+            tensors[name.removeprefix("transformer.")] = raw.reshape(t["shape"]).float()
     return tensors, header.get("__metadata__", {})
 
 
