@@ -8,8 +8,10 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "attnlab/seq2seq/en_fr_grammar.hpp"
 #include "attnlab/seq2seq/seq2seq.hpp"
 #include "attnlab/seq2seq/seq2seq_training.hpp"
 #include "attnlab/seq2seq/translation_scores.hpp"
@@ -260,6 +262,87 @@ TEST(Seq2SeqTrace, EveryAttentionOfEveryLayerIsTraced) {
 
 namespace attnlab {
 namespace {
+
+// The grammar's recognizer, by hand: what sample_pair draws is in the grammar (many seeds); sentences
+// outside it fail at the word a reader of the grammar points to, with the kinds allowed there.
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+TEST(EnFrGrammar, EverySampledSentenceIsInTheGrammar) {
+  int checked = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    Rng rng(seed);
+    for (int i = 0; i < 50; ++i, ++checked) {
+      const translation::SentencePair pair = translation::sample_pair(rng);
+      const translation::GrammarCheck check = translation::check_english(pair.english);
+      ASSERT_TRUE(check.in_grammar) << "seed " << seed << ": position " << check.position;
+      EXPECT_EQ(check.position, -1);
+      EXPECT_TRUE(check.expected.empty());
+    }
+  }
+  EXPECT_EQ(checked, 10000);
+  // The longest sentence the grammar makes (kMaxWords), every optional slot filled.
+  EXPECT_TRUE(translation::check_english(split("the small red cat sees some small cats in my old green houses")).in_grammar);
+}
+
+struct Outside {
+  const char* sentence;
+  int position;
+  std::vector<std::string> kinds;
+};
+
+TEST(EnFrGrammar, SentencesOutsideTheGrammarFailAtTheRightWord) {
+  const std::string singular_noun = "a singular noun", plural_noun = "a plural noun", noun = "a noun";
+  const std::string before = "an adjective French puts before the noun", after = "an adjective French puts after the noun";
+  const std::vector<Outside> cases{
+      // The two sentences: "is" is no verb of the grammar; "children" no noun.
+      {"a blue car is near the big tree", 3, {"a verb agreeing with a singular subject"}},
+      {"the children like the white cats", 1, {before, after, noun}},
+      {"the cats sees the dog", 2, {"a verb agreeing with a plural subject"}},
+      {"a cats sees the dog", 1, {before, after, singular_noun}},
+      {"some small cat sees the dog", 2, {after, plural_noun}},
+      {"the red small cat sees the dog", 2, {noun}},
+      {"the cat sees the dog the", 5, {"a preposition", "the end of the sentence"}},
+      {"the cat sees the dog in the house with the girl", 8, {"the end of the sentence"}},
+      {"the cat sees the dog with", 6, {"a determiner"}},
+      {"the cat sees", 3, {"a determiner"}},
+      {"the dog", 2, {"a verb agreeing with a singular subject"}},
+      {"", 0, {"a determiner"}},
+  };
+  for (const Outside& c : cases) {
+    const translation::GrammarCheck check = translation::check_english(split(c.sentence));
+    EXPECT_FALSE(check.in_grammar) << c.sentence;
+    EXPECT_EQ(check.position, c.position) << c.sentence;
+    std::vector<std::string> kinds;
+    for (const translation::WordKind& k : check.expected) kinds.push_back(k.name);
+    EXPECT_EQ(kinds, c.kinds) << c.sentence;
+  }
+  // The words allowed, by hand from the grammar's lists: agreement picks the verb's form.
+  EXPECT_EQ(translation::check_english(split("a blue car is")).expected.at(0).words,
+            (std::vector<std::string>{"sees", "eats", "likes", "watches", "follows", "finds", "takes", "has"}));
+  EXPECT_EQ(translation::check_english(split("these cars sees")).expected.at(0).words,
+            (std::vector<std::string>{"see", "eat", "like", "watch", "follow", "find", "take", "have"}));
+  EXPECT_EQ(translation::check_english(split("the dog sees")).expected.at(0).words,
+            (std::vector<std::string>{"the", "a", "some", "my", "this", "these"}));
+  EXPECT_TRUE(translation::check_english(split("the cat sees the dog")).expected.empty());
+  EXPECT_TRUE(translation::check_english(split("the cat sees the dog")).in_grammar);
+}
+
+TEST(EnFrGrammar, TheWordKindsHoldEveryEnglishWordOnce) {
+  std::vector<std::string> all;
+  for (const translation::WordKind& k : translation::english_word_kinds()) all.insert(all.end(), k.words.begin(), k.words.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, translation::english_words());
+  EXPECT_EQ(all.size(), 77u);
+  std::vector<std::string> names;
+  for (const translation::WordKind& k : translation::english_word_kinds()) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a determiner", "an adjective French puts before the noun",
+                                             "an adjective French puts after the noun", "a noun", "a verb", "a preposition"}));
+}
 
 // The shipped translator (web/models/translator/) scored again on the run's 500 held-out pairs gives
 // the figures its training log ends with (both computed in float32 by the same code, so to rounding).

@@ -194,4 +194,140 @@ std::vector<SentencePair> held_out_pairs(int count, std::uint64_t seed) {
   return pairs;
 }
 
+// ---- The recognizer: the grammar of sample_pair read left to right ----
+//
+//   sentence    = noun-phrase(n) verb(n) noun-phrase [preposition noun-phrase]
+//   noun-phrase = determiner [size adjective] [colour adjective] noun   (English order; the determiner
+//                 and the noun agree in number, the verb with the subject's noun)
+// Every word belongs to one kind only, and each step allows a few kinds, so a left-to-right walk
+// decides: the first word that none of the allowed kinds holds is where the sentence leaves the grammar.
+
+namespace {
+
+// Grammatical number as a set: a determiner such as "the" allows both.
+constexpr unsigned kSingular = 1, kPlural = 2, kEitherNumber = kSingular | kPlural;
+
+enum class Kind { determiner, size_adjective, colour_adjective, noun, verb, preposition, end };
+struct Allowed {
+  Kind kind;
+  unsigned numbers = kEitherNumber;  // determiners, nouns, verbs: the numbers their words may have here
+};
+
+// The words of one kind with one of `numbers`, in the grammar's order, each once.
+std::vector<std::string> words_of(Kind kind, unsigned numbers) {
+  std::vector<std::string> words;
+  const auto add = [&](const char* word) {
+    if (std::find(words.begin(), words.end(), word) == words.end()) words.emplace_back(word);
+  };
+  const auto add_forms = [&](const auto& list) {
+    for (const auto& item : list) {
+      if (numbers & kSingular) add(item.en);
+      if (numbers & kPlural) add(item.en_plural);
+    }
+  };
+  switch (kind) {
+    case Kind::determiner: add_forms(kDeterminers); break;
+    case Kind::noun: add_forms(kNouns); break;
+    case Kind::verb: add_forms(kVerbs); break;
+    case Kind::size_adjective: for (const Adjective& a : kSizeAdjectives) add(a.en); break;
+    case Kind::colour_adjective: for (const Adjective& a : kColourAdjectives) add(a.en); break;
+    case Kind::preposition: for (const auto& p : kPrepositions) add(p[0]); break;
+    case Kind::end: break;
+  }
+  return words;
+}
+
+unsigned numbers_of(Kind kind, const std::string& word) {
+  unsigned numbers = 0;
+  for (unsigned number : {kSingular, kPlural}) {
+    const std::vector<std::string> forms = words_of(kind, number);
+    if (std::find(forms.begin(), forms.end(), word) != forms.end()) numbers |= number;
+  }
+  return numbers;
+}
+
+std::string name_of(Kind kind, unsigned numbers) {
+  const char* number = numbers == kSingular ? "singular " : numbers == kPlural ? "plural " : "";
+  switch (kind) {
+    case Kind::determiner: return "a determiner";
+    case Kind::size_adjective: return "an adjective French puts before the noun";
+    case Kind::colour_adjective: return "an adjective French puts after the noun";
+    case Kind::noun: return std::string("a ") + number + "noun";
+    case Kind::verb: return numbers == kEitherNumber ? "a verb" : std::string("a verb agreeing with a ") + number + "subject";
+    case Kind::preposition: return "a preposition";
+    case Kind::end: return "the end of the sentence";
+  }
+  return {};
+}
+
+// Where the walk is: which part of the sentence comes next and, inside a noun phrase, which slot.
+struct Walk {
+  enum Part { subject, verb, object, preposition_or_end, prepositional_object, done } part = subject;
+  enum Slot { determiner, size_colour_or_noun, colour_or_noun, noun } slot = determiner;
+  unsigned numbers = kEitherNumber;  // in a noun phrase: those its determiner allows; at the verb: the subject's
+
+  std::vector<Allowed> allowed() const {
+    switch (part) {
+      case verb: return {{Kind::verb, numbers}};
+      case preposition_or_end: return {{Kind::preposition}, {Kind::end}};
+      case done: return {{Kind::end}};
+      default: break;
+    }
+    switch (slot) {
+      case determiner: return {{Kind::determiner}};
+      case size_colour_or_noun: return {{Kind::size_adjective}, {Kind::colour_adjective}, {Kind::noun, numbers}};
+      case colour_or_noun: return {{Kind::colour_adjective}, {Kind::noun, numbers}};
+      case noun: return {{Kind::noun, numbers}};
+    }
+    return {};
+  }
+
+  // The walk after `word`, read as an allowed word of `kind`.
+  void take(Kind kind, const std::string& word) {
+    switch (kind) {
+      case Kind::determiner: numbers = numbers_of(kind, word); slot = size_colour_or_noun; return;
+      case Kind::size_adjective: slot = colour_or_noun; return;
+      case Kind::colour_adjective: slot = noun; return;
+      case Kind::noun:
+        numbers &= numbers_of(kind, word);
+        slot = determiner;
+        part = part == subject ? verb : part == object ? preposition_or_end : done;
+        return;
+      case Kind::verb: numbers = kEitherNumber; part = object; return;
+      case Kind::preposition: part = prepositional_object; return;
+      case Kind::end: return;
+    }
+  }
+};
+
+std::vector<WordKind> described(const std::vector<Allowed>& allowed) {
+  std::vector<WordKind> kinds;
+  for (const Allowed& a : allowed) kinds.push_back({name_of(a.kind, a.numbers), words_of(a.kind, a.numbers)});
+  return kinds;
+}
+
+}  // namespace
+
+GrammarCheck check_english(const std::vector<std::string>& words) {
+  Walk walk;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::vector<Allowed> allowed = walk.allowed();
+    const auto fits = std::find_if(allowed.begin(), allowed.end(), [&](const Allowed& a) {
+      const std::vector<std::string> kind_words = words_of(a.kind, a.numbers);
+      return std::find(kind_words.begin(), kind_words.end(), words[i]) != kind_words.end();
+    });
+    if (fits == allowed.end()) return {false, static_cast<int>(i), described(allowed)};
+    walk.take(fits->kind, words[i]);
+  }
+  const std::vector<Allowed> allowed = walk.allowed();
+  const bool may_end = std::any_of(allowed.begin(), allowed.end(), [](const Allowed& a) { return a.kind == Kind::end; });
+  if (may_end && !words.empty()) return {true, -1, {}};
+  return {false, static_cast<int>(words.size()), described(allowed)};
+}
+
+std::vector<WordKind> english_word_kinds() {
+  return described({{Kind::determiner}, {Kind::size_adjective}, {Kind::colour_adjective}, {Kind::noun}, {Kind::verb},
+                    {Kind::preposition}});
+}
+
 }  // namespace attnlab::translation

@@ -56,4 +56,23 @@ EncodedPair encode_pair(const SentencePair& pair);
 // from another seed and skips these (is_held_out).
 std::vector<SentencePair> held_out_pairs(int count, std::uint64_t seed);
 
+// Whether an English sentence is one the grammar generates, and if not, where it leaves the grammar
+// and what the grammar allows there: what a translator trained on these sentences alone can be
+// trusted with. Built from the same word lists as sample_pair, so it cannot drift from it.
+struct WordKind {
+  std::string name;                // "a verb agreeing with a singular subject", "the end of the sentence"
+  std::vector<std::string> words;  // the words of that kind the grammar allows there (none for the end)
+};
+struct GrammarCheck {
+  bool in_grammar = false;
+  int position = -1;               // the first word outside the grammar (words.size(): the sentence stops too early); -1 when in_grammar
+  std::vector<WordKind> expected;  // what the grammar allows at `position` (empty when in_grammar)
+};
+// words: lower case, as the vocabularies hold them.
+GrammarCheck check_english(const std::vector<std::string>& words);
+
+// The English words by kind (determiners, adjectives of each kind, nouns, verbs, prepositions), in the
+// grammar's own order: for showing a learner what the translator knows.
+std::vector<WordKind> english_word_kinds();
+
 }  // namespace attnlab::translation
