@@ -29,6 +29,9 @@ cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure -j"$jobs"
 
+stage "C++ consumers: add_subdirectory, FetchContent, find_package after cmake --install, pkg-config"
+scripts/test-cmake-consumers.sh
+
 stage "native under ASan + UBSan (clang; the build the fuzz targets share)"
 scripts/configure-sanitize.sh
 cmake --build build/sanitize -j"$jobs" --target attnlab_tests attnlab_fuzz_targets

@@ -1,35 +1,59 @@
 // attnlab: the attention mechanism of transformers, with every intermediate inspectable.
+// This header includes every public header (tests/native/umbrella_test.cpp uses a name from each
+// subsystem through it alone); a program may include just the headers it needs instead.
 #pragma once
 
-#include "attnlab/layers/activation.hpp"
+#include "attnlab/version.hpp"
+
 #include "attnlab/attention/attention.hpp"
-#include "attnlab/layers/attention_layer.hpp"
-#include "attnlab/layers/batched_multi_head_attention.hpp"
-#include "attnlab/layers/batched_encoder_layer.hpp"
 #include "attnlab/attention/backward.hpp"
 #include "attnlab/attention/batched_attention.hpp"
 #include "attnlab/attention/dropout.hpp"
+#include "attnlab/attention/mask.hpp"
+#include "attnlab/attention/positional.hpp"
+#include "attnlab/attention/softmax.hpp"
+
+#include "attnlab/gpt/gpt.hpp"
+#include "attnlab/gpt/gpt_session.hpp"
+#include "attnlab/gpt/gpt_training.hpp"
+#include "attnlab/gpt/head_scores.hpp"
+#include "attnlab/gpt/sampling.hpp"
+
+#include "attnlab/io/safetensors.hpp"
+
+#include "attnlab/layers/activation.hpp"
+#include "attnlab/layers/attention_layer.hpp"
+#include "attnlab/layers/batched_encoder_layer.hpp"
+#include "attnlab/layers/batched_multi_head_attention.hpp"
 #include "attnlab/layers/decoder_layer.hpp"
 #include "attnlab/layers/embedding.hpp"
 #include "attnlab/layers/encoder_layer.hpp"
-#include "attnlab/tensor/error.hpp"
 #include "attnlab/layers/feed_forward.hpp"
-#include "attnlab/tensor/limits.hpp"
 #include "attnlab/layers/linear.hpp"
-#include "attnlab/training/loss.hpp"
-#include "attnlab/attention/mask.hpp"
-#include "attnlab/training/models.hpp"
-#include "attnlab/tensor/matrix.hpp"
 #include "attnlab/layers/multi_head_attention.hpp"
 #include "attnlab/layers/norm.hpp"
-#include "attnlab/training/optimizer.hpp"
+
+#include "attnlab/referent/referent_encoder.hpp"
+
+#include "attnlab/seq2seq/en_fr_grammar.hpp"
+#include "attnlab/seq2seq/seq2seq.hpp"
+#include "attnlab/seq2seq/seq2seq_training.hpp"
+#include "attnlab/seq2seq/translation_scores.hpp"
+
+#include "attnlab/tensor/error.hpp"
+#include "attnlab/tensor/limits.hpp"
+#include "attnlab/tensor/matrix.hpp"
 #include "attnlab/tensor/parameter.hpp"
-#include "attnlab/attention/positional.hpp"
 #include "attnlab/tensor/rng.hpp"
-#include "attnlab/attention/softmax.hpp"
-#include "attnlab/training/tasks.hpp"
 #include "attnlab/tensor/tensor.hpp"
 #include "attnlab/tensor/threads.hpp"
-#include "attnlab/text/tokenizer.hpp"
 #include "attnlab/tensor/trace.hpp"
+
+#include "attnlab/text/bpe.hpp"
+#include "attnlab/text/tokenizer.hpp"
+
+#include "attnlab/training/loss.hpp"
+#include "attnlab/training/models.hpp"
+#include "attnlab/training/optimizer.hpp"
+#include "attnlab/training/tasks.hpp"
 #include "attnlab/training/training.hpp"
