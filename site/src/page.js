@@ -231,9 +231,9 @@ export async function lessonPage(lesson) {
       ctx.report(error);
       for (const snippet of snippets) snippet.markStale();  // a snippet that follows the controls no longer does
     }
+    showState(root, state);  // the controls show the state, whether it was drawn or refused
   };
   writeState(state);
-    showState(root, state);  // the controls show the state, whether it was drawn or refused
   run();
   root.removeAttribute('aria-busy');
   document.body.dataset.ready = 'true';
