@@ -800,6 +800,12 @@ export interface WordTokenizer {
   decode(ids: ArrayLike<number>): string;
 }
 
+/** A kind of word of the built-in translator's grammar: 'a verb agreeing with a singular subject', and its words. */
+export interface WordKind {
+  kind: string;
+  words: string[];
+}
+
 export interface Translation {
   text: string;
   /** The words read (lower case): the columns of every cross-attention matrix. */
@@ -815,6 +821,19 @@ export interface Translation {
   unknownWords: string[];
   /** Set when the text had more words than the model reads: only the first `kept` were translated. */
   truncated: { kept: number; dropped: number } | null;
+  /**
+   * The built-in translator only (null for your own checkpoint): whether the text's words, all of them,
+   * are a sentence of the grammar it was trained on; if not, `position` is the first word outside it
+   * (the number of words when the sentence stops too early; -1 when `inGrammar`) and `expected` what
+   * the grammar allows there.
+   */
+  grammar: { inGrammar: boolean; position: number; expected: WordKind[] } | null;
+  /**
+   * The source words that no written word's cross-attention row puts its largest weight on, in the
+   * last decoder layer with its heads averaged (the row that writes the end token not counted). A
+   * measurement of where the model looked, not a claim about what it translated.
+   */
+  unattendedWords: { position: number; word: string }[];
   /** With { selfAttention: true }: [layer][head], source × source and target × target (causal). */
   encoderSelfAttention?: Matrix[][];
   decoderSelfAttention?: Matrix[][];
@@ -825,6 +844,8 @@ export interface Seq2SeqModel {
   readonly config: Required<Seq2SeqConfig>;
   readonly sourceTokenizer: WordTokenizer | null;
   readonly targetTokenizer: WordTokenizer | null;
+  /** The built-in translator's English words by kind, every source word once; null for your own checkpoint. */
+  readonly sourceWordKinds: readonly WordKind[] | null;
   parameterCount(): number;
   /** Teacher-forced: target ids are what the decoder reads (the start token first). */
   forward(sourceIds: ArrayLike<number>, targetIds: ArrayLike<number>): {

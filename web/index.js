@@ -277,7 +277,7 @@ class Lab {
       numHeads: c.num_heads, numEncoderLayers: c.num_encoder_layers, numDecoderLayers: c.num_decoder_layers,
       dFf: c.dim_feedforward, normFirst: c.norm_first, bosId: vocab.bos_id, eosId: vocab.eos_id, unkId: vocab.unk_id,
       sourceVocabulary: vocab.source, targetVocabulary: vocab.target,
-    });
+    }, { grammar: true });
     return { model, sourceTokenizer: model.sourceTokenizer, targetTokenizer: model.targetTokenizer,
       heldOut: JSON.parse(heldOutText), log: parseTrainingLog(logText) };
   }
@@ -309,7 +309,8 @@ class Lab {
     return new this.#TranslatorTrainer(call(fn, () => raw.TranslatorTrainerHandle.create(seed, totalSteps)));
   }
 
-  #seq2seqModel(fn, bytes, config) {
+  // extras: { grammar } (the built-in translator: translate() checks its grammar).
+  #seq2seqModel(fn, bytes, config, { grammar = false } = {}) {
     const checked = checkSeq2SeqConfig(fn, config);
     const { raw, call } = this.#seq2seq.loaded;
     this.#Seq2SeqModel ??= seq2seqClass(this.#seq2seq.loaded);
@@ -320,7 +321,7 @@ class Lab {
       sourceTokenizer: new WordTokenizer(sourceVocabulary, { unkId }),
       targetTokenizer: new WordTokenizer(targetVocabulary, { unkId }),
     } : {};
-    return new Seq2SeqModel(handle, modelConfig, tokenizers);
+    return new Seq2SeqModel(handle, modelConfig, { ...tokenizers, grammar });
   }
 
   // The built-in model's training log: { setup (config, corpus sizes, n-gram baselines), steps (loss,

@@ -107,6 +107,71 @@ for (const variant of VARIANTS) {
   });
 }
 
+// Mean over heads of one layer's cross-attention, then each row's largest weight: computed here, apart
+// from the package's own loop, to check translate()'s unattendedWords.
+function mostAttended(heads, rows) {
+  const { cols } = heads[0];
+  return Array.from({ length: rows }, (_, r) => {
+    const mean = Array.from({ length: cols }, (_, j) => heads.reduce((s, m) => s + m.data[r * cols + j], 0) / heads.length);
+    return mean.indexOf(Math.max(...mean));
+  });
+}
+
+test('translate: outside its grammar it says where and what was expected, and which words no French word looked at', async () => {
+  const theLab = await lab(true);
+  const { model, heldOut } = await theLab.loadBuiltinTranslator();
+  // Verdicts by hand from the grammar: subject verb object [preposition noun-phrase]; a noun phrase is
+  // determiner [size adjective] [colour adjective] noun, agreeing in number.
+  const grammatical = model.translate('The small cat SEES the red car.');
+  assert.deepEqual(grammatical.grammar, { inGrammar: true, position: -1, expected: [] });
+  assert.deepEqual(model.translate('these cars see my old green houses in a garden').grammar.inGrammar, true);
+  const car = model.translate('a blue car is near the big tree');
+  assert.equal(car.grammar.inGrammar, false);
+  assert.equal(car.grammar.position, 3, '“is” is no verb of the grammar');
+  assert.deepEqual(car.grammar.expected, [{ kind: 'a verb agreeing with a singular subject',
+    words: ['sees', 'eats', 'likes', 'watches', 'follows', 'finds', 'takes', 'has'] }]);
+  const children = model.translate('the children like the white cats');
+  assert.equal(children.grammar.position, 1, '“children” is no noun of the grammar');
+  assert.deepEqual(children.grammar.expected.map((k) => k.kind),
+    ['an adjective French puts before the noun', 'an adjective French puts after the noun', 'a noun']);
+  assert.deepEqual(model.translate('the cats sees the dog').grammar.position, 2, 'agreement: “the cats” needs “see”');
+  assert.deepEqual(model.translate('the cat sees').grammar, { inGrammar: false, position: 3,
+    expected: [{ kind: 'a determiner', words: ['the', 'a', 'some', 'my', 'this', 'these'] }] });
+  // The whole text is checked, the words past the model's length too.
+  const long = model.translate(`the cat sees the dog ${Array(12).fill('with').join(' ')}`);
+  assert.ok(long.truncated);
+  assert.equal(long.grammar.position, 6);
+
+  // The ignored words of the issue's example, from the returned cross-attention: the last layer, heads
+  // averaged, one row per written word.
+  const written = car.targetTokens.length - 1;
+  const attended = new Set(mostAttended(car.crossAttention.at(-1), written));
+  const expected = car.sourceTokens.map((word, position) => ({ position, word })).filter((w) => !attended.has(w.position));
+  assert.deepEqual(car.unattendedWords, expected);
+  assert.ok(car.unattendedWords.length >= car.sourceTokens.length - written,
+    `${written} written words look at most ${written} English words: ${JSON.stringify(car.unattendedWords)}`);
+  assert.deepEqual(car.unknownWords, ['is', 'near', 'tree']);
+  // The same measurement on the other sentence of the issue.
+  const childrenAttended = new Set(mostAttended(children.crossAttention.at(-1), children.targetTokens.length - 1));
+  assert.deepEqual(children.unattendedWords, children.sourceTokens.map((word, position) => ({ position, word }))
+    .filter((w) => !childrenAttended.has(w.position)));
+
+  // As the README says: a held-out sentence translated exactly can leave a size adjective unattended.
+  const sizes = model.sourceWordKinds.find((k) => k.kind === 'an adjective French puts before the noun').words;
+  const exactYetUnattended = heldOut.filter((p) => {
+    const t = model.translate(p.english);
+    return t.text === p.french && t.unattendedWords.some((w) => sizes.includes(w.word));
+  });
+  assert.ok(exactYetUnattended.length > 0);
+
+  // Every English word once, by kind; a learner's own checkpoint has no grammar.
+  assert.deepEqual(model.sourceWordKinds.flatMap((k) => k.words).sort(), model.sourceTokenizer.vocabulary.slice(4).slice().sort());
+  const { json, bytes } = torchFixture('post_norm');
+  const own = await theLab.loadSeq2Seq(bytes, configOf(json.config));
+  assert.equal(own.sourceWordKinds, null);
+  own.dispose();
+});
+
 test('createTranslatorTrainer: a fresh translator learns in the page; evaluate and watch are shaped as documented', async () => {
   const theLab = await lab(true);
   const trainer = await theLab.createTranslatorTrainer({ seed: 7 });

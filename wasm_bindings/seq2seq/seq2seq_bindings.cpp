@@ -188,6 +188,35 @@ class TranslatorTrainerHandle {
   std::set<std::vector<std::string>> held_sentences_;
 };
 
+// The grammar the built-in translator was trained on (attnlab/seq2seq/en_fr_grammar.hpp), for
+// translate()'s verdict and the lesson's list of the words the model knows.
+val word_kinds_to_js(const std::vector<translation::WordKind>& kinds) {
+  val js = val::array();
+  for (const translation::WordKind& k : kinds) {
+    val kind = val::object();
+    kind.set("kind", k.name);
+    kind.set("words", strings_to_js(k.words));
+    js.call<void>("push", kind);
+  }
+  return js;
+}
+
+// words (an array of lower-case strings) → { inGrammar, position (-1 when in the grammar), expected: [{ kind, words }] }
+val check_english(const val& words) {
+  return guarded([&] {
+    const translation::GrammarCheck check = translation::check_english(emscripten::vecFromJSArray<std::string>(words));
+    val js = val::object();
+    js.set("inGrammar", check.in_grammar);
+    js.set("position", check.position);
+    js.set("expected", word_kinds_to_js(check.expected));
+    return js;
+  });
+}
+
+val english_word_kinds() {
+  return guarded([] { return word_kinds_to_js(translation::english_word_kinds()); });
+}
+
 }  // namespace attnlab::wasm
 
 using namespace emscripten;
@@ -199,6 +228,8 @@ EMSCRIPTEN_BINDINGS(attnlab_seq2seq) {
       .function("parameterCount", &Seq2SeqHandle::parameter_count)
       .function("forward", &Seq2SeqHandle::forward)
       .function("decode", &Seq2SeqHandle::decode);
+  function("checkEnglish", &check_english);
+  function("englishWordKinds", &english_word_kinds);
   class_<TranslatorTrainerHandle>("TranslatorTrainerHandle")
       .class_function("create", &TranslatorTrainerHandle::create, allow_raw_pointers())
       .function("steps", &TranslatorTrainerHandle::steps)

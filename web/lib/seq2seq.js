@@ -71,18 +71,44 @@ export function checkSeq2SeqConfig(fn, config) {
   return checked;
 }
 
+// The source words no written word looks at most: the rows of `heads` (one layer's cross-attention,
+// Matrix [tokens × source] per head) that write a word (the first `written`), averaged over heads,
+// each row's largest weight → its source position; the positions never chosen.
+function unattendedWords(words, heads, written) {
+  const { rows, cols } = heads[0];
+  const chosen = new Set();
+  for (let r = 0; r < Math.min(written, rows); r++) {
+    let best = 0, bestWeight = -Infinity;
+    for (let j = 0; j < cols; j++) {
+      let sum = 0;
+      for (const m of heads) sum += m.data[r * cols + j];
+      if (sum > bestWeight) [best, bestWeight] = [j, sum];
+    }
+    chosen.add(best);
+  }
+  return words.flatMap((word, position) => (chosen.has(position) ? [] : [{ position, word }]));
+}
+
 export function seq2seqClass(module) {
   const { raw, call } = module;
 
   class Seq2SeqModel extends WasmModule {
     #config;
 
-    // extras: { sourceTokenizer?, targetTokenizer? } (translate() needs both)
+    #knowsGrammar;
+
+    // extras: { sourceTokenizer?, targetTokenizer? (translate() needs both), grammar? (true for the
+    // built-in translator: the English grammar it was trained on is in the module) }
     constructor(handle, config, extras = {}) {
       super('Seq2SeqModel', handle, call);
       this.#config = Object.freeze({ ...config });
       this.sourceTokenizer = extras.sourceTokenizer ?? null;
       this.targetTokenizer = extras.targetTokenizer ?? null;
+      this.#knowsGrammar = extras.grammar === true;
+      // The built-in translator's English words by kind ([{ kind: 'a determiner', words: ['the', …] }, …],
+      // every word of its source vocabulary once); null for a learner's own checkpoint.
+      this.sourceWordKinds = this.#knowsGrammar
+        ? Object.freeze(call('Seq2SeqModel', () => raw.englishWordKinds()).map((k) => Object.freeze(k))) : null;
     }
 
     // { sourceVocabSize, targetVocabSize, maxLen, dModel, numHeads, numEncoderLayers, numDecoderLayers,
@@ -124,6 +150,14 @@ export function seq2seqClass(module) {
     // (targetTokens × sourceTokens), finished, logProb, unknownWords (read as '<unk>'), truncated (null, or
     // { kept, dropped } when the text had more words than the model reads) } and, with
     // { selfAttention: true }, encoderSelfAttention and decoderSelfAttention. options: { beam, maxTokens, selfAttention }.
+    // What the translation may have left out, for a reader to judge it by:
+    //   grammar: for the built-in translator, whether the text's words (all of them, the truncated tail
+    //     too) are a sentence of the grammar it was trained on: { inGrammar, position (the index of the
+    //     first word outside it, the number of words when the sentence stops too early; -1 when inGrammar),
+    //     expected: [{ kind, words }] (what the grammar allows there) }; null for a learner's own checkpoint.
+    //   unattendedWords: [{ position, word }] the source words that no written word's cross-attention
+    //     row in the last decoder layer, averaged over heads, puts its largest weight on (rows that
+    //     write </s> not counted). A measurement of where the model looked, not a claim about meaning.
     translate(text, options) {
       const fn = 'Seq2SeqModel.translate';
       if (!this.sourceTokenizer || !this.targetTokenizer) {
@@ -147,6 +181,8 @@ export function seq2seqClass(module) {
         logProb: decoded.logProb,
         unknownWords: encoded.unknown,
         truncated: kept < encoded.words.length ? { kept, dropped: encoded.words.length - kept } : null,
+        grammar: this.#knowsGrammar ? this.call(fn, () => raw.checkEnglish(encoded.words)) : null,
+        unattendedWords: unattendedWords(encoded.words.slice(0, kept), decoded.crossAttention.at(-1), decoded.output.length),
       };
       if (selfAttention) {
         const full = this.forward(sourceIds, decoded.tokens);
