@@ -113,7 +113,7 @@ lessonPage({
       const nothingCut = state.temperature > 0 && state.topK === 0 && state.topP === 100;
       const rounded = nothingCut && kept < plain.length
         ? `: nothing is cut, but the other ${(plain.length - kept).toLocaleString('en')} are so unlikely that their probabilities ` +
-          'round to 0 in float32 (below about 10⁻⁴⁵). ' : '. ';
+          'are below the smallest number float32 can hold, and round to 0. ' : '. ';
       summary.textContent = `${cached.ids.length} prompt tokens. ${kept.toLocaleString('en')} of ${plain.length.toLocaleString('en')} tokens can still be drawn${rounded}` +
         penaltyNote(rawTop) +
         (state.temperature === 0 ? 'Temperature 0 is greedy decoding: the top token always wins.'
