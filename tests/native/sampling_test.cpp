@@ -48,6 +48,16 @@ TEST(Sampling, TopPKeepsTheSmallestNucleusReachingP) {
   expect_probabilities(sampling_distribution(kLogits, {.top_k = 3, .top_p = 0.5f}), {0, 0, 3 / 7.0, 4 / 7.0});
 }
 
+TEST(Sampling, TopPOfOneCutsNothing) {
+  // The last token's share is e^−20 / (3 + e^−20) ≈ 7e−10, under the 1e−6 the nucleus allows for a float
+  // top_p: at top_p = 1 it stays drawable all the same (1 is "no top-p").
+  const std::vector<float> logits = {0, 0, 0, -20};
+  const double rare = std::exp(-20.0) / (3 + std::exp(-20.0)), common = 1 / (3 + std::exp(-20.0));
+  const std::vector<float> out = sampling_distribution(logits, {.top_p = 1.0f});
+  expect_probabilities(out, {common, common, common, rare});
+  EXPECT_NEAR(out[3], rare, 1e-3 * rare);  // expect_probabilities' 1e-6 alone would let a cut 0 pass
+}
+
 TEST(Sampling, SeededDrawsRepeatAndFollowTheDistribution) {
   Rng a(7), b(7);
   for (int i = 0; i < 50; ++i) EXPECT_EQ(sample(kLogits, {}, a).token, sample(kLogits, {}, b).token);

@@ -106,8 +106,10 @@ std::vector<float> sampling_distribution(std::span<const float> logits, const Sa
   const double total = std::accumulate(p.begin(), p.end(), 0.0);
   const auto open = static_cast<std::size_t>(std::count_if(p.begin(), p.end(), [](double x) { return x > 0.0; }));
   std::size_t keep = std::max<std::size_t>(1, std::min(open, options.top_k > 0 ? static_cast<std::size_t>(options.top_k) : V));
+  // top_p = 1 is no nucleus at all (as Hugging Face's): with the 1e-6 below it would cut the rarest
+  // tokens, together under a millionth of the mass, from a distribution said to be uncut.
   double mass = 0.0;
-  for (std::size_t rank = 0; rank < keep; ++rank) {
+  for (std::size_t rank = 0; options.top_p < 1.0f && rank < keep; ++rank) {
     mass += p[order[rank]] / total;
     // the smallest prefix whose mass reaches top_p (within 1e-6: top_p arrives as a float, 0.4f > 0.4)
     if (mass >= static_cast<double>(options.top_p) - 1e-6) keep = rank + 1;

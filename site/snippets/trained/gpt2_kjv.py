@@ -173,10 +173,9 @@ def distribution(logits, context=(), temperature=1.0, top_k=0, top_p=1.0, repeti
     p = torch.exp((z.double() - z.max()) / temperature)            # softmax(z / T) before normalising, in float64
     p_sorted, order = torch.sort(p, descending=True, stable=True)  # ties: the smaller id first
     keep = min(int((p > 0).sum()), top_k or len(p))                 # top-k (0 = off)
-    # top-p: the fewest tokens whose probabilities reach p. The page allows 1e-6 for p arriving as float32,
-    # so at top_p = 1 the rarest tokens, together under a millionth, are cut too.
-    reached = torch.nonzero(torch.cumsum(p_sorted[:keep] / p.sum(), 0) >= top_p - 1e-6)
-    keep = int(reached[0]) + 1 if len(reached) else keep
+    if top_p < 1:  # top-p: the fewest tokens whose probabilities reach p (1e-6: p arrives as float32)
+        reached = torch.nonzero(torch.cumsum(p_sorted[:keep] / p.sum(), 0) >= top_p - 1e-6)
+        keep = int(reached[0]) + 1 if len(reached) else keep
     probs = torch.zeros_like(p)
     probs[order[:keep]] = p_sorted[:keep] / p_sorted[:keep].sum()   # what is left, renormalised
     return probs.float()

@@ -12,7 +12,7 @@ ids = ids[-model.context_length:]                                         # at m
 with torch.no_grad():
     logits = model.forward(ids)[0][-1]        # [V]: the scores for the token after the last one
 print("prompt ids:", ids)
-print("probabilities:", distribution(logits))  # the left chart: temperature 1 (logits.softmax(-1) but for the rarest millionth)
+print("probabilities:", distribution(logits))  # the left chart: temperature 1, logits.softmax(-1)
 
 # Reshape as the page does: the repetition penalty, temperature, top-k, then top-p (distribution, in
 # the model part above, step by step; Hugging Face's generate applies them in the same order).
