@@ -9,7 +9,14 @@ import { init } from '../../web/lib/all.js';
 import { checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
 
 const LESSON = 'cross-attention';
-const hint = (page) => page.$eval('.field-hint[role="status"]', (n) => (n.hidden ? '' : n.textContent));
+// The lesson on a phone: 390 px wide, touch.
+async function openPhone(site) {
+  const page = await site.browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  await page.goto(`${site.server.url}/lessons/${LESSON}.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  return page;
+}
+const hint = (page) => page.$eval('.controls .field-hint[role="status"]', (n) => (n.hidden ? '' : n.textContent));
 
 describe('the cross-attention lesson runs the trained translator', () => {
   let site;
@@ -48,7 +55,7 @@ describe('the cross-attention lesson runs the trained translator', () => {
     assert.equal(headNote, 'The model has 2 layers of 4 heads: showing layer 1, head 2 instead of layer 5, head 9.');
     const box = page.locator('input[type="text"]');
     await box.fill('');
-    await page.waitForFunction(() => document.querySelector('.field-hint[role="status"]')?.textContent.startsWith('No words'));
+    await page.waitForFunction(() => document.querySelector('.controls .field-hint[role="status"]')?.textContent.startsWith('No words'));
     assert.equal(await hint(page), 'No words in the box: translating “the small cat sees the red car” instead.');
     await box.fill('the dragon sees the cat');
     await page.waitForFunction(() => document.querySelector('.feedback').textContent.includes('dragon'));
@@ -58,7 +65,7 @@ describe('the cross-attention lesson runs the trained translator', () => {
     const fragment = model.translate('the dog').text.split(' ');
     assert.deepEqual(fragment.slice(0, 4), ['le', 'chien', 'chien', 'chien'], 'the package\'s translation of a fragment');
     await box.fill('the dog');
-    await page.waitForFunction(() => document.querySelector('.field-hint[role="status"]')?.textContent.includes('in a row'));
+    await page.waitForFunction(() => document.querySelector('.controls .field-hint[role="status"]')?.textContent.includes('in a row'));
     assert.equal(await hint(page), `The model wrote “chien” ${fragment.filter((w) => w === 'chien').length} times in a row: ` +
       'it learned whole sentences of its grammar only (a subject, a verb, an object, such as “the small cat sees the red car”); ' +
       'on other text it has nothing to go on and keeps writing a likely word.');
@@ -69,10 +76,69 @@ describe('the cross-attention lesson runs the trained translator', () => {
     await page.close();
   });
 
+  test('outside its grammar the page says where and what it expected and which words it ignored; a sentence of it, nothing', async () => {
+    const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${LESSON}.html`);
+    const box = page.locator('input[type="text"]');
+    const trust = () => page.$eval('.trust', (n) => (n.hidden ? '' : n.textContent));
+    const marked = (kind) => page.$$eval(`.read-words mark.${kind}`, (ns) => ns.map((n) => n.firstChild.textContent));
+    const quoted = (words) => words.map((w) => `“\u2068${w}\u2069”`).join(', ');
+    // By hand from the grammar (subject, verb, object …): "is" is no verb, "children" no noun; the
+    // words no French word looked at are the package's (computed in Node).
+    const cases = [
+      { sentence: 'a blue car is near the big tree', unknown: ['is', 'near', 'tree'], at: 'is',
+        says: ['leaves that pattern at word 4, “\u2068is\u2069”: there it expected a verb agreeing with a singular subject (sees, eats, likes, …).'] },
+      { sentence: 'the children like the white cats', unknown: ['children'], at: 'children',
+        says: ['leaves that pattern at word 2, “\u2068children\u2069”: there it expected an adjective French puts before the noun ' +
+          '(small, big, good, …), or an adjective French puts after the noun (red, black, green, …), or a noun (cat, cats, dog, …).'] },
+    ];
+    for (const c of cases) {
+      await box.fill(c.sentence);
+      await page.waitForFunction((s) => document.querySelector('.feedback').textContent.includes(s), c.sentence);
+      const text = await trust();
+      assert.ok(text.startsWith('Don’t trust this translation. The model learned only sentences built like'), text);
+      for (const part of c.says) assert.ok(text.includes(part), `${text}\n— lacks —\n${part}`);
+      assert.ok(text.includes(`It does not know ${quoted(c.unknown)}`), text);
+      const ignored = model.translate(c.sentence).unattendedWords.map((w) => w.word);
+      assert.ok(ignored.length > 0);
+      assert.ok(text.includes(`No French word looked mostly at ${quoted(ignored)}`), text);
+      assert.deepEqual(await marked('unknown'), c.unknown);
+      assert.deepEqual(await marked('off-grammar'), [c.at]);
+    }
+    await box.fill('a cat sees the dog');
+    await page.waitForFunction(() => document.querySelector('.feedback').textContent.includes('un chat voit le chien'));
+    assert.equal(await trust(), '', 'a sentence of the grammar: no warning');
+    assert.deepEqual(await page.$$eval('.read-words mark', (ns) => ns.length), 0);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the words the model knows: 77 buttons by kind, each adds its word, by touch at 390 px and by keyboard', async () => {
+    const page = await openPhone(site);
+    const box = page.locator('input[type="text"]');
+    await box.fill('');
+    await page.locator('.known-words summary').tap();
+    const chips = await page.$$eval('.word-chip', (ns) => ns.map((n) => n.textContent));
+    assert.deepEqual([...chips].sort(), model.sourceTokenizer.vocabulary.slice(4).slice().sort(), 'every source word, once');
+    for (const word of ['the', 'cat', 'sees', 'the', 'dog']) {
+      await page.locator('.word-chip', { hasText: new RegExp(`^${word}$`) }).first().tap();
+    }
+    assert.equal(await box.inputValue(), 'the cat sees the dog');
+    await page.waitForFunction(() => document.querySelector('.feedback').textContent.includes('le chat voit le chien'));
+    // Nothing spills past the phone's width.
+    const widest = await page.$eval('.known-words', (n) => n.scrollWidth);
+    assert.ok(widest <= 390, `the word list is ${widest} px wide`);
+    // Keyboard: a focused word button and Enter adds the word; the focus stays on the button.
+    const withChip = page.locator('.word-chip', { hasText: /^with$/ });
+    await withChip.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await box.inputValue(), 'the cat sees the dog with');
+    assert.equal(await page.evaluate(() => document.activeElement.textContent), 'with');
+    await page.waitForFunction(() => document.querySelector('.trust')?.textContent.includes('stops too early'));
+    await page.close();
+  });
+
   test('at 390 px a tap on a French position shows its weights beside the English words', async () => {
-    const page = await site.browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-    await page.goto(`${site.server.url}/lessons/${LESSON}.html`);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    const page = await openPhone(site);
     const view = page.locator('attn-head-view');
     await view.scrollIntoViewIfNeeded();
     // Keys (7 English words) are drawn first, then the 8 French positions; position 5 reads "la", writes "voiture".

@@ -5,6 +5,7 @@
 // head against the gold alignment of sentences the model never trained on.
 import { el, field, formatNumber, isolated, noteUnder, select, setOptions } from '../dom.js';
 import { translatorModel } from '../models.js';
+import { knownWords, markedWords, trustVerdict } from '../translator-trust.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, sentenceInput, setSlider, slider } from '../views.js';
 import modelUrl from '../../../web/models/translator/model.safetensors?url';
@@ -82,6 +83,11 @@ lessonPage({
         (beam) => ctx.set({ beam }))),
       headField);
 
+    // What the model knows and where a sentence leaves it: the words it can read, the learner's words
+    // marked, and a plain verdict when the translation cannot be trusted (translator-trust.js).
+    const vocabulary = knownWords(model.sourceWordKinds, sentenceBox.querySelector('input'));
+    const readWords = el('p', { class: 'read-words', hidden: true });
+    const trust = el('p', { class: 'trust', 'aria-live': 'polite', hidden: true });
     const translation = el('p', { class: 'feedback', 'aria-live': 'polite' });
     const stepSlider = slider('Step', { min: 0, max: 0, value: 0 }, (s) => ctx.set({ step: s }));
     const stepLine = el('p', { class: 'explain', 'aria-live': 'polite' });
@@ -111,7 +117,7 @@ lessonPage({
       `(${setup.encoderLayers} encoder and ${setup.decoderLayers} decoder layers, d_model ${setup.dModel}, ${setup.heads} heads); ` +
       `training took ${formatNumber(summary.seconds, 0)} s on one core.` });
 
-    root.append(controls, translation,
+    root.append(controls, vocabulary, readWords, translation, trust,
       panel('Word by word: where the decoder looks while writing each word', stepSlider, stepLine, panel(null, stepRow), panel(null, lines)),
       panel('The whole alignment', alignment, shapes),
       panel('Every head of the model: three kinds of attention per layer', encoderSelf, decoderSelf, crossAll),
@@ -149,6 +155,9 @@ lessonPage({
           'writing a likely word.');
       }
       noteUnder(sentenceBox, notes.join(' '));
+      markedWords(readWords, words.words, t.unknownWords, t.grammar);
+      trust.textContent = trustVerdict(t, DEFAULT_SENTENCE);
+      trust.hidden = trust.textContent === '';
 
       translation.textContent = `“${isolated(t.sourceTokens.join(' '))}” → “${t.text}”` +
         (t.finished ? '' : ` (stopped after ${t.targetTokens.length - 1} words without finishing)`) +
