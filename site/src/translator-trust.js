@@ -3,7 +3,7 @@
 // where the sentence leaves the model's grammar marked, and a plain verdict when a translation cannot be
 // trusted. Everything comes from translate()'s report (grammar, unknownWords, truncated, unattendedWords)
 // and the model's sourceWordKinds: nothing here knows the grammar itself.
-import { el, isolated } from './dom.js';
+import { el, formatNumber, isolated } from './dom.js';
 
 const quoted = (words) => words.map((w) => `“${isolated(w)}”`).join(', ');
 const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -67,5 +67,9 @@ export function trustVerdict(t, example) {
       'has probably left them out. (Measured: for each French word, the English word with the largest weight in the ' +
       'last layer’s cross-attention, its heads averaged.)');
   }
-  return reasons.length ? `Don’t trust this translation. ${reasons.join(' ')}` : '';
+  if (!reasons.length) return '';
+  // The model's own probability is as high outside its grammar as inside: say what it does not measure.
+  reasons.push(`Its probability (${formatNumber(Math.exp(t.logProb), 3)}) says how sure the model is of the French it ` +
+    'wrote, not whether that French translates your sentence.');
+  return `Don’t trust this translation. ${reasons.join(' ')}`;
 }

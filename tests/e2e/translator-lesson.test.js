@@ -101,6 +101,9 @@ describe('the cross-attention lesson runs the trained translator', () => {
       const ignored = model.translate(c.sentence).unattendedWords.map((w) => w.word);
       assert.ok(ignored.length > 0);
       assert.ok(text.includes(`No French word looked mostly at ${quoted(ignored)}`), text);
+      const probability = Math.exp(model.translate(c.sentence).logProb).toFixed(3);
+      assert.ok(text.endsWith(`Its probability (${probability}) says how sure the model is of the French it wrote, ` +
+        'not whether that French translates your sentence.'), text);
       assert.deepEqual(await marked('unknown'), c.unknown);
       assert.deepEqual(await marked('off-grammar'), [c.at]);
     }
