@@ -87,7 +87,10 @@ export function inspect(page) {
       return { caption: String(h.caption ?? ''), painted, nan: Array.from(h.matrix.data).some(Number.isNaN) };
     });
     const shadowText = roots.slice(1).map((r) => [...r.childNodes].filter((c) => c.nodeName !== 'STYLE').map((c) => c.textContent).join(' '));
-    const text = [document.body.innerText, ...shadowText].join('\n');
+    // The code panels are left out: a PyTorch program quotes the learner's sentence as they typed it and
+    // may name NaN on purpose (masking's all-blocked row); what is checked is what the page computed.
+    const code = [...document.querySelectorAll('.code pre')].map((pre) => pre.innerText);
+    const text = [code.reduce((all, c) => all.replace(c, ''), document.body.innerText), ...shadowText].join('\n');
     const errorBox = document.querySelector('.error');
     // What else a lesson draws: probability bars, or (the model picker) file inputs.
     const otherFigures = document.querySelectorAll('.bars li, input[type="file"]').length;
