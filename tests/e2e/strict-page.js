@@ -88,8 +88,10 @@ export function inspect(page) {
     });
     const shadowText = roots.slice(1).map((r) => [...r.childNodes].filter((c) => c.nodeName !== 'STYLE').map((c) => c.textContent).join(' '));
     // The code panels are left out: a PyTorch program quotes the learner's sentence as they typed it and
-    // may name NaN on purpose (masking's all-blocked row); what is checked is what the page computed.
-    const code = [...document.querySelectorAll('.code pre')].map((pre) => pre.innerText);
+    // may name NaN on purpose (masking's all-blocked row); so is prose a lesson marks as naming NaN on
+    // purpose (data-mentions-nan: what PyTorch gives where attnlab gives 0). What is checked is what the
+    // page computed.
+    const code = [...document.querySelectorAll('.code pre, [data-mentions-nan]')].map((node) => node.innerText);
     const text = [code.reduce((all, c) => all.replace(c, ''), document.body.innerText), ...shadowText].join('\n');
     const errorBox = document.querySelector('.error');
     // What else a lesson draws: probability bars, or (the model picker) file inputs.

@@ -80,6 +80,8 @@ lessonPage({
       } else {
         check.textContent = 'No mask: every word may attend to every word, the future included.';
       }
+      // The all-padding sentence names PyTorch's NaN on purpose (tests/e2e/strict-page.js reads this mark).
+      check.toggleAttribute('data-mentions-nan', state.mask === 'padding' && validLength === 0);
     };
   },
 });
