@@ -54,7 +54,7 @@ function codeBlock(label, code, extra = null) {
   const text = el('code');
   // Said on the block when the controls hold a setting that was refused: the code is the last one that ran.
   const stale = el('p', { class: 'code-stale', hidden: true,
-    text: 'Not your current setting: this is the code of the last setting that ran (the current one was refused, see below).' });
+    text: 'Not your current setting: this is the code of the last setting that ran (the current one was refused: its message is above).' });
   // The block scrolls sideways on narrow screens, so it takes focus for keyboard scrolling.
   const node = el('figure', { class: 'code' }, el('figcaption', { text: label }), stale,
     el('pre', { tabindex: '0', 'aria-label': `${label} code` }, text), extra);
@@ -146,10 +146,12 @@ export async function lessonPage(lesson) {
   const file = snippetFile(lesson.pytorch);
   const loaded = { ready: false, lab: null, prepared: undefined };  // for a snippet's settings, once loaded
   const snippets = [codeBlock('PyTorch', pytorchCode(lesson.pytorch, loaded), [snippetModel(lesson.pytorch), file.node]), codeBlock('attnlab', lesson.call)];
+  // The code pair comes after the lesson: a snippet is now a whole program (tens of lines, a model part),
+  // and above the figures it pushed the controls several screens down at 390 px and in the tab order.
   const main = el('main', { id: 'main' },
     ...headingTrees(lesson.slug, lesson.intro, formulaTree(lesson.formula)).map((tree) => buildTree(tree)),
-    el('div', { class: 'code-pair' }, ...snippets.map((c) => c.node)),
-    notices, errorBox, root);
+    notices, errorBox, root,
+    el('div', { class: 'code-pair' }, ...snippets.map((c) => c.node)));
   document.body.replaceChildren(siteHeader(lesson.slug), main);
 
   const { state, messages } = readState(lesson.schema ?? {});
