@@ -9,7 +9,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // What each subsystem may include besides itself. Arrows point down:
-// tensor ← kernels ← attention ← layers ← training ← gpt, referent, seq2seq; text and io stand beside on tensor.
+// tensor ← kernels ← attention ← layers ← training ← gpt, referent, seq2seq ← interp (experiments on the
+// GPT); text and io stand beside on tensor.
 export const MAY_INCLUDE = {
   tensor: [],
   kernels: ['tensor'],
@@ -21,6 +22,7 @@ export const MAY_INCLUDE = {
   gpt: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text'],
   referent: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io'],
   seq2seq: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text'],
+  interp: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text', 'gpt'],
 };
 
 function* sourceFiles(dir) {

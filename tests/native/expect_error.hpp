@@ -19,4 +19,15 @@ void expect_error(Call&& call, const std::string& message) {
   }
 }
 
+// `call` must throw attnlab::Error whose message contains `part` (for messages that list many names).
+template <typename Call>
+void expect_error_containing(Call&& call, const std::string& part) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected one containing: " << part;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace attnlab

@@ -19,6 +19,9 @@
 #include "attnlab/gpt/head_scores.hpp"
 #include "attnlab/gpt/sampling.hpp"
 
+#include "attnlab/interp/hook_points.hpp"
+#include "attnlab/interp/hooked_gpt.hpp"
+
 #include "attnlab/io/safetensors.hpp"
 
 #include "attnlab/layers/activation.hpp"

@@ -119,11 +119,19 @@ Matrix gelu_tanh_backward(const Matrix& x, const Matrix& d_y) {
 
 // ---- Causal multi-head attention ----
 
+Matrix causal_scores(Eigen::Ref<const Matrix> q, Eigen::Ref<const Matrix> k) {
+  // q, k [T×d_head] → scores [T×T] = q·kᵀ/√d_head, with −∞ where the key comes after the query
+  const float scale = 1.0f / std::sqrt(static_cast<float>(q.cols()));
+  Matrix scores = kernels::matmul_transposed(q, k) * scale;
+  for (Eigen::Index i = 0; i < scores.rows(); ++i)
+    scores.row(i).tail(scores.cols() - i - 1).setConstant(-std::numeric_limits<float>::infinity());
+  return scores;
+}
+
 void causal_attention(Eigen::Ref<const Matrix> qkv, int num_heads, Eigen::Ref<Matrix> y,
                       std::vector<Matrix>& weights, const std::vector<Matrix>* dropout) {
   // qkv [T×3d] → y [T×d]; weights[h] [T×T]
   const Eigen::Index T = qkv.rows(), d = qkv.cols() / 3, d_head = d / num_heads;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d_head));
   weights.resize(static_cast<std::size_t>(num_heads));
   // Heads are independent: on separate threads when the sequence is long enough to pay for it.
   detail::parallel_for(num_heads, 2.0 * static_cast<double>(T * T * d), [&](int h) {
@@ -132,9 +140,7 @@ void causal_attention(Eigen::Ref<const Matrix> qkv, int num_heads, Eigen::Ref<Ma
     const auto v = qkv.middleCols(2 * d + h * d_head, d_head);  // [T×d_head]
     // 1. scores = q·kᵀ / √d_head, keys after the query blocked (−∞)
     Matrix& w = weights[static_cast<std::size_t>(h)];
-    w = kernels::matmul_transposed(q, k) * scale;
-    for (Eigen::Index i = 0; i < T; ++i)
-      w.row(i).tail(T - i - 1).setConstant(-std::numeric_limits<float>::infinity());
+    w = causal_scores(q, k);
     // 2. weights = softmax over each row (blocked keys get exactly 0)
     kernels::softmax_rows(w);
     // 3. this head's output = weights·v (the dropped weights', when training with dropout)

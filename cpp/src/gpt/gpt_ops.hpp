@@ -73,6 +73,10 @@ Matrix conv1d_backward(const Matrix& x, ConstMap weight, const Matrix& d_y, Grad
 Matrix gelu_tanh(const Matrix& x);
 Matrix gelu_tanh_backward(const Matrix& x, const Matrix& d_y);
 
+// One head's causal scores: q, k [T×d_head] → [T×T] = q·kᵀ/√d_head, −∞ where the key comes after the
+// query (step 1 of causal_attention, which the interpretability forward runs head by head).
+Matrix causal_scores(Eigen::Ref<const Matrix> q, Eigen::Ref<const Matrix> k);
+
 // Causal multi-head attention of one sequence. qkv [T×3d] (q | k | v, head h in columns h·d_head …
 // of each third) → y [T×d], the heads' outputs side by side; weights[h] [T×T] the softmax weights.
 // Query i sees keys 0 … i; the scale is 1/√d_head. With `dropout` (one [T×T] mask per head, 0 or

@@ -33,6 +33,7 @@ namespace attnlab {
 
 struct PackedGPTWeights;    // gpt_ops.hpp
 struct PackedWeightsCache;
+class HookedGPT;            // interp/hooked_gpt.hpp: this model's forward with hook points
 
 struct GPTConfig {
   int vocab_size = 0;      // V
@@ -163,6 +164,7 @@ class GPT {
 
  private:
   friend class GPTSession;
+  friend class HookedGPT;  // reads the weights (and their pack) as forward_pass does
   struct Activations;  // gpt_ops.hpp: every intermediate of a forward pass, which the backward reads
   // The buffer's tensors, grouped for reading the forward: block l's, and the embeddings and ln_f.
   int wte_ = 0, wpe_ = 0, ln_f_weight_ = 0, ln_f_bias_ = 0;
