@@ -19,8 +19,12 @@
 #include "attnlab/gpt/head_scores.hpp"
 #include "attnlab/gpt/sampling.hpp"
 
+#include "attnlab/interp/attribution.hpp"
+#include "attnlab/interp/circuits.hpp"
 #include "attnlab/interp/hook_points.hpp"
 #include "attnlab/interp/hooked_gpt.hpp"
+#include "attnlab/interp/logit_lens.hpp"
+#include "attnlab/interp/patching.hpp"
 
 #include "attnlab/io/safetensors.hpp"
 

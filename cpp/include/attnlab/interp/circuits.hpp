@@ -1,0 +1,49 @@
+// A head's circuits from the weights alone (Elhage et al. 2021, "A Mathematical Framework for
+// Transformer Circuits"), in TransformerLens's row-vector convention (x·W):
+//
+//   QK = W_Q·W_Kᵀ [d×d]: how much a query token's residual attends to a key token's   (factored: W_Q, W_K)
+//   OV = W_V·W_O  [d×d]: what a head writes for the residual it attends to             (factored: W_V, W_O)
+//
+// W_Q, W_K, W_V [d×d_head] are the head's columns of c_attn's weight; W_O [d_head×d] its rows of
+// attn.c_proj's. Biases and LayerNorms are left out, as the paper's circuits leave them out.
+//
+// OV copying score: of the full OV circuit W_E·OV·W_U [V×V] (W_E = wte, W_U = wteᵀ), Σλ / Σ|λ| over its
+// eigenvalues — 1 for a head that copies the token it attends to. Its non-zero eigenvalues are those
+// of W_O·W_U·W_E·W_V [d_head×d_head] (the eigenvalues of A·B and B·A agree but for zeros), so that
+// small matrix is the one solved, in double precision.
+//
+// Composition scores of a head A and a head B of a later layer: ‖M_A·M_B‖_F / (‖M_A‖_F·‖M_B‖_F) with
+// M_A = OV_A and M_B = QK_B (Q-composition), QK_Bᵀ (K-composition) or OV_B (V-composition), computed
+// through the factors (d_head×d_head products, never d×d). Baseline: the same score of random
+// factors of the same shapes (uniform, seeded; the score is unchanged by scaling), averaged.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attnlab/gpt/gpt.hpp"
+
+namespace attnlab {
+
+struct HeadCircuit {
+  Matrix w_q, w_k, w_v;  // [d×d_head]
+  Matrix w_o;            // [d_head×d]
+};
+HeadCircuit head_circuit(const GPT& model, int layer, int head);
+
+double ov_copying_score(const GPT& model, int layer, int head);
+
+struct CompositionPair {
+  int from_layer, from_head;  // A, the earlier head
+  int to_layer, to_head;      // B, in a later layer
+  double q, k, v;
+};
+struct CompositionScores {
+  std::vector<CompositionPair> pairs;  // every A, B with A's layer < B's, ordered by A then B
+  double baseline = 0.0;               // the mean random score over `draws` draws
+  int draws = 0;
+};
+// draws ≥ 1 (100 or more for a steady baseline); the same seed gives the same baseline everywhere.
+CompositionScores composition_scores(const GPT& model, int draws = 200, std::uint64_t seed = 0);
+
+}  // namespace attnlab
