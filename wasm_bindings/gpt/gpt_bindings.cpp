@@ -3,6 +3,7 @@
 #include <emscripten/bind.h>
 
 #include "gpt.hpp"
+#include "interp.hpp"
 
 using namespace emscripten;
 using namespace attnlab::wasm;
@@ -41,6 +42,23 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
       .function("endOfText", &TokenizerHandle::end_of_text)
       .function("vocabJson", &TokenizerHandle::vocab_json)
       .function("mergesText", &TokenizerHandle::merges_text);
+  class_<ActivationCacheHandle>("ActivationCacheHandle")
+      .class_function("run", &ActivationCacheHandle::run, allow_raw_pointers())
+      .function("logits", &ActivationCacheHandle::logits)
+      .function("names", &ActivationCacheHandle::names)
+      .function("get", &ActivationCacheHandle::get)
+      .function("ids", &ActivationCacheHandle::ids);
+  class_<PatchingSweepHandle>("PatchingSweepHandle")
+      .class_function("create", &PatchingSweepHandle::create, allow_raw_pointers())
+      .function("metrics", &PatchingSweepHandle::metrics)
+      .function("gridShape", &PatchingSweepHandle::grid_shape)
+      .function("layerCells", &PatchingSweepHandle::layer_cells)
+      .function("pathPatching", &PatchingSweepHandle::path_patching);
+  function("logitLens", &logit_lens_js);
+  function("directLogitAttribution", &direct_logit_attribution_js);
+  function("headCircuit", &head_circuit_js);
+  function("ovCopyingScore", &ov_copying_score_js);
+  function("compositionScores", &composition_scores_js);
   function("sample", &sample_token);
   function("repeatedRandomTokens", &repeated_tokens);
 }

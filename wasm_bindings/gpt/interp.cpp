@@ -1,0 +1,220 @@
+#include "interp.hpp"
+
+#include "attnlab/interp/attribution.hpp"
+#include "attnlab/interp/circuits.hpp"
+#include "attnlab/interp/logit_lens.hpp"
+#include "attnlab/tensor/error.hpp"
+#include "shared/convert.hpp"
+
+namespace attnlab::wasm {
+
+namespace {
+
+std::vector<int> int_list(const val& list) {  // a JS array of integers (checked in web/lib/interp.js)
+  std::vector<int> out;
+  if (list.isUndefined() || list.isNull()) return out;
+  for (std::size_t i = 0, n = list["length"].as<std::size_t>(); i < n; ++i) out.push_back(list[i].as<int>());
+  return out;
+}
+
+PatchWhat what_from(const std::string& what) {
+  static const std::pair<const char*, PatchWhat> kWhats[] = {
+      {"resid_pre", PatchWhat::resid_pre}, {"attn_out", PatchWhat::attn_out}, {"mlp_out", PatchWhat::mlp_out},
+      {"z", PatchWhat::z}, {"pattern", PatchWhat::pattern}, {"q", PatchWhat::q}, {"k", PatchWhat::k}, {"v", PatchWhat::v}};
+  for (const auto& [name, value] : kWhats)
+    if (what == name) return value;
+  throw Error("activation_patching: what must be resid_pre, attn_out, mlp_out, z, pattern, q, k or v, got " + what);
+}
+
+PatchPer per_from(const std::string& per) {
+  if (per == "position") return PatchPer::position;
+  if (per == "head") return PatchPer::head;
+  if (per == "all") return PatchPer::all;
+  throw Error("activation_patching: per must be position, head or all, got " + per);
+}
+
+val shape_to_js(const Shape& shape) {
+  val js = val::array();
+  for (const std::int64_t extent : shape) js.call<void>("push", static_cast<double>(extent));
+  return js;
+}
+
+}  // namespace
+
+// ---- ActivationCacheHandle ----
+
+ActivationCacheHandle* ActivationCacheHandle::run(const GPTHandle& model, const val& ids_js, const val& names_js,
+                                                  const val& patches_js) {
+  return catching<ActivationCacheHandle*>([&] {
+    const char* fn = "runWithCache";
+    const std::vector<int> ids = ints_from_js(ids_js, fn);
+    const HookedGPT hooked(model.model());
+    std::vector<std::string> names;
+    for (std::size_t i = 0, n = names_js["length"].as<std::size_t>(); i < n; ++i) names.push_back(names_js[i].as<std::string>());
+    HookedRunOptions options;
+    options.keep = hooked.keep_list(fn, names);
+    for (std::size_t i = 0, n = patches_js["length"].as<std::size_t>(); i < n; ++i) {
+      const val p = patches_js[i];
+      Patch patch;
+      patch.point = find_hook("runWithHooks", p["name"].as<std::string>(), hooked.config());
+      const std::string source = p["source"].as<std::string>();
+      patch.source = source == "zero" ? PatchSource::zero : source == "mean" ? PatchSource::mean : PatchSource::value;
+      if (patch.source == PatchSource::value) patch.value = tensor_from_js(p["value"], "runWithHooks");
+      patch.positions = int_list(p["positions"]);
+      patch.heads = int_list(p["heads"]);
+      options.patches.push_back(std::move(patch));
+    }
+    return new ActivationCacheHandle(hooked.run(ids, options));
+  }, nullptr);
+}
+
+val ActivationCacheHandle::logits() const { return matrix_to_js(run_.logits); }
+val ActivationCacheHandle::names() const { return strings_to_js(run_.cache.names()); }
+val ActivationCacheHandle::get(const std::string& name) const {
+  return guarded([&] { return tensor_to_js(run_.cache.get(name)); });
+}
+val ActivationCacheHandle::ids() const { return ints_to_js(run_.cache.ids()); }
+
+// ---- PatchingSweepHandle ----
+
+PatchingSweepHandle* PatchingSweepHandle::create(const GPTHandle& model, const val& clean_js, const val& corrupted_js,
+                                                 const val& metric) {
+  return catching<PatchingSweepHandle*>([&] {
+    const std::vector<int> clean = ints_from_js(clean_js, "activationPatching");
+    const std::vector<int> corrupted = ints_from_js(corrupted_js, "activationPatching");
+    const LogitDiffMetric m{metric["target"].as<int>(), metric["baseline"].as<int>(), metric["position"].as<int>()};
+    return new PatchingSweepHandle(model.model(), clean, corrupted, m);
+  }, nullptr);
+}
+
+val PatchingSweepHandle::metrics() const {
+  val js = val::object();
+  js.set("clean", sweep_.clean_metric());
+  js.set("corrupted", sweep_.corrupted_metric());
+  js.set("position", sweep_.metric().position);
+  return js;
+}
+
+val PatchingSweepHandle::grid_shape(const std::string& what, const std::string& per) const {
+  return guarded([&] { return shape_to_js(sweep_.grid_shape(what_from(what), per_from(per))); });
+}
+
+val PatchingSweepHandle::layer_cells(const std::string& what, const std::string& per, int layer) const {
+  return guarded([&] {
+    const std::vector<float> cells = sweep_.layer_cells(what_from(what), per_from(per), layer);
+    return floats_to_js(cells.data(), cells.size());
+  });
+}
+
+val PatchingSweepHandle::path_patching(const val& sender, const val& receivers_js) const {
+  return guarded([&] {
+    std::vector<PathReceiver> receivers;
+    for (std::size_t i = 0, n = receivers_js["length"].as<std::size_t>(); i < n; ++i) {
+      const val r = receivers_js[i];
+      const std::string input = r["input"].as<std::string>();
+      receivers.push_back({r["layer"].as<int>(), r["head"].as<int>(), input == "q" ? Hook::q : input == "k" ? Hook::k : Hook::v});
+    }
+    const PathPatchingResult result =
+        attnlab::path_patching(sweep_, {sender["layer"].as<int>(), sender["head"].as<int>()}, receivers);
+    val js = val::object();
+    js.set("clean", result.clean_metric);
+    js.set("corrupted", result.corrupted_metric);
+    js.set("patched", result.patched_metric);
+    js.set("normalised", result.normalised);
+    return js;
+  });
+}
+
+// ---- Free functions ----
+
+val logit_lens_js(const GPTHandle& model, const val& ids_js, const val& positions_js, int k, int target) {
+  return guarded([&] {
+    const std::vector<int> ids = ints_from_js(ids_js, "logitLens");
+    const std::vector<int> positions = int_list(positions_js);
+    const LogitLens lens = logit_lens(HookedGPT(model.model()), ids, positions, k, target);
+    val cells = val::array();
+    for (const auto& row : lens.cells) {
+      val js_row = val::array();
+      for (const LensCell& cell : row) {
+        val js = val::object();
+        js.set("topIds", ints_to_js(cell.top_ids));
+        js.set("topProbabilities", floats_to_js(cell.top_probabilities.data(), cell.top_probabilities.size()));
+        js.set("targetProbability", cell.target_probability);
+        js.set("targetRank", cell.target_rank);
+        js_row.call<void>("push", js);
+      }
+      cells.call<void>("push", js_row);
+    }
+    val js = val::object();
+    js.set("points", strings_to_js(lens.points));
+    js.set("positions", ints_to_js(lens.positions));
+    js.set("cells", cells);
+    return js;
+  });
+}
+
+val direct_logit_attribution_js(const GPTHandle& model, const val& ids_js, int position, int target, int baseline) {
+  return guarded([&] {
+    const std::vector<int> ids = ints_from_js(ids_js, "directLogitAttribution");
+    const Attribution a = direct_logit_attribution(HookedGPT(model.model()), ids, position, target, baseline);
+    static const char* kParts[] = {"embed", "pos_embed", "head", "attn_bias", "mlp", "ln_final_bias"};
+    val terms = val::array();
+    for (const AttributionTerm& t : a.terms) {
+      val js = val::object();
+      js.set("part", std::string(kParts[static_cast<int>(t.part)]));
+      js.set("layer", t.layer);
+      js.set("head", t.head);
+      js.set("label", t.label);
+      js.set("value", t.value);
+      terms.call<void>("push", js);
+    }
+    val js = val::object();
+    js.set("terms", terms);
+    js.set("sum", a.sum);
+    js.set("logit", a.logit);
+    return js;
+  });
+}
+
+val head_circuit_js(const GPTHandle& model, int layer, int head) {
+  return guarded([&] {
+    const HeadCircuit c = head_circuit(model.model(), layer, head);
+    val js = val::object();
+    js.set("wQ", matrix_to_js(c.w_q));
+    js.set("wK", matrix_to_js(c.w_k));
+    js.set("wV", matrix_to_js(c.w_v));
+    js.set("wO", matrix_to_js(c.w_o));
+    return js;
+  });
+}
+
+val ov_copying_score_js(const GPTHandle& model, int layer, int head) {
+  return guarded([&] { return val(ov_copying_score(model.model(), layer, head)); });
+}
+
+val composition_scores_js(const GPTHandle& model, int draws, double seed) {
+  return guarded([&] {
+    const CompositionScores scores = composition_scores(model.model(), draws, seed_from_js(seed));
+    val pairs = val::array();
+    for (const CompositionPair& p : scores.pairs) {
+      val from = val::object(), to = val::object(), js = val::object();
+      from.set("layer", p.from_layer);
+      from.set("head", p.from_head);
+      to.set("layer", p.to_layer);
+      to.set("head", p.to_head);
+      js.set("from", from);
+      js.set("to", to);
+      js.set("q", p.q);
+      js.set("k", p.k);
+      js.set("v", p.v);
+      pairs.call<void>("push", js);
+    }
+    val js = val::object();
+    js.set("pairs", pairs);
+    js.set("baseline", scores.baseline);
+    js.set("draws", scores.draws);
+    return js;
+  });
+}
+
+}  // namespace attnlab::wasm

@@ -1,0 +1,63 @@
+// The Embind face of the interpretability calls (attnlab/interp/*.hpp), in the GPT module; web/lib/
+// interp.js makes them friendly. Every handle here reads a GPTHandle's model, which the JS layer keeps
+// alive as long as the handle. Errors as in the other bindings: undefined (or a null handle) returned,
+// the message kept for takeLastError().
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <memory>
+
+#include "attnlab/interp/hooked_gpt.hpp"
+#include "attnlab/interp/patching.hpp"
+#include "gpt.hpp"
+
+namespace attnlab::wasm {
+
+// One run's logits and activation cache: run() keeps the named points (all when names is empty) of a
+// run with the given patches ([{ name, source: 'value' | 'zero' | 'mean', value?: { shape, data },
+// positions?, heads? }], checked in web/lib/interp.js).
+class ActivationCacheHandle {
+ public:
+  static ActivationCacheHandle* run(const GPTHandle& model, const val& ids, const val& names, const val& patches);
+  val logits() const;                         // Matrix [T×V]
+  val names() const;                          // string[]
+  val get(const std::string& name) const;     // { shape, data }
+  val ids() const;                            // Int32Array
+
+ private:
+  explicit ActivationCacheHandle(HookedRun run) : run_(std::move(run)) {}
+  HookedRun run_;
+};
+
+// A patching sweep's clean and corrupted runs, kept for its cells (one layer per call, so the JS layer
+// can report progress and stop between layers) and for path patching.
+class PatchingSweepHandle {
+ public:
+  // metric: { target, baseline, position } (position −1: the last)
+  static PatchingSweepHandle* create(const GPTHandle& model, const val& clean, const val& corrupted, const val& metric);
+  val metrics() const;                                                      // { clean, corrupted, position }
+  val grid_shape(const std::string& what, const std::string& per) const;   // number[]
+  val layer_cells(const std::string& what, const std::string& per, int layer) const;  // Float32Array
+  // sender { layer, head }; receivers [{ layer, head, input: 'q' | 'k' | 'v' }] → { clean, corrupted, patched, normalised }
+  val path_patching(const val& sender, const val& receivers) const;
+
+ private:
+  PatchingSweepHandle(const GPT& model, std::span<const int> clean, std::span<const int> corrupted, LogitDiffMetric metric)
+      : hooked_(std::make_unique<HookedGPT>(model)), sweep_(*hooked_, clean, corrupted, metric) {}
+  std::unique_ptr<HookedGPT> hooked_;  // first: the sweep refers to it
+  PatchingSweep sweep_;
+};
+
+// positions (Int32Array, empty = all), k, target (−1 = none) → { points, positions, cells[point][i]:
+// { topIds, topProbabilities, targetProbability, targetRank } }
+val logit_lens_js(const GPTHandle& model, const val& ids, const val& positions, int k, int target);
+// → { terms: [{ part, layer, head, label, value }], sum, logit }
+val direct_logit_attribution_js(const GPTHandle& model, const val& ids, int position, int target, int baseline);
+// → { wQ, wK, wV, wO } (Matrix each)
+val head_circuit_js(const GPTHandle& model, int layer, int head);
+val ov_copying_score_js(const GPTHandle& model, int layer, int head);  // a number
+// → { pairs: [{ from: {layer, head}, to: {layer, head}, q, k, v }], baseline, draws }
+val composition_scores_js(const GPTHandle& model, int draws, double seed);
+
+}  // namespace attnlab::wasm
