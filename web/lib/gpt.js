@@ -7,6 +7,7 @@
 import {
   checkBoolean, checkFloat32, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, wellFormed,
 } from './checks.js';
+import * as interp from './interp.js';
 import { WasmModule } from './modules.js';
 
 const utf8 = new TextDecoder('utf-8');  // broken sequences (a character split between tokens) become U+FFFD
@@ -180,6 +181,40 @@ export function gptClasses(module) {
       const stops = checkIds(fn, 'stopTokens', stopTokens);
       const opts = { ...samplingOptions(fn, options, generateOnly), maxTokens, stopToken, stopTokens: stops };
       return this.call(fn, () => this.handle('generate').generate(tokens, opts));
+    }
+
+    // Interpretability (interp.js): TransformerLens's hook points, the logit lens, attribution,
+    // patching and a head's circuits, on this model's weights.
+    runWithCache(ids, options) {
+      return interp.runWithCache(this, module, ids, options);
+    }
+
+    runWithHooks(ids, options) {
+      return interp.runWithHooks(this, module, ids, options);
+    }
+
+    logitLens(ids, options) {
+      return interp.logitLens(this, module, ids, options);
+    }
+
+    directLogitAttribution(ids, options) {
+      return interp.directLogitAttribution(this, module, ids, options);
+    }
+
+    activationPatching(clean, corrupted, options) {
+      return interp.activationPatching(this, module, clean, corrupted, options);
+    }
+
+    pathPatching(clean, corrupted, options) {
+      return interp.pathPatching(this, module, clean, corrupted, options);
+    }
+
+    headCircuit(layer, head) {
+      return interp.headCircuit(this, module, layer, head);
+    }
+
+    compositionScores(options) {
+      return interp.compositionScores(this, module, options);
     }
 
     // A KV-cache decoder over this model (dispose it, or it is freed with the model's last reference).

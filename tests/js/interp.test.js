@@ -1,0 +1,160 @@
+// The interpretability calls through the package, in both wasm builds, against PyTorch forward hooks
+// (tests/fixtures/make_interp_fixtures.py: a TransformerLens-style hooked GPT-2 in float64) for the random
+// small GPT and attnlab-kjv: every cached activation, the logit lens, attribution, both patchings, the
+// circuits; and what a caller gets wrong (each refused by name, the module usable afterwards).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { lab, VARIANTS } from './helpers.js';
+
+const fixtures = new URL('../fixtures/', import.meta.url);
+const bytes = (url) => new Uint8Array(readFileSync(url));
+const WEIGHTS = {
+  small: new URL('gpt/small.safetensors', fixtures),
+  kjv: new URL('../../web/models/kjv/model.safetensors', import.meta.url),
+};
+
+// A .safetensors file of F32 tensors (the fixture script writes only those) → name → { shape, data }.
+function readSafetensors(url) {
+  const file = readFileSync(url);
+  const length = Number(file.readBigUInt64LE(0));
+  const header = JSON.parse(file.subarray(8, 8 + length).toString('utf8'));
+  const tensors = new Map();
+  for (const [name, { shape, data_offsets: [begin, end] }] of Object.entries(header)) {
+    const raw = file.subarray(8 + length + begin, 8 + length + end);
+    tensors.set(name, { shape, data: new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)) });
+  }
+  return tensors;
+}
+
+// |a − e| ≤ tol · max |e| (finite entries); −∞ must meet −∞.
+function assertNear(actual, expected, tol, what) {
+  let largest = 0;
+  for (const e of expected) if (Number.isFinite(e)) largest = Math.max(largest, Math.abs(e));
+  for (let i = 0; i < expected.length; i++) {
+    if (!Number.isFinite(expected[i])) {
+      assert.equal(actual[i], expected[i], `${what}[${i}]`);
+      continue;
+    }
+    assert.ok(Math.abs(actual[i] - expected[i]) <= tol * largest + 1e-7, `${what}[${i}] = ${actual[i]}, PyTorch ${expected[i]}`);
+  }
+}
+
+const flat = (grid) => (Array.isArray(grid) ? grid.flatMap(flat) : [grid]);
+
+for (const variant of VARIANTS) {
+  for (const name of ['small', 'kjv']) {
+    test(`${name}: cache, lens, attribution, patching and circuits match PyTorch hooks (${variant.name})`, async () => {
+      const l = await lab(variant.simd);
+      const model = await l.loadGPT(bytes(WEIGHTS[name]));
+      const expected = JSON.parse(readFileSync(new URL(`interp/${name}.json`, fixtures), 'utf8'));
+      const reference = readSafetensors(new URL(`interp/${name}-cache.safetensors`, fixtures));
+
+      // The cache: every point in TransformerLens's shape; its logits are the plain forward's, bit for bit.
+      const { logits, cache } = model.runWithCache(expected.clean);
+      assert.equal(cache.names().length, 2 + 17 * model.config.numLayers + 2);
+      for (const point of cache.names()) {
+        const ours = cache.get(point);
+        const theirs = reference.get(`clean.${point}`);
+        assert.deepEqual(ours.shape, theirs.shape, point);
+        assertNear(ours.data, theirs.data, 1e-4, point);
+      }
+      assert.deepEqual(logits.data, model.forward(expected.clean).logits.data);
+      assertNear(logits.data, reference.get('clean.logits').data, 1e-4, 'logits');
+
+      expected.lens.forEach((c, i) => {
+        const lens = model.logitLens(c.ids, { position: c.position, k: c.k, target: c.target });
+        assert.deepEqual(lens.points, c.points);
+        lens.rows.forEach((row, j) => {
+          const probs = reference.get(`lens${i}.${j}`).data;
+          const top = probs[row.top[0].id];
+          row.top.forEach(({ id, probability }) => assert.ok(Math.abs(probability - probs[id]) <= 1e-4 * top + 1e-7, `${row.point} token ${id}`));
+          const kth = probs[row.top.at(-1).id];
+          probs.forEach((p, id) => assert.ok(row.top.some((t) => t.id === id) || p <= kth + 1e-6, `${row.point}: token ${id} belongs in the top ${c.k}`));
+          assert.ok(Math.abs(row.target.probability - probs[c.target]) <= 1e-4 * top + 1e-7, `${row.point} target`);
+          assert.equal(row.target.rank, 1 + probs.filter((p) => p > probs[c.target]).length, `${row.point} target rank`);
+        });
+        const dla = model.directLogitAttribution(c.ids, { position: c.position, target: c.target, baseline: c.baseline });
+        const e = expected.attribution[i];
+        assert.deepEqual(dla.terms.map((t) => t.label), e.labels);
+        assertNear(dla.terms.map((t) => t.value), e.values, 1e-4, 'attribution');
+        assert.ok(Math.abs(dla.logit - e.logit) <= 1e-4 * Math.max(1, Math.abs(e.logit)), `logit ${dla.logit} vs ${e.logit}`);
+        assert.ok(Math.abs(dla.sum - dla.logit) <= 1e-4 * Math.max(1, Math.abs(dla.logit)), `sum ${dla.sum} vs logit ${dla.logit}`);
+      });
+
+      const metric = { target: expected.metric.target, baseline: expected.metric.baseline };
+      for (const { what, per, grid } of expected.patching) {
+        const result = await model.activationPatching(expected.clean, expected.corrupted, { what, per, metric });
+        assert.ok(Math.abs(result.clean - expected.clean_metric) < 1e-5 && Math.abs(result.corrupted - expected.corrupted_metric) < 1e-5);
+        const cells = flat(grid);
+        assert.equal(result.grid.data.length, cells.length, `${what} by ${per}`);
+        result.grid.data.forEach((v, i) => assert.ok(Math.abs(v - cells[i]) <= 1e-4, `${what} by ${per} cell ${i}: ${v} vs ${cells[i]}`));
+      }
+      for (const p of expected.path) {
+        const result = model.pathPatching(expected.clean, expected.corrupted, {
+          sender: { layer: p.sender[0], head: p.sender[1] },
+          receivers: p.receivers.map(([layer, head, input]) => ({ layer, head, input })),
+          metric,
+        });
+        assert.ok(Math.abs(result.normalised - p.normalised) <= 1e-4, `path ${JSON.stringify(p)}: ${result.normalised}`);
+      }
+
+      const { copying, pairs, baseline_mean: mean, baseline_std: sd } = expected.circuits;
+      copying.forEach((row, layer) => row.forEach((score, head) =>
+        assert.ok(Math.abs(model.headCircuit(layer, head).copyingScore - score) <= 1e-3, `copying L${layer}H${head}`)));
+      const scores = model.compositionScores({ draws: 200, seed: 0 });
+      assert.equal(scores.pairs.length, pairs.length);
+      scores.pairs.forEach((p, i) => {
+        for (const kind of ['q', 'k', 'v']) assert.ok(Math.abs(p[kind] - pairs[i][kind]) <= 1e-4 * pairs[i][kind], `${kind}-composition ${i}`);
+      });
+      assert.ok(Math.abs(scores.baseline - mean) <= 4 * sd / Math.sqrt(200) + 4 * sd / Math.sqrt(5000), `baseline ${scores.baseline} vs ${mean}`);
+      model.dispose();
+    });
+  }
+
+  test(`interpretability calls refuse bad input by name and leave the module usable (${variant.name})`, async () => {
+    const l = await lab(variant.simd);
+    const model = await l.loadGPT(bytes(WEIGHTS.small));
+    const ids = [1, 2, 3, 4, 5, 6];
+    const refuses = async (call, pattern) => {
+      await assert.rejects(async () => call(), (error) => {
+        assert.equal(error.name, 'AttnLabError');
+        assert.match(error.message, pattern);
+        return true;
+      });
+    };
+    await refuses(() => model.runWithCache(ids, { names: ['blocks.1.attn.hook_patern'] }),
+      /^GPTModel\.runWithCache: unknown hook name "blocks\.1\.attn\.hook_patern" — did you mean "blocks\.1\.attn\.hook_pattern"\?.*hook_embed/);
+    await refuses(() => model.runWithHooks(ids, { patch: [{ name: 'blocks.0.hook_resid_pre', value: { shape: [5, 32], data: new Float32Array(160) } }] }),
+      /value has shape \(5, 32\) but this run's blocks\.0\.hook_resid_pre has shape \(6, 32\)/);
+    await refuses(() => model.runWithHooks(ids, { patch: [{ name: 'blocks.0.attn.hook_z', ablate: 'zero', heads: [4] }] }), /heads holds 4, outside the model's heads 0 … 3/);
+    await refuses(() => model.runWithHooks(ids, { patch: [{ name: 'blocks.0.hook_mlp_out', ablate: 'zero', positions: [6] }] }), /positions holds 6, outside the sequence 0 … 5/);
+    await refuses(() => model.runWithHooks(ids, { patch: [{ name: 'blocks.0.hook_mlp_out', ablate: 'zeros' }] }), /ablate must be one of/);
+    await refuses(() => model.logitLens(ids, { position: 9 }), /position 9 is outside the prompt's positions 0 … 5/);
+    await refuses(() => model.logitLens(ids, { position: 2, target: 37 }), /target 37 is outside the vocabulary 0 … 36/);
+    await refuses(() => model.directLogitAttribution(ids, { target: 99 }), /target 99 is outside the vocabulary 0 … 36/);
+    await refuses(() => model.activationPatching(ids, [1, 2, 3], { what: 'resid_pre', metric: { target: 1, baseline: 2 } }),
+      /the clean prompt has 6 tokens and the corrupted prompt 3/);
+    await refuses(() => model.activationPatching(ids, ids, { what: 'resid_pre', metric: { target: 1, baseline: 2 } }), /same logit difference/);
+    await refuses(() => model.activationPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'resid_pre', per: 'head', metric: { target: 1, baseline: 2 } }),
+      /per head needs a per-head point/);
+    await refuses(() => model.activationPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'resid', metric: { target: 1, baseline: 2 } }), /what must be one of/);
+    await refuses(() => model.pathPatching(ids, [1, 2, 3, 4, 5, 7], { sender: { layer: 1, head: 0 }, receivers: [{ layer: 1, head: 1, input: 'q' }], metric: { target: 1, baseline: 2 } }),
+      /a receiver must be a head \(0 … 3\) of a later layer than the sender's 1/);
+    await refuses(() => model.headCircuit(2, 0), /layer 2, head 0 is not in the model/);
+
+    // A sweep stopped by its AbortSignal after the first layer: AbortError, progress said, the module usable.
+    const controller = new AbortController();
+    const progress = [];
+    await assert.rejects(model.activationPatching(ids, [1, 2, 3, 4, 5, 7], {
+      what: 'z', per: 'head', metric: { target: 1, baseline: 2 },
+      onProgress: (p) => { progress.push(p); controller.abort(); }, signal: controller.signal,
+    }), { name: 'AbortError' });
+    assert.deepEqual(progress, [{ done: 1, total: 2 }]);
+    const after = await model.activationPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'z', per: 'head', metric: { target: 1, baseline: 2 } });
+    assert.deepEqual(after.grid.shape, [2, 4]);
+    assert.equal(model.forward(ids).logits.rows, 6);
+    model.dispose();
+  });
+}

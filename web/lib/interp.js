@@ -1,0 +1,213 @@
+// The interpretability calls on a GPTModel (the core's interp/, in the GPT module): an activation cache
+// with TransformerLens's hook names, runs with patches, the logit lens, direct logit attribution,
+// activation and path patching, and a head's circuits. GPTModel's methods of the same names call these.
+//   const { logits, cache } = model.runWithCache(ids);
+//   cache.get('blocks.1.attn.hook_pattern');                     // Tensor (heads, seq, seq)
+//   const grid = await model.activationPatching(clean, corrupted, { what: 'resid_pre', metric: { target, baseline } });
+import { checkOneOf, checkOptions, checkSeed, checkSize, describe, fail } from './checks.js';
+import { checkIds } from './gpt.js';
+import { checkTensor } from './tensor.js';
+
+// The values of one run at its hook points, in TransformerLens's shapes for one sequence (its batch
+// dimension left out): cache.get('blocks.0.attn.hook_z') is (seq, heads, dHead).
+export class ActivationCache {
+  #tensors;
+
+  constructor(tensors, ids) {
+    this.#tensors = tensors;
+    this.ids = ids;
+    Object.freeze(this);
+  }
+
+  names() {
+    return [...this.#tensors.keys()];
+  }
+
+  has(name) {
+    return this.#tensors.has(name);
+  }
+
+  // { shape, data } of one hook point (a copy, so the cache stays as the run left it).
+  get(name) {
+    const fn = 'ActivationCache.get';
+    if (typeof name !== 'string') fail(fn, `name must be a hook name such as 'blocks.0.hook_resid_pre', got ${describe(name)}`);
+    const tensor = this.#tensors.get(name);
+    if (!tensor) {
+      fail(fn, `this cache has no "${name}": it holds ${this.#tensors.size} points (${this.names().slice(0, 3).join(', ')}, …); ` +
+        'runWithCache keeps every point unless names chooses some');
+    }
+    return { shape: [...tensor.shape], data: tensor.data.slice() };
+  }
+}
+
+function checkNames(fn, names) {
+  if (names === undefined) return [];
+  if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) {
+    fail(fn, `names must be an array of hook names such as ['blocks.0.attn.hook_pattern'], got ${describe(names)}`);
+  }
+  return names;
+}
+
+function checkIndexList(fn, name, list) {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) fail(fn, `${name} must be an array of integers ≥ 0, got ${describe(list)}`);
+  return list.map((value, i) => checkSize(fn, `${name}[${i}]`, value, { min: 0 }));
+}
+
+// [{ name, value | from | ablate, positions?, heads? }] → the binding's [{ name, source, value?, positions, heads }].
+function checkPatches(fn, patch) {
+  if (!Array.isArray(patch)) fail(fn, `patch must be an array of { name, value | from | ablate, positions?, heads? }, got ${describe(patch)}`);
+  return patch.map((entry, i) => {
+    const where = `patch[${i}]`;
+    const { name, value, from, ablate, positions, heads } =
+      checkOptions(fn, entry, ['name', 'value', 'from', 'ablate', 'positions', 'heads'], where);
+    if (typeof name !== 'string') fail(fn, `${where}.name must be a hook name, got ${describe(name)}`);
+    const given = [value, from, ablate].filter((v) => v !== undefined).length;
+    if (given !== 1) fail(fn, `${where} needs exactly one of value (a tensor), from (an ActivationCache) or ablate ('zero' | 'mean')`);
+    const out = { name, positions: checkIndexList(fn, `${where}.positions`, positions), heads: checkIndexList(fn, `${where}.heads`, heads) };
+    if (ablate !== undefined) return { ...out, source: checkOneOf(fn, `${where}.ablate`, ablate, ['zero', 'mean']) };
+    if (from !== undefined && !(from instanceof ActivationCache)) fail(fn, `${where}.from must be an ActivationCache (from runWithCache), got ${describe(from)}`);
+    const tensor = from !== undefined ? from.get(name) : checkTensor(fn, `${where}.value`, value);
+    return { ...out, source: 'value', value: tensor };
+  });
+}
+
+// One run through the binding: { logits, cache } with the named points copied out.
+function run(model, module, fn, ids, names, patches) {
+  const tokens = checkIds(fn, 'ids', ids);
+  const handle = model.call(fn, () => module.raw.ActivationCacheHandle.run(model.handle(fn), tokens, names, patches));
+  try {
+    const tensors = new Map(handle.names().map((name) => [name, handle.get(name)]));
+    return { logits: handle.logits(), cache: new ActivationCache(tensors, handle.ids()) };
+  } finally {
+    handle.delete();
+  }
+}
+
+export function runWithCache(model, module, ids, options) {
+  const fn = 'GPTModel.runWithCache';
+  const { names } = checkOptions(fn, options, ['names']);
+  return run(model, module, fn, ids, checkNames(fn, names), []);
+}
+
+// keep: the points to cache from the patched run (none by default: its logits are what most need).
+export function runWithHooks(model, module, ids, options) {
+  const fn = 'GPTModel.runWithHooks';
+  const { patch, keep = [] } = checkOptions(fn, options, ['patch', 'keep']);
+  const patches = checkPatches(fn, patch);
+  const kept = checkNames(fn, keep);
+  // The binding keeps every point for an empty list: keep one and drop it when none was asked for.
+  const result = run(model, module, fn, ids, kept.length ? kept : ['hook_embed'], patches);
+  return kept.length ? result : { logits: result.logits };
+}
+
+export function logitLens(model, module, ids, options) {
+  const fn = 'GPTModel.logitLens';
+  const { position, positions, k = 5, target = -1 } = checkOptions(fn, options, ['position', 'positions', 'k', 'target']);
+  if (position !== undefined && positions !== undefined) fail(fn, 'give position (one) or positions (several), not both');
+  const chosen = position !== undefined ? [checkSize(fn, 'position', position, { min: 0 })] : checkIndexList(fn, 'positions', positions);
+  checkSize(fn, 'k', k);
+  if (target !== -1) checkSize(fn, 'target', target, { min: 0 });
+  const tokens = checkIds(fn, 'ids', ids);
+  const lens = model.call(fn, () => module.raw.logitLens(model.handle(fn), tokens, chosen, k, target));
+  const cells = lens.cells.map((row) => row.map((cell) => ({
+    top: Array.from(cell.topIds, (id, i) => ({ id, probability: cell.topProbabilities[i] })),
+    ...(target >= 0 ? { target: { probability: cell.targetProbability, rank: cell.targetRank } } : {}),
+  })));
+  const result = { points: lens.points, positions: Array.from(lens.positions), cells };
+  // One position: its column as rows, one per point.
+  return position !== undefined ? { ...result, rows: cells.map((row, i) => ({ point: lens.points[i], ...row[0] })) } : result;
+}
+
+export function directLogitAttribution(model, module, ids, options) {
+  const fn = 'GPTModel.directLogitAttribution';
+  const tokens = checkIds(fn, 'ids', ids);
+  const { position = tokens.length - 1, target, baseline = -1 } = checkOptions(fn, options, ['position', 'target', 'baseline']);
+  checkSize(fn, 'position', position, { min: 0 });
+  checkSize(fn, 'target', target, { min: 0 });
+  if (baseline !== -1) checkSize(fn, 'baseline', baseline, { min: 0 });
+  return model.call(fn, () => module.raw.directLogitAttribution(model.handle(fn), tokens, position, target, baseline));
+}
+
+function checkMetric(fn, metric) {
+  const { target, baseline, position = -1 } = checkOptions(fn, metric, ['target', 'baseline', 'position'], 'metric');
+  checkSize(fn, 'metric.target', target, { min: 0 });
+  checkSize(fn, 'metric.baseline', baseline, { min: 0 });
+  if (position !== -1) checkSize(fn, 'metric.position', position, { min: 0 });
+  return { target, baseline, position };
+}
+
+// The clean and corrupted runs of a sweep, kept in the module until the call returns.
+function withSweep(model, module, fn, clean, corrupted, metric, body) {
+  const [a, b] = [checkIds(fn, 'clean', clean), checkIds(fn, 'corrupted', corrupted)];
+  const sweep = model.call(fn, () => module.raw.PatchingSweepHandle.create(model.handle(fn), a, b, checkMetric(fn, metric)));
+  const done = () => sweep.delete();
+  try {
+    const result = body(sweep);
+    if (result instanceof Promise) return result.finally(done);
+    done();
+    return result;
+  } catch (error) {
+    done();
+    throw error;
+  }
+}
+
+// Between layers: let the page paint and events run (an abort, a click), then go on.
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+export function activationPatching(model, module, clean, corrupted, options) {
+  const fn = 'GPTModel.activationPatching';
+  const { what, per = 'position', metric, onProgress, signal } =
+    checkOptions(fn, options, ['what', 'per', 'metric', 'onProgress', 'signal']);
+  checkOneOf(fn, 'what', what, ['resid_pre', 'attn_out', 'mlp_out', 'z', 'pattern', 'q', 'k', 'v']);
+  checkOneOf(fn, 'per', per, ['position', 'head', 'all']);
+  if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, `onProgress must be a function, got ${describe(onProgress)}`);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) fail(fn, `signal must be an AbortSignal, got ${describe(signal)}`);
+  return withSweep(model, module, fn, clean, corrupted, metric, async (sweep) => {
+    const shape = model.call(fn, () => sweep.gridShape(what, per));
+    const metrics = sweep.metrics();
+    const layers = shape[0];
+    const data = new Float32Array(shape.reduce((n, s) => n * s, 1));
+    const perLayer = data.length / layers;
+    for (let layer = 0; layer < layers; layer++) {
+      signal?.throwIfAborted();
+      data.set(model.call(fn, () => sweep.layerCells(what, per, layer)), layer * perLayer);
+      onProgress?.({ done: layer + 1, total: layers });
+      await nextTask();
+    }
+    signal?.throwIfAborted();
+    return { grid: { shape, data }, clean: metrics.clean, corrupted: metrics.corrupted, position: metrics.position };
+  });
+}
+
+export function pathPatching(model, module, clean, corrupted, options) {
+  const fn = 'GPTModel.pathPatching';
+  const { sender, receivers, metric } = checkOptions(fn, options, ['sender', 'receivers', 'metric']);
+  const head = (value, where) => {
+    const { layer, head: h } = checkOptions(fn, value, ['layer', 'head'], where);
+    return { layer: checkSize(fn, `${where}.layer`, layer, { min: 0 }), head: checkSize(fn, `${where}.head`, h, { min: 0 }) };
+  };
+  const from = head(sender, 'sender');
+  if (!Array.isArray(receivers)) fail(fn, `receivers must be an array of { layer, head, input: 'q' | 'k' | 'v' }, got ${describe(receivers)}`);
+  const to = receivers.map((r, i) => {
+    const { layer, head: h, input } = checkOptions(fn, r, ['layer', 'head', 'input'], `receivers[${i}]`);
+    return { ...head({ layer, head: h }, `receivers[${i}]`), input: checkOneOf(fn, `receivers[${i}].input`, input, ['q', 'k', 'v']) };
+  });
+  return withSweep(model, module, fn, clean, corrupted, metric, (sweep) => model.call(fn, () => sweep.pathPatching(from, to)));
+}
+
+export function headCircuit(model, module, layer, head) {
+  const fn = 'GPTModel.headCircuit';
+  const [l, h] = [checkSize(fn, 'layer', layer, { min: 0 }), checkSize(fn, 'head', head, { min: 0 })];
+  const circuit = model.call(fn, () => module.raw.headCircuit(model.handle(fn), l, h));
+  const copying = model.call(fn, () => module.raw.ovCopyingScore(model.handle(fn), l, h));
+  return { ...circuit, copyingScore: copying };
+}
+
+export function compositionScores(model, module, options) {
+  const fn = 'GPTModel.compositionScores';
+  const { draws = 200, seed = 0 } = checkOptions(fn, options, ['draws', 'seed']);
+  checkSize(fn, 'draws', draws);
+  return model.call(fn, () => module.raw.compositionScores(model.handle(fn), draws, checkSeed(fn, seed)));
+}
