@@ -498,6 +498,126 @@ export interface GPTStepResult {
 }
 
 /** A GPT-2-architecture model in the GPT module's heap (Lab.loadGPT, Lab.createGPT). */
+/** The hook points of a GPT's forward, as TransformerLens names them: 'hook_embed', 'hook_pos_embed',
+ *  'blocks.{l}.hook_resid_pre', 'blocks.{l}.ln1.hook_scale', 'blocks.{l}.ln1.hook_normalized',
+ *  'blocks.{l}.attn.hook_q' | 'hook_k' | 'hook_v' | 'hook_z' (seq, heads, dHead),
+ *  'blocks.{l}.attn.hook_attn_scores' | 'hook_pattern' (heads, seq, seq), 'blocks.{l}.hook_attn_out',
+ *  'blocks.{l}.hook_resid_mid', 'blocks.{l}.ln2.hook_scale' | 'ln2.hook_normalized', 'blocks.{l}.mlp.hook_pre' |
+ *  'mlp.hook_post' (seq, 4·dModel), 'blocks.{l}.hook_mlp_out', 'blocks.{l}.hook_resid_post',
+ *  'ln_final.hook_scale' (seq, 1), 'ln_final.hook_normalized'. */
+export type HookName = string;
+
+/** One run's activations in TransformerLens's shapes for one sequence (no batch dimension). */
+export interface ActivationCache {
+  /** The run's token ids. */
+  readonly ids: Int32Array;
+  /** The kept points, in forward order. */
+  names(): HookName[];
+  has(name: HookName): boolean;
+  /** A copy of one point's values; AttnLabError if this run did not keep it. */
+  get(name: HookName): Tensor;
+}
+
+/** One replacement in runWithHooks: exactly one of value (the point's whole shape), from (a cache of a
+ *  run of the same length: its value of this point) or ablate. Positions (query rows of a pattern) and
+ *  heads (at per-head points: q, k, v, attn_scores, pattern, z) choose the entries; all when left out. */
+export interface ActivationPatch {
+  name: HookName;
+  value?: Tensor;
+  from?: ActivationCache;
+  ablate?: 'zero' | 'mean';
+  positions?: number[];
+  heads?: number[];
+}
+
+/** One cell of the logit lens: the top k tokens at that point and position, and the target's standing. */
+export interface LensCell {
+  top: { id: number; probability: number }[];
+  /** With a target: its probability and rank (1 = the most likely). */
+  target?: { probability: number; rank: number };
+}
+
+export interface LogitLens {
+  /** blocks.{l}.hook_resid_pre and hook_resid_mid of every block, then the last block's hook_resid_post. */
+  points: HookName[];
+  positions: number[];
+  /** cells[point][i]: at positions[i]. */
+  cells: LensCell[][];
+  /** With one position: its cells, one per point. */
+  rows?: (LensCell & { point: HookName })[];
+}
+
+export interface AttributionTerm {
+  part: 'embed' | 'pos_embed' | 'head' | 'attn_bias' | 'mlp' | 'ln_final_bias';
+  /** −1 where the part has none. */
+  layer: number;
+  head: number;
+  /** 'embed', 'pos_embed', 'L1H3', 'L1 b_O', 'L1 mlp_out', 'ln_final.b' */
+  label: string;
+  value: number;
+}
+
+export interface Attribution {
+  terms: AttributionTerm[];
+  /** Σ terms, beside the model's own logit (difference) it explains. */
+  sum: number;
+  logit: number;
+}
+
+/** logit[target] − logit[baseline] at position (default: the last). */
+export interface LogitDiffMetric {
+  target: number;
+  baseline: number;
+  position?: number;
+}
+
+export interface ActivationPatchingOptions {
+  what: 'resid_pre' | 'attn_out' | 'mlp_out' | 'z' | 'pattern' | 'q' | 'k' | 'v';
+  /** 'position' (default): (layers, seq), or (layers, seq, heads) at a per-head point; 'head': (layers, heads);
+   *  'all': (layers). */
+  per?: 'position' | 'head' | 'all';
+  metric: LogitDiffMetric;
+  /** After each layer's cells. */
+  onProgress?: (progress: { done: number; total: number }) => void;
+  /** Stops the sweep between layers (the promise rejects with an AbortError); the model stays usable. */
+  signal?: AbortSignal;
+}
+
+export interface ActivationPatchingResult {
+  /** (patched − corrupted) / (clean − corrupted): 0 = the corrupted run's logit difference, 1 = the clean run's. */
+  grid: Tensor;
+  clean: number;
+  corrupted: number;
+  position: number;
+}
+
+export interface PathPatchingResult {
+  clean: number;
+  corrupted: number;
+  /** The logit difference with the sender's corrupted output reaching the receivers only through their inputs. */
+  patched: number;
+  /** (patched − clean) / (clean − corrupted): 0 = no effect, −1 = the whole drop to the corrupted run. */
+  normalised: number;
+}
+
+/** A head's circuits from the weights: QK = wQ·wKᵀ, OV = wV·wO (row-vector convention, biases left out). */
+export interface HeadCircuit {
+  wQ: Matrix;
+  wK: Matrix;
+  wV: Matrix;
+  wO: Matrix;
+  /** Σλ / Σ|λ| over the eigenvalues of W_E·OV·W_U: 1 for a head that copies what it attends to. */
+  copyingScore: number;
+}
+
+export interface CompositionScores {
+  /** Every head against every head of a later layer: Q-, K- and V-composition (Frobenius-norm ratios). */
+  pairs: { from: { layer: number; head: number }; to: { layer: number; head: number }; q: number; k: number; v: number }[];
+  /** The mean score of random factors of the same shapes over `draws` seeded draws. */
+  baseline: number;
+  draws: number;
+}
+
 export interface GPTModel {
   readonly config: GPTConfig;
   parameterCount(): number;
@@ -522,6 +642,25 @@ export interface GPTModel {
   /** `batch` sequences of equal length laid end to end; targets −1 = no loss. */
   trainStep(ids: ArrayLike<number>, targets: ArrayLike<number>, batch?: number): GPTStepResult;
   loss(ids: ArrayLike<number>, targets: ArrayLike<number>, batch?: number): number;
+  /** ids → the logits and every hook point (or the named ones), equal to forward's bit for bit. */
+  runWithCache(ids: ArrayLike<number>, options?: { names?: HookName[] }): { logits: Matrix; cache: ActivationCache };
+  /** A run with replaced activations; keep names points of the patched run to cache. */
+  runWithHooks(ids: ArrayLike<number>, options: { patch: ActivationPatch[]; keep?: HookName[] }): { logits: Matrix; cache?: ActivationCache };
+  /** ln_final and the unembedding applied at every resid_pre and resid_mid; k defaults to 5. */
+  logitLens(ids: ArrayLike<number>, options?: { position?: number; positions?: number[]; k?: number; target?: number }): LogitLens;
+  /** Contributions to logit[target] (− logit[baseline]) at position (default: the last), ln_final's scale frozen. */
+  directLogitAttribution(ids: ArrayLike<number>, options: { position?: number; target: number; baseline?: number }): Attribution;
+  /** The corrupted prompt with one clean activation put back per cell (prompts of the same token length). */
+  activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: ActivationPatchingOptions): Promise<ActivationPatchingResult>;
+  /** Wang et al.'s path patching: the sender's corrupted output reaching the receivers (later layers) only through the named inputs. */
+  pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: {
+    sender: { layer: number; head: number };
+    receivers: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
+    metric: LogitDiffMetric;
+  }): PathPatchingResult;
+  headCircuit(layer: number, head: number): HeadCircuit;
+  /** draws defaults to 200, seed to 0. */
+  compositionScores(options?: { draws?: number; seed?: number }): CompositionScores;
   dispose(): void;
 }
 

@@ -1,6 +1,8 @@
 // Type-checked (tsc --noEmit) against web/index.d.ts: every part of the API as a tutorial uses it.
 import {
-  AttnLabError, init, loadReferentModel, type Lab, type Matrix, type Step, type TaskExample, type TaskModelSnapshot, type Tensor,
+  AttnLabError, init, loadReferentModel, type ActivationCache, type ActivationPatchingResult, type Attribution, type CompositionScores,
+  type HeadCircuit, type Lab, type LogitLens, type Matrix, type PathPatchingResult, type Step, type TaskExample, type TaskModelSnapshot,
+  type Tensor,
 } from 'attnlab';
 
 async function main(): Promise<void> {
@@ -180,3 +182,29 @@ async function trainedModel(lab: Lab): Promise<void> {
   console.log(tokenizer.decode([next]), attention?.length);
 }
 void trainedModel;
+
+// Interpretability on the shipped GPT: the cache, a patched run, the lens, attribution, patching, circuits.
+async function interpretability(lab: Lab): Promise<void> {
+  const { model, tokenizer } = await lab.loadBuiltinModel();
+  const ids = tokenizer.encode('Thou shalt love thy neighbour as');
+  const [target] = tokenizer.encode(' thyself');
+  const [baseline] = tokenizer.encode(' himself');
+  const { cache }: { cache: ActivationCache } = model.runWithCache(ids);
+  const pattern: Tensor = cache.get('blocks.1.attn.hook_pattern');
+  const patched = model.runWithHooks(ids, { patch: [{ name: 'blocks.1.attn.hook_z', ablate: 'mean', heads: [2] }], keep: ['ln_final.hook_scale'] });
+  const lens: LogitLens = model.logitLens(ids, { position: ids.length - 1, k: 3, target });
+  const rank: number | undefined = lens.rows?.[0].target?.rank;
+  const dla: Attribution = model.directLogitAttribution(ids, { target, baseline });
+  const controller = new AbortController();
+  const corrupted = tokenizer.encode('Thou shalt love thy enemy as');
+  const grid: ActivationPatchingResult = await model.activationPatching(ids, corrupted, {
+    what: 'z', per: 'head', metric: { target, baseline }, signal: controller.signal, onProgress: ({ done, total }) => console.log(done / total),
+  });
+  const path: PathPatchingResult = model.pathPatching(ids, corrupted, {
+    sender: { layer: 0, head: 1 }, receivers: [{ layer: 1, head: 2, input: 'k' }], metric: { target, baseline },
+  });
+  const circuit: HeadCircuit = model.headCircuit(1, 2);
+  const scores: CompositionScores = model.compositionScores({ draws: 100 });
+  console.log(pattern.shape, patched.cache?.names(), rank, dla.sum - dla.logit, grid.grid.shape, path.normalised, circuit.copyingScore, scores.baseline);
+}
+void interpretability;
