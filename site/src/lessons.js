@@ -1,8 +1,9 @@
-// The lessons, in teaching order, in two parts: the mechanism on numbers you can edit, then inside a
-// GPT that attnlab trained. The site's navigation and index are built from this list.
+// The lessons, in teaching order, in three parts: the mechanism on numbers you can edit, inside a GPT
+// that attnlab trained, then the experiments that explain what that GPT predicts. The site's navigation and index are built from this list.
 export const PARTS = [
   { id: 'mechanism', title: 'The mechanism' },
   { id: 'trained', title: 'Inside a trained model' },
+  { id: 'why', title: 'Why the model says what it says' },
 ];
 
 export const LESSONS = [
@@ -26,4 +27,6 @@ export const LESSONS = [
   { slug: 'ablation', title: 'Knock a head out', part: 'trained' },
   { slug: 'it-sentence', title: 'The “it” sentence, trained', part: 'trained' },
   { slug: 'your-model', title: 'Your own model', part: 'trained' },
+  { slug: 'logit-lens', title: 'The logit lens', part: 'why' },
+  { slug: 'attribution', title: 'Who wrote this logit', part: 'why' },
 ];
