@@ -143,6 +143,10 @@ for (const variant of VARIANTS) {
     await refuses(() => model.pathPatching(ids, [1, 2, 3, 4, 5, 7], { sender: { layer: 1, head: 0 }, receivers: [{ layer: 1, head: 1, input: 'q' }], metric: { target: 1, baseline: 2 } }),
       /a receiver must be a head \(0 … 3\) of a later layer than the sender's 1/);
     await refuses(() => model.headCircuit(2, 0), /layer 2, head 0 is not in the model/);
+    const { cache } = model.runWithCache(ids, { names: ['blocks.0.hook_resid_pre', 'blocks.1.attn.hook_pattern'] });
+    assert.deepEqual(cache.names(), ['blocks.0.hook_resid_pre', 'blocks.1.attn.hook_pattern']);
+    await refuses(() => cache.get('blocks.1.attn.hook_patern'), /^ActivationCache\.get: this cache has no "blocks\.1\.attn\.hook_patern" — did you mean "blocks\.1\.attn\.hook_pattern"\?/);
+    await refuses(() => model.runWithHooks(ids, { patch: [{ name: 'blocks.0.hook_mlp_out', from: cache }] }), /this cache has no "blocks\.0\.hook_mlp_out"/);
 
     // A sweep stopped by its AbortSignal after the first layer: AbortError, progress said, the module usable.
     const controller = new AbortController();

@@ -6,6 +6,7 @@
 //   const grid = await model.activationPatching(clean, corrupted, { what: 'resid_pre', metric: { target, baseline } });
 import { checkOneOf, checkOptions, checkSeed, checkSize, describe, fail } from './checks.js';
 import { checkIds } from './gpt.js';
+import { nearestName } from './option-names.js';
 import { checkTensor } from './tensor.js';
 
 // The values of one run at its hook points, in TransformerLens's shapes for one sequence (its batch
@@ -33,7 +34,9 @@ export class ActivationCache {
     if (typeof name !== 'string') fail(fn, `name must be a hook name such as 'blocks.0.hook_resid_pre', got ${describe(name)}`);
     const tensor = this.#tensors.get(name);
     if (!tensor) {
-      fail(fn, `this cache has no "${name}": it holds ${this.#tensors.size} points (${this.names().slice(0, 3).join(', ')}, …); ` +
+      const near = nearestName(name, this.names());
+      fail(fn, `this cache has no "${name}"${near ? ` — did you mean "${near}"?` : ''} It holds ${this.#tensors.size} ` +
+        `point${this.#tensors.size === 1 ? '' : 's'} (${this.names().slice(0, 3).join(', ')}${this.#tensors.size > 3 ? ', …' : ''}); ` +
         'runWithCache keeps every point unless names chooses some');
     }
     return { shape: [...tensor.shape], data: tensor.data.slice() };
