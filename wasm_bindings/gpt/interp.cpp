@@ -71,7 +71,15 @@ ActivationCacheHandle* ActivationCacheHandle::run(const GPTHandle& model, const 
 val ActivationCacheHandle::logits() const { return matrix_to_js(run_.logits); }
 val ActivationCacheHandle::names() const { return strings_to_js(run_.cache.names()); }
 val ActivationCacheHandle::get(const std::string& name) const {
-  return guarded([&] { return tensor_to_js(run_.cache.get(name)); });
+  return guarded([&] {
+    // The point's Matrix copied out once, under TransformerLens's shape (cache.get would copy it twice).
+    const HookPoint point = find_hook("ActivationCache::get", name, run_.cache.config());
+    const Matrix& values = run_.cache.at(point);
+    val js = val::object();
+    js.set("shape", shape_to_js(hook_shape(point, run_.cache.seq_len(), run_.cache.config())));
+    js.set("data", floats_to_js(values.data(), static_cast<std::size_t>(values.size())));
+    return js;
+  });
 }
 val ActivationCacheHandle::ids() const { return ints_to_js(run_.cache.ids()); }
 
