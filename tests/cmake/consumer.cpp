@@ -57,6 +57,12 @@ int main(int argc, char** argv) {
   expect_near("GPT logits[0][0]", logits(0, 0), std::strtod(argv[2], nullptr), 1e-5);
   std::printf("     the file holds %zu tensors; %d layers\n", header.tensors.size(), gpt.config().num_layers);
 
+  // interp: the same forward with TransformerLens's hook points, every one cached (2 + 17 per block + 2),
+  // its logits the plain forward's bit for bit.
+  const attnlab::HookedRun run = attnlab::HookedGPT(gpt).run_with_cache(ids);
+  expect_near("hook points cached", static_cast<double>(run.cache.names().size()), 2 + 17 * gpt.config().num_layers + 2, 0);
+  expect_near("cached run's logits[0][0] − forward's", run.logits(0, 0) - logits(0, 0), 0, 0);
+
   // layers, text, training, seq2seq, referent: one name from each.
   attnlab::MultiHeadAttention mha({.d_model = 4, .num_heads = 2, .seed = 1});
   expect_near("multi-head output rows", static_cast<double>(mha.forward(v).output.rows()), 3, 0);
