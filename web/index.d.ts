@@ -537,14 +537,22 @@ export interface LensCell {
   target?: { probability: number; rank: number };
 }
 
-export interface LogitLens {
+/** A lens cell when the call named a target. */
+export interface TargetLensCell extends LensCell {
+  target: { probability: number; rank: number };
+}
+
+export interface LogitLens<Cell extends LensCell = LensCell> {
   /** blocks.{l}.hook_resid_pre and hook_resid_mid of every block, then the last block's hook_resid_post. */
   points: HookName[];
   positions: number[];
   /** cells[point][i]: at positions[i]. */
-  cells: LensCell[][];
-  /** With one position: its cells, one per point. */
-  rows?: (LensCell & { point: HookName })[];
+  cells: Cell[][];
+}
+
+/** The lens at one position: also its cells as rows, one per point. */
+export interface LogitLensAt<Cell extends LensCell = LensCell> extends LogitLens<Cell> {
+  rows: (Cell & { point: HookName })[];
 }
 
 export interface AttributionTerm {
@@ -647,7 +655,10 @@ export interface GPTModel {
   /** A run with replaced activations; keep names points of the patched run to cache. */
   runWithHooks(ids: ArrayLike<number>, options: { patch: ActivationPatch[]; keep?: HookName[] }): { logits: Matrix; cache?: ActivationCache };
   /** ln_final and the unembedding applied at every resid_pre and resid_mid; k defaults to 5. */
-  logitLens(ids: ArrayLike<number>, options?: { position?: number; positions?: number[]; k?: number; target?: number }): LogitLens;
+  logitLens(ids: ArrayLike<number>, options: { position: number; k?: number; target: number }): LogitLensAt<TargetLensCell>;
+  logitLens(ids: ArrayLike<number>, options: { position: number; k?: number; target?: number }): LogitLensAt;
+  logitLens(ids: ArrayLike<number>, options: { positions?: number[]; k?: number; target: number }): LogitLens<TargetLensCell>;
+  logitLens(ids: ArrayLike<number>, options?: { positions?: number[]; k?: number; target?: number }): LogitLens;
   /** Contributions to logit[target] (− logit[baseline]) at position (default: the last), ln_final's scale frozen. */
   directLogitAttribution(ids: ArrayLike<number>, options: { position?: number; target: number; baseline?: number }): Attribution;
   /** The corrupted prompt with one clean activation put back per cell (prompts of the same token length). */

@@ -192,12 +192,14 @@ async function interpretability(lab: Lab): Promise<void> {
   const { cache }: { cache: ActivationCache } = model.runWithCache(ids);
   const pattern: Tensor = cache.get('blocks.1.attn.hook_pattern');
   const patched = model.runWithHooks(ids, { patch: [{ name: 'blocks.1.attn.hook_z', ablate: 'mean', heads: [2] }], keep: ['ln_final.hook_scale'] });
-  const lens: LogitLens = model.logitLens(ids, { position: ids.length - 1, k: 3, target });
-  const rank: number | undefined = lens.rows?.[0].target?.rank;
+  const lens = model.logitLens(ids, { position: ids.length - 1, k: 3, target });
+  const rank: number = lens.rows[0].target.rank;
+  const grid: LogitLens = model.logitLens(ids, { k: 1 });
+  console.log(grid.cells.length, grid.cells[0][0].top[0].id);
   const dla: Attribution = model.directLogitAttribution(ids, { target, baseline });
   const controller = new AbortController();
   const corrupted = tokenizer.encode('Thou shalt love thy enemy as');
-  const grid: ActivationPatchingResult = await model.activationPatching(ids, corrupted, {
+  const patching: ActivationPatchingResult = await model.activationPatching(ids, corrupted, {
     what: 'z', per: 'head', metric: { target, baseline }, signal: controller.signal, onProgress: ({ done, total }) => console.log(done / total),
   });
   const path: PathPatchingResult = model.pathPatching(ids, corrupted, {
@@ -205,6 +207,6 @@ async function interpretability(lab: Lab): Promise<void> {
   });
   const circuit: HeadCircuit = model.headCircuit(1, 2);
   const scores: CompositionScores = model.compositionScores({ draws: 100 });
-  console.log(pattern.shape, patched.cache?.names(), rank, dla.sum - dla.logit, grid.grid.shape, path.normalised, circuit.copyingScore, scores.baseline);
+  console.log(pattern.shape, patched.cache?.names(), rank, dla.sum - dla.logit, patching.grid.shape, path.normalised, circuit.copyingScore, scores.baseline);
 }
 void interpretability;
