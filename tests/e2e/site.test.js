@@ -12,6 +12,8 @@ const shots = SCREENSHOTS;
 const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', 'multi-head', 'shapes', 'cross-attention',
   'masking', 'positions', 'encoder', 'watch-it-learn', 'exercises'];
 const TRAINED_LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', 'ablation', 'it-sentence', 'your-model'];
+// Part three, why the model says what it says (each page's own browser tests: attribution-lesson.test.js, …).
+const WHY_LESSONS = ['logit-lens', 'attribution'];
 
 const open = openLesson;
 
@@ -47,7 +49,7 @@ describe('the site', () => {
     const start = page.locator('a.start');
     assert.equal(await start.textContent(), 'Start with lesson 1: Why attention →');
     const links = await page.$$eval('.lesson-list a', (as) => as.map((a) => a.getAttribute('href')));
-    assert.deepEqual(links, [...LESSONS, ...TRAINED_LESSONS].map((l) => `./lessons/${l}.html`));
+    assert.deepEqual(links, [...LESSONS, ...TRAINED_LESSONS, ...WHY_LESSONS].map((l) => `./lessons/${l}.html`));
     // Part 1's figure is in view: computed by the package. Part 2's model is fetched only once scrolled to.
     await page.waitForSelector('.part-mechanism attn-heatmap');
     const weights = await heatmapData(page, 'Self-attention weights');
@@ -69,7 +71,7 @@ describe('the site', () => {
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     assert.equal(await page.locator('a.start').textContent(), 'Continue with lesson 2: Scaled dot-product attention, step by step →');
     assert.equal(await page.locator('.lesson-list li.opened').count(), 1);
-    assert.match(await page.textContent('.progress'), /opened 1 of 20 lessons/);
+    assert.match(await page.textContent('.progress'), new RegExp(`opened 1 of ${LESSONS.length + TRAINED_LESSONS.length + WHY_LESSONS.length} lessons`));
     await page.getByRole('button', { name: 'Forget my progress' }).click();
     assert.equal(await page.locator('.lesson-list li.opened').count(), 0);
     assert.deepEqual(await axeViolations(page), []);
