@@ -77,6 +77,28 @@ describe('the attribution lesson', () => {
     await page.close();
   });
 
+  test('an earlier position: its sum is the package\'s there, and a head\'s attention runs up to that token only', async () => {
+    const { page, problems } = await openLesson(browser, url);
+    await page.fill('label:has-text("Target token") input', ' thy');
+    await page.fill('label:has-text("Against") input', ' the');
+    await page.selectOption('label:has-text("Predicting the token after") select', '2');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('position') === '2');
+    const [target] = tokenizer.encode(' thy'), [baseline] = tokenizer.encode(' the');
+    const { sum } = model.directLogitAttribution(ids(), { target, baseline, position: 2 });
+    const all = model.forward(ids()).logits;
+    const own = all.data[2 * all.cols + target] - all.data[2 * all.cols + baseline];
+    const shown = await page.$eval('.dla-sums', (n) => ({ sum: Number(n.dataset.sum), logit: Number(n.dataset.logit) }));
+    assert.ok(Math.abs(shown.sum - sum) < 1e-5 && Math.abs(shown.logit - own) < 1e-5, `${JSON.stringify(shown)} vs ${sum}, ${own}`);
+    assert.equal((await attentionShown(page)).length, 3);
+    // A hostile target is refused as text: nothing injected, the split shown
+    await page.fill('label:has-text("Target token") input', '<img src=x onerror=alert(1)>\u202E');
+    await page.waitForFunction(() => !document.querySelector('.error').hidden);
+    assert.equal(await page.locator('.error img').count(), 0);
+    assert.match(await page.textContent('.error'), /is not one token: the tokenizer splits it into \d+/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('at 390 px with touch, tapping a head\'s bar shows its attention from the last position, tokens labelled', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
     const problems = [];

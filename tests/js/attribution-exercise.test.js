@@ -20,10 +20,10 @@ import { printedNumbers } from './snippet-output.js';
 
 const TRAINED = new URL('../../site/snippets/trained/', import.meta.url);
 const CASES = [
-  { prompt: 'Thou shalt love thy neighbour as', target: ' thyself', baseline: ' himself' },
-  { prompt: 'And the LORD spake unto Moses, saying', target: ' unto', baseline: ' the' },
-  { prompt: 'In the beginning God created the heaven and the', target: ' earth', baseline: ' heaven' },
-  { prompt: 'And God said, Let there be light: and there was', target: ' light', baseline: ' darkness' },
+  { prompt: 'Thou shalt love thy neighbour as', target: ' thyself', baseline: ' himself', position: -1 },
+  { prompt: 'And the LORD spake unto Moses, saying', target: ' unto', baseline: ' the', position: -1 },
+  { prompt: 'In the beginning God created the heaven and the', target: ' earth', baseline: ' heaven', position: -1 },
+  { prompt: 'And God said, Let there be light: and there was', target: ' light', baseline: ' darkness', position: -1 },
 ];
 
 // Every term the PyTorch program prints for these settings: label → value.

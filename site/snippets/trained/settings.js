@@ -24,5 +24,5 @@ export const TRAINED_SNIPPETS = {
   'head-jobs': withModel((s) => ({ prompt: s.prompt, length: s.length, seed: s.seed, layer: s.layer, head: s.head })),
   ablation: withModel((s) => ({ prompt: s.prompt, heads: headPairs(s.heads), mode: s.mode, length: s.length, seed: s.seed })),
   'your-model': withModel(undefined),
-  attribution: withModel((s) => ({ prompt: s.prompt, target: s.target, baseline: s.baseline })),
+  attribution: withModel((s) => ({ prompt: s.prompt, target: s.target, baseline: s.baseline, position: s.position })),
 };

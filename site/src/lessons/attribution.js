@@ -1,10 +1,10 @@
-// Part three, lesson 2: who wrote this logit. The last position's residual stream is a sum of parts (the
+// Part three, lesson 2: who wrote this logit. A position's residual stream is a sum of parts (the
 // token and position embeddings, every head's output, each layer's attention bias and MLP); with ln_final's
 // scale frozen at its value in this run, the logit difference between two tokens is the sum of each part's
 // direct contribution (model.directLogitAttribution). A head's bar shows its attention from that position.
 import { AttnLabError } from 'attnlab';
 
-import { el, field, formatDifference, formatNumber, isolated, select } from '../dom.js';
+import { el, field, formatDifference, formatNumber, isolated, select, setOptions } from '../dom.js';
 import { probabilityBars } from '../bars.js';
 import { checkHeadGuess, orderTerms, signed } from '../attribution-parts.js';
 import { divergingBars } from '../diverging-bars.js';
@@ -31,7 +31,7 @@ function oneToken(tokenizer, text, which) {
 lessonPage({
   slug: 'attribution',
   intro: [
-    'Everything a GPT predicts is read off one vector, the residual stream at the last position, and that vector ' +
+    'Everything a GPT predicts after a token is read off one vector, the residual stream at that token’s position, and that vector ' +
       'is a sum: the token’s embedding, its position’s embedding, and what every head and every MLP added on top. ' +
       'The logit of a token is that vector, normalised by ln_final (scale σ, weight γ, bias β), dotted with the token’s row of the ' +
       'unembedding; u below is the target’s row minus the baseline’s, and p runs over the parts.',
@@ -41,15 +41,16 @@ lessonPage({
       'contributions add up exactly to the model’s own logit difference. Both are shown below, live.',
     'What it does not see: a head whose output is read by later heads (which then write the answer) gets no credit ' +
       'here, only for what it writes into the final stream itself. Those indirect effects are the patching lesson’s job. ' +
-      'Choose a head’s bar to see where it looks from the last position.',
+      'Choose a head’s bar to see where it looks from the chosen position.',
   ],
   formula: String.raw`\Delta\text{logit} = \sum_{p}\frac{p-\bar p}{\sigma}\,\gamma\cdot u + \beta\cdot u`,
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS.attribution },
-  call: 'const { terms, sum, logit } = model.directLogitAttribution(ids, { target, baseline });',
+  call: (state) => `const { terms, sum, logit } = model.directLogitAttribution(ids, { target, baseline${state.position < 0 ? '' : ', position'} });`,
   schema: {
     prompt: { type: 'text', maxLength: 300, default: DEFAULT_PROMPT },
     target: { type: 'text', maxLength: 40, default: ' thyself' },
     baseline: { type: 'text', maxLength: 40, default: ' himself' },
+    position: { type: 'int', min: -1, max: 1023, default: -1 },  // −1: the last token
     order: { type: 'enum', values: ['sorted', 'model'], default: 'sorted' },
     layer: { type: 'int', min: -1, max: 47, default: -1 },  // −1: the head that adds most
     head: { type: 'int', min: -1, max: 63, default: -1 },
@@ -63,11 +64,14 @@ lessonPage({
     const targetBox = sentenceInput('Target token', state.target, (target) => ctx.set({ target }), 40, { key: 'target' });
     const baselineBox = sentenceInput('Against (baseline token)', state.baseline, (baseline) => ctx.set({ baseline }), 40, { key: 'baseline' });
     const predicted = el('p', { class: 'explain', 'aria-live': 'polite' });
+    // The position whose next token is explained: the last by default (−1 in the URL), any earlier one on request.
+    const positionSelect = select([], 0, (p) => ctx.set({ position: Number(p) === positionCount - 1 ? -1 : Number(p) }));
+    let positionCount = 0;
     const usePredicted = el('button', { type: 'button', text: 'Use the predicted token as the target' });
     const sums = el('p', { class: 'readout dla-sums', 'aria-live': 'polite' });
     const bars = divergingBars('Each part’s direct contribution to logit[target] − logit[baseline] (choose a head to see its attention)');
     const order = select([['sorted', 'largest first'], ['model', 'in model order']], state.order, (o) => ctx.set({ order: o }));
-    const attention = probabilityBars('Attention from the last position');
+    const attention = probabilityBars('Attention from the chosen position');
     const attentionNote = el('p', { class: 'explain' });
 
     const guessPickers = layerHeadPickers(model.config, () => {});
@@ -85,7 +89,7 @@ lessonPage({
       el('div', { class: 'controls' }, ...guessPickers.nodes, check), verdict);
 
     root.append(modelLine(prepared),
-      el('div', { class: 'controls' }, promptBox, targetBox, baselineBox),
+      el('div', { class: 'controls' }, promptBox, targetBox, baselineBox, field('Predicting the token after', positionSelect)),
       el('div', { class: 'controls' }, usePredicted), predicted, exercise,
       el('h2', { text: 'Who wrote the difference' }), sums,
       el('div', { class: 'controls' }, field('Order', order)),
@@ -96,17 +100,21 @@ lessonPage({
 
     return () => {
       const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT, { box: promptBox });
-      const { logits, attention: weights } = model.forward(ids, { attention: true, logits: 'last' });
+      const { logits: all, attention: weights } = model.forward(ids, { attention: true });
+      positionCount = ids.length;
+      const position = state.position < 0 ? ids.length - 1 : Math.min(state.position, ids.length - 1);
+      setOptions(positionSelect, Array.from(ids, (id, j) => [j, `${j}: ${tokenLabel(tokenizer, id)}${j === ids.length - 1 ? ' (the last)' : ''}`]), position);
+      const logits = { data: all.data.subarray(position * all.cols, (position + 1) * all.cols) };
       let best = 0;
       for (let i = 1; i < logits.data.length; i++) if (logits.data[i] > logits.data[best]) best = i;
       top = tokenizer.decode([best]);
-      predicted.textContent = `After these ${ids.length} tokens the model’s most likely next token is “${isolated(tokenLabel(tokenizer, best))}”.`;
+      predicted.textContent = `After “${isolated(tokenLabel(tokenizer, ids[position]))}” (token ${position} of ${ids.length}) the model’s most likely next token is “${isolated(tokenLabel(tokenizer, best))}”.`;
       usePredicted.disabled = top === state.target;
 
       const target = oneToken(tokenizer, state.target, 'target');
       const baseline = oneToken(tokenizer, state.baseline, 'baseline');
       if (target === baseline) throw new AttnLabError('The target and the baseline are the same token: their difference is 0 whoever writes it. Choose two different tokens.');
-      const result = model.directLogitAttribution(ids, { target, baseline });
+      const result = model.directLogitAttribution(ids, { target, baseline, position });
       current = result;
       const direct = logits.data[target] - logits.data[baseline];
       const [t, b] = [target, baseline].map((id) => `“${isolated(tokenLabel(tokenizer, id))}”`);
@@ -125,11 +133,11 @@ lessonPage({
       })), `L${layer}H${head}`);
 
       const row = weights[layer][head];
-      const last = ids.length - 1;
-      attention.update(Array.from(ids, (id, j) => ({ label: `${j}: ${tokenLabel(tokenizer, id)}`, value: row.data[last * row.cols + j] })));
+      // the row of the chosen position: the tokens after it are masked (weight 0), so they are left out
+      attention.update(Array.from(ids.slice(0, position + 1), (id, j) => ({ label: `${j}: ${tokenLabel(tokenizer, id)}`, value: row.data[position * row.cols + j] })));
       const chosen = heads.find((x) => x.layer === layer && x.head === head);
       attention.node.querySelector('figcaption').textContent =
-        `L${layer}H${head}: attention from the last position (${last}: “${tokenLabel(tokenizer, ids[last])}”) to each token`;
+        `L${layer}H${head}: attention from position ${position} (“${tokenLabel(tokenizer, ids[position])}”) to each token up to it`;
       attentionNote.textContent = `L${layer}H${head} writes ${signed(chosen.value)} of the difference directly. ` +
         'What it reads is a weighted mean of the values at these positions, the weights above.';
     };
