@@ -29,6 +29,8 @@ const CASES = [
     { prompt: 'Now the serpent was more subtil than any beast of the field. And the serpent said unto the woman, Ye shall not surely die: ' +
       'for God doth know that in the day ye eat thereof, then your eyes shall be opened. And the', heads: '1.2,3.0', mode: 'mean', length: 20, seed: 4 }],
   ['your-model', {}, {}],
+  ['attribution', { prompt: 'And the LORD spake unto Moses, saying', target: ' spake', baseline: ' said', position: '2' },
+    { prompt: 'And the LORD spake unto Moses, saying', target: ' spake', baseline: ' said', position: 2 }],
 ];
 
 for (const [slug, query, state] of CASES) {
