@@ -108,7 +108,7 @@ lessonPage({
       let best = 0;
       for (let i = 1; i < logits.data.length; i++) if (logits.data[i] > logits.data[best]) best = i;
       top = tokenizer.decode([best]);
-      predicted.textContent = `After “${isolated(tokenLabel(tokenizer, ids[position]))}” (token ${position} of ${ids.length}) the model’s most likely next token is “${isolated(tokenLabel(tokenizer, best))}”.`;
+      predicted.textContent = `After “${isolated(tokenLabel(tokenizer, ids[position]))}” (position ${position}) the model’s most likely next token is “${isolated(tokenLabel(tokenizer, best))}”.`;
       usePredicted.disabled = top === state.target;
 
       const target = oneToken(tokenizer, state.target, 'target');
