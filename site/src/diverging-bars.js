@@ -15,7 +15,7 @@ export function divergingBars(caption) {
       value: el('span', { class: 'dla-value' }) };
     const track = el('span', { class: 'dla-track' }, parts.zero, parts.bar);
     parts.row = item.choose
-      ? el('button', { type: 'button', class: 'dla-row', 'aria-pressed': 'false', on: { click: () => item.choose() } }, parts.label, track, parts.value)
+      ? el('button', { type: 'button', class: 'dla-row', 'aria-pressed': 'false', on: { click: (event) => item.choose(event) } }, parts.label, track, parts.value)
       : el('span', { class: 'dla-row' }, parts.label, track, parts.value);
     parts.li = el('li', {}, parts.row);
     rows.set(item.key, parts);

@@ -107,11 +107,21 @@ describe('the attribution lesson', () => {
     await page.goto(url);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
     const row = page.locator('.dla-bars button.dla-row', { hasText: 'L1H2' });
+    const panelInView = () => page.evaluate(() => {
+      const { top, bottom } = document.querySelector('.bars-figure:has(.bars)').getBoundingClientRect();
+      return bottom > 0 && top < window.innerHeight;
+    });
     await row.scrollIntoViewIfNeeded();
+    assert.equal(await panelInView(), false, 'the attention panel is already in view: the tap proves nothing');
     await row.tap();
     await page.waitForFunction(() => new URLSearchParams(location.search).get('layer') === '1');
     assert.equal(await urlParam(page, 'head'), '2');
     assert.equal(await row.getAttribute('aria-pressed'), 'true');
+    // the attention panel, below every bar on a phone, was brought into view by the tap
+    await page.waitForFunction(() => {
+      const { top, bottom } = document.querySelector('.bars-figure:has(.bars)').getBoundingClientRect();
+      return bottom > 0 && top < window.innerHeight;
+    }, null, { timeout: 5000 });
     const shown = await attentionShown(page);
     assert.deepEqual(shown.map((r) => r.value), expectedAttention(ids(), 1, 2));
     assert.deepEqual(shown.map((r) => r.label), ids().map((id, j) => `${j}: ${tokenizer.tokenString(id).replaceAll(' ', '·')}`));

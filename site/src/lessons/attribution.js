@@ -28,6 +28,15 @@ function oneToken(tokenizer, text, which) {
     'a common word with its leading space usually is.');
 }
 
+// On a phone the attention panel sits below all the bars: a tap on a head's bar brings it into view when
+// none of it is (beside the bars, on a wide screen, it already is).
+function reveal(node) {
+  const { top, bottom } = node.getBoundingClientRect();
+  if (bottom > 0 && top < window.innerHeight) return;
+  const still = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  node.scrollIntoView({ block: 'nearest', behavior: still ? 'auto' : 'smooth' });
+}
+
 lessonPage({
   slug: 'attribution',
   intro: [
@@ -73,6 +82,7 @@ lessonPage({
     const order = select([['sorted', 'largest first'], ['model', 'in model order']], state.order, (o) => ctx.set({ order: o }));
     const attention = probabilityBars('Attention from the chosen position');
     const attentionNote = el('p', { class: 'explain' });
+    const attentionPanel = el('div', { class: 'panel' }, attention.node, attentionNote);
 
     const guessPickers = layerHeadPickers(model.config, () => {});
     const verdict = el('p', { class: 'explain', role: 'status' });
@@ -93,7 +103,7 @@ lessonPage({
       el('div', { class: 'controls' }, usePredicted), predicted, exercise,
       el('h2', { text: 'Who wrote the difference' }), sums,
       el('div', { class: 'controls' }, field('Order', order)),
-      el('div', { class: 'grid' }, el('div', { class: 'panel' }, bars.node), el('div', { class: 'panel' }, attention.node, attentionNote)));
+      el('div', { class: 'grid' }, el('div', { class: 'panel' }, bars.node), attentionPanel));
 
     let top = null;  // the predicted token's text, for the button
     usePredicted.addEventListener('click', () => top !== null && ctx.set({ target: top }));
@@ -129,7 +139,10 @@ lessonPage({
       const head = state.head < 0 ? strongest.head : Math.min(state.head, numHeads - 1);
       bars.update(orderTerms(result.terms, state.order).map((x) => ({
         key: x.label, label: x.label, value: x.value, text: signed(x.value),
-        choose: x.part === 'head' ? () => ctx.set({ layer: x.layer, head: x.head }) : undefined,
+        choose: x.part === 'head' ? (event) => {
+          ctx.set({ layer: x.layer, head: x.head });
+          if (event.detail > 0) reveal(attentionPanel);  // a tap or a click; Enter or Space (detail 0) leaves the focus where it is
+        } : undefined,
       })), `L${layer}H${head}`);
 
       const row = weights[layer][head];
