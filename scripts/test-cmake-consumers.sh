@@ -3,7 +3,8 @@
 # FetchContent, and find_package after `cmake --install` of the native build into a temporary prefix;
 # and with pkg-config from that prefix. Each consumer sets no C++ standard, includes only
 # <attnlab/attnlab.hpp>, and checks attention against a hand computation and a GPT's logit against
-# PyTorch's. Needs the native build (build/native) for the install.
+# PyTorch's. Then builds and runs the C++ quick start, examples/cpp, against the installed package.
+# Needs the native build (build/native) for the install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -31,3 +32,14 @@ PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --exact-version=0.1.0 at
 # shellcheck disable=SC2046  # pkg-config's flags are words
 g++ tests/cmake/consumer.cpp -o "$work/pkg-config-consumer" $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs attnlab)
 "$work/pkg-config-consumer" "$model" "$first_logit"
+
+echo "-- example: examples/cpp"
+cmake -S examples/cpp -B "$work/example-cpp" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/example-cpp" >/dev/null
+printed=$("$work/example-cpp/attention")
+echo "$printed"
+# By hand: query i matches key i with score 1/sqrt(4) = 0.5 and the others with 0, so row 0's weights
+# are e^0.5/(e^0.5 + 2), 1/(e^0.5 + 2), 1/(e^0.5 + 2); the middle row's output is 5 6 7 8 (by symmetry).
+expected_weights=$(awk 'BEGIN { e = exp(0.5); printf "%.6g %.6g %.6g", e / (e + 2), 1 / (e + 2), 1 / (e + 2) }')
+[ "$(echo "$printed" | sed -n 2p)" = "$expected_weights" ] || { echo "examples/cpp: weights row 0 is not $expected_weights" >&2; exit 1; }
+[ "$(echo "$printed" | sed -n 7p | tr -s ' ' | sed 's/^ //')" = "5 6 7 8" ] || { echo "examples/cpp: output row 1 is not 5 6 7 8" >&2; exit 1; }
