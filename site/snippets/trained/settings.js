@@ -25,4 +25,5 @@ export const TRAINED_SNIPPETS = {
   ablation: withModel((s) => ({ prompt: s.prompt, heads: headPairs(s.heads), mode: s.mode, length: s.length, seed: s.seed })),
   'your-model': withModel(undefined),
   attribution: withModel((s) => ({ prompt: s.prompt, target: s.target, baseline: s.baseline, position: s.position })),
+  'induction-circuit': withModel((s) => ({ length: s.length, seed: s.seed, mode: s.mode })),
 };

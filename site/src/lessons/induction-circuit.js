@@ -1,0 +1,188 @@
+// Part three, lesson 3: the induction circuit. A previous-token head in layer 0 writes "the token before
+// me" into each position; an induction head in a later layer reads it through its keys (K-composition),
+// attends to the token after the current token's earlier occurrence, and its OV circuit copies that token.
+// Everything is found and measured live: the heads by their scores on seeded repeated random sequences,
+// the composition and copying scores from the weights, the knock-out on the same sequences.
+import { el, field, formatNumber, select } from '../dom.js';
+import { repeatLength, repeatRange } from '../gpt-heads.js';
+import { lessonModel, modelLine, tokenLabel } from '../gpt-model.js';
+import { lessonPage } from '../page.js';
+import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
+import pytorchSource from '../../snippets/trained/induction-circuit.py?raw';
+import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
+import { heatmap, seedField, SIGNED } from '../views.js';
+
+const SAMPLES = 4;  // repeated sequences per score, as head-jobs measures them
+const f2 = (x) => formatNumber(x, 2);
+const name = ({ layer, head }) => `L${layer}H${head}`;
+
+// Two scores of each head over SAMPLES seeded random sequences of `length` tokens repeated once, with
+// `options` passed to forward (an ablation): previous, the mean weight from each position i ≥ 1 on i − 1;
+// induction, the mean weight from each token of the second copy on the token after its first occurrence
+// (model.headScores' induction score when nothing is knocked out). Float64Array [layers × heads] each.
+export function repeatScores(lab, model, { length, seed }, options = {}) {
+  const { numLayers, numHeads } = model.config;
+  const previous = new Float64Array(numLayers * numHeads), induction = new Float64Array(numLayers * numHeads);
+  for (let s = 0; s < SAMPLES; s++) {
+    const ids = lab.repeatedRandomTokens(length, { ...repeatRange(model), seed: seed + s });
+    const { attention } = model.forward(ids, { ...options, attention: true, logits: 'none' });
+    for (let l = 0; l < numLayers; l++) for (let h = 0; h < numHeads; h++) {
+      const a = attention[l][h];
+      let back = 0, ahead = 0;
+      for (let i = 1; i < 2 * length; i++) back += a.data[i * a.cols + i - 1];
+      for (let i = length; i < 2 * length; i++) ahead += a.data[i * a.cols + i - length + 1];
+      previous[l * numHeads + h] += back / (2 * length - 1) / SAMPLES;
+      induction[l * numHeads + h] += ahead / length / SAMPLES;
+    }
+  }
+  return { previous, induction };
+}
+
+// The layer-0 heads ranked by previous-token score, and the later head with the largest induction score.
+export function circuitHeads(scores, { numLayers, numHeads }) {
+  const previous = Array.from({ length: numHeads }, (_, h) => ({ layer: 0, head: h, score: scores.previous[h] }))
+    .sort((a, b) => b.score - a.score);
+  let induction = { layer: 1, head: 0, score: -Infinity };
+  for (let l = 1; l < numLayers; l++) for (let h = 0; h < numHeads; h++) {
+    const score = scores.induction[l * numHeads + h];
+    if (score > induction.score) induction = { layer: l, head: h, score };
+  }
+  return { previous, induction };
+}
+
+lessonPage({
+  slug: 'induction-circuit',
+  intro: [
+    'The heads lesson found two kinds of head in attnlab-kjv: previous-token heads, which look one token back, and induction ' +
+      'heads, which on a repeated sequence look at the token after the current token’s earlier occurrence. Together they are ' +
+      'a circuit (Elhage et al. 2021; Olsson et al. 2022): the previous-token head writes “the token before me was A” into each ' +
+      'position; the induction head’s keys read that, so a query for A matches the position just after the earlier A; its OV ' +
+      'circuit then copies the token found there, B, into the prediction. A B … A → B.',
+    'Each link can be measured. From the weights alone: K-composition, how much of what a layer-0 head writes (its OV ' +
+      'matrix) its reader’s keys use (its QK matrix), against random matrices of the same shapes; and the copying score of ' +
+      'a head’s OV circuit from token to token, 1 for a head that copies what it attends to. From the forward pass: knock ' +
+      'the previous-token head out and measure the induction head’s score again.',
+    'ARENA’s tutorial does this on its 2-layer attention-only model, where one previous-token head feeds two induction ' +
+      'heads; below, attnlab-kjv’s own numbers, measured in this page on the seeded sequences you choose.',
+  ],
+  formula: String.raw`\text{K-comp}(A, B) = \frac{\lVert W_{OV}^{A}\,(W_{QK}^{B})^{\top} \rVert_F}{\lVert W_{OV}^{A}\rVert_F\,\lVert W_{QK}^{B}\rVert_F}`,
+  pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['induction-circuit'] },
+  call: (state) => 'const { pairs, baseline } = model.compositionScores();\n' +
+    'const { copyingScore } = model.headCircuit(layer, head);\n' +
+    `const { attention } = model.forward(repeated, { attention: true, ablate: [previousHead], ablation: '${state.mode}' });`,
+  schema: {
+    length: { type: 'int', min: 5, max: 64, default: 30 },
+    seed: { type: 'int', min: 0, max: 999999, default: 0 },
+    mode: { type: 'enum', values: ['zero', 'mean'], default: 'zero' },
+  },
+  prepare: lessonModel,
+  setup(ctx) {
+    const { lab, state, root, prepared } = ctx;
+    const { model, tokenizer } = prepared;
+    const { numLayers, numHeads } = model.config;
+    // From the weights: measured once.
+    const composition = model.compositionScores();
+    const copying = new Float32Array(numLayers * numHeads);
+    for (let l = 0; l < numLayers; l++) for (let h = 0; h < numHeads; h++) copying[l * numHeads + h] = model.headCircuit(l, h).copyingScore;
+    const later = composition.pairs.filter((p) => p.from.layer === 0).map((p) => p.to)
+      .filter((to, i, all) => all.findIndex((x) => x.layer === to.layer && x.head === to.head) === i);
+
+    const found = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const kMap = heatmap({ caption: 'K-composition: layer-0 head (row) → later head’s keys (column)', domain: [0, 0.3], decimals: 3,
+      showValues: true, rowTitle: 'From', colTitle: 'To',
+      rowLabels: Array.from({ length: numHeads }, (_, h) => `L0H${h}`), colLabels: later.map(name) });
+    kMap.matrix = { rows: numHeads, cols: later.length, data: Float32Array.from({ length: numHeads * later.length }, (_, i) => {
+      const from = Math.floor(i / later.length), to = later[i % later.length];
+      return composition.pairs.find((p) => p.from.layer === 0 && p.from.head === from && p.to.layer === to.layer && p.to.head === to.head).k;
+    }) };
+    const kReadout = el('p', { class: 'explain kcomp-readout' });
+    const copyMap = heatmap({ ...SIGNED, domain: [-1, 1], caption: 'Copying score of each head’s OV circuit', decimals: 2, showValues: true,
+      rowTitle: 'Layer', colTitle: 'Head', rowLabels: Array.from({ length: numLayers }, (_, l) => String(l)),
+      colLabels: Array.from({ length: numHeads }, (_, h) => String(h)) });
+    copyMap.matrix = { rows: numLayers, cols: numHeads, data: copying };
+    const copyReadout = el('p', { class: 'explain copy-readout' });
+    const knockTable = el('table', { class: 'data knock' });
+    const knockReadout = el('p', { class: 'explain knock-readout', 'aria-live': 'polite' });
+    const stripe = heatmap({ decimals: 2, showValues: false });
+    const stripeReadout = el('p', { class: 'explain' });
+
+    const guess = select(Array.from({ length: numHeads }, (_, h) => [h, `L0H${h}`]), 0, () => {});
+    const verdict = el('p', { class: 'explain', role: 'status' });
+    let induction = null;  // the induction head found last, for the exercise's check
+    const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
+      if (!induction) return;
+      const into = composition.pairs.filter((p) => p.from.layer === 0 && p.to.layer === induction.layer && p.to.head === induction.head)
+        .sort((a, b) => b.k - a.k);
+      const chosen = Number(guess.value);
+      const rank = into.findIndex((p) => p.from.head === chosen);
+      verdict.textContent = rank === 0
+        ? `Yes: L0H${chosen}’s output is the one ${name(induction)}’s keys read most, K-composition ${formatNumber(into[0].k, 3)}.`
+        : `Not quite: L0H${chosen} ranks ${rank + 1} of ${into.length} (K-composition ${formatNumber(into[rank].k, 3)}); ` +
+          `the largest into ${name(induction)} is from L0H${into[0].from.head}, ${formatNumber(into[0].k, 3)}.`;
+    } } });
+    const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: which head feeds the keys?' },
+      el('h2', { text: 'Try this: which head feeds the keys?' }),
+      el('p', { text: 'Before you read the K-composition table: which layer-0 head’s output do you expect the induction head’s ' +
+        'keys to read most? The previous-token scores below are a clue. Pick one and check.' }),
+      el('div', { class: 'controls' }, field('Layer-0 head', guess), check), verdict);
+
+    root.append(modelLine(prepared),
+      el('div', { class: 'controls' },
+        field('Repeated length', select([10, 20, 30, 40, 64].map((n) => [n, String(n)]), state.length, (n) => ctx.set({ length: Number(n) }))),
+        seedField(state.seed, (seed) => ctx.set({ seed })),
+        field('Knocked-out heads output', select([['zero', 'zero'], ['mean', 'their mean over the sequence']], state.mode, (mode) => ctx.set({ mode })))),
+      found, exercise,
+      el('h2', { text: 'The link through the keys: K-composition' }), kReadout, el('div', { class: 'panel' }, kMap),
+      el('h2', { text: 'Copying: the OV circuit' }), copyReadout, el('div', { class: 'panel' }, copyMap),
+      el('h2', { text: 'Knock the previous-token head out' }), knockReadout, el('div', { class: 'table-wrap' }, knockTable),
+      el('h2', { text: 'The induction stripe' }), stripeReadout, el('div', { class: 'panel' }, stripe));
+
+    return () => {
+      const T = repeatLength(model, state.length);
+      const intact = repeatScores(lab, model, { length: T, seed: state.seed });
+      const heads = circuitHeads(intact, model.config);
+      const [prev, second] = heads.previous;
+      induction = heads.induction;
+      found.textContent = `On ${SAMPLES} random sequences of ${T} tokens repeated once (seed ${state.seed}), the strongest previous-token ` +
+        `head in layer 0 is ${name(prev)} (previous-token score ${f2(prev.score)}; the next is ${name(second)}, ${f2(second.score)}), and the ` +
+        `strongest induction head is ${name(induction)} (induction score ${f2(induction.score)}).`;
+
+      const largest = composition.pairs.reduce((a, p) => (p.k > a.k ? p : a));
+      const pair = composition.pairs.find((p) => p.from.layer === 0 && p.from.head === prev.head && p.to.layer === induction.layer && p.to.head === induction.head);
+      kReadout.textContent = `Random matrices of the same shapes score ${formatNumber(composition.baseline, 3)} on average ` +
+        `(${composition.draws} draws): the baseline. ${name(prev)} → ${name(induction)} scores ${formatNumber(pair.k, 3)}, ` +
+        `${formatNumber(pair.k / composition.baseline, 2)} times the baseline. The largest K-composition of all ${composition.pairs.length} ` +
+        `pairs is ${name(largest.from)} → ${name(largest.to)}, ${formatNumber(largest.k, 3)}.`;
+      kReadout.dataset.pair = String(pair.k);
+      kReadout.dataset.baseline = String(composition.baseline);
+
+      const own = copying[induction.layer * numHeads + induction.head];
+      const higher = Array.from(copying).filter((c) => c > own).length;
+      copyReadout.textContent = `${name(induction)}’s OV circuit has copying score ${f2(own)}: ${higher} of the other ` +
+        `${copying.length - 1} heads score higher. A score near 1 means the head writes, for the token it attends to, that same token.`;
+      copyReadout.dataset.copying = String(own);
+
+      const options = (knocked) => ({ ablate: knocked.map(({ layer, head }) => ({ layer, head })), ablation: state.mode });
+      const alone = repeatScores(lab, model, { length: T, seed: state.seed }, options([prev]));
+      const both = repeatScores(lab, model, { length: T, seed: state.seed }, options([prev, second]));
+      const at = (m) => m.induction[induction.layer * numHeads + induction.head];
+      const row = (label, value) => el('tr', {}, el('th', { scope: 'row', text: label }), el('td', { text: f2(value) }));
+      knockTable.replaceChildren(
+        el('tr', {}, el('th', { scope: 'col', text: 'Knocked out' }), el('th', { scope: 'col', text: `${name(induction)}’s induction score` })),
+        row('none', at(intact)), row(name(prev), at(alone)), row(`${name(prev)} and ${name(second)}`, at(both)));
+      knockTable.dataset.scores = [at(intact), at(alone), at(both)].join(',');
+      knockReadout.textContent = `Knocking out ${name(prev)} (output set to ${state.mode === 'mean' ? 'its mean' : 'zero'}) takes ` +
+        `${name(induction)}’s induction score from ${f2(at(intact))} to ${f2(at(alone))}; knocking out ${name(second)} as well takes it to ` +
+        `${f2(at(both))}. ARENA reports its two induction heads falling from 0.67 and 0.87 to about 0.01 when its one previous-token head ` +
+        'is ablated: there the circuit has a single link; here, where a second head also looks back one token, both must go.';
+
+      const ids = lab.repeatedRandomTokens(T, { ...repeatRange(model), seed: state.seed });
+      const { attention } = model.forward(ids, { attention: true, logits: 'none' });
+      const labels = Array.from(ids, (id, j) => `${j}: ${tokenLabel(tokenizer, id)}`);
+      Object.assign(stripe, { matrix: attention[induction.layer][induction.head], rowLabels: labels, colLabels: labels,
+        caption: `${name(induction)}’s attention on ${T} random tokens repeated (seed ${state.seed})` });
+      stripeReadout.textContent = `Each row of the second half puts its weight one step right of the diagonal ${T} tokens back: on the ` +
+        'token that followed the current token last time. That off-diagonal stripe is the induction pattern, drawn from the head’s QK circuit.';
+    };
+  },
+});
