@@ -154,4 +154,8 @@ export const QUOTED_FIGURES = [
     measured: ({ read }) => [number(read('site/src/lessons/your-model.js'), /\[(\d+) \* GiB, `\$\{sizeText/)] },
   { file: 'site/src/lessons/your-model.js', quote: 'GPT-2 small: 12',
     source: 'Hugging Face’s gpt2 config.json: n_head 12 (Radford et al. 2019)' },
+  // The induction circuit: ARENA's previous-token head ablation, beside attnlab-kjv's live numbers.
+  { file: 'site/src/lessons/induction-circuit.js', quote: 'from 0.67 and 0.87 to about 0.01',
+    source: 'ARENA 3.0, chapter 1.2 “Intro to Mech Interp”, reverse-engineering induction circuits: its two-layer attention-only ' +
+      'model’s two induction heads, their induction scores with the previous-token head ablated' },
 ];

@@ -55,17 +55,17 @@ lessonPage({
   intro: [
     'The heads lesson found two kinds of head in attnlab-kjv: previous-token heads, which look one token back, and induction ' +
       'heads, which on a repeated sequence look at the token after the current token’s earlier occurrence. Together they are ' +
-      'a circuit (Elhage et al. 2021; Olsson et al. 2022): the previous-token head writes “the token before me was A” into each ' +
+      'a circuit (Elhage et al., 2021; Olsson et al., 2022): the previous-token head writes “the token before me was A” into each ' +
       'position; the induction head’s keys read that, so a query for A matches the position just after the earlier A; its OV ' +
       'circuit then copies the token found there, B, into the prediction. A B … A → B.',
     'Each link can be measured. From the weights alone: K-composition, how much of what a layer-0 head writes (its OV ' +
       'matrix) its reader’s keys use (its QK matrix), against random matrices of the same shapes; and the copying score of ' +
       'a head’s OV circuit from token to token, 1 for a head that copies what it attends to. From the forward pass: knock ' +
       'the previous-token head out and measure the induction head’s score again.',
-    'ARENA’s tutorial does this on its 2-layer attention-only model, where one previous-token head feeds two induction ' +
+    'ARENA’s tutorial does this on its two-layer attention-only model, where one previous-token head feeds two induction ' +
       'heads; below, attnlab-kjv’s own numbers, measured in this page on the seeded sequences you choose.',
   ],
-  formula: String.raw`\text{K-comp}(A, B) = \frac{\lVert W_{OV}^{A}\,(W_{QK}^{B})^{\top} \rVert_F}{\lVert W_{OV}^{A}\rVert_F\,\lVert W_{QK}^{B}\rVert_F}`,
+  formula: String.raw`\text{K-comp}(A, B) = \frac{\lVert \mathrm{OV}_A\,\mathrm{QK}_B^{\top} \rVert_F}{\lVert \mathrm{OV}_A\rVert_F\,\lVert \mathrm{QK}_B\rVert_F}`,
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['induction-circuit'] },
   call: (state) => 'const { pairs, baseline } = model.compositionScores();\n' +
     'const { copyingScore } = model.headCircuit(layer, head);\n' +
