@@ -88,12 +88,14 @@ lessonPage({
       .filter((to, i, all) => all.findIndex((x) => x.layer === to.layer && x.head === to.head) === i);
 
     const found = el('p', { class: 'explain', 'aria-live': 'polite' });
-    const kMap = heatmap({ caption: 'K-composition: layer-0 head (row) → later head’s keys (column)', domain: [0, 0.3], decimals: 3,
-      showValues: true, rowTitle: 'From', colTitle: 'To',
+    // Drawn as the excess over the random baseline, so white is the baseline and red is above it.
+    const kMap = heatmap({ ...SIGNED, caption: `K-composition minus the random baseline (${formatNumber(composition.baseline, 3)}): ` +
+      'layer-0 head (row) → later head’s keys (column); white is the baseline', decimals: 3, showValues: true, rowTitle: 'From', colTitle: 'To',
       rowLabels: Array.from({ length: numHeads }, (_, h) => `L0H${h}`), colLabels: later.map(name) });
     kMap.matrix = { rows: numHeads, cols: later.length, data: Float32Array.from({ length: numHeads * later.length }, (_, i) => {
       const from = Math.floor(i / later.length), to = later[i % later.length];
-      return composition.pairs.find((p) => p.from.layer === 0 && p.from.head === from && p.to.layer === to.layer && p.to.head === to.head).k;
+      return composition.pairs.find((p) => p.from.layer === 0 && p.from.head === from && p.to.layer === to.layer && p.to.head === to.head).k -
+        composition.baseline;
     }) };
     const kReadout = el('p', { class: 'explain kcomp-readout' });
     const copyMap = heatmap({ ...SIGNED, domain: [-1, 1], caption: 'Copying score of each head’s OV circuit', decimals: 2, showValues: true,
