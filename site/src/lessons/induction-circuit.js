@@ -5,6 +5,7 @@
 // the composition and copying scores from the weights, the knock-out on the same sequences.
 import { el, field, formatNumber, select } from '../dom.js';
 import { repeatLength, repeatRange } from '../gpt-heads.js';
+import { checkKeyReader, circuitHeads, repeatScores, SAMPLES } from '../induction-circuit-parts.js';
 import { lessonModel, modelLine, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
@@ -12,43 +13,8 @@ import pytorchSource from '../../snippets/trained/induction-circuit.py?raw';
 import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 import { heatmap, seedField, SIGNED } from '../views.js';
 
-const SAMPLES = 4;  // repeated sequences per score, as head-jobs measures them
 const f2 = (x) => formatNumber(x, 2);
 const name = ({ layer, head }) => `L${layer}H${head}`;
-
-// Two scores of each head over SAMPLES seeded random sequences of `length` tokens repeated once, with
-// `options` passed to forward (an ablation): previous, the mean weight from each position i ≥ 1 on i − 1;
-// induction, the mean weight from each token of the second copy on the token after its first occurrence
-// (model.headScores' induction score when nothing is knocked out). Float64Array [layers × heads] each.
-export function repeatScores(lab, model, { length, seed }, options = {}) {
-  const { numLayers, numHeads } = model.config;
-  const previous = new Float64Array(numLayers * numHeads), induction = new Float64Array(numLayers * numHeads);
-  for (let s = 0; s < SAMPLES; s++) {
-    const ids = lab.repeatedRandomTokens(length, { ...repeatRange(model), seed: seed + s });
-    const { attention } = model.forward(ids, { ...options, attention: true, logits: 'none' });
-    for (let l = 0; l < numLayers; l++) for (let h = 0; h < numHeads; h++) {
-      const a = attention[l][h];
-      let back = 0, ahead = 0;
-      for (let i = 1; i < 2 * length; i++) back += a.data[i * a.cols + i - 1];
-      for (let i = length; i < 2 * length; i++) ahead += a.data[i * a.cols + i - length + 1];
-      previous[l * numHeads + h] += back / (2 * length - 1) / SAMPLES;
-      induction[l * numHeads + h] += ahead / length / SAMPLES;
-    }
-  }
-  return { previous, induction };
-}
-
-// The layer-0 heads ranked by previous-token score, and the later head with the largest induction score.
-export function circuitHeads(scores, { numLayers, numHeads }) {
-  const previous = Array.from({ length: numHeads }, (_, h) => ({ layer: 0, head: h, score: scores.previous[h] }))
-    .sort((a, b) => b.score - a.score);
-  let induction = { layer: 1, head: 0, score: -Infinity };
-  for (let l = 1; l < numLayers; l++) for (let h = 0; h < numHeads; h++) {
-    const score = scores.induction[l * numHeads + h];
-    if (score > induction.score) induction = { layer: l, head: h, score };
-  }
-  return { previous, induction };
-}
 
 lessonPage({
   slug: 'induction-circuit',
@@ -113,14 +79,7 @@ lessonPage({
     let induction = null;  // the induction head found last, for the exercise's check
     const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
       if (!induction) return;
-      const into = composition.pairs.filter((p) => p.from.layer === 0 && p.to.layer === induction.layer && p.to.head === induction.head)
-        .sort((a, b) => b.k - a.k);
-      const chosen = Number(guess.value);
-      const rank = into.findIndex((p) => p.from.head === chosen);
-      verdict.textContent = rank === 0
-        ? `Yes: L0H${chosen}’s output is the one ${name(induction)}’s keys read most, K-composition ${formatNumber(into[0].k, 3)}.`
-        : `Not quite: L0H${chosen} ranks ${rank + 1} of ${into.length} (K-composition ${formatNumber(into[rank].k, 3)}); ` +
-          `the largest into ${name(induction)} is from L0H${into[0].from.head}, ${formatNumber(into[0].k, 3)}.`;
+      verdict.textContent = checkKeyReader(composition.pairs, induction, Number(guess.value)).message;
     } } });
     const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: which head feeds the keys?' },
       el('h2', { text: 'Try this: which head feeds the keys?' }),
@@ -141,7 +100,7 @@ lessonPage({
 
     return () => {
       const T = repeatLength(model, state.length);
-      const intact = repeatScores(lab, model, { length: T, seed: state.seed });
+      const intact = repeatScores(lab, model, { length: T, seed: state.seed, ...repeatRange(model) });
       const heads = circuitHeads(intact, model.config);
       const [prev, second] = heads.previous;
       induction = heads.induction;
@@ -165,8 +124,8 @@ lessonPage({
       copyReadout.dataset.copying = String(own);
 
       const options = (knocked) => ({ ablate: knocked.map(({ layer, head }) => ({ layer, head })), ablation: state.mode });
-      const alone = repeatScores(lab, model, { length: T, seed: state.seed }, options([prev]));
-      const both = repeatScores(lab, model, { length: T, seed: state.seed }, options([prev, second]));
+      const alone = repeatScores(lab, model, { length: T, seed: state.seed, ...repeatRange(model) }, options([prev]));
+      const both = repeatScores(lab, model, { length: T, seed: state.seed, ...repeatRange(model) }, options([prev, second]));
       const at = (m) => m.induction[induction.layer * numHeads + induction.head];
       const row = (label, value) => el('tr', {}, el('th', { scope: 'row', text: label }), el('td', { text: f2(value) }));
       knockTable.replaceChildren(
