@@ -31,6 +31,7 @@ const CASES = [
   ['your-model', {}, {}],
   ['attribution', { prompt: 'And the LORD spake unto Moses, saying', target: ' spake', baseline: ' said', position: '2' },
     { prompt: 'And the LORD spake unto Moses, saying', target: ' spake', baseline: ' said', position: 2 }],
+  ['induction-circuit', { length: '20', seed: '9', mode: 'mean' }, { length: 20, seed: 9, mode: 'mean' }],
 ];
 
 for (const [slug, query, state] of CASES) {
