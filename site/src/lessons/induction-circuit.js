@@ -16,6 +16,13 @@ import { heatmap, seedField, SIGNED } from '../views.js';
 const f2 = (x) => formatNumber(x, 2);
 const name = ({ layer, head }) => `L${layer}H${head}`;
 
+// What the knock-out shows, from the three measured scores: a score "collapses" below half its intact value.
+function verdictOn(intact, alone, both) {
+  if (alone < intact / 2) return 'Here too, knocking out the one previous-token head breaks the circuit.';
+  if (both < intact / 2) return 'Here one head is not enough: a second head also looks back one token, and only with both gone does the circuit break.';
+  return 'Here even both are not enough: other heads also carry the previous token, and the induction head still finds its target.';
+}
+
 lessonPage({
   slug: 'induction-circuit',
   intro: [
@@ -84,12 +91,13 @@ lessonPage({
     const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: which head feeds the keys?' },
       el('h2', { text: 'Try this: which head feeds the keys?' }),
       el('p', { text: 'Before you read the K-composition table: which layer-0 head’s output do you expect the induction head’s ' +
-        'keys to read most? The previous-token scores below are a clue. Pick one and check.' }),
+        'keys to read most? The previous-token scores above are a clue. Pick one and check.' }),
       el('div', { class: 'controls' }, field('Layer-0 head', guess), check), verdict);
 
     root.append(modelLine(prepared),
       el('div', { class: 'controls' },
-        field('Repeated length', select([10, 20, 30, 40, 64].map((n) => [n, String(n)]), state.length, (n) => ctx.set({ length: Number(n) }))),
+        // a length the URL gave that is not among the offered ones is offered too, so the select shows it
+        field('Repeated length', select([...new Set([10, 20, 30, 40, 64, state.length])].sort((a, b) => a - b).map((n) => [n, String(n)]), state.length, (n) => ctx.set({ length: Number(n) }))),
         seedField(state.seed, (seed) => ctx.set({ seed })),
         field('Knocked-out heads output', select([['zero', 'zero'], ['mean', 'their mean over the sequence']], state.mode, (mode) => ctx.set({ mode })))),
       found, exercise,
@@ -135,7 +143,7 @@ lessonPage({
       knockReadout.textContent = `Knocking out ${name(prev)} (output set to ${state.mode === 'mean' ? 'its mean' : 'zero'}) takes ` +
         `${name(induction)}’s induction score from ${f2(at(intact))} to ${f2(at(alone))}; knocking out ${name(second)} as well takes it to ` +
         `${f2(at(both))}. ARENA reports its two induction heads falling from 0.67 and 0.87 to about 0.01 when its one previous-token head ` +
-        'is ablated: there the circuit has a single link; here, where a second head also looks back one token, both must go.';
+        'is ablated. ' + verdictOn(at(intact), at(alone), at(both));
 
       const ids = lab.repeatedRandomTokens(T, { ...repeatRange(model), seed: state.seed });
       const { attention } = model.forward(ids, { attention: true, logits: 'none' });
