@@ -61,7 +61,7 @@ lessonPage({
       .filter((to, i, all) => all.findIndex((x) => x.layer === to.layer && x.head === to.head) === i);
 
     const found = el('p', { class: 'explain', 'aria-live': 'polite' });
-    // Drawn as the excess over the random baseline, so white is the baseline and red is above it.
+    // Drawn as the excess over the random baseline, so white is the baseline, blue above it and red below.
     const kMap = heatmap({ ...SIGNED, caption: `K-composition minus the random baseline (${formatNumber(composition.baseline, 3)}): ` +
       'layer-0 head (row) → later head’s keys (column); white is the baseline', decimals: 3, showValues: true, rowTitle: 'From', colTitle: 'To',
       rowLabels: Array.from({ length: numHeads }, (_, h) => `L0H${h}`), colLabels: later.map(name) });
