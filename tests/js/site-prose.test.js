@@ -108,11 +108,15 @@ test('every lesson writes a projection by W_q, W_k, W_v or W_o as PyTorch stores
   assert.match(readRepoFile('site/src/lessons/step-by-step.js'), /out × in\), so the projection is X·Wᵀ/);
 });
 
+// The top-level README and the long parts it links to in docs/ (moved there from the README).
+const readmeAndDocs = () => ['README.md', ...readdirSync(new URL('../../docs/', import.meta.url)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+  .map(readRepoFile).join('\n');
+
 test('the site says it works offline only if a service worker keeps a copy', () => {
   const publicFiles = readdirSync(new URL('../../site/public/', import.meta.url)).filter((f) => f.endsWith('.js'));
   const caching = publicFiles.some((f) => /caches\.open|cache\.put/.test(readRepoFile(`site/public/${f}`)));
   if (caching) return;
-  const prose = PROSE_FILES.flatMap((f) => proseStrings(readRepoFile(f)).map((s) => s.text)).concat(readRepoFile('README.md'));
+  const prose = PROSE_FILES.flatMap((f) => proseStrings(readRepoFile(f)).map((s) => s.text)).concat(readmeAndDocs());
   const claims = prose.filter((t) => /\b(?:works|runs|everything runs) offline\b/i.test(t));
   assert.deepEqual(claims.map((t) => t.slice(0, 120)), []);
 });
@@ -123,7 +127,7 @@ test('the found claims say what was measured', () => {
   // Cross-attention: the log measures how often each layer's heads land on the gold word, not what
   // one layer passes to the next.
   assert.doesNotMatch(text('site/src/lessons/cross-attention.js'), /gathers what/);
-  assert.doesNotMatch(readRepoFile('README.md'), /gathers what/);
+  assert.doesNotMatch(readmeAndDocs(), /gathers what/);
   // Multi-head: split_heads is a reshape to (seq, heads, d_k), then a transpose.
   assert.match(text('site/src/lessons/multi-head.js'), /\(seq, d_model\) to \(seq, heads, d_k\) and transposes that to \(heads, seq, d_k\)/);
   // Masking: PyTorch's −∞ and softmax give NaN in a row with every key blocked; attnlab gives 0.
