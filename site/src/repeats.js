@@ -8,7 +8,7 @@ export { loops } from './loops.js';
 export const SAMPLE_TOKENS = 60;
 export { INDUCTION_THRESHOLD } from './gpt-heads.js';
 const SAMPLING = { temperature: 0.8, topK: 40 };
-// The site's repetition penalty, from scripts/measure-kjv.mjs on the shipped model (the README's table):
+// The site's repetition penalty, from scripts/measure-kjv.mjs on the shipped model (the table in docs/models.md):
 // at 1.2 it loops in 8 of 100 sixty-token samples (issue 30 asks for at most 10; King James text itself
 // repeats in 3.5 windows in 100); 1.1 leaves 12; 1.3 gives 2, with slightly fewer KJV words.
 export const DEFAULT_REPETITION_PENALTY = 1.2;
