@@ -35,7 +35,19 @@ async function trained(figure) {
   figure.replaceChildren(bars.node);
 }
 
-const DRAW = { mechanism, trained };
+// The logit lens at the prompt's last position: the probability of " thyself" read at every point.
+async function why(figure) {
+  const lab = await getLab();
+  const { model, tokenizer } = await lab.loadBuiltinModel();
+  const ids = tokenizer.encode(PROMPT);
+  const [target] = tokenizer.encode(' thyself');
+  const { rows } = model.logitLens(ids, { position: ids.length - 1, k: 1, target });
+  const bars = probabilityBars(`The probability of “ thyself” after “${PROMPT}”, read at each point`);
+  bars.update(rows.map((row) => ({ label: row.point.replace('blocks.', '').replace('.hook_', ' '), value: row.target.probability })));
+  figure.replaceChildren(bars.node);
+}
+
+const DRAW = { mechanism, trained, why };
 
 export async function drawPreview(part, figure) {
   try {

@@ -1,5 +1,5 @@
 // The home page, the start of the course: what the learner will be able to do, the path through the
-// two parts (each with a figure computed live by attnlab), the trained model as the destination, the
+// three parts (each with a figure computed live by attnlab), the trained model as the destination, the
 // lessons opened so far (kept in this browser only) and one clear first click. It loads no wasm and
 // no KaTeX itself: the figures' code (home-previews.js) is fetched when a figure scrolls into view,
 // and the first lesson's script is fetched ahead in idle time, so the first click is quick.
@@ -16,7 +16,8 @@ const SKILLS = [
   'say why the scores are divided by √d_k, what a causal or padding mask does, and how positions get in;',
   'follow a multi-head encoder layer shape by shape, and watch a small transformer learn a task;',
   'read a trained GPT’s next-token probabilities, and what temperature, top-k and top-p do to them;',
-  'explain the KV cache, and find heads with jobs — previous-token, induction — then knock them out and measure what breaks.',
+  'explain the KV cache, and find heads with jobs — previous-token, induction — then knock them out and measure what breaks;',
+  'run the experiments of interpretability papers on that model — the logit lens, direct logit attribution, the induction circuit — and check them in PyTorch.',
 ];
 
 const PART_TEXT = {
@@ -24,11 +25,15 @@ const PART_TEXT = {
     'sentence you type. Ends with exercises that check your answers against the library.',
   trained: 'The destination: the same mechanism inside a GPT that attnlab trained on the King James Bible. What it ' +
     'predicts, how it generates, what each of its heads learned to do, and what breaks when you switch one off.',
+  why: 'Why the model says what it says: the experiments interpretability researchers run in Python, run here on the ' +
+    'same trained model and your own prompts. Which layer first favours the answer, which heads wrote it, and how two ' +
+    'heads compose into a circuit that copies.',
 };
 
 const PREVIEW_CAPTION = {
   mechanism: 'Live: self-attention weights of “the cat sat on the mat” (each row: where one word looks).',
   trained: 'Live: what attnlab’s trained model expects after “Thou shalt love thy neighbour as”.',
+  why: 'Live: the logit lens on the same prompt — how likely “ thyself” looks at each point of the residual stream.',
 };
 
 const lessonUrl = (slug) => `./lessons/${slug}.html`;

@@ -24,6 +24,7 @@ export const TRAINED_SNIPPETS = {
   'head-jobs': withModel((s) => ({ prompt: s.prompt, length: s.length, seed: s.seed, layer: s.layer, head: s.head })),
   ablation: withModel((s) => ({ prompt: s.prompt, heads: headPairs(s.heads), mode: s.mode, length: s.length, seed: s.seed })),
   'your-model': withModel(undefined),
+  'logit-lens': withModel((s) => ({ prompt: s.prompt, position: s.position, target: s.target })),
   attribution: withModel((s) => ({ prompt: s.prompt, target: s.target, baseline: s.baseline, position: s.position })),
   'induction-circuit': withModel((s) => ({ length: s.length, seed: s.seed, mode: s.mode })),
 };

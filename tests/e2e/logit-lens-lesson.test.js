@@ -1,0 +1,100 @@
+// "The logit lens" in headless Chromium: no console error or serious axe violation, it fits a phone; every
+// cell of the grid names the token the package's logitLens favours there (computed here in Node); a
+// position chosen by touch at 390 px, or by the keyboard alone, moves the URL and the point-by-point
+// chart, whose probabilities and ranks are the package's; a target that is not one token is refused in the
+// learner's words. Screenshots: test-output/screenshots/.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { init } from '../../web/index.js';
+import { checkLessonLayout, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
+
+const PROMPT = 'Thou shalt love thy neighbour as';
+
+// The grid's favoured ids, row by row, and the chart's rows as the page prints them.
+const gridIds = (page) => page.$$eval('.lens-grid tr', (rows) => rows.slice(1).map((r) =>
+  Array.from(r.querySelectorAll('.lens-cell'), (b) => Number(b.dataset.id))));
+const chart = (page) => page.$$eval('.panel .bars li', (items) => items.map((li) => ({
+  label: li.querySelector('.bar-label').textContent, value: li.querySelector('.bar-value').textContent })));
+
+describe('the logit lens lesson', () => {
+  let site, server, browser, model, tokenizer;
+  let url;
+
+  before(async () => {
+    site = await openSite();
+    ({ server, browser } = site);
+    const lab = await init({ simd: true });
+    ({ model, tokenizer } = await lab.loadBuiltinModel());
+    url = `${server.url}/lessons/logit-lens.html`;
+  });
+  after(async () => {
+    await site?.close();
+  });
+
+  const ids = () => Array.from(tokenizer.encode(PROMPT));
+  // The chart's rows for `position` and `target` as the package computes them: "1 resid_mid · rank 1".
+  const expectedChart = (position, target) => model.logitLens(ids(), { position, k: 1, target }).rows
+    .map((row) => `${row.point.replace(/^blocks\./, '').replace('.hook_', ' ')} · rank ${row.target.rank}`);
+
+  test('no console error or serious axe violation, fits a phone; every cell is the package\'s favourite', async () => {
+    const { page, problems } = await openLesson(browser, url);
+    const lens = model.logitLens(ids(), { k: 1 });
+    assert.deepEqual(await gridIds(page), lens.cells.map((row) => row.map((cell) => cell.top[0].id)));
+    // the default: the last position, following the model's own prediction there (" thyself")
+    const own = lens.cells.at(-1).at(-1).top[0].id;
+    assert.equal(tokenizer.decode([own]), ' thyself');
+    assert.deepEqual((await chart(page)).map((r) => r.label), expectedChart(ids().length - 1, own));
+    assert.match(await page.textContent('.explain[aria-live]'), /first the favourite at 1 resid_mid/);
+    await checkLessonLayout(browser, { page, problems }, url, `${SCREENSHOTS}logit-lens`);
+  });
+
+  test('at 390 px with touch, tapping a cell chooses its position: the URL and the chart follow', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    await page.goto(url);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    // the cell of the last row at position 3 (" thy")
+    const cell = page.locator('.lens-grid tr').last().locator('.lens-cell').nth(3);
+    await cell.scrollIntoViewIfNeeded();
+    await cell.tap();
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('position') === '3');
+    const own = model.logitLens(ids(), { k: 1 }).cells.at(-1)[3].top[0].id;
+    await page.waitForFunction((first) => document.querySelector('.panel .bars li .bar-label')?.textContent === first,
+      expectedChart(3, own)[0]);
+    assert.deepEqual((await chart(page)).map((r) => r.label), expectedChart(3, own));
+    assert.equal(await page.$eval('.lens-grid th.chosen button', (b) => b.getAttribute('aria-pressed')), 'true');
+    await page.screenshot({ path: `${SCREENSHOTS}logit-lens-390px-touch.png`, fullPage: true });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('by the keyboard alone: Tab to a position\'s header, Enter chooses it; a target of two tokens is refused in words', async () => {
+    const { page, problems } = await openLesson(browser, url);
+    let focused = '';
+    for (let i = 0; i < 60 && !focused.startsWith('1:'); i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => (document.activeElement?.closest('.lens-grid th') ? document.activeElement.textContent : ''));
+    }
+    assert.ok(focused.startsWith('1:'), 'Tab never reached position 1\'s header');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('position') === '1');
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('.lens-grid th')?.textContent.startsWith('1:')), true,
+      'the focus left the header it chose');
+
+    // a target the learner types: one token is followed; two are refused, naming the split
+    await page.fill('label:has-text("Token to follow") input, label:has-text("Token to follow") textarea', ' neighbour');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('target') === ' neighbour');
+    const [neighbour] = tokenizer.encode(' neighbour');
+    await page.waitForFunction((first) => document.querySelector('.panel .bars li .bar-label')?.textContent === first,
+      expectedChart(1, neighbour)[0]);
+    assert.deepEqual((await chart(page)).map((r) => r.label), expectedChart(1, neighbour));
+    await page.fill('label:has-text("Token to follow") input, label:has-text("Token to follow") textarea', ' neighbourhood');
+    await page.waitForFunction(() => /is not one token/.test(document.body.textContent));
+    assert.match(await page.textContent('body'), /“\u2068 neighbourhood\u2069” is not one token: the tokenizer splits it into 3, “\u2068·neighbour\u2069” \+ “\u2068ho\u2069” \+ “\u2068od\u2069”/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
