@@ -8,5 +8,5 @@ import { serverHeaders } from '../site/csp.js';
 import { serve } from '../tests/e2e/static-server.js';
 
 const root = fileURLToPath(new URL('../site/dist', import.meta.url));
-const server = await serve(root, Number(process.env.PORT ?? 8080), { headers: serverHeaders() });
+const server = await serve(root, Number(process.env.PORT ?? 8080), { headers: serverHeaders });
 console.log(`attnlab site: ${server.url}/  (Ctrl+C to stop)`);

@@ -57,5 +57,23 @@ export const ISOLATION_HEADERS = Object.freeze({
   'cross-origin-embedder-policy': 'require-corp',
 });
 
-// Every header scripts/serve-site.mjs sends with each response.
-export const serverHeaders = () => ({ 'content-security-policy': headerPolicy(), ...ISOLATION_HEADERS });
+// The API reference under /api/ is TypeDoc's generated HTML, not the site's pages: its theme is set by an
+// inline script in every page, and its navigation and search write HTML strings (innerHTML). Its own
+// policy keeps everything on the site's origin but allows those inline scripts and styles and sets no
+// Trusted Types requirement; it runs no attnlab code and loads no wasm.
+export const API_POLICY = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'", "'unsafe-inline'"],
+  'style-src': ["'self'", "'unsafe-inline'"],
+  'img-src': ["'self'", 'data:'],
+  'object-src': ["'none'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+  'frame-ancestors': ["'none'"],
+};
+
+// Every header scripts/serve-site.mjs sends with a response for `path` (the API reference's policy under /api/).
+export const serverHeaders = (path = '/') => ({
+  'content-security-policy': path.startsWith('/api/') ? serialize(API_POLICY) : headerPolicy(),
+  ...ISOLATION_HEADERS,
+});

@@ -25,7 +25,7 @@ const PART_TEXT = {
     'sentence you type. Ends with exercises that check your answers against the library.',
   trained: 'The destination: the same mechanism inside a GPT that attnlab trained on the King James Bible. What it ' +
     'predicts, how it generates, what each of its heads learned to do, and what breaks when you switch one off.',
-  why: 'Why the model says what it says: the experiments interpretability researchers run in Python, run here on the ' +
+  why: 'The experiments interpretability researchers run in Python, run here on the ' +
     'same trained model and your own prompts. Which layer first favours the answer, which heads wrote it, and how two ' +
     'heads compose into a circuit that copies.',
 };

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 
 import { launch } from './browser.js';
 import { serve } from './static-server.js';
+import { serveStrict } from './strict-page.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 const api = join(repo, 'site/dist/api');
@@ -53,4 +54,29 @@ test('the package README links to it', () => {
   // The package has no repository URL to link to, so the README names the page on attnlab's site.
   const contents = readFileSync(join(repo, 'web/README.md'), 'utf8').split('\n## Install and load')[0];
   assert.match(contents, /API reference[\s\S]{0,120}`\/api\/`/);
+});
+
+test('served with the site\'s headers (scripts/serve-site.mjs), its own policy lets its navigation and search run', async () => {
+  const strict = await serveStrict();
+  const tab = await browser.newPage();
+  const problems = [];
+  // Chromium asks every page without an icon for /favicon.ico, which the site does not have (its own
+  // pages name an empty data: icon): that one 404 is left out, any other is a problem.
+  tab.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`); });
+  tab.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text()); });
+  tab.on('pageerror', (e) => problems.push(String(e)));
+  try {
+    const response = await tab.goto(`${strict.url}/api/interfaces/index.GPTModel.html`);
+    assert.match(response.headers()['content-security-policy'], /script-src 'self' 'unsafe-inline'/);
+    // TypeDoc's script shows the page and fills the navigation with links (through innerHTML)
+    await tab.waitForFunction(() => document.querySelectorAll('.site-menu a, nav a').length > 10, null, { timeout: 10000 });
+    await tab.locator('text=logitLens').first().waitFor();
+    assert.deepEqual(problems, []);
+    // the site's own pages keep theirs
+    const home = await tab.goto(`${strict.url}/`);
+    assert.match(home.headers()['content-security-policy'], /require-trusted-types-for 'script'/);
+  } finally {
+    await tab.close();
+    await strict.close();
+  }
 });

@@ -18,18 +18,21 @@ const TYPES = {
 // Fonts (woff2) and images are compressed already; a host's gzip leaves them as they are.
 const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.wasm', '.css', '.json', '.svg', '.txt', '.jsonl']);
 
-// Serves `root` (on `port`, or any free port), adding `headers` to every response; resolves to
+// Serves `root` (on `port`, or any free port), adding `headers` to every response (or headers(path) for
+// each path, when it is a function); resolves to
 // { url, close() }. With gzip, text and .wasm go out gzip-encoded to a client that accepts it, as most
 // static hosts send them (the site-load bench measures both).
-export function serve(root, port = 0, { headers = {}, gzip = false } = {}) {
+export function serve(root, port = 0, { headers: headersFor = {}, gzip = false } = {}) {
   const server = createServer((request, response) => {
     let path;
     try {
       path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname));
     } catch {
+      const headers = typeof headersFor === 'function' ? headersFor('/') : headersFor;
       response.writeHead(400, headers).end('bad request');  // e.g. "/%" — malformed escapes must not crash the server
       return;
     }
+    const headers = typeof headersFor === 'function' ? headersFor(path) : headersFor;
     let file = join(root, path);
     try {
       if (statSync(file).isDirectory()) file = join(file, 'index.html');

@@ -10,7 +10,7 @@ export const SLUGS = LESSONS.map((l) => l.slug);
 
 // site/dist on a free port, every response carrying the policy and isolation headers, exactly as
 // scripts/serve-site.mjs sends them.
-export const serveStrict = () => serve(DIST, 0, { headers: serverHeaders() });
+export const serveStrict = () => serve(DIST, 0, { headers: serverHeaders });
 
 // A page that records console errors, page errors, dialogs and CSP violations in `problems` (each
 // violation once: the <meta> and the header policy both report it when read with takeViolations).
