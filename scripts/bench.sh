@@ -25,3 +25,4 @@ node bench/gpt-inference.mjs  # bench/gpt-inference-results.md
 node bench/translator.mjs  # bench/translator-results.md
 node bench/site-load.mjs  # bench/site-load-results.md
 node bench/threads.mjs  # bench/threads-results.md
+node bench/interp.mjs  # bench/interp-results.md
