@@ -1,14 +1,12 @@
 // The logit lens as a table: one row per point of the residual stream (resid_pre and resid_mid of each
 // block, the final resid_post), one column per position; each cell names the token that point favours
 // there (on a light label, readable on any colour), its background the probability (YlOrRd, as the site's
-// attention maps). A column's header is a
-// button that chooses the position (a cell is one too, on a phone the larger target).
+// attention maps). A column's header is a button that chooses the position (a cell is one too, on a phone
+// the larger target).
 import { interpolateYlOrRd } from 'd3-scale-chromatic';
 
 import { el, formatPercent, isolated } from './dom.js';
-
-// "blocks.1.hook_resid_mid" → "1 resid_mid"
-export const pointLabel = (point) => point.replace(/^blocks\./, '').replace('.hook_', ' ');
+import { pointLabel } from './lens-points.js';
 
 
 // → { node, update(lens, labels, chosen, choose, tokenText) }: lens from model.logitLens (every position),

@@ -46,6 +46,13 @@ describe('the logit lens lesson', () => {
     assert.equal(tokenizer.decode([own]), ' thyself');
     assert.deepEqual((await chart(page)).map((r) => r.label), expectedChart(ids().length - 1, own));
     assert.match(await page.textContent('.explain[aria-live]'), /first the favourite at 1 resid_mid/);
+    // the Try-this: a wrong guess is refused naming the answer, the right one accepted
+    await page.selectOption('label:has-text("First leads at") select', { label: '0 resid_mid' });
+    await page.click('.exercise button:has-text("Check")');
+    assert.match(await page.textContent('.exercise [role="status"]'), /^Not there: it first leads at 1 resid_mid; at 0 resid_mid it is ranked \d+\.$/);
+    await page.selectOption('label:has-text("First leads at") select', { label: '1 resid_mid' });
+    await page.click('.exercise button:has-text("Check")');
+    assert.equal(await page.textContent('.exercise [role="status"]'), 'Right: it first leads at 1 resid_mid.');
     await checkLessonLayout(browser, { page, problems }, url, `${SCREENSHOTS}logit-lens`);
   });
 

@@ -3,22 +3,12 @@
 // site/snippets/trained/attribution.py, run under Debian's python3-torch — and refuses every other head,
 // for the page's default and other prompts; its sorted order is the package's terms largest first.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
 import { checkHeadGuess, orderTerms, strongestHead } from '../../site/src/attribution-parts.js';
-import { MODEL_FILES } from '../../site/snippets/trained/model-files.js';
-import { TRAINED_SNIPPETS, wholeProgram } from '../../site/snippets/trained/settings.js';
-import { renderSnippet } from '../../site/src/snippet-render.js';
 import { lab as loadLab } from './helpers.js';
-import { printedNumbers } from './snippet-output.js';
+import { lessonProgramPrinted } from './lesson-program.js';
 
-const TRAINED = new URL('../../site/snippets/trained/', import.meta.url);
 const CASES = [
   { prompt: 'Thou shalt love thy neighbour as', target: ' thyself', baseline: ' himself', position: -1 },
   { prompt: 'And the LORD spake unto Moses, saying', target: ' unto', baseline: ' the', position: -1 },
@@ -28,16 +18,8 @@ const CASES = [
 
 // Every term the PyTorch program prints for these settings: label → value.
 async function pytorchTerms(settings) {
-  const dir = mkdtempSync(join(tmpdir(), 'attnlab-attribution-'));
-  try {
-    const source = renderSnippet(readFileSync(new URL('attribution.py', TRAINED), 'utf8'), TRAINED_SNIPPETS.attribution.settings(settings));
-    writeFileSync(join(dir, 'program.py'), wholeProgram(readFileSync(new URL('gpt2_kjv.py', TRAINED), 'utf8'), source));
-    for (const f of MODEL_FILES) copyFileSync(fileURLToPath(f.url), join(dir, f.name));
-    const { stdout } = await promisify(execFile)('/usr/bin/python3', ['program.py'], { cwd: dir });
-    return new Map([...printedNumbers(stdout)].map(([label, [value]]) => [label, value]));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const printed = await lessonProgramPrinted('attribution', settings);
+  return new Map([...printed].map(([label, [value]]) => [label, value]));
 }
 
 test('attribution Try-this: the strongest head by plain PyTorch is accepted, every other head refused', async () => {

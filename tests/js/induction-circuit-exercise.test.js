@@ -4,36 +4,15 @@
 // also names the circuit's heads — and refuses the others, for the page's default seed and two more; the
 // page's repeatScores finds the same heads as that program.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
 import { checkKeyReader, circuitHeads, repeatScores } from '../../site/src/induction-circuit-parts.js';
-import { MODEL_FILES } from '../../site/snippets/trained/model-files.js';
-import { TRAINED_SNIPPETS, wholeProgram } from '../../site/snippets/trained/settings.js';
-import { renderSnippet } from '../../site/src/snippet-render.js';
 import { lab as loadLab } from './helpers.js';
-import { printedNumbers } from './snippet-output.js';
+import { lessonProgramPrinted } from './lesson-program.js';
 
-const TRAINED = new URL('../../site/snippets/trained/', import.meta.url);
 const CASES = [{ length: 30, seed: 0, mode: 'zero' }, { length: 20, seed: 11, mode: 'zero' }, { length: 64, seed: 3, mode: 'mean' }];
 
-async function pytorchPrinted(settings) {
-  const dir = mkdtempSync(join(tmpdir(), 'attnlab-induction-circuit-'));
-  try {
-    const source = renderSnippet(readFileSync(new URL('induction-circuit.py', TRAINED), 'utf8'), TRAINED_SNIPPETS['induction-circuit'].settings(settings));
-    writeFileSync(join(dir, 'program.py'), wholeProgram(readFileSync(new URL('gpt2_kjv.py', TRAINED), 'utf8'), source));
-    for (const f of MODEL_FILES) copyFileSync(fileURLToPath(f.url), join(dir, f.name));
-    const { stdout } = await promisify(execFile)('/usr/bin/python3', ['program.py'], { cwd: dir });
-    return printedNumbers(stdout);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const pytorchPrinted = (settings) => lessonProgramPrinted('induction-circuit', settings);
 
 test('induction circuit Try-this: the layer-0 head plain PyTorch finds the keys read most is accepted, the others refused', async () => {
   const lab = await loadLab(true);

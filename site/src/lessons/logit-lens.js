@@ -7,7 +7,9 @@ import { AttnLabError } from 'attnlab';
 import { probabilityBars } from '../bars.js';
 import { el, field, formatPercent, isolated, select, setOptions } from '../dom.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
-import { lensGrid, pointLabel } from '../lens-grid.js';
+import { checkPointGuess } from '../lens-exercise.js';
+import { lensGrid } from '../lens-grid.js';
+import { pointLabel } from '../lens-points.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from '../../snippets/trained/logit-lens.py?raw';
@@ -62,9 +64,23 @@ lessonPage({
     const grid = lensGrid('The token each point favours (colour: its probability); choose a position');
     const climb = probabilityBars('The followed token at each point');
     const readout = el('p', { class: 'explain', 'aria-live': 'polite' });
+
+    // Try this: predict the first point at which the followed token leads, then check.
+    let rowsNow = [];
+    const guess = select([], -1, () => {});
+    const verdict = el('p', { class: 'explain', role: 'status' });
+    const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
+      verdict.textContent = checkPointGuess(rowsNow, Number(guess.value)).message;
+    } } });
+    const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: where does the answer first lead?' },
+      el('h2', { text: 'Try this: where does the answer first lead?' }),
+      el('p', { text: 'Before you read the chart below, predict: at which point does the followed token first become the ' +
+        'favourite at the chosen position? Early points mostly hold the current token; the answer has to be written in by ' +
+        'some block. Pick a point and check.' }),
+      el('div', { class: 'controls' }, field('First leads at', guess), check), verdict);
     root.append(modelLine(prepared),
       el('div', { class: 'controls' }, promptBox, field('Position', positionSelect), targetBox),
-      grid.node,
+      grid.node, exercise,
       el('h2', { text: 'One token, point by point' }), readout, el('div', { class: 'panel' }, climb.node));
 
     return () => {
@@ -80,6 +96,10 @@ lessonPage({
       const own = lens.cells.at(-1)[position].top[0].id;  // the model's own prediction at the position
       const target = targetToken(tokenizer, state.target) ?? own;
       const { rows } = model.logitLens(ids, { position, k: 1, target });
+      const choices = [...rows.map((row, i) => [i, pointLabel(row.point)]), [-1, 'never']];
+      if (rowsNow.length !== rows.length) setOptions(guess, choices, Number(guess.value) || 0);
+      if (rowsNow !== rows) verdict.textContent = '';
+      rowsNow = rows;
       const name = `“${isolated(tokenLabel(tokenizer, target))}”`;
       climb.node.querySelector('figcaption').textContent = `${name} after position ${position} (“${labels[position]}”), read at each point`;
       climb.update(rows.map((row) => ({ label: `${pointLabel(row.point)} · rank ${row.target.rank}`, value: row.target.probability })));
