@@ -7,6 +7,7 @@ import { probabilityBars, topIds } from './bars.js';
 import { el } from './dom.js';
 import { tokenLabel } from './gpt-model.js';
 import { getLab } from './lab.js';
+import { pointLabel } from './lens-points.js';
 import { heatmap } from './views.js';
 
 const SENTENCE = 'the cat sat on the mat';
@@ -43,7 +44,7 @@ async function why(figure) {
   const [target] = tokenizer.encode(' thyself');
   const { rows } = model.logitLens(ids, { position: ids.length - 1, k: 1, target });
   const bars = probabilityBars(`The probability of “ thyself” after “${PROMPT}”, read at each point`);
-  bars.update(rows.map((row) => ({ label: row.point.replace('blocks.', '').replace('.hook_', ' '), value: row.target.probability })));
+  bars.update(rows.map((row) => ({ label: pointLabel(row.point), value: row.target.probability })));
   figure.replaceChildren(bars.node);
 }
 

@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { init } from '../../web/index.js';
-import { checkLessonLayout, openLesson, openSite, SCREENSHOTS, urlParam } from './lesson-page.js';
+import { checkLessonLayout, openLesson, openSiteWithModel, SCREENSHOTS, urlParam } from './lesson-page.js';
 
 const PROMPT = 'Thou shalt love thy neighbour as';
 
@@ -21,15 +20,11 @@ const attentionShown = (page) => page.$$eval('.bars li', (items) => items.map((l
 const percent = (p) => (p * 100 >= 0.1 ? `${(p * 100).toFixed(1)}%` : `${Number((p * 100).toPrecision(2))}%`);
 
 describe('the attribution lesson', () => {
-  let site, server, browser, model, tokenizer;
+  let site, browser, model, tokenizer;
   let url;
 
   before(async () => {
-    site = await openSite();
-    ({ server, browser } = site);
-    const lab = await init({ simd: true });
-    ({ model, tokenizer } = await lab.loadBuiltinModel());
-    url = `${server.url}/lessons/attribution.html`;
+    ({ site, browser, url, model, tokenizer } = await openSiteWithModel('attribution'));
   });
   after(async () => {
     await site?.close();
@@ -100,12 +95,7 @@ describe('the attribution lesson', () => {
   });
 
   test('at 390 px with touch, tapping a head\'s bar shows its attention from the last position, tokens labelled', async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-    const problems = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-    await page.goto(url);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    const { page, problems } = await openLesson(browser, url, { phone: true });
     const row = page.locator('.dla-bars button.dla-row', { hasText: 'L1H2' });
     const panelInView = () => page.evaluate(() => {
       const { top, bottom } = document.querySelector('.bars-figure:has(.bars)').getBoundingClientRect();

@@ -6,12 +6,12 @@
 // embedding as the first (no positions), so it weighs them equally.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { launch } from './browser.js';
+import { installPackedPackage } from './packed-package.js';
 import { serve } from './static-server.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
@@ -54,12 +54,7 @@ describe('examples/, against the packed package', () => {
   let browser;
 
   before(async () => {
-    const work = mkdtempSync(join(tmpdir(), 'attnlab-examples-'));
-    const tarball = join(work, run('npm', ['pack', '--silent', '--pack-destination', work], join(repo, 'web')).trim().split('\n').pop());
-    project = join(work, 'app');
-    mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-    run('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], project);
+    ({ project } = installPackedPackage('attnlab-examples-'));
     browser = await launch();
   });
 

@@ -5,18 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { init } from '../../web/index.js';
-import { checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS, urlParam } from './lesson-page.js';
+import { checkLessonLayout, heatmapData, openLesson, openSiteWithModel, SCREENSHOTS, urlParam } from './lesson-page.js';
 
 describe('the induction circuit lesson', () => {
-  let site, server, browser, lab, model, url;
+  let site, browser, lab, model, url;
 
   before(async () => {
-    site = await openSite();
-    ({ server, browser } = site);
-    lab = await init({ simd: true });
-    ({ model } = await lab.loadBuiltinModel());
-    url = `${server.url}/lessons/induction-circuit.html`;
+    ({ site, browser, url, lab, model } = await openSiteWithModel('induction-circuit'));
   });
   after(async () => {
     await site?.close();
@@ -101,11 +96,7 @@ describe('the induction circuit lesson', () => {
   });
 
   test('390 px with touch: the Try-this accepts only the layer-0 head the induction head\'s keys read most', async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(url);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    const { page, problems } = await openLesson(browser, url, { phone: true });
     const { layer, head } = expected(30, 0);
     const { pairs } = model.compositionScores();
     const into = pairs.filter((p) => p.from.layer === 0 && p.to.layer === layer && p.to.head === head).sort((a, b) => b.k - a.k);
@@ -116,7 +107,7 @@ describe('the induction circuit lesson', () => {
     await select.selectOption(String(into[0].from.head));
     await page.tap('.exercise button');
     assert.match(await page.textContent('.exercise [role=status]'), new RegExp(`^Yes: L0H${into[0].from.head}`));
-    assert.deepEqual(errors, []);
+    assert.deepEqual(problems, []);
     await page.close();
   });
 });

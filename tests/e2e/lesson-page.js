@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 
 import { serverHeaders } from '../../site/csp.js';
+import { init } from '../../web/index.js';
 import { launch } from './browser.js';
 import { serve } from './static-server.js';
 
@@ -17,8 +18,9 @@ const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.ur
 export const ownModuleOnly = (slug) =>
   /^\s*lab: false,/m.test(readFileSync(new URL(`../../site/src/lessons/${slug}.js`, import.meta.url), 'utf8'));
 
-export async function openLesson(browser, url, { width = 1200, height = 900 } = {}) {
-  const page = await browser.newPage({ viewport: { width, height } });
+// phone: a 390 × 844 touch screen, as the lessons are tested with touch.
+export async function openLesson(browser, url, { width = 1200, height = 900, phone = false } = {}) {
+  const page = await browser.newPage(phone ? { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } : { viewport: { width, height } });
   const problems = [];
   const fetched = [];
   page.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
@@ -71,6 +73,14 @@ export async function openSite() {
   const server = await serve(SITE_DIST, 0, { headers: serverHeaders() });
   const browser = await launch();
   return { server, browser, close: async () => { await browser.close(); await server.close(); } };
+}
+
+// openSite() for a part-two or part-three lesson `slug`, and the package in Node with attnlab-kjv loaded, for the
+// values the page must show: { site, server, browser, url, lab, model, tokenizer }.
+export async function openSiteWithModel(slug) {
+  const site = await openSite();
+  const lab = await init({ simd: true });
+  return { site, ...site, url: `${site.server.url}/lessons/${slug}.html`, lab, ...(await lab.loadBuiltinModel()) };
 }
 
 // The first <attn-heatmap> (shadow roots searched too) whose caption starts with `caption`: its

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { init } from '../../web/index.js';
-import { checkLessonLayout, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
+import { pointLabel } from '../../site/src/lens-points.js';
+import { checkLessonLayout, openLesson, openSiteWithModel, SCREENSHOTS } from './lesson-page.js';
 
 const PROMPT = 'Thou shalt love thy neighbour as';
 
@@ -18,15 +18,11 @@ const chart = (page) => page.$$eval('.panel .bars li', (items) => items.map((li)
   label: li.querySelector('.bar-label').textContent, value: li.querySelector('.bar-value').textContent })));
 
 describe('the logit lens lesson', () => {
-  let site, server, browser, model, tokenizer;
+  let site, browser, model, tokenizer;
   let url;
 
   before(async () => {
-    site = await openSite();
-    ({ server, browser } = site);
-    const lab = await init({ simd: true });
-    ({ model, tokenizer } = await lab.loadBuiltinModel());
-    url = `${server.url}/lessons/logit-lens.html`;
+    ({ site, browser, url, model, tokenizer } = await openSiteWithModel('logit-lens'));
   });
   after(async () => {
     await site?.close();
@@ -35,7 +31,7 @@ describe('the logit lens lesson', () => {
   const ids = () => Array.from(tokenizer.encode(PROMPT));
   // The chart's rows for `position` and `target` as the package computes them: "1 resid_mid · rank 1".
   const expectedChart = (position, target) => model.logitLens(ids(), { position, k: 1, target }).rows
-    .map((row) => `${row.point.replace(/^blocks\./, '').replace('.hook_', ' ')} · rank ${row.target.rank}`);
+    .map((row) => `${pointLabel(row.point)} · rank ${row.target.rank}`);
 
   test('no console error or serious axe violation, fits a phone; every cell is the package\'s favourite', async () => {
     const { page, problems } = await openLesson(browser, url);
@@ -57,12 +53,7 @@ describe('the logit lens lesson', () => {
   });
 
   test('at 390 px with touch, tapping a cell chooses its position: the URL and the chart follow', async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-    const problems = [];
-    page.on('pageerror', (e) => problems.push(String(e)));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-    await page.goto(url);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    const { page, problems } = await openLesson(browser, url, { phone: true });
     // the cell of the last row at position 3 (" thy")
     const cell = page.locator('.lens-grid tr').last().locator('.lens-cell').nth(3);
     await cell.scrollIntoViewIfNeeded();

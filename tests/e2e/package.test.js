@@ -3,12 +3,12 @@
 // pages run in headless Chromium, compute an attention matrix and log no console error.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { launch, visit } from './browser.js';
+import { installPackedPackage } from './packed-package.js';
 import { serve } from './static-server.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
@@ -114,12 +114,7 @@ describe('the packed npm package', () => {
   let browser;
 
   before(async () => {
-    const work = mkdtempSync(join(tmpdir(), 'attnlab-pack-'));
-    tarball = join(work, run('npm', ['pack', '--silent', '--pack-destination', work], web).trim().split('\n').pop());
-    project = join(work, 'app');
-    run('mkdir', ['-p', project]);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-    run('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], project);
+    ({ tarball, project } = installPackedPackage('attnlab-pack-'));
     browser = await launch();
   });
 

@@ -10,12 +10,7 @@ import { checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS } fro
 
 const LESSON = 'cross-attention';
 // The lesson on a phone: 390 px wide, touch.
-async function openPhone(site) {
-  const page = await site.browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-  await page.goto(`${site.server.url}/lessons/${LESSON}.html`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
-  return page;
-}
+const openPhone = async (site) => (await openLesson(site.browser, `${site.server.url}/lessons/${LESSON}.html`, { phone: true })).page;
 const hint = (page) => page.$eval('.controls .field-hint[role="status"]', (n) => (n.hidden ? '' : n.textContent));
 
 describe('the cross-attention lesson runs the trained translator', () => {

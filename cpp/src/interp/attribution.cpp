@@ -15,7 +15,10 @@ Attribution direct_logit_attribution(const HookedGPT& hooked, std::span<const in
   if (baseline < -1 || baseline >= c.vocab_size)
     detail::fail(fn, "baseline ", baseline, " is outside the vocabulary 0 … ", c.vocab_size - 1);
   if (position < 0 || position >= T) detail::fail(fn, "position ", position, " is outside the prompt's positions 0 … ", T - 1);
-  const HookedRun run = hooked.run_with_cache(ids);
+  // Only the points the parts are read from (a full cache would copy every activation for nothing).
+  std::vector<std::string> parts = {hook_name({Hook::embed}), hook_name({Hook::pos_embed}), hook_name({Hook::ln_final_scale})};
+  for (int l = 0; l < c.num_layers; ++l) parts.push_back(hook_name({Hook::z, l})), parts.push_back(hook_name({Hook::mlp_out, l}));
+  const HookedRun run = hooked.run_with_cache(ids, parts);
   const ActivationCache& cache = run.cache;
 
   // The direction read: wte[target] − wte[baseline] (the unembedding is wteᵀ), times ln_final's weight,

@@ -10,6 +10,7 @@ import { checkHeadGuess, orderTerms, signed } from '../attribution-parts.js';
 import { divergingBars } from '../diverging-bars.js';
 import { layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
+import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from '../../snippets/trained/attribution.py?raw';
@@ -18,15 +19,9 @@ import { sentenceInput } from '../views.js';
 
 const DEFAULT_PROMPT = 'Thou shalt love thy neighbour as';
 
-// The one token a box's text is, or an error in the learner's words showing how the tokenizer splits it.
-function oneToken(tokenizer, text, which) {
-  const ids = Array.from(tokenizer.encode(text.toWellFormed()));
-  if (ids.length === 1) return ids[0];
-  if (ids.length === 0) throw new AttnLabError(`The ${which} box is empty: type one token, such as “ himself” (with its leading space).`);
-  throw new AttnLabError(`The ${which} “${isolated(text)}” is not one token: the tokenizer splits it into ${ids.length}, ` +
-    `${ids.map((id) => `“${isolated(tokenLabel(tokenizer, id))}”`).join(' + ')}. A logit belongs to one token: type a single one — ` +
-    'a common word with its leading space usually is.');
-}
+// Why a target or baseline must be one token, said when it is not.
+const ONE_LOGIT = 'A logit belongs to one token: type a single one — a common word with its leading space usually is.';
+const oneLogitToken = (tokenizer, text, which) => oneToken(tokenizer, text, which, ONE_LOGIT);
 
 // On a phone the attention panel sits below all the bars: a tap on a head's bar brings it into view when
 // none of it is (beside the bars, on a wide screen, it already is).
@@ -121,8 +116,8 @@ lessonPage({
       predicted.textContent = `After “${isolated(tokenLabel(tokenizer, ids[position]))}” (position ${position}) the model’s most likely next token is “${isolated(tokenLabel(tokenizer, best))}”.`;
       usePredicted.disabled = top === state.target;
 
-      const target = oneToken(tokenizer, state.target, 'target');
-      const baseline = oneToken(tokenizer, state.baseline, 'baseline');
+      const target = oneLogitToken(tokenizer, state.target, 'target');
+      const baseline = oneLogitToken(tokenizer, state.baseline, 'baseline');
       if (target === baseline) throw new AttnLabError('The target and the baseline are the same token: their difference is 0 whoever writes it. Choose two different tokens.');
       const result = model.directLogitAttribution(ids, { target, baseline, position });
       current = result;

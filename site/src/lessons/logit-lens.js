@@ -2,14 +2,13 @@
 // resid_mid, and the final resid_post) read as if it were the last: ln_final with that point's own
 // statistics, then the unembedding (model.logitLens). A grid of the token each point favours at each
 // position; for the chosen position, a target token's probability and rank climbing through the points.
-import { AttnLabError } from 'attnlab';
-
 import { probabilityBars } from '../bars.js';
 import { el, field, formatPercent, isolated, select, setOptions } from '../dom.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { checkPointGuess } from '../lens-exercise.js';
 import { lensGrid } from '../lens-grid.js';
 import { pointLabel } from '../lens-points.js';
+import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from '../../snippets/trained/logit-lens.py?raw';
@@ -18,15 +17,10 @@ import { sentenceInput } from '../views.js';
 
 const DEFAULT_PROMPT = 'Thou shalt love thy neighbour as';
 
-// The one token a box's text is (empty: none, the model's own top token), or an error in the learner's words.
-function targetToken(tokenizer, text) {
-  if (text === '') return null;
-  const ids = Array.from(tokenizer.encode(text.toWellFormed()));
-  if (ids.length === 1) return ids[0];
-  throw new AttnLabError(`The target “${isolated(text)}” is not one token: the tokenizer splits it into ${ids.length}, ` +
-    `${ids.map((id) => `“${isolated(tokenLabel(tokenizer, id))}”`).join(' + ')}. The lens reads one token’s probability: type a single ` +
-    'one — a common word with its leading space usually is — or empty the box to follow the model’s own prediction.');
-}
+// The token a box's text is (empty: none, the model's own top token), refused in the learner's words unless it is one.
+const targetToken = (tokenizer, text) => (text === '' ? null : oneToken(tokenizer, text, 'target',
+  'The lens reads one token’s probability: type a single one — a common word with its leading space usually is — ' +
+  'or empty the box to follow the model’s own prediction.'));
 
 lessonPage({
   slug: 'logit-lens',
