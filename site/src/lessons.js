@@ -29,5 +29,6 @@ export const LESSONS = [
   { slug: 'your-model', title: 'Your own model', part: 'trained' },
   { slug: 'logit-lens', title: 'The logit lens', part: 'why' },
   { slug: 'attribution', title: 'Who wrote this logit', part: 'why' },
+  { slug: 'patching', title: 'Patching: two prompts side by side', part: 'why' },
   { slug: 'induction-circuit', title: 'The induction circuit', part: 'why' },
 ];

@@ -26,5 +26,6 @@ export const TRAINED_SNIPPETS = {
   'your-model': withModel(undefined),
   'logit-lens': withModel((s) => ({ prompt: s.prompt, position: s.position, target: s.target })),
   attribution: withModel((s) => ({ prompt: s.prompt, target: s.target, baseline: s.baseline, position: s.position })),
+  patching: withModel((s) => ({ clean: s.clean, corrupted: s.corrupted, target: s.target, baseline: s.baseline, sender: [s.layer, s.head] })),
   'induction-circuit': withModel((s) => ({ length: s.length, seed: s.seed, mode: s.mode })),
 };

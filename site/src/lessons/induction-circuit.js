@@ -1,4 +1,4 @@
-// Part three, lesson 3: the induction circuit. A previous-token head in layer 0 writes "the token before
+// Part three, lesson 4: the induction circuit. A previous-token head in layer 0 writes "the token before
 // me" into each position; an induction head in a later layer reads it through its keys (K-composition),
 // attends to the token after the current token's earlier occurrence, and its OV circuit copies that token.
 // Everything is found and measured live: the heads by their scores on seeded repeated random sequences,
