@@ -44,6 +44,12 @@ export function inductionRun(lab, model, { length, seed, ablate, ablation = 'zer
   return { ids, losses, first: mean(0, length - 1), second: mean(length, 2 * length - 1) };
 }
 
+// A lesson's chosen head in its URL state: −1 in either lets the lesson pick one (the strongest, say).
+export const CHOSEN_HEAD = Object.freeze({
+  layer: { type: 'int', min: -1, max: 47, default: -1 },
+  head: { type: 'int', min: -1, max: 63, default: -1 },
+});
+
 // A layer × head table of one score as a heatmap with its values printed.
 export function scoreMap(caption, { numLayers, numHeads }) {
   return heatmap({ caption, domain: [0, 1], decimals: 2, showValues: true, rowTitle: 'Layer', colTitle: 'Head',

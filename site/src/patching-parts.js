@@ -1,8 +1,6 @@
 // Patching with two prompts, DOM-free (the page and tests/js/patching-exercise.test.js share it): the
-// presets, the check that both prompts have the same number of tokens, where they differ, the head a
+// presets, whether both prompts have the same number of tokens, where they differ, the head a
 // sweep found strongest, and the Try-this's check.
-import { AttnLabError } from 'attnlab';
-
 import { formatNumber, isolated } from './dom.js';
 import { tokenLabel } from './token-label.js';
 
@@ -24,13 +22,13 @@ export const presetOf = ({ clean, corrupted, target, baseline }) =>
 const spelled = (tokenizer, ids) => ids.map((id) => `“${isolated(tokenLabel(tokenizer, id))}”`).join(' ');
 
 // Patching puts position j of one run into position j of the other, so the prompts must be as long in
-// tokens; otherwise an AttnLabError in the learner's words, with both tokenisations.
-export function checkSameLength(tokenizer, clean, corrupted) {
-  if (clean.length === corrupted.length) return;
-  throw new AttnLabError(`The clean prompt is ${clean.length} tokens and the corrupted one ${corrupted.length}: patching puts ` +
+// tokens: null when they are, else what to tell the learner, with both tokenisations.
+export function lengthMismatch(tokenizer, clean, corrupted) {
+  if (clean.length === corrupted.length) return null;
+  return `The clean prompt is ${clean.length} tokens and the corrupted one ${corrupted.length}: patching puts ` +
     'each position of one run into the same position of the other, so they must be the same length. ' +
     `Clean: ${spelled(tokenizer, clean)}. Corrupted: ${spelled(tokenizer, corrupted)}. Change words so the counts match ` +
-    '(a common word with its leading space is usually one token).');
+    '(a common word with its leading space is usually one token).';
 }
 
 // The positions whose tokens differ: [j].

@@ -32,6 +32,10 @@ const CASES = [
   ['attribution', { prompt: 'And the LORD spake unto Moses, saying', target: ' spake', baseline: ' said', position: '2' },
     { prompt: 'And the LORD spake unto Moses, saying', target: ' spake', baseline: ' said', position: 2 }],
   ['induction-circuit', { length: '20', seed: '9', mode: 'mean' }, { length: 20, seed: 9, mode: 'mean' }],
+  ['patching', { clean: 'And the son of Abraham went out. And the son of', corrupted: 'And the son of Abner went out. And the son of',
+    target: ' Abraham', baseline: ' Abner', layer: '1', head: '3' },
+  { clean: 'And the son of Abraham went out. And the son of', corrupted: 'And the son of Abner went out. And the son of',
+    target: ' Abraham', baseline: ' Abner', layer: 1, head: 3 }],
 ];
 
 for (const [slug, query, state] of CASES) {

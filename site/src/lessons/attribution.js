@@ -8,7 +8,7 @@ import { el, field, formatDifference, formatNumber, isolated, select, setOptions
 import { probabilityBars } from '../bars.js';
 import { checkHeadGuess, orderTerms, signed } from '../attribution-parts.js';
 import { divergingBars } from '../diverging-bars.js';
-import { layerHeadPickers } from '../gpt-heads.js';
+import { CHOSEN_HEAD, layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
@@ -56,8 +56,7 @@ lessonPage({
     baseline: { type: 'text', maxLength: 40, default: ' himself' },
     position: { type: 'int', min: -1, max: 1023, default: -1 },  // −1: the last token
     order: { type: 'enum', values: ['sorted', 'model'], default: 'sorted' },
-    layer: { type: 'int', min: -1, max: 47, default: -1 },  // −1: the head that adds most
-    head: { type: 'int', min: -1, max: 63, default: -1 },
+    ...CHOSEN_HEAD,  // −1: the head that adds most
   },
   prepare: lessonModel,
   setup(ctx) {

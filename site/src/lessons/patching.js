@@ -6,11 +6,11 @@
 import { AttnLabError } from 'attnlab';
 
 import { el, field, formatNumber, formatPercent, isolated, select, setOptions } from '../dom.js';
-import { layerHeadPickers } from '../gpt-heads.js';
+import { CHOSEN_HEAD, layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
-import { checkPositionGuess, checkSameLength, differingPositions, exerciseLayer, PRESETS, presetOf, rankedHeads, strongestHead, strongestPosition }
+import { checkPositionGuess, differingPositions, exerciseLayer, lengthMismatch, PRESETS, presetOf, rankedHeads, strongestHead, strongestPosition }
   from '../patching-parts.js';
 import { nextTurn, sweepRunner } from '../sweep-runner.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
@@ -30,8 +30,9 @@ lessonPage({
   slug: 'patching',
   intro: [
     'The lens and the attribution read one run. Patching compares two: a clean prompt the model answers, and a corrupted ' +
-      'one, as long in tokens, where one changed token changes the answer. Measure both by the same number, the logit of the ' +
-      'clean answer minus the logit of the corrupted one’s, after the last token. Then run the corrupted prompt again with ' +
+      'one, as long in tokens, where one changed token changes the answer. Measure both by the same number after the last token: the logit of a ' +
+      'target token minus that of a baseline token, chosen so that the clean prompt favours the target and the corrupted ' +
+      'one the baseline. Then run the corrupted prompt again with ' +
       'one activation taken from the clean run — the residual stream entering one block at one position, or one head’s ' +
       'output — and see how much of the clean number comes back: 0 is none, 1 is all of it.',
     'Where that fraction is large, the activation carries what the change in the prompt changed. Swept over every block ' +
@@ -54,8 +55,7 @@ lessonPage({
     corrupted: { type: 'text', maxLength: 300, default: DEFAULT.corrupted },
     target: { type: 'text', maxLength: 40, default: DEFAULT.target },
     baseline: { type: 'text', maxLength: 40, default: DEFAULT.baseline },
-    layer: { type: 'int', min: -1, max: 47, default: -1 },  // the sender; −1: the strongest head of the heads grid
-    head: { type: 'int', min: -1, max: 63, default: -1 },
+    ...CHOSEN_HEAD,  // the sender; −1: the strongest head of the heads grid outside the last layer
   },
   prepare: lessonModel,
   setup(ctx) {
@@ -70,8 +70,8 @@ lessonPage({
     });
     const cleanBox = sentenceInput('Clean prompt', state.clean, (clean) => ctx.set({ clean }), 300, { key: 'clean', lines: 2 });
     const corruptedBox = sentenceInput('Corrupted prompt', state.corrupted, (corrupted) => ctx.set({ corrupted }), 300, { key: 'corrupted', lines: 2 });
-    const targetBox = sentenceInput('Target token (the clean answer)', state.target, (target) => ctx.set({ target }), 40, { key: 'target' });
-    const baselineBox = sentenceInput('Baseline token (the corrupted answer)', state.baseline, (baseline) => ctx.set({ baseline }), 40, { key: 'baseline' });
+    const targetBox = sentenceInput('Target token', state.target, (target) => ctx.set({ target }), 40, { key: 'target' });
+    const baselineBox = sentenceInput('Baseline token', state.baseline, (baseline) => ctx.set({ baseline }), 40, { key: 'baseline' });
     const senderPickers = layerHeadPickers({ numLayers: senderLayers, numHeads }, (layer, head) => ctx.set({ layer, head }));
 
     // The two runs, side by side: tokens (the changed ones marked), prediction, the sender's attention.
@@ -199,7 +199,8 @@ lessonPage({
       const [clean, corrupted] = texts.map((text, i) => Array.from(promptIds(tokenizer, model, text, i ? DEFAULT.corrupted : DEFAULT.clean,
         { box: i ? corruptedBox : cleanBox }).ids));
       setOptions(presets, [...PRESETS.map((p) => [p.id, p.label]), ['own', 'your own pair']], presetOf(state)?.id ?? 'own');
-      checkSameLength(tokenizer, clean, corrupted);
+      const mismatch = lengthMismatch(tokenizer, clean, corrupted);
+      if (mismatch) throw new AttnLabError(mismatch);
       const target = oneToken(tokenizer, state.target, 'target', ONE_LOGIT);
       const baseline = oneToken(tokenizer, state.baseline, 'baseline', ONE_LOGIT);
       if (target === baseline) throw new AttnLabError('The target and the baseline are the same token: their difference is 0 in both runs. Choose two different tokens.');

@@ -1,0 +1,159 @@
+// "Patching: two prompts side by side" in headless Chromium: it loads the GPT module and attnlab-kjv only,
+// has no console error or serious axe violation and fits a phone; both runs' logit differences, the two
+// patching grids, the path-patching table and the take-away numbers are the package's (computed here in
+// Node); at 390 px with touch a sweep held mid-way is stopped with its Stop button and run again; by the
+// keyboard alone the sender is changed (focus stays, the path table follows) and the Try-this is checked;
+// prompts of different lengths are refused with both tokenisations. The sweeps yield between tasks with
+// setTimeout: the held sweep is held by queueing the page's timers, never by waiting for time.
+// Screenshots: test-output/screenshots/.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { PRESETS } from '../../site/src/patching-parts.js';
+import { checkLessonLayout, heatmapData, openLesson, openSiteWithModel, SCREENSHOTS, urlParam } from './lesson-page.js';
+
+const [INDUCTION, NAME] = PRESETS;
+const swept = (page) => page.waitForFunction(() => document.querySelector('.sweep').dataset.state === 'done'
+  && document.querySelector('.path-readout').textContent !== '', null, { timeout: 60000 });
+const close = (a, b, tolerance = 1e-5) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) <= tolerance);
+
+describe('the patching lesson', () => {
+  let site, browser, model, tokenizer, url;
+
+  before(async () => {
+    ({ site, browser, url, model, tokenizer } = await openSiteWithModel('patching'));
+  });
+  after(async () => {
+    await site?.close();
+  });
+
+  // The package's answers for a preset, with `sender` or the strongest head outside the last layer.
+  async function expected(preset, chosen) {
+    const clean = tokenizer.encode(preset.clean), corrupted = tokenizer.encode(preset.corrupted);
+    const metric = { target: tokenizer.encode(preset.target)[0], baseline: tokenizer.encode(preset.baseline)[0] };
+    const resid = await model.activationPatching(clean, corrupted, { what: 'resid_pre', metric });
+    const heads = await model.activationPatching(clean, corrupted, { what: 'z', per: 'head', metric });
+    const { numLayers: L, numHeads: H } = model.config;
+    let best = 0;
+    for (let i = 1; i < (L - 1) * H; i++) if (heads.grid.data[i] > heads.grid.data[best]) best = i;
+    const sender = chosen ?? { layer: Math.floor(best / H), head: best % H };
+    const path = [];
+    for (let l = sender.layer + 1; l < L; l++) for (let h = 0; h < H; h++) for (const input of ['q', 'k', 'v']) {
+      path.push(model.pathPatching(clean, corrupted, { sender, receivers: [{ layer: l, head: h, input }], metric }).normalised);
+    }
+    return { resid, heads, sender, path };
+  }
+
+  test('loads the model on demand, no console error, no serious axe violation, fits a phone', async () => {
+    const { page, problems, fetched } = await openLesson(browser, url);
+    const strip = (name) => name.replace(/-[\w-]{8}\.(\w+)$/, '.$1');
+    assert.deepEqual(fetched.filter((f) => f.endsWith('.wasm')).map(strip).sort(), ['attnlab-gpt-simd-mt.wasm', 'attnlab-simd-mt.wasm']);
+    await swept(page);
+    await checkLessonLayout(browser, { page, problems }, url, `${SCREENSHOTS}patching`);
+  });
+
+  test('both runs, the two grids, the path table and the take-away are the package\'s', async () => {
+    const { page, problems } = await openLesson(browser, url);
+    await swept(page);
+    const want = await expected(INDUCTION);
+    const runs = await page.$eval('.patch-runs', (n) => [Number(n.dataset.clean), Number(n.dataset.corrupted)]);
+    assert.ok(close(runs, [want.resid.clean, want.resid.corrupted]), `${runs} vs ${want.resid.clean}, ${want.resid.corrupted}`);
+    const resid = await heatmapData(page, 'Share of the clean answer restored by putting back resid_pre');
+    assert.ok(close(resid.data, Array.from(want.resid.grid.data)), 'resid_pre grid');
+    assert.deepEqual(resid.colLabels, Array.from(tokenizer.encode(INDUCTION.clean), (id, j) => `${j}: ${tokenizer.tokenString(id).replaceAll(' ', '·')}`));
+    const heads = await heatmapData(page, 'Share of the clean answer restored by putting back one head');
+    assert.ok(close(heads.data, Array.from(want.heads.grid.data)), 'heads grid');
+    const path = await heatmapData(page, 'Change in the answer');
+    assert.ok(close(path.data, want.path), 'path table');
+    assert.equal(path.rows, (model.config.numLayers - 1 - want.sender.layer) * model.config.numHeads);
+    // The sender shown is the strongest head, and it is the one drawn on both prompts.
+    const pickers = await page.$$eval('[aria-label="Sender head"] select', (s) => s.map((x) => Number(x.value)));
+    assert.deepEqual(pickers, [want.sender.layer, want.sender.head]);
+    assert.ok(await heatmapData(page, `L${want.sender.layer}H${want.sender.head}’s attention on the corrupted prompt`));
+    // The readout's resid_pre story: the first block's strongest position is where the prompts differ.
+    const moves = (await page.$eval('.resid-readout', (n) => n.dataset.moves)).split(',').map(Number);
+    const T = tokenizer.encode(INDUCTION.clean).length;
+    assert.equal(moves[0], 2);  // “ saw” → “ met”
+    assert.equal(moves.at(-1), T - 1);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('at 390 px with touch: a sweep held mid-way is stopped by its button, then run again to the package\'s grid', async () => {
+    const { page, problems } = await openLesson(browser, url, { phone: true });
+    await swept(page);
+    // Hold the page's timers: the sweep yields between layers with setTimeout, so it stops at its first turn.
+    await page.evaluate(() => {
+      window.heldTimers = [];
+      window.realSetTimeout = window.setTimeout;
+      window.setTimeout = (fn, ms, ...args) => { window.heldTimers.push(() => fn(...args)); return 0; };
+    });
+    await page.selectOption('label:has-text("Pair") select', NAME.id);
+    await page.waitForFunction(() => document.querySelector('.sweep').dataset.state === 'running');
+    const button = page.locator('.sweep button');
+    assert.equal(await button.textContent(), 'Stop');
+    await button.tap();
+    await page.evaluate(() => {
+      window.setTimeout = window.realSetTimeout;
+      for (const fn of window.heldTimers.splice(0)) fn();
+    });
+    await page.waitForFunction(() => document.querySelector('.sweep').dataset.state === 'stopped');
+    assert.equal(await button.textContent(), 'Run again');
+    assert.match(await page.textContent('.sweep-status'), /^Stopped/);
+    await button.tap();
+    await swept(page);
+    const want = await expected(NAME);
+    assert.ok(close((await heatmapData(page, 'Share of the clean answer restored by putting back resid_pre')).data, Array.from(want.resid.grid.data)));
+    assert.equal(await urlParam(page, 'clean'), NAME.clean);
+    await page.screenshot({ path: `${SCREENSHOTS}patching-390px-touch.png`, fullPage: true });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('by the keyboard alone: the sender changes (focus stays, the path table follows) and the Try-this is checked', async () => {
+    const { page, problems } = await openLesson(browser, url);
+    await swept(page);
+    let focused = '';
+    for (let i = 0; i < 100 && focused !== 'Sender head'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => document.activeElement?.closest('[role=group]')?.getAttribute('aria-label') ?? '');
+    }
+    assert.equal(focused, 'Sender head', 'Tab never reached the sender\'s Layer select');
+    await page.keyboard.press('ArrowDown');  // layer 0 → 1
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('layer') === '1');
+    await swept(page);
+    assert.equal(await page.evaluate(() => document.activeElement.closest('[role=group]')?.getAttribute('aria-label')), 'Sender head');
+    const sender = { layer: 1, head: Number(await urlParam(page, 'head')) };
+    const want = await expected(INDUCTION, sender);
+    assert.ok(close((await heatmapData(page, 'Change in the answer')).data, want.path), 'path table for the chosen sender');
+
+    // The Try-this: Tab to its Position select, choose the right one (block 1's strongest), Check with Enter.
+    for (let i = 0; i < 100 && !(await page.evaluate(() => document.activeElement?.closest('section.exercise') && document.activeElement.tagName === 'SELECT')); i++) {
+      await page.keyboard.press('Tab');
+    }
+    const T = tokenizer.encode(INDUCTION.clean).length;
+    const row = Array.from(want.resid.grid.data.subarray(T, 2 * T));
+    const right = row.indexOf(Math.max(...row));
+    for (let j = 0; j < right; j++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    assert.match(await page.textContent('section.exercise [role=status]'), new RegExp(`^Right: patching position ${right} `));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('prompts of different lengths are refused with both tokenisations, and the page recovers', async () => {
+    const { page, problems } = await openLesson(browser, url);
+    await page.fill('label:has-text("Corrupted prompt") textarea', 'And Abner beheld Aaron in Mahanaim. And Abner saw');
+    await page.waitForFunction(() => !document.querySelector('.error').hidden);
+    const message = await page.textContent('.error');
+    assert.match(message, /^The clean prompt is \d+ tokens and the corrupted one \d+/);
+    assert.ok(message.includes('·Mahan') || message.includes('·Ma'), message);
+    assert.equal(await page.$eval('.sweep', (n) => n.dataset.state), 'done');
+    await page.fill('label:has-text("Corrupted prompt") textarea', INDUCTION.corrupted);
+    await page.waitForFunction(() => document.querySelector('.error').hidden);
+    await swept(page);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
