@@ -1024,7 +1024,27 @@ export interface TranslatorTrainer {
   train(count?: number, options?: { batch?: number }): Float32Array;
   /** The first `count` (≤ 100) held-out pairs: loss, per-token accuracy, exact translations, and each head's alignment share. */
   evaluate(count?: number): { loss: number; tokenAccuracy: number; exactMatch: number; alignment: number[][] };
-  /** One held-out pair with its gold alignment, the greedy translation and the teacher-forced cross-attention. */
-  watch(index?: number): { english: string[]; french: string[]; alignment: number[]; translation: string[]; crossAttention: Matrix[][] };
+  /** One held-out pair with its gold alignment, the greedy translation, the ids the encoder and the decoder
+   *  read (source; target, the start token first) and the teacher-forced cross-attention. */
+  watch(index?: number): {
+    english: string[]; french: string[]; alignment: number[]; translation: string[];
+    source: Int32Array; target: Int32Array; crossAttention: Matrix[][];
+  };
+  /** The weights now, named as nn.Transformer's state_dict names them (src_tok_emb.weight,
+   *  transformer.encoder.layers.0.self_attn.in_proj_weight, …, generator.bias), in PyTorch's order. */
+  parameters(): { [name: string]: Tensor };
+  /** The pairs the next `count` train() steps of `batch` (32) pairs will take, without taking them:
+   *  [step][pair], ids as the encoder reads them (source), the decoder reads them (target, the start token
+   *  first) and each decoder position must predict them (targets, the end token last). */
+  upcomingBatches(count?: number, options?: { batch?: number }): TranslatorPair[][];
   dispose(): void;
+}
+
+/** One training pair of a TranslatorTrainer: its words and the ids the model reads and predicts. */
+export interface TranslatorPair {
+  english: string[];
+  french: string[];
+  source: Int32Array;
+  target: Int32Array;
+  targets: Int32Array;
 }

@@ -1,6 +1,9 @@
-// Watch it learn's PyTorch program (watch-it-learn.py), DOM-free: the lesson's settings and the file the
-// program reads: the toy task model's starting weights (TaskModel.snapshot, named as the core names
-// them), the first batches the page trains on, and the held-out example whose attention it shows.
+// Watch it learn's PyTorch programs, DOM-free: the lesson's settings and the file the program reads.
+// The toy tasks (watch-it-learn.py): the task model's starting weights (TaskModel.snapshot, named as the
+// core names them), the first batches the page trains on, and the held-out example whose attention it
+// shows. The translation task (watch-it-learn-translate.py): the fresh translator's weights
+// (TranslatorTrainer.parameters, nn.Transformer's names), the sentence pairs of its first batches
+// (upcomingBatches, read before training takes them) and the held-out sentence the page watches.
 import { batchAt, TASK_SETTINGS, TASKS, toyTaskModel } from '../src/training-tasks.js';
 
 export const STEPS = 10;  // the training steps the program takes: the loss curve's first point
@@ -25,20 +28,43 @@ const stacked = (examples, field) => ({
   data: Float32Array.from(examples.flatMap((e) => Array.from(e[field]))),
 });
 
+// Sentence pairs of different lengths as one float tensor, each row padded with id 0 (the grammar's
+// <pad>, never a word), as PyTorch's translation tutorial pads a batch.
+function padded(rows) {
+  const width = Math.max(...rows.map((r) => r.length));
+  const data = new Float32Array(rows.length * width);
+  rows.forEach((r, i) => data.set(r, i * width));
+  return { shape: [rows.length, width], data };
+}
+
+// The translation task's file for `seed`: a fresh trainer as the page's worker makes it, read before it
+// takes a step (its module loads on demand, hence a Promise).
+async function translationTensors(lab, seed) {
+  const trainer = await lab.createTranslatorTrainer({ seed });
+  try {
+    const pairs = trainer.upcomingBatches(STEPS, { batch: TASK_SETTINGS.translate.batch }).flat();
+    const watched = trainer.watch(0);
+    return { ...trainer.parameters(), batch_source: padded(pairs.map((p) => p.source)),
+      batch_target: padded(pairs.map((p) => p.target)), batch_targets: padded(pairs.map((p) => p.targets)),
+      watched_source: padded([watched.source]), watched_target: padded([watched.target]) };
+  } finally {
+    trainer.dispose();
+  }
+}
+
 export const snippet = {
   schema: {
     task: { type: 'enum', values: TASKS, default: 'sort' },  // several hundred steps: time to watch the heads form
     seed: { type: 'int', min: 0, max: 999999, default: 3 },
     speed: { type: 'enum', values: ['watch', 'full'], default: 'watch' },
   },
-  // The translation task's trainer does not give out its starting weights: no program can start where it does.
-  settings: (state) => (TASK_SETTINGS[state.task].translator
-    ? '# The translation task trains the cross-attention lesson’s model from starting weights the package does not\n' +
-      '# give out, so no PyTorch program here can start where the page starts. Pick a toy task to get one.'
-    : { task: state.task, lr: TASK_SETTINGS[state.task].lr }),
+  // The translation task shows its own program (the lesson imports both): its file carries everything
+  // that differs between seeds, so it has no page settings.
+  programFor: (state) => (TASK_SETTINGS[state.task].translator ? 'watch-it-learn-translate' : undefined),
+  settings: (state) => (TASK_SETTINGS[state.task].translator ? {} : { task: state.task, lr: TASK_SETTINGS[state.task].lr }),
   file: 'attnlab-watch-it-learn.safetensors',
   tensors(lab, state) {
-    if (TASK_SETTINGS[state.task].translator) throw new Error('the translation task’s starting weights are not available');
+    if (TASK_SETTINGS[state.task].translator) return translationTensors(lab, state.seed);
     const { model, train, watched } = toyTaskModel(lab, state.task, state.seed);
     try {
       const shapes = parameterShapes(model.info);

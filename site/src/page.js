@@ -72,13 +72,18 @@ function codeBlock(label, code, extra = null) {
 // settings(state, loaded) gets { lab, prepared } once they have loaded (null before); a program whose
 // settings need them (the words of a trained model's sentence as its ids, say) returns null until then, and
 // a setting no program can reproduce gets a text saying why, shown instead of the program.
+// programFor(state) names another program for some settings (Watch it learn's translation task), its
+// text in sources: { name: source }. tensors() may return a Promise (a file made by a module loaded on demand).
 // fileUrls instead of tensors: the files the package ships that the program reads, { name: url }.
 function pytorchCode(snippet, loaded) {
   if (typeof snippet === 'string' || typeof snippet === 'function') return snippet;
   return (state) => {
     const settings = snippet.settings?.(state, loaded.ready ? loaded : null);
     if (settings === null) return '# The program appears here once the lesson’s model has loaded.';
-    return typeof settings === 'string' ? settings : renderSnippet(snippet.source, settings);
+    if (typeof settings === 'string') return settings;
+    const other = snippet.programFor?.(state);
+    if (other && typeof snippet.sources?.[other] !== 'string') throw new Error(`the lesson does not import snippets/${other}.py`);
+    return renderSnippet(other ? snippet.sources[other] : snippet.source, settings);
   };
 }
 
@@ -103,15 +108,35 @@ function snippetFile(snippet) {
       shipped.forEach(([, href], i) => { links[i].href = href; });
       if (!made) return;
       made.href = '#';
+      let resent = false;  // the click sent again below once a file that needed a Promise is ready
+      const refuse = (error) => { problem.textContent = `These settings give no file: ${error.message}`; };
+      const offer = (tensors) => {
+        URL.revokeObjectURL(url);
+        url = URL.createObjectURL(new Blob([safetensorsBytes(tensors)], { type: 'application/octet-stream' }));
+        made.href = url;  // read by the download that follows this click
+        problem.textContent = '';
+      };
       made.addEventListener('click', (event) => {
+        if (resent) {
+          resent = false;
+          return;
+        }
         try {
-          URL.revokeObjectURL(url);
-          url = URL.createObjectURL(new Blob([safetensorsBytes(snippet.tensors(lab, state, prepared))], { type: 'application/octet-stream' }));
-          made.href = url;  // read by the download that follows this click
-          problem.textContent = '';
+          const tensors = snippet.tensors(lab, state, prepared);
+          if (!(tensors instanceof Promise)) {
+            offer(tensors);
+            return;
+          }
+          event.preventDefault();
+          problem.textContent = 'Making the file…';
+          tensors.then((t) => {
+            offer(t);
+            resent = true;
+            made.click();
+          }).catch(refuse);
         } catch (error) {
           event.preventDefault();
-          problem.textContent = `These settings give no file: ${error.message}`;
+          refuse(error);
         }
       });
     },

@@ -28,28 +28,30 @@ const CASES = [
   ['why-attention', { ending: 'wide' }],
   ['cross-attention', { sentence: 'the girl reads the blue books', beam: '4' }],
   ['watch-it-learn', { task: 'reverse', seed: '2' }],
+  ['watch-it-learn', { task: 'translate', seed: '4' }],  // its own program; its file made by a module loaded on demand
   ['it-sentence', { frame: 'fit', first: 'ball', second: 'box', adjective: 'small' }],
   ['shapes', { first: 'a small red bird sings', second: 'hi', dModel: '16', heads: '4', mask: 'none', seed: '2' }],
 ];
 
 for (const [slug, query] of CASES) {
-  test(`${slug}: the PyTorch code and its file follow the page's settings`, async () => {
+  test(`${slug} (${new URLSearchParams(query)}): the PyTorch code and its file follow the page's settings`, async () => {
     const spec = (await import(`../../site/snippets/${slug}.js`)).snippet;
-    const source = readFileSync(new URL(`../../site/snippets/${spec.program ?? slug}.py`, import.meta.url), 'utf8');
+    // The URL's text read as the page reads it: numbers where the schema's values are numbers.
+    const state = Object.fromEntries(Object.entries(spec.schema).map(([key, s]) =>
+      [key, key in query ? (typeof s.default === 'number' ? Number(query[key]) : query[key]) : s.default]));
+    const program = spec.programFor?.(state) ?? spec.program ?? slug;
+    const source = readFileSync(new URL(`../../site/snippets/${program}.py`, import.meta.url), 'utf8');
     const lab = await loadLab(true);
     const cases = await import(`../js/snippet-cases/${slug}.js`);
     await cases.prepare?.(lab);
     const loaded = { lab, prepared: await cases.prepared?.(lab) };
-    // The URL's text read as the page reads it: numbers where the schema's values are numbers.
-    const state = Object.fromEntries(Object.entries(spec.schema).map(([key, s]) =>
-      [key, key in query ? (typeof s.default === 'number' ? Number(query[key]) : query[key]) : s.default]));
     const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${slug}.html?${new URLSearchParams(query)}`);
     const shown = await page.locator('pre[aria-label="PyTorch code"]').textContent();
     assert.equal(shown, renderSnippet(source, spec.settings?.(state, loaded)));
     // Each file the program reads: the package's shipped copy, or the one it writes for these settings.
     const files = spec.shippedFiles
       ? Object.entries(spec.shippedFiles).map(([name, path]) => [name, readFileSync(new URL(`../../${path}`, import.meta.url))])
-      : [[spec.file, safetensorsBytes(spec.tensors(lab, state))]];
+      : [[spec.file, safetensorsBytes(await spec.tensors(lab, state))]];
     for (const [name, expected] of files) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: `Download ${name}` }).click()]);
       assert.equal(download.suggestedFilename(), name);

@@ -99,6 +99,9 @@ describe('unknown options are refused with the nearest name', () => {
     const model = await l.createGPT({ vocabSize: 11, contextLength: 8, dModel: 8, numHeads: 2, numLayers: 1, seed: 3 });
     assert.throws(() => model.startTraining({ maxLR: 1e-3 }), refused('GPTModel.startTraining', 'maxLR', 'maxLr'));
     await assert.rejects(l.createTranslatorTrainer({ steps: 10 }), refused('createTranslatorTrainer', 'steps', null));
+    const trainer = await l.createTranslatorTrainer();
+    assert.throws(() => trainer.upcomingBatches(1, { bach: 32 }), refused('TranslatorTrainer.upcomingBatches', 'bach', 'batch'));
+    trainer.dispose();
   });
 });
 

@@ -69,6 +69,16 @@ function missingPrograms() {
   return lessons.filter((slug) => !programs.has(slug) && !trainedProgram(slug));
 }
 
+// The program the spec names for these settings instead of the lesson's own (programFor: Watch it
+// learn's translation task), which the lesson must import as it imports its own; null for the lesson's own.
+function programSource(slug, spec, state) {
+  const name = spec.programFor?.(state);
+  if (!name) return null;
+  assert.ok(readFileSync(new URL(`${slug}.js`, LESSONS), 'utf8').includes(`snippets/${name}.py?raw`),
+    `site/src/lessons/${slug}.js does not import snippets/${name}.py, which its spec shows for ${JSON.stringify(state)}`);
+  return readFileSync(new URL(`${name}.py`, SNIPPETS), 'utf8');
+}
+
 for (const slug of slugs) {
   test(`snippet ${slug}: runs under python3-torch and prints what the page shows`, async () => {
     const lab = await loadLab(true);
@@ -84,11 +94,12 @@ for (const slug of slugs) {
     await cases.prepare?.(lab);
     const results = await Promise.all(cases.states.map(async (partial) => {
       const state = { ...base, ...partial };
-      const program = renderSnippet(source, spec.settings?.(state, loaded));
-      // The files the package ships (the repository's copies), or the one the page writes.
+      const program = renderSnippet(programSource(slug, spec, state) ?? source, spec.settings?.(state, loaded));
+      // The files the package ships (the repository's copies), or the one the page writes (a Promise when
+      // its module loads on demand).
       const files = spec.shippedFiles
         ? Object.fromEntries(Object.entries(spec.shippedFiles).map(([name, path]) => [name, readFileSync(new URL(path, REPOSITORY))]))
-        : spec.file ? { [spec.file]: safetensorsBytes(spec.tensors(lab, state, loaded.prepared)) } : {};
+        : spec.file ? { [spec.file]: safetensorsBytes(await spec.tensors(lab, state, loaded.prepared)) } : {};
       const expected = await cases.expected(lab, state);
       return { state, expected, printed: printedNumbers(await runSnippet(program, files)) };
     }));

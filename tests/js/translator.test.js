@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
+import { safetensorsBytes } from '../../site/src/safetensors-file.js';
 import { AttnLabError } from '../../web/index.js';
 import { lab, VARIANTS } from './helpers.js';
 
@@ -15,6 +16,12 @@ const torchFixture = (name) => ({
   json: JSON.parse(readFileSync(new URL(`${name}.json`, fixtureDir), 'utf8')),
   bytes: new Uint8Array(readFileSync(new URL(`${name}.safetensors`, fixtureDir))),
 });
+
+// A .safetensors file's header: { name: { dtype, shape, data_offsets } } in the file's order.
+function safetensorsHeader(bytes) {
+  const length = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  return JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length)));
+}
 
 function configOf(c) {
   return { sourceVocabSize: c.source_vocab_size, targetVocabSize: c.target_vocab_size, maxLen: c.max_len,
@@ -195,6 +202,67 @@ test('createTranslatorTrainer: a fresh translator learns in the page; evaluate a
   assert.throws(() => trainer.train(0), /TranslatorTrainer.train: count must be an integer ≥ 1, got 0/);
   assert.equal(trainer.train(1).length, 1, 'still usable');
   trainer.dispose();
+});
+
+// What a PyTorch program needs to start where a trainer starts (Watch it learn's translation program):
+// the weights under nn.Transformer's names, in the order PyTorch's state_dict lists them (the post-norm
+// fixture has the trainer's 2 + 2 layers: its names come from PyTorch), and the coming batches' pairs.
+test('TranslatorTrainer.parameters and upcomingBatches: nn.Transformer\'s state_dict, and the pairs train() then takes', async () => {
+  const theLab = await lab(true);
+  const trainer = await theLab.createTranslatorTrainer({ seed: 4 });
+  const params = trainer.parameters();
+  assert.deepEqual(Object.keys(params), Object.keys(safetensorsHeader(torchFixture('post_norm').bytes)).filter((k) => k !== '__metadata__'),
+    'the names and order of PyTorch\'s state_dict for a 2 + 2 layer nn.Transformer and its embeddings');
+  const d = 64, [english] = params['src_tok_emb.weight'].shape, [french] = params['generator.bias'].shape;
+  assert.deepEqual(params['transformer.decoder.layers.1.multihead_attn.in_proj_weight'].shape, [3 * d, d]);
+  assert.deepEqual(params['transformer.encoder.layers.0.linear1.weight'].shape, [256, d]);
+  assert.deepEqual(params['generator.weight'].shape, [french, d]);
+  for (const [name, t] of Object.entries(params)) {
+    assert.ok(t.data instanceof Float32Array && t.data.length === t.shape.reduce((a, b) => a * b, 1), name);
+  }
+
+  // The same weights: loaded as a learner's checkpoint, they give the trainer's own cross-attention.
+  const config = { sourceVocabSize: english, targetVocabSize: french, maxLen: 16, dModel: d, numHeads: 4,
+    numEncoderLayers: 2, numDecoderLayers: 2, dFf: 256, normFirst: false };
+  const copy = await theLab.loadSeq2Seq(safetensorsBytes(params), config);
+  const watched = trainer.watch(0);
+  assert.equal(watched.target[0], 1, 'the decoder reads the start token first');
+  assert.equal(watched.source.length, watched.english.length);
+  assert.deepEqual(copy.forward(watched.source, watched.target).crossAttention, watched.crossAttention);
+
+  // Looking ahead takes nothing: twice the same pairs, no step taken.
+  const ahead = trainer.upcomingBatches(2, { batch: 5 });
+  assert.deepEqual(trainer.upcomingBatches(2, { batch: 5 }), ahead);
+  assert.equal(trainer.steps, 0);
+  assert.equal(ahead.length, 2);
+  for (const p of ahead.flat()) {
+    assert.equal(p.source.length, p.english.length);
+    assert.deepEqual(Array.from(p.target), [1, ...p.targets.slice(0, -1)], 'the decoder reads <s>, then the French it must write');
+    assert.equal(p.targets.at(-1), 2, 'the last position writes </s>');
+    assert.equal(p.targets.length, p.french.length + 1);
+  }
+  // The first step trains on the first batch: its loss is the mean cross-entropy over all the batch's
+  // French tokens, computed here in double from the copy's logits.
+  let sum = 0, tokens = 0;
+  for (const p of ahead[0]) {
+    const { logits } = copy.forward(p.source, p.target);
+    p.targets.forEach((gold, row) => {
+      const z = Array.from(logits.data.subarray(row * logits.cols, (row + 1) * logits.cols));
+      const top = Math.max(...z);
+      sum += top + Math.log(z.reduce((s, v) => s + Math.exp(v - top), 0)) - z[gold];
+      tokens++;
+    });
+  }
+  const [loss] = trainer.train(1, { batch: 5 });
+  assert.ok(Math.abs(loss - sum / tokens) < 1e-5, `step 1's loss ${loss} is the first batch's mean loss ${sum / tokens}`);
+  assert.deepEqual(trainer.upcomingBatches(1, { batch: 5 }), [ahead[1]], 'and the next step will take the second');
+  assert.notDeepEqual(trainer.parameters()['generator.bias'].data, params['generator.bias'].data, 'the step changed the weights');
+
+  assert.throws(() => trainer.upcomingBatches(0), /TranslatorTrainer.upcomingBatches: count must be an integer ≥ 1, got 0/);
+  assert.throws(() => trainer.upcomingBatches(1, { batch: 1.5 }), /TranslatorTrainer.upcomingBatches: batch must be an integer ≥ 1, got 1.5/);
+  copy.dispose();
+  trainer.dispose();
+  assert.throws(() => trainer.parameters(), /TranslatorTrainer.parameters: called on a disposed object/);
 });
 
 test('prefetch: the features it knows, refused otherwise; in Node it fetches nothing and later loads work', async () => {

@@ -6,9 +6,12 @@
 #include <emscripten/val.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attnlab/seq2seq/en_fr_grammar.hpp"
 #include "attnlab/seq2seq/seq2seq.hpp"
@@ -107,9 +110,7 @@ class TranslatorTrainerHandle {
       std::vector<float> losses;
       for (int s = 0; s < count; ++s) {
         std::vector<Seq2SeqExample> examples;
-        while (static_cast<int>(examples.size()) < batch) {
-          translation::SentencePair pair = translation::sample_pair(data_rng_);
-          if (held_sentences_.count(pair.english)) continue;
+        for (const translation::SentencePair& pair : next_pairs(data_rng_, batch)) {
           const translation::EncodedPair e = translation::encode_pair(pair);
           examples.push_back({e.source, e.target, e.targets});
         }
@@ -118,6 +119,51 @@ class TranslatorTrainerHandle {
         model_.train(false);
       }
       return floats_to_js(losses.data(), losses.size());
+    });
+  }
+
+  // The pairs the next `count` calls of train(1, batch) will use, drawn from a copy of the data stream
+  // (nothing is consumed) → [step][pair] { english, french (words), source, target, targets (Int32Array
+  // ids: what the encoder reads, what the decoder reads, what each decoder position must predict) }.
+  val upcoming_batches(int count, int batch) const {
+    return guarded([&] {
+      if (count < 1 || batch < 1) throw Error("TranslatorTrainer::upcomingBatches: count and batch must be ≥ 1, got " +
+                                              std::to_string(count) + " and " + std::to_string(batch));
+      Rng stream = data_rng_;
+      val steps = val::array();
+      for (int s = 0; s < count; ++s) {
+        val pairs = val::array();
+        for (const translation::SentencePair& pair : next_pairs(stream, batch)) {
+          const translation::EncodedPair e = translation::encode_pair(pair);
+          val js = val::object();
+          js.set("english", strings_to_js(pair.english));
+          js.set("french", strings_to_js(pair.french));
+          js.set("source", ints_to_js(e.source));
+          js.set("target", ints_to_js(e.target));
+          js.set("targets", ints_to_js(e.targets));
+          pairs.call<void>("push", js);
+        }
+        steps.call<void>("push", pairs);
+      }
+      return steps;
+    });
+  }
+
+  // The model's state_dict as nn.Transformer names it (Seq2SeqTransformer::state_dict: attention
+  // projections fused into in_proj_weight) → [{ name, shape, data: Float32Array }], PyTorch's order.
+  val parameters() const {
+    return guarded([&] {
+      val js = val::array();
+      for (const Seq2SeqTensor& t : model_.state_dict()) {
+        val shape = val::array();
+        for (std::int64_t extent : t.shape) shape.call<void>("push", static_cast<double>(extent));
+        val entry = val::object();
+        entry.set("name", t.name);
+        entry.set("shape", shape);
+        entry.set("data", floats_to_js(t.values.data(), t.values.size()));
+        js.call<void>("push", entry);
+      }
+      return js;
     });
   }
 
@@ -161,12 +207,26 @@ class TranslatorTrainerHandle {
       js.set("french", strings_to_js(pair.french));
       js.set("alignment", ints_to_js(pair.alignment));
       js.set("translation", strings_to_js(translation));
+      js.set("source", ints_to_js(e.source));
+      js.set("target", ints_to_js(e.target));
       js.set("crossAttention", matrix_grid_to_js(out.attention.cross));
       return js;
     });
   }
 
  private:
+  // `batch` fresh pairs from `stream`, skipping the held-out sentences: train() and upcomingBatches()
+  // both draw through here, so what one announces is what the other trains on.
+  std::vector<translation::SentencePair> next_pairs(Rng& stream, int batch) const {
+    std::vector<translation::SentencePair> pairs;
+    while (static_cast<int>(pairs.size()) < batch) {
+      translation::SentencePair pair = translation::sample_pair(stream);
+      if (held_sentences_.count(pair.english)) continue;
+      pairs.push_back(std::move(pair));
+    }
+    return pairs;
+  }
+
   TranslatorTrainerHandle(std::uint64_t seed, int total_steps)
       : model_(config(seed)),
         trainer_(model_, {.total_steps = total_steps}),
@@ -235,5 +295,7 @@ EMSCRIPTEN_BINDINGS(attnlab_seq2seq) {
       .function("steps", &TranslatorTrainerHandle::steps)
       .function("train", &TranslatorTrainerHandle::train)
       .function("evaluate", &TranslatorTrainerHandle::evaluate)
-      .function("watch", &TranslatorTrainerHandle::watch);
+      .function("watch", &TranslatorTrainerHandle::watch)
+      .function("upcomingBatches", &TranslatorTrainerHandle::upcoming_batches)
+      .function("parameters", &TranslatorTrainerHandle::parameters);
 }

@@ -250,13 +250,36 @@ export function translatorTrainerClass(module) {
     }
 
     // Held-out pair `index` → { english, french (word lists), alignment (gold: each French word's
-    // English index), translation (greedy, words), crossAttention: Matrix[layer][head] (French × English,
+    // English index), translation (greedy, words), source, target (Int32Array: the ids the encoder and
+    // the decoder read, the start token first), crossAttention: Matrix[layer][head] (French × English,
     // teacher-forced: row i is the query that must write French word i) }.
     watch(index = 0) {
       const fn = 'TranslatorTrainer.watch';
       checkSize(fn, 'index', index, { min: 0 });
       const out = this.call(fn, () => this.handle('watch').watch(index));
       return { ...out, alignment: Array.from(out.alignment) };
+    }
+
+    // The weights as they are now, named as nn.Transformer's state_dict names them (the translation
+    // tutorial's model: src_tok_emb.weight, transformer.encoder.layers.0.self_attn.in_proj_weight, …,
+    // generator.bias) → { name: Tensor { shape, data: Float32Array } } in PyTorch's order: what a
+    // PyTorch program loads to start where this trainer stands.
+    parameters() {
+      const fn = 'TranslatorTrainer.parameters';
+      const list = this.call(fn, () => this.handle('parameters').parameters());
+      return Object.fromEntries(list.map((t) => [t.name, { shape: t.shape, data: t.data }]));
+    }
+
+    // The sentence pairs the next `count` train() steps of `batch` pairs will take, without taking them
+    // (train() then draws the same) → [step][pair] { english, french (words), source, target, targets
+    // (Int32Array ids: what the encoder reads, what the decoder reads from the start token on, what each
+    // decoder position must predict, the end token last) }.
+    upcomingBatches(count = 1, options) {
+      const fn = 'TranslatorTrainer.upcomingBatches';
+      const { batch = 32 } = checkOptions(fn, options, ['batch']);
+      checkSize(fn, 'count', count);
+      checkSize(fn, 'batch', batch);
+      return this.call(fn, () => this.handle('upcomingBatches').upcomingBatches(count, batch));
     }
   }
   return TranslatorTrainer;

@@ -12,6 +12,7 @@ import {
 import { heatmap, panel, seedField } from '../views.js';
 import { trainWorkerUrl } from '../worker-url.js';
 import pytorchSource from '../../snippets/watch-it-learn.py?raw';
+import translateSource from '../../snippets/watch-it-learn-translate.py?raw';
 import { snippet } from '../../snippets/watch-it-learn.js';
 
 const TARGET = 0.95;
@@ -83,8 +84,9 @@ lessonPage({
       '100 sentences its trainer holds out, and it stops at the same 95%.',
   ],
   formula: String.raw`\begin{aligned}\mathcal{L} &= -\frac{1}{N}\sum_{i=1}^{N} \log \operatorname{softmax}(z_i)_{y_i} \\ \theta &\leftarrow \theta - \eta\,\frac{\hat m}{\sqrt{\hat v} + \epsilon}, \qquad \hat m, \hat v = \text{bias-corrected running means of } \nabla_\theta\mathcal{L} \text{ and } (\nabla_\theta\mathcal{L})^2\end{aligned}`,
-  // The learning rate quoted is the one the page trains the chosen task with.
-  pytorch: { source: pytorchSource, ...snippet },
+  // The learning rate quoted is the one the page trains the chosen task with; the translation task has a
+  // program of its own (its model, AdamW and schedule), which starts from the page's fresh translator.
+  pytorch: { source: pytorchSource, sources: { 'watch-it-learn-translate': translateSource }, ...snippet },
   call: (state) => (TASK_SETTINGS[state.task].translator ? translateCall(state) : 'await lab.loadTraining();                 // the training module, loaded on demand\n' +
     `const model = new lab.TaskModel({ task: '${state.task}', dModel: 32, numHeads: 2, layers: 1, lr: ${TASK_SETTINGS[state.task].lr}, seed: ${state.seed} });\n` +
     `const { train, test } = model.split(${TASK_SETTINGS[state.task].trainCount}, ${TASK_SETTINGS[state.task].testCount}, ${state.seed});\n` +

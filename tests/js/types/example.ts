@@ -2,7 +2,7 @@
 import {
   AttnLabError, init, loadReferentModel, type ActivationCache, type ActivationPatchingResult, type Attribution, type CompositionScores,
   type HeadCircuit, type Lab, type LogitLens, type Matrix, type PathPatchingResult, type Step, type TaskExample, type TaskModelSnapshot,
-  type Tensor,
+  type Tensor, type TranslatorPair,
 } from 'attnlab';
 
 async function main(): Promise<void> {
@@ -210,3 +210,16 @@ async function interpretability(lab: Lab): Promise<void> {
   console.log(pattern.shape, patched.cache?.names(), rank, dla.sum - dla.logit, patching.grid.shape, path.normalised, circuit.copyingScore, scores.baseline);
 }
 void interpretability;
+
+// A translator trained in the page, and what a PyTorch program needs to start where it starts.
+async function translatorTraining(lab: Lab): Promise<void> {
+  const trainer = await lab.createTranslatorTrainer({ seed: 3 });
+  const weights: { [name: string]: Tensor } = trainer.parameters();
+  const coming: TranslatorPair[][] = trainer.upcomingBatches(10, { batch: 32 });
+  const ids: Int32Array = coming[0][0].targets;
+  const losses: Float32Array = trainer.train(10, { batch: 32 });
+  const { source, target, crossAttention } = trainer.watch(0);
+  console.log(weights['generator.bias'].shape, ids.length, losses[0], source.length + target.length, crossAttention[1][0].rows);
+  trainer.dispose();
+}
+void translatorTraining;
