@@ -112,8 +112,8 @@ TEST(Errors, SizesMustBePositive) {
   expect_error([] { randn(3, 0, 1); }, "Rng::normal_matrix: cols must be positive, got 0");
   expect_error([] { MultiHeadAttention({.d_model = 0, .num_heads = 1}); },
                "MultiHeadAttention: d_model must be positive, got 0");
-  expect_error([] { TransformerEncoderLayer({.d_model = 8, .num_heads = 2, .d_ff = 0}); },
-               "TransformerEncoderLayer: d_ff must be positive, got 0");
+  expect_error([] { TransformerEncoderLayer({.d_model = 8, .num_heads = 2, .d_ff = -1}); },
+               "TransformerEncoderLayer: d_ff must be ≥ 0 (0 = attention only), got -1");
   expect_error([] { LayerNorm(0); }, "LayerNorm: d must be positive, got 0");
   Rng rng(0);
   expect_error([&] { Linear(3, -2, true, rng); }, "Linear: out_features must be positive, got -2");

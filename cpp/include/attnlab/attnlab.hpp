@@ -59,6 +59,7 @@
 #include "attnlab/text/bpe.hpp"
 #include "attnlab/text/tokenizer.hpp"
 
+#include "attnlab/training/induction_scores.hpp"
 #include "attnlab/training/loss.hpp"
 #include "attnlab/training/models.hpp"
 #include "attnlab/training/optimizer.hpp"

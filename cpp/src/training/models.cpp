@@ -106,8 +106,9 @@ std::int64_t AttentionClassifier::parameter_count() const {
 // ---- TransformerStack ----
 
 TransformerStack::TransformerStack(const char* owner, int vocab_size, int max_len, int d_model, int num_heads,
-                                   int num_layers, int d_ff, std::uint64_t seed)
+                                   int num_layers, int d_ff, std::uint64_t seed, bool with_positions)
     : init_rng_(seed),
+      use_positions(with_positions),
       embedding(vocab_size, d_model, init_rng_),
       positions(max_len, d_model, init_rng_),
       norm(d_model),
@@ -120,9 +121,20 @@ TransformerStack::TransformerStack(const char* owner, int vocab_size, int max_le
                                                       .seed = layer_seed(seed, i)});
 }
 
+Matrix TransformerStack::input(const std::vector<int>& tokens) const {
+  Matrix h = embedding.forward(tokens);
+  if (use_positions) h += positions.forward(static_cast<int>(tokens.size()));
+  return h;
+}
+
+void TransformerStack::input_backward(const std::vector<int>& tokens, const Matrix& d_input) {
+  embedding.backward(tokens, d_input);
+  if (use_positions) positions.backward(d_input);
+}
+
 std::vector<ParameterRef> TransformerStack::parameters() {
   std::vector<ParameterRef> all = embedding.parameters("embedding");
-  append_parameters(all, positions.parameters("positions"));
+  if (use_positions) append_parameters(all, positions.parameters("positions"));
   for (std::size_t i = 0; i < layers.size(); ++i) append_parameters(all, layers[i].parameters("layers." + std::to_string(i)));
   append_parameters(all, norm.parameters("norm"));
   append_parameters(all, head.parameters("head"));
@@ -138,8 +150,8 @@ void TransformerStack::zero_grad() {
 }
 
 std::int64_t TransformerStack::parameter_count() const {
-  std::int64_t count = embedding.parameter_count() + positions.parameter_count() + norm.parameter_count() +
-                       head.parameter_count();
+  std::int64_t count = embedding.parameter_count() + (use_positions ? positions.parameter_count() : 0) +
+                       norm.parameter_count() + head.parameter_count();
   for (const TransformerEncoderLayer& layer : layers) count += layer.parameter_count();
   return count;
 }
@@ -147,7 +159,8 @@ std::int64_t TransformerStack::parameter_count() const {
 // ---- CausalTransformer ----
 
 CausalTransformer::CausalTransformer(const CausalTransformerConfig& c)
-    : config_(c), stack_("CausalTransformer", c.vocab_size, c.max_len, c.d_model, c.num_heads, c.num_layers, c.d_ff, c.seed) {}
+    : config_(c), stack_("CausalTransformer", c.vocab_size, c.max_len, c.d_model, c.num_heads, c.num_layers, c.d_ff, c.seed,
+             c.positions) {}
 
 ModelOutput CausalTransformer::forward(const std::vector<int>& tokens, const std::vector<int>& targets) {
   return run(tokens, targets, 0.0f, false);
@@ -165,11 +178,10 @@ ModelOutput CausalTransformer::run(const std::vector<int>& tokens, const std::ve
   check_tokens(fn, tokens, config_.vocab_size, config_.max_len);
   if ((backward || !targets.empty()) && targets.size() != tokens.size())
     detail::fail(fn, "targets has ", targets.size(), " ids but tokens has ", tokens.size());
-  const int n = static_cast<int>(tokens.size());
   ModelOutput out;
-  // h = embedding(tokens) + positions(n); h = layer(h) for each layer, causally
+  // h = embedding(tokens) + positions(n) (or the embedding alone); h = layer(h) for each layer, causally
   std::vector<TransformerEncoderLayerCache> caches(stack_.layers.size());
-  Matrix h = stack_.embedding.forward(tokens) + stack_.positions.forward(n);
+  Matrix h = stack_.input(tokens);
   for (std::size_t i = 0; i < stack_.layers.size(); ++i) {
     h = stack_.layers[i].forward(h, {.causal = true}, {}, &caches[i]);
     if (backward) continue;  // a training step has no use for copies of the weights
@@ -186,8 +198,7 @@ ModelOutput CausalTransformer::run(const std::vector<int>& tokens, const std::ve
 
   Matrix d_h = stack_.norm.backward(h, stack_.head.backward(normed, ce.d_logits * scale));
   for (std::size_t i = stack_.layers.size(); i-- > 0;) d_h = stack_.layers[i].backward(caches[i], d_h);
-  stack_.embedding.backward(tokens, d_h);
-  stack_.positions.backward(d_h);
+  stack_.input_backward(tokens, d_h);
   return out;
 }
 

@@ -12,6 +12,8 @@ namespace {
 
 constexpr int kDefaultLength = 6;
 constexpr int kDigits = 10;
+constexpr int kDefaultRepeatLength = 32;
+constexpr int kLetters = 26;  // repeat's symbols: a … z, ids 1 … 26
 
 // The sentence templates' word lists. Coreference: in "the X didn't cross the Y because it was too Z"
 // the adjective decides what "it" is (tired: the animal; wide: the street).
@@ -64,6 +66,15 @@ Task::Task(TaskKind kind, int length) : kind_(kind), vocabulary_{"<pad>"} {
       seq_len_ = 2 * length_;
       vocabulary_.push_back("<sep>");
       for (int d = 0; d < kDigits; ++d) vocabulary_.push_back(std::to_string(d));
+      return;
+    case TaskKind::repeat:
+      name_ = "repeat";
+      length_ = length == 0 ? kDefaultRepeatLength : length;
+      if (length_ < 2 * kRepeatMaxSegment || length_ > 64)
+        detail::fail("Task", "repeat's length (its sequence length) must be in ", 2 * kRepeatMaxSegment,
+                     " … 64 (or 0 for ", kDefaultRepeatLength, "), got ", length);
+      seq_len_ = length_;
+      for (int c = 0; c < kLetters; ++c) vocabulary_.push_back(std::string(1, static_cast<char>('a' + c)));
       return;
     case TaskKind::coreference:
       name_ = "coreference";
@@ -127,6 +138,29 @@ TaskExample Task::sequence_example(Rng& rng) const {
   return example;
 }
 
+TaskExample Task::repeat_example(Rng& rng) const {
+  // r₁ … r_P s₁ … s_L s₁ … s_L: N letters (ids 1 … 26), the last 2L a segment and its repeat.
+  const int segment = kRepeatMinSegment + static_cast<int>(rng.next_u32() % (kRepeatMaxSegment - kRepeatMinSegment + 1));
+  const int start = seq_len_ - 2 * segment;  // P: where the first copy starts
+  TaskExample example{std::vector<int>(static_cast<std::size_t>(seq_len_)),
+                      std::vector<int>(static_cast<std::size_t>(seq_len_), kIgnoreTarget)};
+  for (int t = 0; t < start + segment; ++t) example.tokens[static_cast<std::size_t>(t)] = 1 + static_cast<int>(rng.next_u32() % kLetters);
+  for (int i = 0; i < segment; ++i) {
+    const auto second = static_cast<std::size_t>(start + segment + i);
+    example.tokens[second] = example.tokens[static_cast<std::size_t>(start + i)];
+  }
+  // The second copy's s_i predicts s_{i+1}, i.e. the token after it (its first L − 1 positions).
+  for (int t = start + segment; t < seq_len_ - 1; ++t)
+    example.targets[static_cast<std::size_t>(t)] = example.tokens[static_cast<std::size_t>(t) + 1];
+  return example;
+}
+
+int repeat_segment_length(const TaskExample& example) {
+  for (std::size_t t = 0; t < example.targets.size(); ++t)
+    if (example.targets[t] != kIgnoreTarget) return static_cast<int>(example.targets.size() - t);
+  detail::fail("repeat_segment_length", "the example has no target: it is not a repeat example");
+}
+
 TaskExample Task::coreference_example(Rng& rng) const {
   const Choices& c = coreference_templates()[rng.next_u32() % 2];
   const int label = static_cast<int>(rng.next_u32() % 2);  // 0: "it" is the first noun
@@ -145,6 +179,7 @@ TaskExample Task::sentiment_example(Rng& rng) const {
 }
 
 TaskExample Task::draw(Rng& rng) const {
+  if (kind_ == TaskKind::repeat) return repeat_example(rng);
   if (is_sequence()) return sequence_example(rng);
   return kind_ == TaskKind::coreference ? coreference_example(rng) : sentiment_example(rng);
 }

@@ -12,7 +12,7 @@ TaskTrainer::TaskTrainer(const Task& task, const TrainerConfig& c) : task_(task)
   if (task.is_sequence()) {
     sequence_model_ = std::make_unique<CausalTransformer>(CausalTransformerConfig{
         .vocab_size = task.vocab_size(), .max_len = task.seq_len(), .d_model = c.d_model, .num_heads = c.num_heads,
-        .num_layers = c.num_layers, .d_ff = c.d_ff, .seed = c.seed});
+        .num_layers = c.num_layers, .d_ff = c.d_ff, .positions = c.positions, .seed = c.seed});
     parameters = sequence_model_->parameters();
   } else {
     classifier_ = std::make_unique<AttentionClassifier>(AttentionClassifierConfig{

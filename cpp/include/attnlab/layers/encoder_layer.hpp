@@ -4,9 +4,12 @@
 //   pre-norm (norm_first):
 //     x = x + attn(norm1(x));  x = x + ffn(norm2(x))
 // with dropout after attention, inside the FFN and after the FFN in training mode only.
+// d_ff = 0 makes an attention-only layer (the toy models of induction-head studies): no feed-forward
+// sub-layer and no norm2, so x = x + attn(norm1(x)) (pre-norm) or x = norm1(x + attn(x)) (post-norm).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <variant>
 
 #include "attnlab/layers/feed_forward.hpp"
@@ -22,7 +25,7 @@ enum class NormKind { layer_norm, rms_norm };
 struct TransformerEncoderLayerConfig {
   int d_model = 0;
   int num_heads = 1;
-  int d_ff = 2048;
+  int d_ff = 2048;  // 0: attention only (no feed-forward sub-layer, no norm2)
   float dropout = 0.1f;  // PyTorch's default; used in training mode only
   Activation activation = Activation::gelu;
   bool norm_first = false;
@@ -36,10 +39,10 @@ struct TransformerEncoderLayerConfig {
 // nn.TransformerEncoderLayer's state_dict, names as in PyTorch (dots → struct members).
 struct TransformerEncoderLayerWeights {
   MultiHeadAttentionWeights self_attn;
-  LinearWeights linear1;  // [d_ff×d_model], [d_ff]
-  LinearWeights linear2;  // [d_model×d_ff], [d_model]
+  LinearWeights linear1;  // [d_ff×d_model], [d_ff] (empty when d_ff = 0)
+  LinearWeights linear2;  // [d_model×d_ff], [d_model] (empty when d_ff = 0)
   Vector norm1_weight, norm1_bias;  // [d_model]; the biases are empty for RMSNorm
-  Vector norm2_weight, norm2_bias;
+  Vector norm2_weight, norm2_bias;  // empty when d_ff = 0
 };
 
 // What TransformerEncoderLayer::backward needs from a forward pass (filled by forward(…, cache)).
@@ -49,7 +52,7 @@ struct TransformerEncoderLayerCache {
   MultiHeadAttentionCache attention;
   Matrix attention_dropout;            // dropout's pattern after attention (empty without dropout)
   Matrix residual1;                    // x + attention (post-norm: norm1's input)
-  Matrix ffn_input;                    // norm2(residual1) (pre-norm) or norm1(residual1) (post-norm)
+  Matrix ffn_input;                    // norm2(residual1) (pre-norm) or norm1(residual1) (post-norm); empty when d_ff = 0
   FeedForwardCache feed_forward;
   Matrix ffn_dropout;                  // dropout's pattern after the FFN (empty without dropout)
   Matrix residual2;                    // post-norm: norm2's input
@@ -78,7 +81,8 @@ class TransformerEncoderLayer {
   const TransformerEncoderLayerConfig& config() const { return config_; }
   MultiHeadAttention& self_attn() { return self_attn_; }
   const MultiHeadAttention& self_attn() const { return self_attn_; }
-  const FeedForward& feed_forward() const { return feed_forward_; }
+  bool attention_only() const { return !feed_forward_.has_value(); }  // d_ff = 0
+  const FeedForward& feed_forward() const;  // Error when the layer is attention-only
   std::int64_t norm_parameter_count() const;  // both norms together
   std::int64_t parameter_count() const;
 
@@ -92,7 +96,7 @@ class TransformerEncoderLayer {
   TransformerEncoderLayerConfig config_;
   MultiHeadAttention self_attn_;
   Rng init_rng_;
-  FeedForward feed_forward_;
+  std::optional<FeedForward> feed_forward_;  // absent when d_ff = 0
   Norm norm1_, norm2_;
   Rng dropout_rng_;
   bool training_ = false;

@@ -7,6 +7,8 @@
 // CausalTransformer is a one- or two-layer GPT-style model for next-token tasks:
 //   token embedding + learned position embedding → pre-norm encoder layers with a causal mask →
 //   LayerNorm → Linear to the vocabulary
+// With d_ff = 0 its layers are attention-only (x + attn(LN(x)), no MLP), and with positions = false
+// it has no position embedding: the two switches of the induction-head lesson.
 #pragma once
 
 #include <cstdint>
@@ -71,20 +73,27 @@ struct CausalTransformerConfig {
   int d_model = 32;
   int num_heads = 2;
   int num_layers = 1;
-  int d_ff = 64;
+  int d_ff = 64;          // 0: attention-only layers
+  bool positions = true;  // false: no position embedding (the model sees positions only through the mask)
   std::uint64_t seed = 0;
 };
 
 // What CausalTransformer and ReferentEncoder (referent_encoder.hpp) are built from: token embedding +
 // learned positions → num_layers (1 … 4) pre-norm encoder layers (GELU, no dropout) → LayerNorm →
 // Linear to the vocabulary, all drawn from one seed. Each model chooses the mask and which rows reach
-// the head.
+// the head. d_ff = 0 makes the layers attention-only. Without positions the table is still drawn (so
+// the other weights are the same draws either way) but is neither added nor a parameter.
 class TransformerStack {
  public:
   // `owner` names the model in errors.
   TransformerStack(const char* owner, int vocab_size, int max_len, int d_model, int num_heads, int num_layers,
-                   int d_ff, std::uint64_t seed);
-  std::vector<ParameterRef> parameters();  // embedding.weight, positions.weight, layers.<i>.*, norm.*, head.*
+                   int d_ff, std::uint64_t seed, bool with_positions = true);
+  // tokens [n] → embedding(tokens) + positions(n) [n×d_model] (no positions: the embedding alone)
+  Matrix input(const std::vector<int>& tokens) const;
+  // d_input [n×d_model] = ∂L/∂input(tokens) → the embedding's (and positions') gradients
+  void input_backward(const std::vector<int>& tokens, const Matrix& d_input);
+  // embedding.weight, positions.weight (when used), layers.<i>.*, norm.*, head.*
+  std::vector<ParameterRef> parameters();
   void zero_grad();
   std::int64_t parameter_count() const;
 
@@ -92,6 +101,7 @@ class TransformerStack {
   Rng init_rng_;  // declared first: the members below draw their weights from it, in this order
 
  public:
+  bool use_positions;
   Embedding embedding;
   LearnedPositionalEmbedding positions;
   std::vector<TransformerEncoderLayer> layers;
@@ -108,7 +118,7 @@ class CausalTransformer {
   ModelOutput forward(const std::vector<int>& tokens, const std::vector<int>& targets = {});
   ModelOutput accumulate_gradients(const std::vector<int>& tokens, const std::vector<int>& targets, float scale);
 
-  std::vector<ParameterRef> parameters();  // embedding.weight, positions.weight, layers.<i>.*, norm.*, head.*
+  std::vector<ParameterRef> parameters();  // embedding.weight, positions.weight (if any), layers.<i>.*, norm.*, head.*
   void zero_grad();
   std::int64_t parameter_count() const;
   const CausalTransformerConfig& config() const { return config_; }

@@ -5,6 +5,11 @@
 //   x₁ … x_L <sep> y₁ … y_L   (the model reads all but the last token)
 // and only the positions from <sep> on carry a target: position L + i predicts y_{i+1}. A head that
 // solves copy attends from y_i to x_{i+1} (a diagonal, shifted by L); reverse gives the anti-diagonal.
+// Repeat (the induction-head lesson) is N random letters whose last 2L are a segment S and S again,
+//   r₁ … r_P  s₁ … s_L  s₁ … s_L      (P = N − 2L, L drawn per example from 4 … 12)
+// and only the second copy's positions that can be predicted carry a target: the position of the
+// second s_i (i < L) predicts s_{i+1}. L varies so that no fixed offset solves it: the model must find
+// the earlier s_i and read the token after it — an induction head.
 // Classification tasks (coreference, sentiment) label a whole sentence: which noun "it" refers to in
 // "the animal didn't cross the street because it was too tired", and whether a review is positive.
 #pragma once
@@ -18,7 +23,7 @@ namespace attnlab {
 
 class Rng;
 
-enum class TaskKind { copy, reverse, sort, coreference, sentiment };
+enum class TaskKind { copy, reverse, sort, coreference, sentiment, repeat };
 
 inline constexpr int kIgnoreTarget = -100;  // no loss at this position (PyTorch's ignore_index)
 
@@ -29,10 +34,16 @@ struct TaskExample {
   std::vector<int> targets;
 };
 
+// Repeat's segment lengths, and the segment length of one of its examples (read off its targets:
+// the first target is at position N − L). Error if the example has no target.
+inline constexpr int kRepeatMinSegment = 4, kRepeatMaxSegment = 12;
+int repeat_segment_length(const TaskExample& example);
+
 class Task {
  public:
-  // length: the number of symbols to copy / reverse / sort (2 … 16; 0 = the default 6). Ignored by
-  // the classification tasks, whose sentences have a fixed length.
+  // length: the number of symbols to copy / reverse / sort (2 … 16; 0 = the default 6); for repeat,
+  // the sequence length N (24 … 64; 0 = the default 32). Ignored by the classification tasks, whose
+  // sentences have a fixed length.
   explicit Task(TaskKind kind, int length = 0);
 
   TaskKind kind() const { return kind_; }
@@ -58,6 +69,7 @@ class Task {
  private:
   TaskExample draw(Rng& rng) const;  // one example of this task
   TaskExample sequence_example(Rng& rng) const;
+  TaskExample repeat_example(Rng& rng) const;
   TaskExample coreference_example(Rng& rng) const;
   TaskExample sentiment_example(Rng& rng) const;
   std::vector<int> ids(const std::vector<std::string>& words) const;

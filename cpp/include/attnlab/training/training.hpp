@@ -17,7 +17,8 @@ struct TrainerConfig {
   int d_model = 32;
   int num_heads = 2;
   int num_layers = 1;  // sequence tasks only (the classifier has one attention layer)
-  int d_ff = 64;       // sequence tasks only
+  int d_ff = 64;       // sequence tasks only; 0 = attention-only layers
+  bool positions = true;  // sequence tasks only; false = no position embedding
   double lr = 1e-3;    // Adam's learning rate (the tutorials' 1e-3)
   std::uint64_t seed = 0;
 };
