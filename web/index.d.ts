@@ -332,17 +332,21 @@ export interface TransformerEncoderLayerConstructor {
   new (options: TransformerEncoderLayerOptions): TransformerEncoderLayer;
 }
 
-export type TaskName = 'copy' | 'reverse' | 'sort' | 'coreference' | 'sentiment';
+export type TaskName = 'copy' | 'reverse' | 'sort' | 'coreference' | 'sentiment' | 'repeat';
 
 export interface TaskModelOptions {
   task: TaskName;
-  /** Symbols to copy / reverse / sort (2 … 16; 0 = 6). Ignored by the classification tasks. */
+  /** Symbols to copy / reverse / sort (2 … 16; 0 = 6); repeat's sequence length (24 … 64; 0 = 32).
+   *  Ignored by the classification tasks. */
   length?: number;
   dModel?: number;
   numHeads?: number;
   /** Encoder layers of the causal transformer (sequence tasks; 1 … 4). */
   layers?: number;
+  /** The feed-forward's hidden size (default 64); 0 = attention-only layers (no MLP, no second norm). */
   dFF?: number;
+  /** false: no position embedding (sequence tasks; default true). */
+  positions?: boolean;
   /** Adam's learning rate (default 1e-3, the tutorials'). */
   lr?: number;
   seed?: number;
@@ -363,8 +367,8 @@ export interface TaskModelSnapshot {
   steps: number;
 }
 
-/** A small transformer trained on a toy task in the wasm heap: a causal transformer for copy, reverse
- *  and sort (next-token prediction), the tutorials' AttentionClassifier for coreference and sentiment.
+/** A small transformer trained on a toy task in the wasm heap: a causal transformer for copy, reverse,
+ *  sort and repeat (next-token prediction), the tutorials' AttentionClassifier for coreference and sentiment.
  *  It lives in the training module: the constructor throws an AttnLabError until Lab.loadTraining()
  *  has resolved (or init({ training: true }) was used). */
 export interface TaskModel {
@@ -381,6 +385,10 @@ export interface TaskModel {
   evaluate(examples: TaskExample[]): { loss: number; accuracy: number; sequenceAccuracy: number };
   /** Every head's n×n weights, layer by layer, with the example's logits and loss. */
   attentionWeights(example: TaskExample): { layers: Matrix[][]; logits: Matrix; loss: number };
+  /** Repeat models only: per head, layer-major (layer · numHeads + head), the mean over the examples of
+   *  the attention from the second copy's positions to the position before each (previousToken) and
+   *  from the second copy's s_i to the first copy's s_{i+1} (induction). */
+  inductionScores(examples: TaskExample[]): { previousToken: Float32Array; induction: Float32Array };
   snapshot(): TaskModelSnapshot;
   restore(snapshot: TaskModelSnapshot): this;
   decode(ids: number[] | Int32Array): string;

@@ -75,7 +75,7 @@ test('bad batches, ids and settings are AttnLabErrors and leave the model usable
   throwsMessage(() => model.evaluate([{ ...good, targets: good.targets.map(() => 12) }]),
     'TaskModel.evaluate: examples[0].targets[0] = 12 is not a token id 0 … 11 or -100');
   throwsMessage(() => new l.TaskModel({ task: 'translate' }),
-    "TaskModel: task must be one of 'copy', 'reverse', 'sort', 'coreference', 'sentiment', got 'translate'");
+    "TaskModel: task must be one of 'copy', 'reverse', 'sort', 'coreference', 'sentiment', 'repeat', got 'translate'");
   throwsMessage(() => new l.TaskModel({ task: 'copy', lr: NaN }), 'TaskModel: lr must be a finite number, got NaN');
   assert.throws(() => new l.TaskModel({ task: 'copy', lr: -1 }), (e) => e instanceof AttnLabError && e.message.startsWith('TaskModel: '));
   assert.equal(model.steps, 0, 'nothing was trained');

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "attnlab/tensor/error.hpp"
+#include "attnlab/training/induction_scores.hpp"
 #include "shared/convert.hpp"
 
 namespace attnlab::wasm {
@@ -17,7 +18,9 @@ TaskKind task_kind(const std::string& name) {
   if (name == "sort") return TaskKind::sort;
   if (name == "coreference") return TaskKind::coreference;
   if (name == "sentiment") return TaskKind::sentiment;
-  throw Error("TaskModel: task must be 'copy', 'reverse', 'sort', 'coreference' or 'sentiment', got '" + name + "'");
+  if (name == "repeat") return TaskKind::repeat;
+  throw Error("TaskModel: task must be 'copy', 'reverse', 'sort', 'coreference', 'sentiment' or 'repeat', got '" + name +
+              "'");
 }
 
 // The JS layer has checked that tokens and targets are arrays of integers.
@@ -80,6 +83,7 @@ TaskModelHandle* TaskModelHandle::create(const val& config) {
                                       .num_heads = static_cast<int>(get("numHeads", 2)),
                                       .num_layers = static_cast<int>(get("layers", 1)),
                                       .d_ff = static_cast<int>(get("dFF", 64)),
+                                      .positions = config["positions"].isUndefined() || config["positions"].as<bool>(),
                                       .lr = get("lr", 1e-3),
                                       .seed = seed_from_js(get("seed", 0))});
   }, nullptr);
@@ -141,6 +145,16 @@ val TaskModelHandle::inspect(const val& example) {
       layers.call<void>("push", js);
     }
     out.set("attention", layers);
+    return out;
+  });
+}
+
+val TaskModelHandle::induction_scores(const val& examples) {
+  return guarded([&] {
+    const InductionScores s = attnlab::induction_scores(trainer_, examples_from_js(examples));
+    val out = val::object();
+    out.set("previousToken", floats_to_js(s.previous_token));
+    out.set("induction", floats_to_js(s.induction));
     return out;
   });
 }

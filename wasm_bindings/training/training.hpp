@@ -13,8 +13,8 @@ using emscripten::val;
 
 class TaskModelHandle {
  public:
-  // config: { task: 'copy'|'reverse'|'sort'|'coreference'|'sentiment', length, dModel, numHeads,
-  //           layers, dFF, lr, seed }
+  // config: { task: 'copy'|'reverse'|'sort'|'coreference'|'sentiment'|'repeat', length, dModel, numHeads,
+  //           layers, dFF (0 = attention only), positions (false = no position embedding), lr, seed }
   static TaskModelHandle* create(const val& config);
   val info() const;  // { task, seqLen, vocabulary, classNames, sequence, parameterCount }
   val examples(int count, double seed) const;            // [{ tokens, targets }]
@@ -22,6 +22,9 @@ class TaskModelHandle {
   val train_step(const val& batch);                      // the batch's mean loss
   val evaluate(const val& examples);                     // { loss, accuracy, sequenceAccuracy }
   val inspect(const val& example);                       // { logits, loss, attention: Matrix[layer][head] }
+  // Repeat examples → { previousToken, induction }: Float32Array [layers·heads] each, layer-major,
+  // the mean over the examples (attnlab/training/induction_scores.hpp).
+  val induction_scores(const val& examples);
   val snapshot() const;                                  // { parameters, adamStep, expAvg, expAvgSq, steps }
   val restore(const val& snapshot);
   int steps() const { return trainer_.steps(); }

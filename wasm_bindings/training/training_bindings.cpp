@@ -17,6 +17,7 @@ EMSCRIPTEN_BINDINGS(attnlab_training) {
       .function("trainStep", &TaskModelHandle::train_step)
       .function("evaluate", &TaskModelHandle::evaluate)
       .function("inspect", &TaskModelHandle::inspect)
+      .function("inductionScores", &TaskModelHandle::induction_scores)
       .function("snapshot", &TaskModelHandle::snapshot)
       .function("restore", &TaskModelHandle::restore)
       .function("steps", &TaskModelHandle::steps);

@@ -1,16 +1,18 @@
 // TaskModel: a small transformer trained on a toy task in the wasm heap (attnlab/training.hpp):
-// copy, reverse and sort with a causal transformer, coreference and sentiment with the tutorials'
-// AttentionClassifier, Adam underneath. It lives in the training module (attnlab-train-*.wasm):
+// copy, reverse, sort and repeat with a causal transformer, coreference and sentiment with the
+// tutorials' AttentionClassifier, Adam underneath. It lives in the training module (attnlab-train-*.wasm):
 //   await lab.loadTraining();
 //   const model = new lab.TaskModel({ task: 'copy', seed: 1 });
 //   const { train, test } = model.split(4000, 300);
 //   model.trainStep(train.slice(0, 16));            // → the batch's mean loss
 //   model.evaluate(test);                            // → { loss, accuracy, sequenceAccuracy }
 //   model.attentionWeights(test[0]).layers[0][0];    // head 0 of layer 0, a Matrix
-import { checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail } from './checks.js';
+// The induction-head lesson: { task: 'repeat', layers: 2, dFF: 0 } (attention only; positions: false
+// drops the position embedding), and model.inductionScores(test) per head.
+import { checkBoolean, checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail } from './checks.js';
 import { WasmModule } from './modules.js';
 
-const TASKS = ['copy', 'reverse', 'sort', 'coreference', 'sentiment'];
+const TASKS = ['copy', 'reverse', 'sort', 'coreference', 'sentiment', 'repeat'];
 
 // trainingModule(fn) → { raw, call }: the training module's raw bindings and its error conversion,
 // or an AttnLabError naming `fn` if lab.loadTraining() has not finished.
@@ -20,8 +22,8 @@ export function taskModelClass(trainingModule) {
 
     constructor(options) {
       const fn = 'TaskModel';
-      const { task, length = 0, dModel = 32, numHeads = 2, layers = 1, dFF = 64, lr = 1e-3, seed = 0 } =
-        checkOptions(fn, options, ['task', 'length', 'dModel', 'numHeads', 'layers', 'dFF', 'lr', 'seed']);
+      const { task, length = 0, dModel = 32, numHeads = 2, layers = 1, dFF = 64, positions = true, lr = 1e-3, seed = 0 } =
+        checkOptions(fn, options, ['task', 'length', 'dModel', 'numHeads', 'layers', 'dFF', 'positions', 'lr', 'seed']);
       const { raw, call } = trainingModule(fn);
       const config = {
         task: checkOneOf(fn, 'task', task, TASKS),
@@ -29,7 +31,8 @@ export function taskModelClass(trainingModule) {
         dModel: checkSize(fn, 'dModel', dModel),
         numHeads: checkSize(fn, 'numHeads', numHeads),
         layers: checkSize(fn, 'layers', layers),
-        dFF: checkSize(fn, 'dFF', dFF),
+        dFF: checkSize(fn, 'dFF', dFF, { min: 0 }),
+        positions: checkBoolean(fn, 'positions', positions),
         lr: checkNumber(fn, 'lr', lr),
         seed: checkSeed(fn, seed),
       };
@@ -87,6 +90,17 @@ export function taskModelClass(trainingModule) {
       const [checked] = this.#examples(fn, 'example', [example], false);
       const { attention, logits, loss } = this.call(fn, () => this.handle('inspect').inspect(checked));
       return { layers: attention, logits, loss };
+    }
+
+    // Repeat examples → { previousToken, induction }: one Float32Array entry per head, layer-major
+    // (layer · numHeads + head), each the mean over the examples of: the attention from each position of
+    // the second copy to the position before it; the attention from the second copy's s_i to the first
+    // copy's s_{i+1}, the token to predict.
+    inductionScores(examples) {
+      const fn = 'TaskModel.inductionScores';
+      if (this.#info.task !== 'repeat') fail(fn, `the model's task is '${this.#info.task}', not 'repeat'`);
+      const checked = this.#examples(fn, 'examples', examples);
+      return this.call(fn, () => this.handle('inductionScores').inductionScores(checked));
     }
 
     // Everything training changes (parameters, Adam's moments, the step count), as plain data.

@@ -94,6 +94,10 @@ async function main(): Promise<void> {
   const saved: TaskModelSnapshot = model.snapshot();
   model.restore(saved).dispose();
   console.log(loss, accuracy, sequenceAccuracy, heads.length, model.info.vocabulary[0], model.steps);
+  const induction = new lab.TaskModel({ task: 'repeat', layers: 2, dFF: 0, positions: false, lr: 5e-3 });
+  const headScores: { previousToken: Float32Array; induction: Float32Array } = induction.inductionScores(induction.examples(8));
+  console.log(headScores.previousToken[0], headScores.induction[0]);
+  induction.dispose();
 }
 
 void main();
