@@ -17,7 +17,7 @@ const SKILLS = [
   'follow a multi-head encoder layer shape by shape, and watch a small transformer learn a task;',
   'read a trained GPT’s next-token probabilities, and what temperature, top-k and top-p do to them;',
   'explain the KV cache, and find heads with jobs — previous-token, induction — then knock them out and measure what breaks;',
-  'run the experiments of interpretability papers on that model — the logit lens, direct logit attribution, activation and path patching, the induction circuit — and check them in PyTorch.',
+  'run the experiments of interpretability papers on that model — the logit lens, direct logit attribution, activation and path patching, the induction circuit — watch induction heads form in a model trained in the tab, and check them in PyTorch.',
 ];
 
 const PART_TEXT = {

@@ -31,4 +31,5 @@ export const LESSONS = [
   { slug: 'attribution', title: 'Who wrote this logit', part: 'why' },
   { slug: 'patching', title: 'Patching: two prompts side by side', part: 'why' },
   { slug: 'induction-circuit', title: 'The induction circuit', part: 'why' },
+  { slug: 'induction-forming', title: 'Watch induction heads form', part: 'why' },
 ];

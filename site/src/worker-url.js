@@ -1,8 +1,10 @@
 // The page's own Trusted Types policy (site/csp.js allows this name and the package's 'attnlab'):
-// it turns the two script URLs the site starts itself into the TrustedScriptURLs that the Worker
+// it turns the script URLs the site starts itself into the TrustedScriptURLs that the Worker
 // constructor and serviceWorker.register require under require-trusted-types-for 'script' — the
-// bundled training worker ("Watch it learn") and the isolation service worker (src/isolation.js) —
+// bundled training workers ("Watch it learn", "Watch induction heads form") and the isolation service
+// worker (src/isolation.js) —
 // and refuses any other URL, so it cannot launder anything else.
+import inductionUrl from './induction-worker.js?worker&url';
 import workerUrl from './train-worker.js?worker&url';
 
 // At the site's root, so that its scope is every page (public/isolation-sw.js, copied as is). The
@@ -14,7 +16,7 @@ let policy = null;
 
 function trusted(url) {
   if (!globalThis.trustedTypes) return url;  // a browser without Trusted Types takes the plain URL
-  const allowed = new Set([new URL(workerUrl, import.meta.url).href, isolationWorker]);
+  const allowed = new Set([workerUrl, inductionUrl].map((u) => new URL(u, import.meta.url).href).concat(isolationWorker));
   policy ??= trustedTypes.createPolicy('attnlab-worker', {
     createScriptURL(url) {
       if (!allowed.has(url)) throw new TypeError(`attnlab-worker: refusing script URL ${url}`);
@@ -25,4 +27,5 @@ function trusted(url) {
 }
 
 export const trainWorkerUrl = () => trusted(new URL(workerUrl, import.meta.url).href);
+export const inductionWorkerUrl = () => trusted(new URL(inductionUrl, import.meta.url).href);
 export const isolationWorkerUrl = () => trusted(isolationWorker);

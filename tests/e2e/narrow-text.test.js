@@ -9,7 +9,8 @@ import { openLesson, openSite } from './lesson-page.js';
 
 const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', 'multi-head', 'shapes', 'cross-attention',
   'masking', 'positions', 'encoder', 'watch-it-learn', 'exercises', 'tokens', 'next-token', 'kv-cache', 'all-heads',
-  'head-jobs', 'ablation', 'it-sentence', 'your-model', 'attribution', 'patching', 'induction-circuit'];
+  'head-jobs', 'ablation', 'it-sentence', 'your-model', 'attribution', 'patching', 'induction-circuit',
+  'induction-forming'];
 
 // → descriptions of the selects narrower than they would be to show their chosen text whole: the same
 // select with only that option, at its natural width (the browser's own measure, arrow and padding

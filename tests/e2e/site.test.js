@@ -13,7 +13,7 @@ const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', '
   'masking', 'positions', 'encoder', 'watch-it-learn', 'exercises'];
 const TRAINED_LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', 'ablation', 'it-sentence', 'your-model'];
 // Part three, why the model says what it says (each page's own browser tests: attribution-lesson.test.js, …).
-const WHY_LESSONS = ['logit-lens', 'attribution', 'patching', 'induction-circuit'];
+const WHY_LESSONS = ['logit-lens', 'attribution', 'patching', 'induction-circuit', 'induction-forming'];
 
 const open = openLesson;
 

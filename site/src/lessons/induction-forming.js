@@ -1,0 +1,269 @@
+// Part three, lesson 5: watch induction heads form. An attention-only transformer (induction-forming.js's
+// recipe) trained live in a Web Worker on letters whose end repeats a segment of varying length: the
+// held-out loss, every head's previous-token and induction scores at every evaluation, and every head's
+// attention on one held-out example. With two layers the loss drops suddenly as an induction head forms;
+// with one layer, or without the position embedding, it does not.
+import { AttnLabError } from 'attnlab';
+
+import { el, field, formatNumber, select } from '../dom.js';
+import { BATCH, EVALUATE_EVERY, evaluation, HELD_OUT, heldOut, INDUCTION_THRESHOLD, makeModel, MAX_STEPS, phaseChange, RECIPE }
+  from '../induction-forming.js';
+import { chartWidth, lineChart } from '../line-chart.js';
+import { lessonPage } from '../page.js';
+import { heatmap, panel, seedField } from '../views.js';
+import { inductionWorkerUrl } from '../worker-url.js';
+import pytorchSource from '../../snippets/induction-forming.py?raw';
+import { snippet } from '../../snippets/induction-forming.js';
+
+const f2 = (x) => formatNumber(x, 2);
+const headName = (i, numHeads) => `L${Math.floor(i / numHeads)}H${i % numHeads}`;
+
+// One score of every head against the step, a line per head.
+function scoreChart(evaluations, which, numHeads, width, title) {
+  const count = evaluations[0][which].length;
+  return lineChart(Array.from({ length: count }, (_, i) => ({
+    name: headName(i, numHeads), points: evaluations.map((e) => [e[0], e[which][i]]),
+  })), { xLabel: 'training step', yLabel: 'score', yDomain: [0, 1], width, title });
+}
+
+lessonPage({
+  slug: 'induction-forming',
+  training: true,  // the untrained model is built on the page's thread too
+  intro: [
+    'The induction circuit lesson took apart heads that attnlab-kjv had already learned. Here you watch such heads being ' +
+      'learned, from random weights, in a model small enough to train in this tab: attention only (no MLPs), d_model 32, ' +
+      '2 heads per layer, Adam at learning rate 0.005, 16 fresh examples per step.',
+    'Each example is 32 random letters whose end is a segment of 4 to 12 letters and the same segment again. Only the ' +
+      'second copy is scored: predicting it means finding where the current letter appeared before and copying the letter ' +
+      'after it. The segment’s length changes from example to example, so no head that looks a fixed distance back can do ' +
+      'it. An induction head can, if an earlier layer has a previous-token head that writes “the letter before me” into ' +
+      'each position for its keys to match.',
+    'Olsson et al. saw induction heads form in a sudden phase change (Olsson et al., 2022): the loss sits on a plateau, then drops within ' +
+      'a few hundred steps as one head’s induction score climbs. Train the two-layer model and watch for it; then switch ' +
+      'to one layer, or take the position embedding away, and train again.',
+  ],
+  formula: String.raw`\text{induction}(h) = \frac{1}{L-1}\sum_{i=1}^{L-1} A^{h}_{\,P+L+i-1,\;P+i}, \qquad \text{previous}(h) = \frac{1}{L}\sum_{t=P+L}^{N-1} A^{h}_{\,t,\;t-1}`,
+  pytorch: { source: pytorchSource, ...snippet },
+  call: (state) => 'await lab.loadTraining();\n' +
+    `const model = new lab.TaskModel({ task: 'repeat', layers: ${state.layers}, positions: ${state.positions === 'learned'}, ` +
+    `dModel: ${RECIPE.dModel}, numHeads: ${RECIPE.numHeads}, dFF: 0, lr: ${RECIPE.lr}, seed: ${state.seed} });\n` +
+    `const test = model.examples(${HELD_OUT}, ${state.seed});\n` +
+    `model.trainStep(model.examples(${BATCH}, ${state.seed} + 1 + model.steps));   // one step on fresh examples\n` +
+    'const { previousToken, induction } = model.inductionScores(test);   // layers × heads',
+  schema: snippet.schema,
+  setup(ctx) {
+    const { lab, state, root } = ctx;
+    let worker = null;
+    let phase = 'idle';  // idle | training | stopped | done | error
+    let run = null;      // { losses, evaluations, attention, tokens, numHeads, announced }
+    let runId = 0;
+    let drawQueued = false;
+
+    const button = (text, onClick) => el('button', { type: 'button', text, on: { click: onClick } });
+    const trainButton = button('Train', () => train());
+    const stopButton = button('Pause', () => stop());
+    const resumeButton = button('Resume', () => resume());
+    const resetButton = button('Reset', () => reset());
+    const readout = el('p', { class: 'readout', id: 'induction-readout' });
+    const phaseLine = el('p', { class: 'explain phase-readout' });
+    const live = el('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+    const lossChart = el('div', { class: 'chart' });
+    const inductionChart = el('div', { class: 'chart' });
+    const previousChart = el('div', { class: 'chart' });
+    const maps = el('div', { class: 'grid' });
+    let heads = [];
+
+    // Try this: which layer's head looks one letter back?
+    const guess = select([[0, 'layer 0'], [1, 'layer 1']], 0, () => {});
+    const verdict = el('p', { class: 'explain', role: 'status' });
+    const check = button('Check', () => {
+      const change = run && phaseChange(run.evaluations);
+      if (!change) {
+        verdict.textContent = 'No induction head has formed yet: train the two-layer model until the phase change, then check.';
+        return;
+      }
+      const [, , previous] = run.evaluations.at(-1);
+      const best = previous.indexOf(Math.max(...previous));
+      const layer = Math.floor(best / run.numHeads);
+      verdict.textContent = Number(guess.value) === layer
+        ? `Right: ${headName(best, run.numHeads)} has the highest previous-token score, ${f2(previous[best])}, in layer ${layer}: the ` +
+          `induction head ${headName(change.head, run.numHeads)} reads what it wrote.`
+        : `Not this one: the head that looks one letter back most is ${headName(best, run.numHeads)}, in layer ${layer} ` +
+          `(previous-token score ${f2(previous[best])}).`;
+    });
+    const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: where is the previous-token head?' },
+      el('h2', { text: 'Try this: where is the previous-token head?' }),
+      el('p', { text: 'Before you read the previous-token chart: once an induction head has formed in the two-layer model, which ' +
+        'layer holds the head that looks one letter back? Think about which head’s output the induction head’s keys can read.' }),
+      el('div', { class: 'controls' }, field('The previous-token head is in', guess), check), verdict);
+
+    root.append(
+      el('div', { class: 'controls' },
+        field('Layers', select([[2, 'two'], [1, 'one']], state.layers, (layers) => ctx.set({ layers: Number(layers) }))),
+        field('Position embedding', select([['learned', 'learned'], ['none', 'none']], state.positions, (positions) => ctx.set({ positions }))),
+        seedField(state.seed, (seed) => ctx.set({ seed })),
+        field('Speed', select([['watch', 'watchable (50 steps/s)'], ['full', 'full speed']], state.speed, (speed) => {
+          ctx.remember({ speed });
+          worker?.postMessage({ type: 'speed', speed });
+        }))),
+      el('div', { class: 'controls', role: 'group', 'aria-label': 'Training' }, trainButton, stopButton, resumeButton, resetButton),
+      readout, phaseLine, live,
+      el('h2', { text: 'The loss on the repeated half' }), lossChart,
+      el('h2', { text: 'Each head’s induction score' }), inductionChart,
+      exercise,
+      el('h2', { text: 'Each head’s previous-token score' }), previousChart,
+      el('h2', { text: 'What the heads look at' }),
+      el('p', { class: 'explain', text: 'Every head’s attention on one held-out example, redrawn as it trains. An induction head ' +
+        'draws a stripe one step right of the diagonal, a segment’s length back; a previous-token head draws the line just ' +
+        'below the diagonal.' }), maps);
+
+    // The untrained model from the run's seed, computed here: the page shows it at once.
+    function fresh() {
+      const model = makeModel(lab, { layers: state.layers, positions: state.positions === 'learned', seed: state.seed });
+      try {
+        const test = heldOut(model, state.seed);
+        return { evaluations: [evaluation(model, test)], losses: [], attention: model.attentionWeights(test[0]).layers,
+          tokens: Array.from(test[0].tokens, (id) => model.info.vocabulary[id]), numHeads: RECIPE.numHeads, announced: false };
+      } finally {
+        model.dispose();
+      }
+    }
+
+    function setPhase(next) {
+      phase = next;
+      trainButton.disabled = phase === 'training';
+      stopButton.disabled = phase !== 'training';
+      resumeButton.disabled = phase !== 'stopped';
+      resetButton.disabled = phase === 'idle';
+      readout.dataset.state = phase;
+    }
+    const handOff = (from, to) => { if (document.activeElement === from && from.disabled) to.focus(); };
+    const announce = (text) => { live.textContent = text; };
+
+    function draw() {
+      drawQueued = false;
+      if (!run) return;
+      const last = run.evaluations.at(-1);
+      const [step, loss, , induction] = last;
+      const best = induction.indexOf(Math.max(...induction));
+      readout.textContent = `Step ${step} · held-out loss ${formatNumber(loss, 3)} · highest induction score ` +
+        `${f2(induction[best])} (${headName(best, run.numHeads)}) · ${{ idle: 'untrained', training: 'training…', stopped: 'paused',
+          done: `stopped at ${MAX_STEPS} steps`, error: 'stopped by an error' }[phase]}`;
+      readout.dataset.step = String(step);
+      readout.dataset.loss = String(loss);
+      const change = phaseChange(run.evaluations);
+      phaseLine.textContent = change
+        ? `Phase change at step ${change.step}: ${headName(change.head, run.numHeads)}’s induction score passed ${INDUCTION_THRESHOLD} ` +
+          `(${f2(change.score)}), and the held-out loss went from ${formatNumber(change.lossBefore, 2)} at step ${change.stepBefore} ` +
+          `to ${formatNumber(change.loss, 2)}.`
+        : step > 0 ? `No head’s induction score has passed ${INDUCTION_THRESHOLD} yet.` : '';
+      phaseLine.dataset.step = change ? String(change.step) : '';
+      const width = chartWidth(lossChart);
+      lossChart.replaceChildren(lineChart([
+        { name: 'training batch', points: run.losses },
+        { name: `held-out (${HELD_OUT} examples)`, points: run.evaluations.map(([s, l]) => [s, l]) },
+      ], { xLabel: 'training step', yLabel: 'loss (nats)', yDomain: [0, Math.ceil(Math.log(26))], width,
+        title: 'Cross-entropy on the second copy’s letters against the step' }));
+      inductionChart.replaceChildren(scoreChart(run.evaluations, 3, run.numHeads, width, 'Induction score of each head against the step'));
+      previousChart.replaceChildren(scoreChart(run.evaluations, 2, run.numHeads, width, 'Previous-token score of each head against the step'));
+      const count = run.attention.reduce((n, l) => n + l.length, 0);
+      if (heads.length !== count) {
+        heads = run.attention.flatMap((l, li) => l.map((_, h) => heatmap({ caption: `L${li}H${h}`, rowTitle: 'Query', colTitle: 'Key' })));
+        maps.replaceChildren(...heads.map((h) => panel(null, h)));
+      }
+      run.attention.flat().forEach((m, i) => Object.assign(heads[i], { matrix: m, rowLabels: run.tokens, colLabels: run.tokens }));
+    }
+    const queueDraw = () => {
+      if (drawQueued) return;
+      drawQueued = true;
+      requestAnimationFrame(draw);
+    };
+
+    function showError(message) {
+      worker?.postMessage({ type: 'stop' });
+      setPhase('error');
+      ctx.report(new AttnLabError(message));
+      announce('Training stopped by an error.');
+      queueDraw();
+    }
+
+    function onMessage({ data: message }) {
+      if (!run || message.id !== runId) return;
+      if (message.type === 'error') return showError(message.message);
+      if (message.type !== 'progress' || phase !== 'training') return;
+      run.losses.push(...message.losses);
+      run.evaluations.push(message.evaluation);
+      run.attention = message.attention;
+      const change = phaseChange(run.evaluations);
+      if (change && !run.announced) {
+        run.announced = true;
+        announce(`Phase change at step ${change.step}: an induction head has formed.`);
+      }
+      if (message.done) {
+        setPhase('done');
+        announce(`Stopped at step ${message.evaluation[0]}.`);
+        handOff(stopButton, resetButton);
+      }
+      queueDraw();
+    }
+
+    function ensureWorker() {
+      if (worker) return worker;
+      worker = new Worker(inductionWorkerUrl(), { type: 'module' });
+      worker.addEventListener('message', onMessage);
+      worker.addEventListener('error', (e) => {
+        e.preventDefault();
+        showError(`The training worker failed${e.message ? `: ${e.message}` : ' to start'}.`);
+      });
+      return worker;
+    }
+
+    function train() {
+      ctx.clearError();
+      run = fresh();
+      setPhase('training');
+      ensureWorker().postMessage({ type: 'train', id: ++runId, layers: state.layers, positions: state.positions === 'learned',
+        seed: state.seed, speed: state.speed });
+      announce('Training started.');
+      handOff(trainButton, stopButton);
+      queueDraw();
+    }
+    function stop() {
+      if (phase !== 'training') return;
+      worker.postMessage({ type: 'stop' });
+      setPhase('stopped');
+      announce(`Paused at step ${run.evaluations.at(-1)[0]}.`);
+      handOff(stopButton, resumeButton);
+      queueDraw();
+    }
+    function resume() {
+      if (phase !== 'stopped') return;
+      setPhase('training');
+      worker.postMessage({ type: 'resume' });
+      announce('Training resumed.');
+      handOff(resumeButton, stopButton);
+      queueDraw();
+    }
+    function reset() {
+      worker?.postMessage({ type: 'stop' });
+      runId++;
+      ctx.clearError();
+      verdict.textContent = '';
+      run = fresh();
+      setPhase('idle');
+      announce('Reset to the untrained model.');
+      handOff(resetButton, trainButton);
+      queueDraw();
+    }
+
+    let key = '';
+    return () => {
+      const next = `${state.layers}|${state.positions}|${state.seed}`;
+      if (next === key) return;
+      key = next;
+      reset();
+      announce('');
+      draw();
+    };
+  },
+});
