@@ -10,6 +10,7 @@ import { BATCH, EVALUATE_EVERY, evaluation, HELD_OUT, heldOut, INDUCTION_THRESHO
   from '../induction-forming.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
+import { lessonWorker, trainingControls } from '../training-run.js';
 import { heatmap, panel, seedField } from '../views.js';
 import { inductionWorkerUrl } from '../worker-url.js';
 import pytorchSource from '../../snippets/induction-forming.py?raw';
@@ -38,7 +39,7 @@ lessonPage({
       'after it. The segment’s length changes from example to example, so no head that looks a fixed distance back can do ' +
       'it. An induction head can, if an earlier layer has a previous-token head that writes “the letter before me” into ' +
       'each position for its keys to match.',
-    'Olsson et al. saw induction heads form in a sudden phase change (Olsson et al., 2022): the loss sits on a plateau, then drops within ' +
+    'Induction heads form in a sudden phase change (Olsson et al., 2022): the loss sits on a plateau, then drops within ' +
       'a few hundred steps as one head’s induction score climbs. Train the two-layer model and watch for it; then switch ' +
       'to one layer, or take the position embedding away, and train again.',
   ],
@@ -53,20 +54,16 @@ lessonPage({
   schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
-    let worker = null;
-    let phase = 'idle';  // idle | training | stopped | done | error
     let run = null;      // { losses, evaluations, attention, tokens, numHeads, announced }
     let runId = 0;
     let drawQueued = false;
 
-    const button = (text, onClick) => el('button', { type: 'button', text, on: { click: onClick } });
-    const trainButton = button('Train', () => train());
-    const stopButton = button('Pause', () => stop());
-    const resumeButton = button('Resume', () => resume());
-    const resetButton = button('Reset', () => reset());
     const readout = el('p', { class: 'readout', id: 'induction-readout' });
+    const controls = trainingControls({ train: () => train(), stop: () => stop(), resume: () => resume(), reset: () => reset() },
+      { stopText: 'Pause', readout });
+    const { announce, handOff } = controls;
+    const worker = lessonWorker(inductionWorkerUrl, (event) => onMessage(event), (error) => showError(error.message));
     const phaseLine = el('p', { class: 'explain phase-readout' });
-    const live = el('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
     const lossChart = el('div', { class: 'chart' });
     const inductionChart = el('div', { class: 'chart' });
     const previousChart = el('div', { class: 'chart' });
@@ -76,7 +73,7 @@ lessonPage({
     // Try this: which layer's head looks one letter back?
     const guess = select([[0, 'layer 0'], [1, 'layer 1']], 0, () => {});
     const verdict = el('p', { class: 'explain', role: 'status' });
-    const check = button('Check', () => {
+    const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
       const change = run && phaseChange(run.evaluations);
       if (!change) {
         verdict.textContent = 'No induction head has formed yet: train the two-layer model until the phase change, then check.';
@@ -90,7 +87,7 @@ lessonPage({
           `induction head ${headName(change.head, run.numHeads)} reads what it wrote.`
         : `Not this one: the head that looks one letter back most is ${headName(best, run.numHeads)}, in layer ${layer} ` +
           `(previous-token score ${f2(previous[best])}).`;
-    });
+    } } });
     const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: where is the previous-token head?' },
       el('h2', { text: 'Try this: where is the previous-token head?' }),
       el('p', { text: 'Before you read the previous-token chart: once an induction head has formed in the two-layer model, which ' +
@@ -104,10 +101,9 @@ lessonPage({
         seedField(state.seed, (seed) => ctx.set({ seed })),
         field('Speed', select([['watch', 'watchable (50 steps/s)'], ['full', 'full speed']], state.speed, (speed) => {
           ctx.remember({ speed });
-          worker?.postMessage({ type: 'speed', speed });
+          worker.post({ type: 'speed', speed });
         }))),
-      el('div', { class: 'controls', role: 'group', 'aria-label': 'Training' }, trainButton, stopButton, resumeButton, resetButton),
-      readout, phaseLine, live,
+      controls.group, readout, phaseLine, controls.live,
       el('h2', { text: 'The loss on the repeated half' }), lossChart,
       el('h2', { text: 'Each head’s induction score' }), inductionChart,
       exercise,
@@ -129,17 +125,6 @@ lessonPage({
       }
     }
 
-    function setPhase(next) {
-      phase = next;
-      trainButton.disabled = phase === 'training';
-      stopButton.disabled = phase !== 'training';
-      resumeButton.disabled = phase !== 'stopped';
-      resetButton.disabled = phase === 'idle';
-      readout.dataset.state = phase;
-    }
-    const handOff = (from, to) => { if (document.activeElement === from && from.disabled) to.focus(); };
-    const announce = (text) => { live.textContent = text; };
-
     function draw() {
       drawQueued = false;
       if (!run) return;
@@ -148,7 +133,7 @@ lessonPage({
       const best = induction.indexOf(Math.max(...induction));
       readout.textContent = `Step ${step} · held-out loss ${formatNumber(loss, 3)} · highest induction score ` +
         `${f2(induction[best])} (${headName(best, run.numHeads)}) · ${{ idle: 'untrained', training: 'training…', stopped: 'paused',
-          done: `stopped at ${MAX_STEPS} steps`, error: 'stopped by an error' }[phase]}`;
+          done: `stopped at ${MAX_STEPS} steps`, error: 'stopped by an error' }[controls.phase()]}`;
       readout.dataset.step = String(step);
       readout.dataset.loss = String(loss);
       const change = phaseChange(run.evaluations);
@@ -180,8 +165,8 @@ lessonPage({
     };
 
     function showError(message) {
-      worker?.postMessage({ type: 'stop' });
-      setPhase('error');
+      worker.post({ type: 'stop' });
+      controls.setPhase('error');
       ctx.report(new AttnLabError(message));
       announce('Training stopped by an error.');
       queueDraw();
@@ -190,7 +175,7 @@ lessonPage({
     function onMessage({ data: message }) {
       if (!run || message.id !== runId) return;
       if (message.type === 'error') return showError(message.message);
-      if (message.type !== 'progress' || phase !== 'training') return;
+      if (message.type !== 'progress' || controls.phase() !== 'training') return;
       run.losses.push(...message.losses);
       run.evaluations.push(message.evaluation);
       run.attention = message.attention;
@@ -200,59 +185,48 @@ lessonPage({
         announce(`Phase change at step ${change.step}: an induction head has formed.`);
       }
       if (message.done) {
-        setPhase('done');
+        controls.setPhase('done');
         announce(`Stopped at step ${message.evaluation[0]}.`);
-        handOff(stopButton, resetButton);
+        handOff('stop', 'reset');
       }
       queueDraw();
-    }
-
-    function ensureWorker() {
-      if (worker) return worker;
-      worker = new Worker(inductionWorkerUrl(), { type: 'module' });
-      worker.addEventListener('message', onMessage);
-      worker.addEventListener('error', (e) => {
-        e.preventDefault();
-        showError(`The training worker failed${e.message ? `: ${e.message}` : ' to start'}.`);
-      });
-      return worker;
     }
 
     function train() {
       ctx.clearError();
       run = fresh();
-      setPhase('training');
-      ensureWorker().postMessage({ type: 'train', id: ++runId, layers: state.layers, positions: state.positions === 'learned',
+      controls.setPhase('training');
+      worker.get().postMessage({ type: 'train', id: ++runId, layers: state.layers, positions: state.positions === 'learned',
         seed: state.seed, speed: state.speed });
       announce('Training started.');
-      handOff(trainButton, stopButton);
+      handOff('train', 'stop');
       queueDraw();
     }
     function stop() {
-      if (phase !== 'training') return;
-      worker.postMessage({ type: 'stop' });
-      setPhase('stopped');
+      if (controls.phase() !== 'training') return;
+      worker.post({ type: 'stop' });
+      controls.setPhase('stopped');
       announce(`Paused at step ${run.evaluations.at(-1)[0]}.`);
-      handOff(stopButton, resumeButton);
+      handOff('stop', 'resume');
       queueDraw();
     }
     function resume() {
-      if (phase !== 'stopped') return;
-      setPhase('training');
-      worker.postMessage({ type: 'resume' });
+      if (controls.phase() !== 'stopped') return;
+      controls.setPhase('training');
+      worker.post({ type: 'resume' });
       announce('Training resumed.');
-      handOff(resumeButton, stopButton);
+      handOff('resume', 'stop');
       queueDraw();
     }
     function reset() {
-      worker?.postMessage({ type: 'stop' });
+      worker.post({ type: 'stop' });
       runId++;
       ctx.clearError();
       verdict.textContent = '';
       run = fresh();
-      setPhase('idle');
+      controls.setPhase('idle');
       announce('Reset to the untrained model.');
-      handOff(resetButton, trainButton);
+      handOff('reset', 'train');
       queueDraw();
     }
 

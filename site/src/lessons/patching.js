@@ -245,7 +245,10 @@ lessonPage({
       }
       const gridKey = JSON.stringify([clean, corrupted, target, baseline]);
       const wanted = state.layer < 0 || state.head < 0 ? null : { layer: Math.min(state.layer, senderLayers - 1), head: Math.min(state.head, numHeads - 1) };
-      if (grids?.key === gridKey) drawSender([clean, corrupted], rowLabels, wanted ?? strongestHead(grids.heads.grid, senderLayers));
+      // Drawn at once: the chosen head, or the strongest of these prompts' sweep; before that sweep has found
+      // it, the first head, redrawn as the strongest when the sweep is done.
+      const known = grids?.key === gridKey ? strongestHead(grids.heads.grid, senderLayers) : { layer: 0, head: 0 };
+      drawSender([clean, corrupted], rowLabels, wanted ?? known);
       sweep.start(JSON.stringify([gridKey, wanted]), async ({ signal, progress }) => {
         if (grids?.key !== gridKey) {
           checkable = null;

@@ -10,6 +10,7 @@ import {
   PREDICTED_EXAMPLES, TASK_SETTINGS, TASKS, TRANSLATION_EVALUATED, exampleToWatch, predictions, translationState,
 } from '../training-tasks.js';
 import { heatmap, panel, seedField } from '../views.js';
+import { lessonWorker, trainingControls } from '../training-run.js';
 import { trainWorkerUrl } from '../worker-url.js';
 import pytorchSource from '../../snippets/watch-it-learn.py?raw';
 import translateSource from '../../snippets/watch-it-learn-translate.py?raw';
@@ -97,19 +98,14 @@ lessonPage({
   schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
-    let worker = null;
-    let phase = 'idle';  // idle | training | stopped | done | error
     let run = null;      // { info, tokens, losses, accuracies, attention, step, announced }
     let drawQueued = false;
     let runId = 0;       // the worker's messages carry the id of the run they belong to
 
-    const button = (text, onClick) => el('button', { type: 'button', text, on: { click: onClick } });
-    const trainButton = button('Train', () => train());
-    const stopButton = button('Stop', () => stop());
-    const resumeButton = button('Resume', () => resume());
-    const resetButton = button('Reset', () => reset());
     const readout = el('p', { class: 'readout', id: 'accuracy' });
-    const live = el('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+    const controls = trainingControls({ train: () => train(), stop: () => stop(), resume: () => resume(), reset: () => reset() }, { readout });
+    const { announce, handOff } = controls;
+    const worker = lessonWorker(trainWorkerUrl, (event) => onMessage(event), (error) => showError(error.message));
     const chart = el('div', { class: 'chart' });
     const lookFor = el('p', { class: 'explain' });
     const maps = el('div', { class: 'grid' });
@@ -131,10 +127,9 @@ lessonPage({
         seedField(state.seed, (seed) => ctx.set({ seed })),
         field('Speed', select([['watch', 'watchable (50 steps/s)'], ['full', 'full speed']], state.speed, (speed) => {
           ctx.remember({ speed });
-          worker?.postMessage({ type: 'speed', speed });
+          worker.post({ type: 'speed', speed });
         }))),
-      el('div', { class: 'controls', role: 'group', 'aria-label': 'Training' }, trainButton, stopButton, resumeButton, resetButton),
-      readout, live,
+      controls.group, readout, controls.live,
       el('h2', { text: 'Loss and accuracy' }), chart,
       el('h2', { text: 'What it predicts' }), el('div', { class: 'table-wrap' }, predictionTable),
       el('h2', { text: 'What the heads look at' }), lookFor, maps);
@@ -175,24 +170,6 @@ lessonPage({
       return pending;
     }
 
-    function setPhase(next) {
-      phase = next;
-      trainButton.disabled = phase === 'training';
-      stopButton.disabled = phase !== 'training';
-      resumeButton.disabled = phase !== 'stopped';
-      resetButton.disabled = phase === 'idle';
-      readout.dataset.state = phase;
-    }
-
-    // Keyboard users keep their place: when the pressed button becomes disabled, focus moves to the next useful one.
-    function handOff(from, to) {
-      if (document.activeElement === from && from.disabled) to.focus();
-    }
-
-    function announce(text) {
-      live.textContent = text;
-    }
-
     function draw() {
       drawQueued = false;
       if (!run) return;
@@ -226,7 +203,7 @@ lessonPage({
       const [accStep, accuracy] = run.accuracies.at(-1);
       readout.dataset.accuracy = String(accuracy);
       readout.dataset.step = String(run.step);
-      const what = { idle: 'untrained', training: 'training…', stopped: 'stopped', done: `reached ${percent(TARGET)}`, error: 'stopped by an error' }[phase];
+      const what = { idle: 'untrained', training: 'training…', stopped: 'stopped', done: `reached ${percent(TARGET)}`, error: 'stopped by an error' }[controls.phase()];
       // Per token and per example: on a sequence task "95%" of the tokens can leave most examples wrong.
       const perExample = run.info.sequence ? ` per token, ${percent(run.sequenceAccuracy)} of examples entirely right` : '';
       readout.textContent = `Step ${run.step} · held-out accuracy ${percent(accuracy)}${perExample} (at step ${accStep}) · ` +
@@ -240,8 +217,8 @@ lessonPage({
     };
 
     function showError(message) {
-      worker?.postMessage({ type: 'stop' });
-      setPhase('error');
+      worker.post({ type: 'stop' });
+      controls.setPhase('error');
       ctx.report(new AttnLabError(message));
       announce('Training stopped by an error.');
       queueDraw();
@@ -251,7 +228,7 @@ lessonPage({
       if (!run || message.id !== runId) return;
       if (message.type === 'error') {
         showError(message.message);
-      } else if (message.type === 'progress' && phase === 'training') {
+      } else if (message.type === 'progress' && controls.phase() === 'training') {
         if (!finite(message.attention) || !message.losses.every(([, loss]) => Number.isFinite(loss))) {
           showError(`Training stopped at step ${message.step}: the model produced a value that is not a finite number.`);
           return;
@@ -273,62 +250,51 @@ lessonPage({
           }
         }
         if (message.done) {
-          setPhase('done');
+          controls.setPhase('done');
           announce(`Reached ${percent(run.accuracies.at(-1)[1])} held-out accuracy after ${message.step} steps.`);
-          handOff(stopButton, resetButton);
+          handOff('stop', 'reset');
         }
         queueDraw();
       }
     }
 
-    function ensureWorker() {
-      if (worker) return worker;
-      worker = new Worker(trainWorkerUrl(), { type: 'module' });
-      worker.addEventListener('message', onMessage);
-      worker.addEventListener('error', (e) => {
-        e.preventDefault();
-        showError(`The training worker failed${e.message ? `: ${e.message}` : ' to start'}.`);
-      });
-      return worker;
-    }
-
     function train() {
       ctx.clearError();
       run = fresh();
-      setPhase('training');
-      ensureWorker().postMessage({ type: 'train', id: ++runId, task: state.task, seed: state.seed, speed: state.speed });
+      controls.setPhase('training');
+      worker.get().postMessage({ type: 'train', id: ++runId, task: state.task, seed: state.seed, speed: state.speed });
       announce(`Training on ${TASK_SETTINGS[state.task].label} started.`);
-      handOff(trainButton, stopButton);
+      handOff('train', 'stop');
       queueDraw();
     }
 
     function stop() {
-      if (phase !== 'training') return;
-      worker.postMessage({ type: 'stop' });
-      setPhase('stopped');
+      if (controls.phase() !== 'training') return;
+      worker.post({ type: 'stop' });
+      controls.setPhase('stopped');
       announce(`Stopped at step ${run.step}.`);
-      handOff(stopButton, resumeButton);
+      handOff('stop', 'resume');
       queueDraw();
     }
 
     function resume() {
-      if (phase !== 'stopped') return;
-      setPhase('training');
-      worker.postMessage({ type: 'resume', speed: state.speed });
+      if (controls.phase() !== 'stopped') return;
+      controls.setPhase('training');
+      worker.post({ type: 'resume', speed: state.speed });
       announce('Training resumed.');
-      handOff(resumeButton, stopButton);
+      handOff('resume', 'stop');
       queueDraw();
     }
 
     // Back to the untrained model of this task and seed (the worker's run, if any, is abandoned).
     function reset() {
-      worker?.postMessage({ type: 'stop' });
+      worker.post({ type: 'stop' });
       runId++;
       ctx.clearError();
       run = fresh();
-      setPhase('idle');
+      controls.setPhase('idle');
       announce('Reset to the untrained model.');
-      handOff(resetButton, trainButton);
+      handOff('reset', 'train');
       queueDraw();
     }
 
