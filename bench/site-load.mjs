@@ -20,8 +20,10 @@ import { serve } from '../tests/e2e/static-server.js';
 const RUNS = Number(process.env.RUNS ?? 7);
 const OUT = process.env.OUT ?? new URL('./site-load-results.md', import.meta.url).pathname;
 const dist = process.env.SITE_DIST ?? new URL('../site/dist', import.meta.url).pathname;
-const PAGES = [['index.html', 'home page'], ['lessons/why-attention.html', 'lesson 1 (Why attention)'],
+const DEFAULT_PAGES = [['index.html', 'home page'], ['lessons/why-attention.html', 'lesson 1 (Why attention)'],
   ['lessons/self-attention.html', 'lesson 4 (Self-attention)']];
+// PAGES=lessons/patching.html,lessons/logit-lens.html measures those pages instead (give OUT too).
+const PAGES = process.env.PAGES ? process.env.PAGES.split(',').map((path) => [path, path]) : DEFAULT_PAGES;
 const PROFILES = [
   { name: '4× CPU, local network', cpu: 4, network: null },
   { name: '4× CPU, Fast 3G (1.6 Mbit/s, 150 ms)', cpu: 4, network: { latency: 150, kbps: 1600 } },

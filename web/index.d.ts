@@ -678,6 +678,8 @@ export interface GPTModel {
     metric: LogitDiffMetric;
   }): PathPatchingResult;
   headCircuit(layer: number, head: number): HeadCircuit;
+  /** Every head's HeadCircuit.copyingScore at once, layers × heads (the product they share computed once). */
+  copyingScores(): Matrix;
   /** draws defaults to 200, seed to 0. */
   compositionScores(options?: { draws?: number; seed?: number }): CompositionScores;
   dispose(): void;

@@ -101,8 +101,12 @@ for (const variant of VARIANTS) {
       }
 
       const { copying, pairs, baseline_mean: mean, baseline_std: sd } = expected.circuits;
-      copying.forEach((row, layer) => row.forEach((score, head) =>
-        assert.ok(Math.abs(model.headCircuit(layer, head).copyingScore - score) <= 1e-3, `copying L${layer}H${head}`)));
+      const all = model.copyingScores();  // every head at once: the same scores, as float32
+      assert.deepEqual([all.rows, all.cols], [copying.length, copying[0].length]);
+      copying.forEach((row, layer) => row.forEach((score, head) => {
+        assert.ok(Math.abs(model.headCircuit(layer, head).copyingScore - score) <= 1e-3, `copying L${layer}H${head}`);
+        assert.ok(Math.abs(all.data[layer * all.cols + head] - score) <= 1e-3, `copyingScores L${layer}H${head}`);
+      }));
       const scores = model.compositionScores({ draws: 200, seed: 0 });
       assert.equal(scores.pairs.length, pairs.length);
       scores.pairs.forEach((p, i) => {

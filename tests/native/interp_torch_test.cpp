@@ -180,9 +180,14 @@ TEST_P(InterpAgainstTorch, CopyingAndCompositionScores) {
   const InterpFixture f = load(GetParam());
   const GPTConfig& c = f.model.config();
   const auto& expected = f.expected.at("circuits");
+  const std::vector<double> all = ov_copying_scores(f.model);  // every head at once
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(c.num_layers * c.num_heads));
   for (int l = 0; l < c.num_layers; ++l)
-    for (int h = 0; h < c.num_heads; ++h)
-      EXPECT_NEAR(ov_copying_score(f.model, l, h), expected.at("copying")[l][h].get<double>(), 1e-3) << "L" << l << "H" << h;
+    for (int h = 0; h < c.num_heads; ++h) {
+      const double reference = expected.at("copying")[l][h].get<double>();
+      EXPECT_NEAR(ov_copying_score(f.model, l, h), reference, 1e-3) << "L" << l << "H" << h;
+      EXPECT_NEAR(all[static_cast<std::size_t>(l * c.num_heads + h)], reference, 1e-3) << "all, L" << l << "H" << h;
+    }
   const CompositionScores scores = composition_scores(f.model, 200, 0);
   ASSERT_EQ(scores.pairs.size(), expected.at("pairs").size());
   for (std::size_t i = 0; i < scores.pairs.size(); ++i) {

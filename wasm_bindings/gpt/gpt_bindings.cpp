@@ -58,6 +58,7 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
   function("directLogitAttribution", &direct_logit_attribution_js);
   function("headCircuit", &head_circuit_js);
   function("ovCopyingScore", &ov_copying_score_js);
+  function("ovCopyingScores", &ov_copying_scores_js);
   function("compositionScores", &composition_scores_js);
   function("sample", &sample_token);
   function("repeatedRandomTokens", &repeated_tokens);

@@ -200,6 +200,16 @@ val ov_copying_score_js(const GPTHandle& model, int layer, int head) {
   return guarded([&] { return val(ov_copying_score(model.model(), layer, head)); });
 }
 
+val ov_copying_scores_js(const GPTHandle& model) {
+  return guarded([&] {
+    const GPTConfig& c = model.model().config();
+    const std::vector<double> scores = ov_copying_scores(model.model());
+    Matrix m(c.num_layers, c.num_heads);
+    for (int i = 0; i < c.num_layers * c.num_heads; ++i) m(i / c.num_heads, i % c.num_heads) = static_cast<float>(scores[static_cast<std::size_t>(i)]);
+    return matrix_to_js(m);
+  });
+}
+
 val composition_scores_js(const GPTHandle& model, int draws, double seed) {
   return guarded([&] {
     const CompositionScores scores = composition_scores(model.model(), draws, seed_from_js(seed));

@@ -213,6 +213,10 @@ export function gptClasses(module) {
       return interp.headCircuit(this, module, layer, head);
     }
 
+    copyingScores() {
+      return interp.copyingScores(this, module);
+    }
+
     compositionScores(options) {
       return interp.compositionScores(this, module, options);
     }

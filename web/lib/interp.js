@@ -208,6 +208,12 @@ export function headCircuit(model, module, layer, head) {
   return { ...circuit, copyingScore: copying };
 }
 
+// Every head's copying score at once (layers × heads): the d×V×d product they share is computed once.
+export function copyingScores(model, module) {
+  const fn = 'GPTModel.copyingScores';
+  return model.call(fn, () => module.raw.ovCopyingScores(model.handle(fn)));
+}
+
 export function compositionScores(model, module, options) {
   const fn = 'GPTModel.compositionScores';
   const { draws = 200, seed = 0 } = checkOptions(fn, options, ['draws', 'seed']);

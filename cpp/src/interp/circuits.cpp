@@ -76,15 +76,35 @@ HeadCircuit head_circuit(const GPT& model, int layer, int head) {
           c_proj.middleRows(head * k, k)};
 }
 
-double ov_copying_score(const GPT& model, int layer, int head) {
-  // eigenvalues of W_O·(W_U·W_E)·W_V [k×k], W_U·W_E = wteᵀ·wte [d×d]
-  check_head("ov_copying_score", model.config(), layer, head);
-  const HeadCircuit c = head_circuit(model, layer, head);
+namespace {
+
+// W_U·W_E = wteᵀ·wte [d×d]
+Matrix unembed_embed(const GPT& model) {
   const auto wte = weight(model, "wte.weight");
-  const Matrix unembed_embed = matmul(wte.transpose(), wte);
+  return matmul(wte.transpose(), wte);
+}
+
+// Σλ / Σ|λ| over the eigenvalues of W_O·(W_U·W_E)·W_V [k×k]
+double copying_score(const HeadCircuit& c, const Matrix& unembed_embed) {
   const Matrix small = matmul(matmul(c.w_o, unembed_embed), c.w_v);
   const Eigen::VectorXcd lambda = Eigen::EigenSolver<Eigen::MatrixXd>(small.cast<double>(), false).eigenvalues();
   return lambda.sum().real() / lambda.cwiseAbs().sum();
+}
+
+}  // namespace
+
+double ov_copying_score(const GPT& model, int layer, int head) {
+  check_head("ov_copying_score", model.config(), layer, head);
+  return copying_score(head_circuit(model, layer, head), unembed_embed(model));
+}
+
+std::vector<double> ov_copying_scores(const GPT& model) {
+  const GPTConfig& c = model.config();
+  const Matrix product = unembed_embed(model);
+  std::vector<double> scores;
+  for (int l = 0; l < c.num_layers; ++l)
+    for (int h = 0; h < c.num_heads; ++h) scores.push_back(copying_score(head_circuit(model, l, h), product));
+  return scores;
 }
 
 CompositionScores composition_scores(const GPT& model, int draws, std::uint64_t seed) {

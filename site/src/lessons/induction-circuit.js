@@ -41,7 +41,7 @@ lessonPage({
   formula: String.raw`\text{K-comp}(A, B) = \frac{\lVert \mathrm{OV}_A\,\mathrm{QK}_B^{\top} \rVert_F}{\lVert \mathrm{OV}_A\rVert_F\,\lVert \mathrm{QK}_B\rVert_F}`,
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['induction-circuit'] },
   call: (state) => 'const { pairs, baseline } = model.compositionScores();\n' +
-    'const { copyingScore } = model.headCircuit(layer, head);\n' +
+    'const copying = model.copyingScores();                  // every head’s, layers × heads\n' +
     `const { attention } = model.forward(repeated, { attention: true, ablate: [previousHead], ablation: '${state.mode}' });`,
   schema: {
     length: { type: 'int', min: 5, max: 64, default: 30 },
@@ -55,8 +55,7 @@ lessonPage({
     const { numLayers, numHeads } = model.config;
     // From the weights: measured once.
     const composition = model.compositionScores();
-    const copying = new Float32Array(numLayers * numHeads);
-    for (let l = 0; l < numLayers; l++) for (let h = 0; h < numHeads; h++) copying[l * numHeads + h] = model.headCircuit(l, h).copyingScore;
+    const copying = model.copyingScores().data;  // layers × heads
     const later = composition.pairs.filter((p) => p.from.layer === 0).map((p) => p.to)
       .filter((to, i, all) => all.findIndex((x) => x.layer === to.layer && x.head === to.head) === i);
 

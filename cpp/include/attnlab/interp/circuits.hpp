@@ -32,6 +32,9 @@ struct HeadCircuit {
 HeadCircuit head_circuit(const GPT& model, int layer, int head);
 
 double ov_copying_score(const GPT& model, int layer, int head);
+// Every head's copying score, layer-major [layers·heads]: W_U·W_E (a d×V×d product, the cost of one
+// score) computed once for all of them.
+std::vector<double> ov_copying_scores(const GPT& model);
 
 struct CompositionPair {
   int from_layer, from_head;  // A, the earlier head
