@@ -175,7 +175,7 @@ TEST(InductionCausalTransformer, PostNormAttentionOnlyLayerIsNormOfTheResidual) 
 }
 
 // The lesson's recipe (scripts/induction-recipe.py): repeat (N 32, segments 4 … 12, letters), d_model 32,
-// 2 heads, attention-only, batches of 16, Adam at lr 5e-3. Trains up to `steps` steps, scoring 64
+// 1 head per layer, attention-only, batches of 16, Adam at lr 5e-3. Trains up to `steps` steps, scoring 64
 // held-out examples every 50; returns the first scored step at which some head's induction score
 // exceeds 0.5 (−1 if none), with the held-out loss and best induction score at the end.
 struct RecipeRun {
@@ -187,7 +187,7 @@ RecipeRun train_recipe(int layers, int steps, std::uint64_t seed) {
   constexpr int kBatch = 16;
   const Task task(TaskKind::repeat);
   const Task::Split split = task.split(steps * kBatch, 64, seed);
-  TaskTrainer trainer(task, {.d_model = 32, .num_heads = 2, .num_layers = layers, .d_ff = 0, .lr = 5e-3, .seed = seed});
+  TaskTrainer trainer(task, {.d_model = 32, .num_heads = 1, .num_layers = layers, .d_ff = 0, .lr = 5e-3, .seed = seed});
   RecipeRun run;
   for (int step = 0;; ++step) {
     if (step % 50 == 0 || step == steps) {
@@ -203,8 +203,9 @@ RecipeRun train_recipe(int layers, int steps, std::uint64_t seed) {
 }
 
 TEST(InductionTraining, TwoAttentionOnlyLayersFormAnInductionHeadAndOneLayerDoesNot) {
-  // Seed 0 (scripts/induction-recipe.py's seeds 0–2 change phase at steps 550–850 in PyTorch; here,
-  // with attnlab's own initial weights, seeds 0–3 measured 800, 2200, 1050 and 950).
+  // Seed 0 (scripts/induction-recipe.py's seeds 0–2 change phase at steps 450–550 in PyTorch; here,
+  // with attnlab's own initial weights, seeds 0–9 at 500–1000, but for seed 4, whose loss falls slowly
+  // to 0.9 by step 4000 through heads that split the work, none above 0.5).
   const RecipeRun two = train_recipe(2, 1500, 0);
   EXPECT_GT(two.phase_change, 0);         // not at the start: after a plateau
   EXPECT_LE(two.phase_change, 1000);
@@ -214,7 +215,7 @@ TEST(InductionTraining, TwoAttentionOnlyLayersFormAnInductionHeadAndOneLayerDoes
   // layer), and the loss stays near what spreading the guess over the 9 possible offsets gives, ln 9.
   const RecipeRun one = train_recipe(1, 4500, 0);
   EXPECT_EQ(one.phase_change, -1);
-  EXPECT_LT(one.best_induction, 0.45f);
+  EXPECT_LT(one.best_induction, 0.3f);
   EXPECT_GT(one.final_loss, 1.8f);
   std::printf("2 layers: phase change at step %d, held-out loss %.3f, best induction %.2f; 1 layer: loss %.3f, "
               "best induction %.2f\n", two.phase_change, two.final_loss, two.best_induction, one.final_loss, one.best_induction);
