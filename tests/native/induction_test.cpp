@@ -205,7 +205,8 @@ RecipeRun train_recipe(int layers, int steps, std::uint64_t seed) {
 TEST(InductionTraining, TwoAttentionOnlyLayersFormAnInductionHeadAndOneLayerDoesNot) {
   // Seed 0 (scripts/induction-recipe.py's seeds 0–2 change phase at steps 450–550 in PyTorch; here,
   // with attnlab's own initial weights, seeds 0–9 at 500–1000, but for seed 4, whose loss falls slowly
-  // to 0.9 by step 4000 through heads that split the work, none above 0.5).
+  // to 0.9 by step 4000 through another circuit: layer 1's head turns to the previous token, and no
+  // head's induction score passes 0.2).
   const RecipeRun two = train_recipe(2, 1500, 0);
   EXPECT_GT(two.phase_change, 0);         // not at the start: after a plateau
   EXPECT_LE(two.phase_change, 1000);
