@@ -144,10 +144,11 @@ export const QUOTED_FIGURES = [
   { file: 'site/src/lessons/watch-it-learn.js', quote: 'watchable (50 steps/s)',
     source: 'site/src/train-worker.js: WATCH_STEPS_PER_SECOND', measured: (files) => [worker(files, 'WATCH_STEPS_PER_SECOND')] },
 
-  { file: 'site/src/lessons/induction-forming.js', quote: 'd_model 32, 2 heads per layer, Adam at learning rate 0.005, 16 fresh examples per step',
+  { file: 'site/src/lessons/induction-forming.js', quote: 'd_model 32, one head per layer, Adam at learning rate 0.005, 16 fresh examples per step',
     source: 'site/src/induction-forming.js: RECIPE and BATCH, what the worker trains',
     measured: ({ read }) => { const t = read('site/src/induction-forming.js');
-      return [number(t, /dModel: (\d+)/), number(t, /numHeads: (\d+)/), number(t, /lr: ([\d.e-]+)/), number(t, /const BATCH = (\d+)/)]; } },
+      if (number(t, /numHeads: (\d+)/) !== 1) throw new Error('the prose says one head per layer');
+      return [number(t, /dModel: (\d+)/), number(t, /lr: ([\d.e-]+)/), number(t, /const BATCH = (\d+)/)]; } },
   { file: 'site/src/lessons/induction-forming.js', quote: 'Each example is 32 random letters whose end is a segment of 4 to 12 letters',
     source: 'cpp/src/training/tasks.cpp: kDefaultRepeatLength; cpp/include/attnlab/training/tasks.hpp: kRepeatMinSegment, kRepeatMaxSegment',
     measured: ({ read }) => [number(read('cpp/src/training/tasks.cpp'), /kDefaultRepeatLength = (\d+)/),

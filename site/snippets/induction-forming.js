@@ -29,7 +29,7 @@ export const snippet = {
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
     speed: { type: 'enum', values: ['watch', 'full'], default: 'watch' },
   },
-  settings: (state) => ({ layers: state.layers, positions: state.positions === 'learned', lr: RECIPE.lr }),
+  settings: (state) => ({ layers: state.layers, positions: state.positions === 'learned', lr: RECIPE.lr, heads: RECIPE.numHeads }),
   file: 'attnlab-induction-heads.safetensors',
   tensors(lab, state) {
     const choices = { layers: state.layers, positions: state.positions === 'learned' };

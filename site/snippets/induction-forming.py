@@ -30,7 +30,7 @@ page = load_safetensors("attnlab-induction-heads.safetensors")
 tokens, targets = page.pop("batch_tokens").long(), page.pop("batch_targets").long()  # 10 batches of 16, in order
 test_tokens, test_targets = page.pop("held_out_tokens").long(), page.pop("held_out_targets").long()
 vocab, d = page["embedding.weight"].shape
-H = 2
+H = 1  # page setting: heads
 dh = d // H
 
 
