@@ -6,7 +6,7 @@
 import { AttnLabError } from 'attnlab';
 
 import { el, field, formatNumber, select } from '../dom.js';
-import { BATCH, EVALUATE_EVERY, evaluation, HELD_OUT, heldOut, INDUCTION_THRESHOLD, makeModel, MAX_STEPS, phaseChange, RECIPE }
+import { BATCH, evaluation, HELD_OUT, heldOut, INDUCTION_THRESHOLD, makeModel, MAX_STEPS, phaseChange, RECIPE }
   from '../induction-forming.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
