@@ -207,14 +207,16 @@ TEST(InductionTraining, TwoAttentionOnlyLayersFormAnInductionHeadAndOneLayerDoes
   // with attnlab's own initial weights, seeds 0–9 at 500–1000, but for seed 4, whose loss falls slowly
   // to 0.9 by step 4000 through another circuit: layer 1's head turns to the previous token, and no
   // head's induction score passes 0.2).
-  const RecipeRun two = train_recipe(2, 1500, 0);
+  // Kept short (it runs under ASan and in three wasm builds too); tests/js/induction-forming.test.js trains
+  // the lesson's model longer in wasm.
+  const RecipeRun two = train_recipe(2, 1000, 0);
   EXPECT_GT(two.phase_change, 0);         // not at the start: after a plateau
   EXPECT_LE(two.phase_change, 1000);
-  EXPECT_GT(two.best_induction, 0.7f);
-  EXPECT_LT(two.final_loss, 0.5f);        // from ln 26 ≈ 3.3 at the start
-  // One layer, three times as long: no induction head (it needs a previous-token head in an earlier
-  // layer), and the loss stays near what spreading the guess over the 9 possible offsets gives, ln 9.
-  const RecipeRun one = train_recipe(1, 4500, 0);
+  EXPECT_GT(two.best_induction, 0.6f);
+  EXPECT_LT(two.final_loss, 1.0f);        // from ln 26 ≈ 3.3 at the start
+  // One layer, twice as long: no induction head (it needs a previous-token head in an earlier layer),
+  // and the loss stays near what spreading the guess over the 9 possible offsets gives, ln 9.
+  const RecipeRun one = train_recipe(1, 2000, 0);
   EXPECT_EQ(one.phase_change, -1);
   EXPECT_LT(one.best_induction, 0.3f);
   EXPECT_GT(one.final_loss, 1.8f);
