@@ -58,3 +58,17 @@ export function lessonWorker(url, onMessage, onError) {
     },
   };
 }
+
+// draw() on the next animation frame, once however many times this is called before it: a lesson redraws
+// per worker message, and several may arrive within one frame.
+export function frameQueue(draw) {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      draw();
+    });
+  };
+}

@@ -10,7 +10,7 @@ import { BATCH, evaluation, HELD_OUT, heldOut, INDUCTION_THRESHOLD, makeModel, M
   from '../induction-forming.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
-import { lessonWorker, trainingControls } from '../training-run.js';
+import { frameQueue, lessonWorker, trainingControls } from '../training-run.js';
 import { heatmap, panel, seedField } from '../views.js';
 import { inductionWorkerUrl } from '../worker-url.js';
 import pytorchSource from '../../snippets/induction-forming.py?raw';
@@ -56,7 +56,6 @@ lessonPage({
     const { lab, state, root } = ctx;
     let run = null;      // { losses, evaluations, attention, tokens, numHeads, announced }
     let runId = 0;
-    let drawQueued = false;
 
     const readout = el('p', { class: 'readout', id: 'induction-readout' });
     const controls = trainingControls({ train: () => train(), stop: () => stop(), resume: () => resume(), reset: () => reset() },
@@ -126,7 +125,6 @@ lessonPage({
     }
 
     function draw() {
-      drawQueued = false;
       if (!run) return;
       const last = run.evaluations.at(-1);
       const [step, loss, , induction] = last;
@@ -158,11 +156,7 @@ lessonPage({
       }
       run.attention.flat().forEach((m, i) => Object.assign(heads[i], { matrix: m, rowLabels: run.tokens, colLabels: run.tokens }));
     }
-    const queueDraw = () => {
-      if (drawQueued) return;
-      drawQueued = true;
-      requestAnimationFrame(draw);
-    };
+    const queueDraw = frameQueue(draw);
 
     function showError(message) {
       worker.post({ type: 'stop' });

@@ -10,7 +10,7 @@ import {
   PREDICTED_EXAMPLES, TASK_SETTINGS, TASKS, TRANSLATION_EVALUATED, exampleToWatch, predictions, translationState,
 } from '../training-tasks.js';
 import { heatmap, panel, seedField } from '../views.js';
-import { lessonWorker, trainingControls } from '../training-run.js';
+import { frameQueue, lessonWorker, trainingControls } from '../training-run.js';
 import { trainWorkerUrl } from '../worker-url.js';
 import pytorchSource from '../../snippets/watch-it-learn.py?raw';
 import translateSource from '../../snippets/watch-it-learn-translate.py?raw';
@@ -99,7 +99,6 @@ lessonPage({
   setup(ctx) {
     const { lab, state, root } = ctx;
     let run = null;      // { info, tokens, losses, accuracies, attention, step, announced }
-    let drawQueued = false;
     let runId = 0;       // the worker's messages carry the id of the run they belong to
 
     const readout = el('p', { class: 'readout', id: 'accuracy' });
@@ -171,7 +170,6 @@ lessonPage({
     }
 
     function draw() {
-      drawQueued = false;
       if (!run) return;
       if (run.loading) {
         readout.textContent = 'Loading the encoder–decoder module…';
@@ -210,11 +208,7 @@ lessonPage({
         `training loss ${formatNumber(run.losses.at(-1)[1], 3)} · ${what}`;
     }
 
-    const queueDraw = () => {
-      if (drawQueued) return;
-      drawQueued = true;
-      requestAnimationFrame(draw);
-    };
+    const queueDraw = frameQueue(draw);
 
     function showError(message) {
       worker.post({ type: 'stop' });
