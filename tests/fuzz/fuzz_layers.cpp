@@ -13,10 +13,12 @@ PositionalScheme positions(FuzzInput& in) {
   return pick == 0 ? PositionalScheme::none : pick == 1 ? PositionalScheme::rotary : PositionalScheme::alibi;
 }
 
-// A weight matrix that is mostly the right shape, sometimes a row or column off.
+// A weight matrix that is mostly the right shape, sometimes a row or column off. A side may be 0 (the
+// feed-forward of an attention-only layer, d_ff = 0): then the wrong shape has one column more, not −1.
 Matrix blob(FuzzInput& in, int rows, int cols) {
   const int pick = in.choice(16);
-  return in.matrix(rows + (pick == 0 ? 1 : 0), cols - (pick == 1 ? 1 : 0));
+  const int wrong_cols = cols > 0 ? cols - 1 : cols + 1;
+  return in.matrix(rows + (pick == 0 ? 1 : 0), pick == 1 ? wrong_cols : cols);
 }
 Vector bias_blob(FuzzInput& in, int size, bool has_bias) {
   if (!has_bias && in.choice(8) != 0) return {};
