@@ -3,14 +3,12 @@
 // held-out loss, every head's previous-token and induction scores at every evaluation, and every head's
 // attention on one held-out example. With two layers the loss drops suddenly as an induction head forms;
 // with one layer, or without the position embedding, it does not.
-import { AttnLabError } from 'attnlab';
-
 import { el, field, formatNumber, select } from '../dom.js';
 import { BATCH, evaluation, HELD_OUT, heldOut, INDUCTION_THRESHOLD, makeModel, MAX_STEPS, phaseChange, RECIPE }
   from '../induction-forming.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
-import { frameQueue, lessonWorker, trainingControls } from '../training-run.js';
+import { trainingSession } from '../training-run.js';
 import { heatmap, panel, seedField } from '../views.js';
 import { inductionWorkerUrl } from '../worker-url.js';
 import pytorchSource from '../../snippets/induction-forming.py?raw';
@@ -54,14 +52,13 @@ lessonPage({
   schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
-    let run = null;      // { losses, evaluations, attention, tokens, numHeads, announced }
-    let runId = 0;
-
     const readout = el('p', { class: 'readout', id: 'induction-readout' });
-    const controls = trainingControls({ train: () => train(), stop: () => stop(), resume: () => resume(), reset: () => reset() },
-      { stopText: 'Pause', readout });
-    const { announce, handOff } = controls;
-    const worker = lessonWorker(inductionWorkerUrl, (event) => onMessage(event), (error) => showError(error.message));
+    const session = trainingSession(ctx, {
+      workerUrl: inductionWorkerUrl, readout, stopText: 'Pause', fresh, draw, progress, onReset: () => { verdict.textContent = ''; },
+      start: () => ({ layers: state.layers, positions: state.positions === 'learned', seed: state.seed }),
+      words: { started: () => 'Training started.', paused: (run) => `Paused at step ${run.evaluations.at(-1)[0]}.` },
+    });
+    const { controls } = session;
     const phaseLine = el('p', { class: 'explain phase-readout' });
     const lossChart = el('div', { class: 'chart' });
     const inductionChart = el('div', { class: 'chart' });
@@ -73,6 +70,7 @@ lessonPage({
     const guess = select([[0, 'layer 0'], [1, 'layer 1']], 0, () => {});
     const verdict = el('p', { class: 'explain', role: 'status' });
     const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
+      const run = session.run();
       const change = run && phaseChange(run.evaluations);
       if (!change) {
         verdict.textContent = 'No induction head has formed yet: train the two-layer model until the phase change, then check.';
@@ -98,10 +96,7 @@ lessonPage({
         field('Layers', select([[2, 'two'], [1, 'one']], state.layers, (layers) => ctx.set({ layers: Number(layers) }))),
         field('Position embedding', select([['learned', 'learned'], ['none', 'none']], state.positions, (positions) => ctx.set({ positions }))),
         seedField(state.seed, (seed) => ctx.set({ seed })),
-        field('Speed', select([['watch', 'watchable (50 steps/s)'], ['full', 'full speed']], state.speed, (speed) => {
-          ctx.remember({ speed });
-          worker.post({ type: 'speed', speed });
-        }))),
+        session.speedField()),
       controls.group, readout, phaseLine, controls.live,
       el('h2', { text: 'The loss on the repeated half' }), lossChart,
       el('h2', { text: 'Each head’s induction score' }), inductionChart,
@@ -124,8 +119,8 @@ lessonPage({
       }
     }
 
-    function draw() {
-      if (!run) return;
+    // run: { losses, evaluations, attention, tokens, numHeads, announced }
+    function draw(run) {
       const last = run.evaluations.at(-1);
       const [step, loss, , induction] = last;
       const best = induction.indexOf(Math.max(...induction));
@@ -156,82 +151,18 @@ lessonPage({
       }
       run.attention.flat().forEach((m, i) => Object.assign(heads[i], { matrix: m, rowLabels: run.tokens, colLabels: run.tokens }));
     }
-    const queueDraw = frameQueue(draw);
-
-    function showError(message) {
-      worker.post({ type: 'stop' });
-      controls.setPhase('error');
-      ctx.report(new AttnLabError(message));
-      announce('Training stopped by an error.');
-      queueDraw();
-    }
-
-    function onMessage({ data: message }) {
-      if (!run || message.id !== runId) return;
-      if (message.type === 'error') return showError(message.message);
-      if (message.type !== 'progress' || controls.phase() !== 'training') return;
+    function progress(run, message) {
       run.losses.push(...message.losses);
       run.evaluations.push(message.evaluation);
       run.attention = message.attention;
       const change = phaseChange(run.evaluations);
       if (change && !run.announced) {
         run.announced = true;
-        announce(`Phase change at step ${change.step}: an induction head has formed.`);
+        controls.announce(`Phase change at step ${change.step}: an induction head has formed.`);
       }
-      if (message.done) {
-        controls.setPhase('done');
-        announce(`Stopped at step ${message.evaluation[0]}.`);
-        handOff('stop', 'reset');
-      }
-      queueDraw();
+      if (message.done) session.finish(`Stopped at step ${message.evaluation[0]}.`);
     }
 
-    function train() {
-      ctx.clearError();
-      run = fresh();
-      controls.setPhase('training');
-      worker.get().postMessage({ type: 'train', id: ++runId, layers: state.layers, positions: state.positions === 'learned',
-        seed: state.seed, speed: state.speed });
-      announce('Training started.');
-      handOff('train', 'stop');
-      queueDraw();
-    }
-    function stop() {
-      if (controls.phase() !== 'training') return;
-      worker.post({ type: 'stop' });
-      controls.setPhase('stopped');
-      announce(`Paused at step ${run.evaluations.at(-1)[0]}.`);
-      handOff('stop', 'resume');
-      queueDraw();
-    }
-    function resume() {
-      if (controls.phase() !== 'stopped') return;
-      controls.setPhase('training');
-      worker.post({ type: 'resume' });
-      announce('Training resumed.');
-      handOff('resume', 'stop');
-      queueDraw();
-    }
-    function reset() {
-      worker.post({ type: 'stop' });
-      runId++;
-      ctx.clearError();
-      verdict.textContent = '';
-      run = fresh();
-      controls.setPhase('idle');
-      announce('Reset to the untrained model.');
-      handOff('reset', 'train');
-      queueDraw();
-    }
-
-    let key = '';
-    return () => {
-      const next = `${state.layers}|${state.positions}|${state.seed}`;
-      if (next === key) return;
-      key = next;
-      reset();
-      announce('');
-      draw();
-    };
+    return () => session.restartOn(`${state.layers}|${state.positions}|${state.seed}`);
   },
 });

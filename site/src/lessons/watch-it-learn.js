@@ -1,8 +1,6 @@
 // Lesson 10: watch a small transformer learn a toy task. Training runs in a module Web Worker
 // (../train-worker.js, started through the site's one Trusted Types policy: ../worker-url.js) so the page keeps answering; the page draws the loss curve, the held-out
 // accuracy and every head's attention on one held-out example as the worker reports them.
-import { AttnLabError } from 'attnlab';
-
 import { el, field, formatNumber, select } from '../dom.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
@@ -10,7 +8,7 @@ import {
   PREDICTED_EXAMPLES, TASK_SETTINGS, TASKS, TRANSLATION_EVALUATED, exampleToWatch, predictions, translationState,
 } from '../training-tasks.js';
 import { heatmap, panel, seedField } from '../views.js';
-import { frameQueue, lessonWorker, trainingControls } from '../training-run.js';
+import { trainingSession } from '../training-run.js';
 import { trainWorkerUrl } from '../worker-url.js';
 import pytorchSource from '../../snippets/watch-it-learn.py?raw';
 import translateSource from '../../snippets/watch-it-learn-translate.py?raw';
@@ -98,13 +96,13 @@ lessonPage({
   schema: snippet.schema,
   setup(ctx) {
     const { lab, state, root } = ctx;
-    let run = null;      // { info, tokens, losses, accuracies, attention, step, announced }
-    let runId = 0;       // the worker's messages carry the id of the run they belong to
-
     const readout = el('p', { class: 'readout', id: 'accuracy' });
-    const controls = trainingControls({ train: () => train(), stop: () => stop(), resume: () => resume(), reset: () => reset() }, { readout });
-    const { announce, handOff } = controls;
-    const worker = lessonWorker(trainWorkerUrl, (event) => onMessage(event), (error) => showError(error.message));
+    const session = trainingSession(ctx, {
+      workerUrl: trainWorkerUrl, readout, fresh, draw, progress,
+      start: () => ({ task: state.task, seed: state.seed }),
+      words: { started: () => `Training on ${TASK_SETTINGS[state.task].label} started.`, paused: (run) => `Stopped at step ${run.step}.` },
+    });
+    const { controls } = session;
     const chart = el('div', { class: 'chart' });
     const lookFor = el('p', { class: 'explain' });
     const maps = el('div', { class: 'grid' });
@@ -124,10 +122,7 @@ lessonPage({
       el('div', { class: 'controls' },
         field('Task', select(TASKS.map((t) => [t, TASK_SETTINGS[t].label]), state.task, (task) => ctx.set({ task }))),
         seedField(state.seed, (seed) => ctx.set({ seed })),
-        field('Speed', select([['watch', 'watchable (50 steps/s)'], ['full', 'full speed']], state.speed, (speed) => {
-          ctx.remember({ speed });
-          worker.post({ type: 'speed', speed });
-        }))),
+        session.speedField()),
       controls.group, readout, controls.live,
       el('h2', { text: 'Loss and accuracy' }), chart,
       el('h2', { text: 'What it predicts' }), el('div', { class: 'table-wrap' }, predictionTable),
@@ -157,11 +152,11 @@ lessonPage({
         losses: [], accuracies: [], sequenceAccuracy: 0, attention: [], step: 0, predictions: [], announced: new Set(), loading: true };
       lab.createTranslatorTrainer({ seed: state.seed }).then((trainer) => {
         try {
-          if (run !== pending || !pending.loading) return;  // reset meanwhile, or the worker has reported first
+          if (session.run() !== pending || !pending.loading) return;  // reset meanwhile, or the worker has reported first
           const result = trainer.evaluate(TRANSLATION_EVALUATED);
           Object.assign(pending, translationState(trainer), { losses: [[0, result.loss]], accuracies: [[0, result.tokenAccuracy]],
             sequenceAccuracy: result.exactMatch, loading: false });
-          queueDraw();
+          session.queueDraw();
         } finally {
           trainer.dispose();
         }
@@ -169,8 +164,8 @@ lessonPage({
       return pending;
     }
 
-    function draw() {
-      if (!run) return;
+    // run: { info, tokens, losses, accuracies, attention, step, announced }
+    function draw(run) {
       if (run.loading) {
         readout.textContent = 'Loading the encoder–decoder module…';
         return;
@@ -208,99 +203,33 @@ lessonPage({
         `training loss ${formatNumber(run.losses.at(-1)[1], 3)} · ${what}`;
     }
 
-    const queueDraw = frameQueue(draw);
-
-    function showError(message) {
-      worker.post({ type: 'stop' });
-      controls.setPhase('error');
-      ctx.report(new AttnLabError(message));
-      announce('Training stopped by an error.');
-      queueDraw();
-    }
-
-    function onMessage({ data: message }) {
-      if (!run || message.id !== runId) return;
-      if (message.type === 'error') {
-        showError(message.message);
-      } else if (message.type === 'progress' && controls.phase() === 'training') {
-        if (!finite(message.attention) || !message.losses.every(([, loss]) => Number.isFinite(loss))) {
-          showError(`Training stopped at step ${message.step}: the model produced a value that is not a finite number.`);
-          return;
-        }
-        run.step = message.step;
-        run.losses.push(...message.losses);
-        run.attention = message.attention;
-        if (message.rowTokens) Object.assign(run, { rowTokens: message.rowTokens, colTokens: message.colTokens, loading: false });
-        if (message.predictions) run.predictions = message.predictions;  // the translation task sends them when it evaluates
-        if (message.accuracy) {
-          const [step, accuracy, , sequenceAccuracy] = message.accuracy;
-          run.accuracies.push([step, accuracy]);
-          run.sequenceAccuracy = sequenceAccuracy;
-          for (const m of MILESTONES) {
-            if (accuracy >= m && !run.announced.has(m)) {
-              run.announced.add(m);
-              announce(`Held-out accuracy passed ${percent(m)} at step ${step}.`);
-            }
+    function progress(run, message) {
+      if (!finite(message.attention) || !message.losses.every(([, loss]) => Number.isFinite(loss))) {
+        session.fail(`Training stopped at step ${message.step}: the model produced a value that is not a finite number.`);
+        return;
+      }
+      run.step = message.step;
+      run.losses.push(...message.losses);
+      run.attention = message.attention;
+      if (message.rowTokens) Object.assign(run, { rowTokens: message.rowTokens, colTokens: message.colTokens, loading: false });
+      if (message.predictions) run.predictions = message.predictions;  // the translation task sends them when it evaluates
+      if (message.accuracy) {
+        const [step, accuracy, , sequenceAccuracy] = message.accuracy;
+        run.accuracies.push([step, accuracy]);
+        run.sequenceAccuracy = sequenceAccuracy;
+        for (const m of MILESTONES) {
+          if (accuracy >= m && !run.announced.has(m)) {
+            run.announced.add(m);
+            controls.announce(`Held-out accuracy passed ${percent(m)} at step ${step}.`);
           }
         }
-        if (message.done) {
-          controls.setPhase('done');
-          announce(`Reached ${percent(run.accuracies.at(-1)[1])} held-out accuracy after ${message.step} steps.`);
-          handOff('stop', 'reset');
-        }
-        queueDraw();
       }
+      if (message.done) session.finish(`Reached ${percent(run.accuracies.at(-1)[1])} held-out accuracy after ${message.step} steps.`);
     }
 
-    function train() {
-      ctx.clearError();
-      run = fresh();
-      controls.setPhase('training');
-      worker.get().postMessage({ type: 'train', id: ++runId, task: state.task, seed: state.seed, speed: state.speed });
-      announce(`Training on ${TASK_SETTINGS[state.task].label} started.`);
-      handOff('train', 'stop');
-      queueDraw();
-    }
-
-    function stop() {
-      if (controls.phase() !== 'training') return;
-      worker.post({ type: 'stop' });
-      controls.setPhase('stopped');
-      announce(`Stopped at step ${run.step}.`);
-      handOff('stop', 'resume');
-      queueDraw();
-    }
-
-    function resume() {
-      if (controls.phase() !== 'stopped') return;
-      controls.setPhase('training');
-      worker.post({ type: 'resume', speed: state.speed });
-      announce('Training resumed.');
-      handOff('resume', 'stop');
-      queueDraw();
-    }
-
-    // Back to the untrained model of this task and seed (the worker's run, if any, is abandoned).
-    function reset() {
-      worker.post({ type: 'stop' });
-      runId++;
-      ctx.clearError();
-      run = fresh();
-      controls.setPhase('idle');
-      announce('Reset to the untrained model.');
-      handOff('reset', 'train');
-      queueDraw();
-    }
-
-    let key = '';
     return () => {
       lookFor.textContent = LOOK_FOR[state.task];
-      const next = `${state.task}|${state.seed}`;
-      if (next === key) return;
-      key = next;
-      reset();
-      announce('');
-      draw();  // at once: the page is ready with its heatmaps painted
+      session.restartOn(`${state.task}|${state.seed}`);
     };
   },
 });
