@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Sizes in web/README.md come from the built package, never from a hand: each is a marked span,
+// Sizes in web/README.md and docs/library.md come from the built package, never from a hand: each is a marked span,
 //   <!--size dist/attnlab-simd.wasm-->316 kB<!--/-->
 // whose text this script measures and writes. Kinds (paths relative to web/, a trailing / sums a folder):
 //   size PATH     the file's bytes, or the folder's
@@ -8,10 +8,10 @@
 //   app NAME      a no-config Vite app built from the packed package (bench/package-weight.mjs builds
 //                 'attention only' and 'with the built-in model'): "1.27 MB, 8 files"
 // Units are decimal, as npm and Vite print them: under 1 MB in kB (whole), else MB to two places.
-//   node scripts/readme-figures.mjs           rewrites web/README.md's spans from web/ as built
+//   node scripts/readme-figures.mjs           rewrites both documents' spans from web/ as built
 //   node scripts/readme-figures.mjs --check   lists the spans that disagree; exit status 1 if any
 // tests/js/readme-figures.test.js runs the check, so a build that changes a size fails until the
-// README is rewritten.
+// documents are rewritten.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -20,6 +20,8 @@ import { measure as measurePackage } from '../bench/package-weight.mjs';
 
 const web = new URL('../web/', import.meta.url).pathname;
 export const README = join(web, 'README.md');
+export const LIBRARY = new URL('../docs/library.md', import.meta.url).pathname;
+const DOCUMENTS = { 'web/README.md': README, 'docs/library.md': LIBRARY };
 
 // <!--KIND ARG-->TEXT<!--/-->
 const SPAN = /<!--(size|gzip|tarball|app)(?: ([^>]*?))?-->(.*?)<!--\/-->/g;
@@ -67,13 +69,15 @@ export function rewrite(text) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { text, changed, count } = rewrite(readFileSync(README, 'utf8'));
-  if (process.argv.includes('--check')) {
-    console.log(changed.length ? `web/README.md: ${changed.length} of ${count} figures disagree with the build:\n${changed.join('\n')}`
-      : `web/README.md: all ${count} figures agree with the build`);
-    process.exitCode = changed.length ? 1 : 0;
-  } else {
-    writeFileSync(README, text);
-    console.log(`web/README.md: ${count} figures, ${changed.length} rewritten${changed.length ? `:\n${changed.join('\n')}` : ''}`);
+  for (const [name, path] of Object.entries(DOCUMENTS)) {
+    const { text, changed, count } = rewrite(readFileSync(path, 'utf8'));
+    if (process.argv.includes('--check')) {
+      console.log(changed.length ? `${name}: ${changed.length} of ${count} figures disagree with the build:\n${changed.join('\n')}`
+        : `${name}: all ${count} figures agree with the build`);
+      if (changed.length) process.exitCode = 1;
+    } else {
+      writeFileSync(path, text);
+      console.log(`${name}: ${count} figures, ${changed.length} rewritten${changed.length ? `:\n${changed.join('\n')}` : ''}`);
+    }
   }
 }
