@@ -1,9 +1,10 @@
 // Type declarations for attnlab/components (hand-written, like index.d.ts). Importing the module
-// registers <attn-heatmap>, <pe-plot>, <attn-stepper>, <attn-model-view>, <attn-head-view> and
-// <attn-token-colors>; the elements only draw the data they are given and never load the wasm package.
-import type { Matrix, MatrixInput, NumberArray, Step, TensorStep } from './index.js';
+// registers <attn-heatmap>, <pe-plot>, <attn-stepper>, <attn-model-view>, <attn-head-view>,
+// <attn-token-colors>, <attn-logit-lens> and <attn-attribution>; the elements only draw the data they
+// are given and never load the wasm package.
+import type { LensCell, LogitLens, Matrix, MatrixInput, NumberArray, Step, TensorStep } from './index.js';
 
-export type { Matrix, MatrixInput, Step, TensorStep };
+export type { LensCell, LogitLens, Matrix, MatrixInput, Step, TensorStep };
 
 /** A weights tensor as the package returns them, row-major: (batch, heads, n_q, n_k), (batch, n_q, n_k)
  *  or (n_q, n_k) — e.g. MultiHeadAttention.forward's weights on a batch, or one layer of a batched
@@ -222,12 +223,89 @@ export interface AttnTokenColorsElement extends RenderedElement, Linkable {
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
+/** The sequential palettes, for values on [0, 1] (probabilities). */
+export type SequentialPalette = 'YlOrRd' | 'cividis' | 'viridis';
+
+/** <attn-logit-lens>'s data: a `LogitLens` as the GPT module returns it, or the same shape written out
+ *  (cells[point][i] is the lens at positions[i]; its top[0] is drawn). */
+export interface LensInput {
+  points: readonly string[];
+  positions: readonly number[];
+  cells: readonly (readonly { top: readonly { id: number; probability: number }[] }[])[];
+}
+
+/** How <attn-logit-lens> names a token id: a function (e.g. `(id) => tokenizer.decode([id])`), a list of
+ *  texts indexed by id (a vocabulary), or null (the id is shown as `#id`). */
+export type TokenText = ((id: number) => string) | readonly string[] | null;
+
+/** <attn-logit-lens>: model.logitLens's result as a table, points × positions, each cell the favoured
+ *  token on its probability's colour; a column's header and cells are buttons choosing its position.
+ *  Attributes: position, palette, caption. */
+export interface AttnLogitLensElement extends RenderedElement {
+  /** What `model.logitLens(ids, { k })` returns (every position, or some); cells' `top[0]` is drawn. */
+  lens: LensInput | null;
+  /** The prompt's token texts, indexed by position: the column headers. */
+  tokens: string[] | null;
+  /** How a favoured token id reads in its cell. */
+  tokenText: TokenText;
+  /** The chosen position (attribute `position`); null: none. Pressing a header or cell sets it. */
+  position: number | null;
+  /** The probabilities' palette on [0, 1] (attribute `palette`); default 'YlOrRd'. */
+  palette: SequentialPalette;
+  caption: string;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnLogitLensElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The reader pressed a header or cell (click, tap, Enter, Space); `position` already holds it. */
+  addEventListener(type: 'position-change', listener: (this: AttnLogitLensElement, ev: CustomEvent<{ position: number }>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+/** One row of <attn-attribution>. */
+export interface AttributionItem {
+  /** Names the row (unique): `chosen` and item-select use it. */
+  key: string | number;
+  label: string;
+  /** The signed contribution the bar draws. */
+  value: number;
+  /** The value as printed (default: signed, 3 decimals). */
+  text?: string;
+  /** Whether this row is a button (default: the element's `selectable`). */
+  selectable?: boolean;
+}
+
+/** detail of <attn-attribution>'s `item-select` event. */
+export interface ItemSelectDetail {
+  key: string;
+  /** True when chosen with Enter or Space, false by a pointer (a page may scroll a panel into view then). */
+  keyboard: boolean;
+}
+
+/** <attn-attribution>: signed contributions as diverging horizontal bars around one zero line.
+ *  Attributes: chosen, selectable, caption. */
+export interface AttnAttributionElement extends RenderedElement {
+  /** The rows in the order shown; e.g. `dla.terms.map((t) => ({ key: t.label, label: t.label, value: t.value }))`. */
+  items: AttributionItem[];
+  /** The key of the pressed row (attribute `chosen`); null: none. */
+  chosen: string | null;
+  /** Rows are buttons that choose their key (attribute `selectable`). */
+  selectable: boolean;
+  caption: string;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnAttributionElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** The reader pressed a row; `chosen` already holds its key. */
+  addEventListener(type: 'item-select', listener: (this: AttnAttributionElement, ev: CustomEvent<ItemSelectDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+/** A logit-lens point's short name: "blocks.1.hook_resid_mid" → "1 resid_mid" (the rows' labels). */
+export declare function pointLabel(point: string): string;
+
 export declare const AttnHeatmap: { new (): AttnHeatmapElement; prototype: AttnHeatmapElement };
 export declare const PePlot: { new (): PePlotElement; prototype: PePlotElement };
 export declare const AttnStepper: { new (): AttnStepperElement; prototype: AttnStepperElement };
 export declare const AttnModelView: { new (): AttnModelViewElement; prototype: AttnModelViewElement };
 export declare const AttnHeadView: { new (): AttnHeadViewElement; prototype: AttnHeadViewElement };
 export declare const AttnTokenColors: { new (): AttnTokenColorsElement; prototype: AttnTokenColorsElement };
+export declare const AttnLogitLens: { new (): AttnLogitLensElement; prototype: AttnLogitLensElement };
+export declare const AttnAttribution: { new (): AttnAttributionElement; prototype: AttnAttributionElement };
 
 declare global {
   interface HTMLElementTagNameMap {
@@ -237,5 +315,7 @@ declare global {
     'attn-model-view': AttnModelViewElement;
     'attn-head-view': AttnHeadViewElement;
     'attn-token-colors': AttnTokenColorsElement;
+    'attn-logit-lens': AttnLogitLensElement;
+    'attn-attribution': AttnAttributionElement;
   }
 }

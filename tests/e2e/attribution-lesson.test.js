@@ -10,10 +10,17 @@ import { checkLessonLayout, openLesson, openSiteWithModel, SCREENSHOTS, urlParam
 
 const PROMPT = 'Thou shalt love thy neighbour as';
 
-// The page's diverging bars: each row's label, printed value, and whether it is a pressed button.
-const rows = (page) => page.$$eval('.dla-bars .dla-row', (nodes) => nodes.map((n) => ({
-  label: n.querySelector('.dla-label').textContent, value: n.querySelector('.dla-value').textContent,
+// The page's diverging bars (the package's <attn-attribution>, read in its shadow root): each row's label,
+// printed value, and whether it is a pressed button.
+const rows = (page) => page.$$eval('attn-attribution .row', (nodes) => nodes.map((n) => ({
+  label: n.querySelector('.label').textContent, value: n.querySelector('.value').textContent,
   button: n.tagName === 'BUTTON', pressed: n.getAttribute('aria-pressed') === 'true' })));
+// The element with the keyboard focus, inside shadow roots too: its aria-label and aria-pressed.
+const focusedAttribute = (page, attribute) => page.evaluate((name) => {
+  let node = document.activeElement;
+  while (node?.shadowRoot?.activeElement) node = node.shadowRoot.activeElement;
+  return node?.getAttribute(name) ?? '';
+}, attribute);
 // The attention bars' values as the page prints them (percentages) and their token labels.
 const attentionShown = (page) => page.$$eval('.bars li', (items) => items.map((li) => ({
   label: li.querySelector('.bar-label').textContent, value: li.querySelector('.bar-value').textContent })));
@@ -96,7 +103,7 @@ describe('the attribution lesson', () => {
 
   test('at 390 px with touch, tapping a head\'s bar shows its attention from the last position, tokens labelled', async () => {
     const { page, problems } = await openLesson(browser, url, { phone: true });
-    const row = page.locator('.dla-bars button.dla-row', { hasText: 'L1H2' });
+    const row = page.locator('attn-attribution button.row', { hasText: 'L1H2' });
     const panelInView = () => page.evaluate(() => {
       const { top, bottom } = document.querySelector('.bars-figure:has(.bars)').getBoundingClientRect();
       return bottom > 0 && top < window.innerHeight;
@@ -115,7 +122,7 @@ describe('the attribution lesson', () => {
     const shown = await attentionShown(page);
     assert.deepEqual(shown.map((r) => r.value), expectedAttention(ids(), 1, 2));
     assert.deepEqual(shown.map((r) => r.label), ids().map((id, j) => `${j}: ${tokenizer.tokenString(id).replaceAll(' ', '·')}`));
-    assert.ok((await page.textContent('.bars-figure figcaption >> nth=1')).startsWith('L1H2'));
+    assert.ok((await page.textContent('.bars-figure:has(.bars) figcaption')).startsWith('L1H2'));
     await page.screenshot({ path: `${SCREENSHOTS}attribution-390px-touch.png`, fullPage: true });
     assert.deepEqual(problems, []);
     await page.close();
@@ -123,21 +130,22 @@ describe('the attribution lesson', () => {
 
   test('by the keyboard alone: Tab to a head\'s bar, Enter shows its attention, focus stays on it', async () => {
     const { page, problems } = await openLesson(browser, url);
+    const focusedLabel = () => focusedAttribute(page, 'aria-label');
     let focused = '';
     for (let i = 0; i < 200 && !focused.startsWith('L2H1:'); i++) {
       await page.keyboard.press('Tab');
-      focused = await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
+      focused = await focusedLabel();
     }
     assert.ok(focused.startsWith('L2H1:'), 'Tab never reached L2H1\'s bar');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('layer') === '2');
     assert.equal(await urlParam(page, 'head'), '1');
     assert.deepEqual((await attentionShown(page)).map((r) => r.value), expectedAttention(ids(), 2, 1));
-    assert.ok((await page.evaluate(() => document.activeElement.getAttribute('aria-label'))).startsWith('L2H1:'));
-    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-pressed')), 'true');
+    assert.ok((await focusedLabel()).startsWith('L2H1:'));
+    assert.equal(await focusedAttribute(page, 'aria-pressed'), 'true');
     // Space on the next head's bar (one Tab on, in the default order) chooses it instead
     await page.keyboard.press('Tab');
-    const next = await page.evaluate(() => document.activeElement.getAttribute('aria-label'));
+    const next = await focusedLabel();
     const [, l, h] = /^L(\d+)H(\d+):/.exec(next) ?? [];
     assert.ok(l !== undefined, `Tab went to ${next}, not a head's bar`);
     await page.keyboard.press('Space');

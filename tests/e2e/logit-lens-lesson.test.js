@@ -11,9 +11,15 @@ import { checkLessonLayout, openLesson, openSiteWithModel, SCREENSHOTS } from '.
 
 const PROMPT = 'Thou shalt love thy neighbour as';
 
-// The grid's favoured ids, row by row, and the chart's rows as the page prints them.
-const gridIds = (page) => page.$$eval('.lens-grid tr', (rows) => rows.slice(1).map((r) =>
-  Array.from(r.querySelectorAll('.lens-cell'), (b) => Number(b.dataset.id))));
+// The grid's favoured ids, row by row (the package's <attn-logit-lens>, read in its shadow root), and the
+// chart's rows as the page prints them.
+const gridIds = (page) => page.$$eval('attn-logit-lens tr', (rows) => rows.slice(1).map((r) =>
+  Array.from(r.querySelectorAll('.cell'), (b) => Number(b.dataset.id))));
+// The text of the lens header that has the keyboard focus (inside the element's shadow root), or ''.
+const focusedHeader = (page) => page.evaluate(() => {
+  const inside = document.activeElement?.localName === 'attn-logit-lens' ? document.activeElement.shadowRoot.activeElement : null;
+  return inside?.closest('th[scope="col"]') ? inside.textContent : '';
+});
 const chart = (page) => page.$$eval('.panel .bars li', (items) => items.map((li) => ({
   label: li.querySelector('.bar-label').textContent, value: li.querySelector('.bar-value').textContent })));
 
@@ -55,7 +61,7 @@ describe('the logit lens lesson', () => {
   test('at 390 px with touch, tapping a cell chooses its position: the URL and the chart follow', async () => {
     const { page, problems } = await openLesson(browser, url, { phone: true });
     // the cell of the last row at position 3 (" thy")
-    const cell = page.locator('.lens-grid tr').last().locator('.lens-cell').nth(3);
+    const cell = page.locator('attn-logit-lens tr').last().locator('.cell').nth(3);
     await cell.scrollIntoViewIfNeeded();
     await cell.tap();
     await page.waitForFunction(() => new URLSearchParams(location.search).get('position') === '3');
@@ -63,7 +69,8 @@ describe('the logit lens lesson', () => {
     await page.waitForFunction((first) => document.querySelector('.panel .bars li .bar-label')?.textContent === first,
       expectedChart(3, own)[0]);
     assert.deepEqual((await chart(page)).map((r) => r.label), expectedChart(3, own));
-    assert.equal(await page.$eval('.lens-grid th.chosen button', (b) => b.getAttribute('aria-pressed')), 'true');
+    assert.equal(await page.$eval('attn-logit-lens th.chosen button', (b) => b.textContent), `3: ${tokenizer.tokenString(ids()[3]).replaceAll(' ', '·')}`);
+    assert.equal(await page.$eval('attn-logit-lens th.chosen button', (b) => b.getAttribute('aria-pressed')), 'true');
     await page.screenshot({ path: `${SCREENSHOTS}logit-lens-390px-touch.png`, fullPage: true });
     assert.deepEqual(problems, []);
     await page.close();
@@ -74,13 +81,12 @@ describe('the logit lens lesson', () => {
     let focused = '';
     for (let i = 0; i < 60 && !focused.startsWith('1:'); i++) {
       await page.keyboard.press('Tab');
-      focused = await page.evaluate(() => (document.activeElement?.closest('.lens-grid th') ? document.activeElement.textContent : ''));
+      focused = await focusedHeader(page);
     }
     assert.ok(focused.startsWith('1:'), 'Tab never reached position 1\'s header');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('position') === '1');
-    assert.equal(await page.evaluate(() => document.activeElement?.closest('.lens-grid th')?.textContent.startsWith('1:')), true,
-      'the focus left the header it chose');
+    assert.equal((await focusedHeader(page)).startsWith('1:'), true, 'the focus left the header it chose');
 
     // a target the learner types: one token is followed; two are refused, naming the split
     await page.fill('label:has-text("Token to follow") input, label:has-text("Token to follow") textarea', ' neighbour');

@@ -18,12 +18,18 @@ let legends = 0;
 // A small SVG legend: the gradient from 0 to 1 with ticks 0, 0.5, 1 and a title, in the page's text
 // colour. Decorative for screen readers: the views say each weight in words.
 export function weightLegend(title = 'Attention weight') {
+  return unitLegend(title, weightColor);
+}
+
+// The same legend for any colour scale on [0, 1] (color(t) → CSS colour): <attn-logit-lens> draws its
+// probabilities with the palette its `palette` attribute names.
+export function unitLegend(title, color) {
   const id = `attnlab-weight-legend-${++legends}`;
   const width = 220;
   const root = svg('svg', { viewBox: `0 0 ${width} 44`, width, height: 44, part: 'legend', 'aria-hidden': 'true',
     'font-size': 11, fill: 'currentColor', [INK]: 'fill' });
   const gradient = svg('linearGradient', { id, x1: 0, x2: 1, y1: 0, y2: 0 }, svg('defs', {}, root));
-  for (let k = 0; k < STOPS; k++) svg('stop', { offset: px(k / (STOPS - 1)), 'stop-color': weightColor(k / (STOPS - 1)) }, gradient);
+  for (let k = 0; k < STOPS; k++) svg('stop', { offset: px(k / (STOPS - 1)), 'stop-color': color(k / (STOPS - 1)) }, gradient);
   svgText(title, { x: 4, y: 11, 'font-weight': 600 }, root);
   svg('rect', { x: 4, y: 17, width: width - 8, height: 9, fill: `url(#${id})`, class: 'stroke-muted', [INK]: 'stroke', 'stroke-width': 0.5 }, root);
   ['0', '0.5', '1'].forEach((text, k) => {

@@ -7,7 +7,6 @@ import { AttnLabError } from 'attnlab';
 import { el, field, formatDifference, formatNumber, isolated, select, setOptions } from '../dom.js';
 import { probabilityBars } from '../bars.js';
 import { checkHeadGuess, orderTerms, signed } from '../attribution-parts.js';
-import { divergingBars } from '../diverging-bars.js';
 import { CHOSEN_HEAD, layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { oneToken } from '../one-token.js';
@@ -72,7 +71,15 @@ lessonPage({
     let positionCount = 0;
     const usePredicted = el('button', { type: 'button', text: 'Use the predicted token as the target' });
     const sums = el('p', { class: 'readout dla-sums', 'aria-live': 'polite' });
-    const bars = divergingBars('Each part’s direct contribution to logit[target] − logit[baseline] (choose a head to see its attention)');
+    // The package's <attn-attribution>: a head's row is a button; pressing it shows that head's attention.
+    let headsByLabel = new Map();
+    const bars = el('attn-attribution', {
+      caption: 'Each part’s direct contribution to logit[target] − logit[baseline] (choose a head to see its attention)',
+      on: { 'item-select': (event) => {
+        const x = headsByLabel.get(event.detail.key);
+        ctx.set({ layer: x.layer, head: x.head });
+        if (!event.detail.keyboard) reveal(attentionPanel);  // a tap or a click; Enter or Space leaves the focus where it is
+      } } });
     const order = select([['sorted', 'largest first'], ['model', 'in model order']], state.order, (o) => ctx.set({ order: o }));
     const attention = probabilityBars('Attention from the chosen position');
     const attentionNote = el('p', { class: 'explain' });
@@ -97,7 +104,7 @@ lessonPage({
       el('div', { class: 'controls' }, usePredicted), predicted, exercise,
       el('h2', { text: 'Who wrote the difference' }), sums,
       el('div', { class: 'controls' }, field('Order', order)),
-      el('div', { class: 'grid' }, el('div', { class: 'panel' }, bars.node), attentionPanel));
+      el('div', { class: 'grid' }, el('div', { class: 'panel' }, bars), attentionPanel));
 
     let top = null;  // the predicted token's text, for the button
     usePredicted.addEventListener('click', () => top !== null && ctx.set({ target: top }));
@@ -131,13 +138,12 @@ lessonPage({
       const strongest = heads.reduce((a, x) => (x.value > a.value ? x : a));
       const layer = state.layer < 0 ? strongest.layer : Math.min(state.layer, numLayers - 1);
       const head = state.head < 0 ? strongest.head : Math.min(state.head, numHeads - 1);
-      bars.update(orderTerms(result.terms, state.order).map((x) => ({
-        key: x.label, label: x.label, value: x.value, text: signed(x.value),
-        choose: x.part === 'head' ? (event) => {
-          ctx.set({ layer: x.layer, head: x.head });
-          if (event.detail > 0) reveal(attentionPanel);  // a tap or a click; Enter or Space (detail 0) leaves the focus where it is
-        } : undefined,
-      })), `L${layer}H${head}`);
+      headsByLabel = new Map(heads.map((x) => [x.label, x]));
+      Object.assign(bars, {
+        items: orderTerms(result.terms, state.order).map((x) => ({
+          key: x.label, label: x.label, value: x.value, text: signed(x.value), selectable: x.part === 'head' })),
+        chosen: `L${layer}H${head}`,
+      });
 
       const row = weights[layer][head];
       // the row of the chosen position: the tokens after it are masked (weight 0), so they are left out

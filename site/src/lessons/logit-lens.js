@@ -2,12 +2,12 @@
 // resid_mid, and the final resid_post) read as if it were the last: ln_final with that point's own
 // statistics, then the unembedding (model.logitLens). A grid of the token each point favours at each
 // position; for the chosen position, a target token's probability and rank climbing through the points.
+import { pointLabel } from 'attnlab/components';
+
 import { probabilityBars } from '../bars.js';
 import { el, field, formatPercent, isolated, select, setOptions } from '../dom.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { checkPointGuess } from '../lens-exercise.js';
-import { lensGrid } from '../lens-grid.js';
-import { pointLabel } from '../lens-points.js';
 import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
@@ -55,7 +55,9 @@ lessonPage({
     let positionCount = 0;
     const choose = (p) => ctx.set({ position: p === positionCount - 1 ? -1 : p });
     const positionSelect = select([], 0, (p) => choose(Number(p)));
-    const grid = lensGrid('The token each point favours (colour: its probability); choose a position');
+    // The package's <attn-logit-lens>: a header or cell pressed chooses its position (position-change).
+    const grid = el('attn-logit-lens', { caption: 'The token each point favours (colour: its probability); choose a position',
+      on: { 'position-change': (event) => choose(event.detail.position) } });
     const climb = probabilityBars('The followed token at each point');
     const readout = el('p', { class: 'explain', 'aria-live': 'polite' });
 
@@ -74,7 +76,7 @@ lessonPage({
       el('div', { class: 'controls' }, field('First leads at', guess), check), verdict);
     root.append(modelLine(prepared),
       el('div', { class: 'controls' }, promptBox, field('Position', positionSelect), targetBox),
-      grid.node, exercise,
+      grid, exercise,
       el('h2', { text: 'One token, point by point' }), readout, el('div', { class: 'panel' }, climb.node));
 
     return () => {
@@ -85,7 +87,7 @@ lessonPage({
       setOptions(positionSelect, labels.map((label, j) => [j, `${j}: ${label}${j === ids.length - 1 ? ' (the last)' : ''}`]), position);
 
       const lens = model.logitLens(ids, { k: 1 });
-      grid.update(lens, labels, position, choose, (id) => tokenLabel(tokenizer, id));
+      Object.assign(grid, { lens, tokens: labels, position, tokenText: (id) => tokenLabel(tokenizer, id) });
 
       const own = lens.cells.at(-1)[position].top[0].id;  // the model's own prediction at the position
       const target = targetToken(tokenizer, state.target) ?? own;

@@ -104,9 +104,10 @@ void main();
 
 // The components, as a tutorial page uses them.
 import type {
-  AttnHeadViewElement, AttnHeatmapElement, AttnModelViewElement, AttnStepperElement, AttnTokenColorsElement, PePlotElement,
-  RowHoverDetail,
+  AttnAttributionElement, AttnHeadViewElement, AttnHeatmapElement, AttnLogitLensElement, AttnModelViewElement, AttnStepperElement,
+  AttnTokenColorsElement, AttributionItem, ItemSelectDetail, PePlotElement, RowHoverDetail,
 } from 'attnlab/components';
+import { pointLabel } from 'attnlab/components';
 
 async function components(lab: Lab): Promise<void> {
   const heatmap = document.createElement('attn-heatmap') satisfies AttnHeatmapElement;
@@ -175,6 +176,31 @@ async function components(lab: Lab): Promise<void> {
   lines.keyTokens = model.keyTokens;
 }
 void components;
+
+// The interpretability figures: a lens as the GPT module returns it (or written out), and signed parts.
+async function interpretabilityFigures(lab: Lab): Promise<void> {
+  const { model, tokenizer } = await lab.loadBuiltinModel();
+  const ids = tokenizer.encode('Thou shalt love thy neighbour as');
+  const lens = document.createElement('attn-logit-lens') satisfies AttnLogitLensElement;
+  lens.lens = model.logitLens(ids, { k: 1 });
+  lens.tokens = Array.from(ids, (id) => tokenizer.decode([id]));
+  lens.tokenText = (id) => tokenizer.decode([id]);
+  lens.position = ids.length - 1;
+  lens.palette = 'viridis';
+  lens.addEventListener('position-change', (e) => console.log(e.detail.position, lens.position));
+  lens.lens = { points: ['blocks.0.hook_resid_pre'], positions: [0], cells: [[{ top: [{ id: 1, probability: 0.5 }] }]] };
+  lens.tokenText = ['a', 'b'];
+  const label: string = pointLabel(lens.lens.points[0]);
+  const dla = model.directLogitAttribution(ids, { target: tokenizer.encode(' thyself')[0], baseline: tokenizer.encode(' himself')[0] });
+  const bars = document.createElement('attn-attribution') satisfies AttnAttributionElement;
+  const items: AttributionItem[] = dla.terms.map((t) => ({ key: t.label, label: t.label, value: t.value, selectable: t.part === 'head' }));
+  bars.items = items;
+  bars.chosen = 'L3H0';
+  bars.selectable = false;
+  const onSelect = (detail: ItemSelectDetail): string => `${detail.key} ${detail.keyboard ? 'by keys' : 'by pointer'}`;
+  bars.addEventListener('item-select', (e) => console.log(onSelect(e.detail), label, bars.chosen));
+}
+void interpretabilityFigures;
 
 // The shipped GPT: the next token from the last row of logits alone, and every head's attention alone.
 async function trainedModel(lab: Lab): Promise<void> {
