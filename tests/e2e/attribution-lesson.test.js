@@ -15,11 +15,12 @@ const PROMPT = 'Thou shalt love thy neighbour as';
 const rows = (page) => page.$$eval('attn-attribution .row', (nodes) => nodes.map((n) => ({
   label: n.querySelector('.label').textContent, value: n.querySelector('.value').textContent,
   button: n.tagName === 'BUTTON', pressed: n.getAttribute('aria-pressed') === 'true' })));
-// The element with the keyboard focus, inside shadow roots too: its aria-label and aria-pressed.
+// The element with the keyboard focus, inside shadow roots too: its text (a row's accessible name,
+// "L2H1: +0.126") or an attribute's value.
 const focusedAttribute = (page, attribute) => page.evaluate((name) => {
   let node = document.activeElement;
   while (node?.shadowRoot?.activeElement) node = node.shadowRoot.activeElement;
-  return node?.getAttribute(name) ?? '';
+  return (name === 'text' ? node?.textContent : node?.getAttribute(name)) ?? '';
 }, attribute);
 // The attention bars' values as the page prints them (percentages) and their token labels.
 const attentionShown = (page) => page.$$eval('.bars li', (items) => items.map((li) => ({
@@ -130,7 +131,7 @@ describe('the attribution lesson', () => {
 
   test('by the keyboard alone: Tab to a head\'s bar, Enter shows its attention, focus stays on it', async () => {
     const { page, problems } = await openLesson(browser, url);
-    const focusedLabel = () => focusedAttribute(page, 'aria-label');
+    const focusedLabel = () => focusedAttribute(page, 'text');
     let focused = '';
     for (let i = 0; i < 200 && !focused.startsWith('L2H1:'); i++) {
       await page.keyboard.press('Tab');

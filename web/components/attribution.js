@@ -37,7 +37,7 @@ const signed = (value) => `${value > 0 ? '+' : ''}${formatFixed(value, 3)}`;
 const span = (className, part = className) => {
   const node = document.createElement('span');
   node.className = className;
-  node.setAttribute('part', part);
+  if (part) node.setAttribute('part', part);
   return node;
 };
 
@@ -86,10 +86,7 @@ export class AttnAttribution extends RenderedElement {
       r.bar.style.width = `${(share * 100).toFixed(4)}%`;
       r.bar.classList.toggle('negative', item.value < 0);
       r.bar.setAttribute('part', item.value < 0 ? 'bar negative' : 'bar');
-      if (r.button) {
-        r.row.setAttribute('aria-pressed', String(item.key === chosen));
-        r.row.setAttribute('aria-label', `${item.label}: ${text}`);
-      }
+      if (r.button) r.row.setAttribute('aria-pressed', String(item.key === chosen));
       return r.li;
     });
     for (const [key, r] of this.#rows) if (!items.some((i) => i.key === key)) { r.li.remove(); this.#rows.delete(key); }
@@ -114,7 +111,10 @@ export class AttnAttribution extends RenderedElement {
       // A click from Enter or Space has detail 0; a pointer's counts its clicks.
       r.row.addEventListener('click', (event) => this.#select(item.key, event.detail === 0));
     }
-    r.row.append(r.label, track, r.value);
+    // The row reads "L1H2: +0.413" to a screen reader: its name is its text, with a separator not drawn.
+    const separator = span('sr-only', null);
+    separator.textContent = ': ';
+    r.row.append(r.label, separator, track, r.value);
     r.li = document.createElement('li');
     r.li.append(r.row);
     kept?.li.replaceWith(r.li);

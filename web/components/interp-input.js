@@ -7,7 +7,7 @@ import { AttnLabError } from '../lib/errors.js';
 const SLACK = 1e-5;
 
 const describe = (value) => (Array.isArray(value) ? `a list of ${value.length}` : value === null ? 'null'
-  : typeof value === 'number' || typeof value === 'string' ? `${typeof value} ${JSON.stringify(value) ?? String(value)}` : typeof value);
+  : typeof value === 'number' ? `number ${String(value)}` : typeof value === 'string' ? `string ${JSON.stringify(value)}` : typeof value);
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isIndex = (value) => Number.isInteger(value) && value >= 0;
 
