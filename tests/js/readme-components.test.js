@@ -16,6 +16,7 @@ const typings = readFileSync(`${web}components.d.ts`, 'utf8');
 const ELEMENTS = [
   ['attn-heatmap', 'AttnHeatmap'], ['pe-plot', 'PePlot'], ['attn-stepper', 'AttnStepper'],
   ['attn-model-view', 'AttnModelView'], ['attn-head-view', 'AttnHeadView'], ['attn-token-colors', 'AttnTokenColors'],
+  ['attn-logit-lens', 'AttnLogitLens'], ['attn-attribution', 'AttnAttribution'],
 ];
 
 // The first table after the element's heading (### `<tag>` or **`<tag>`**): { properties, attributes }.
