@@ -141,7 +141,8 @@ export const QUOTED_FIGURES = [
       'wasm_bindings/seq2seq/seq2seq_bindings.cpp: kHeldOut',
     measured: (files) => [worker(files, 'EVALUATE_EVERY'), number(files.read('site/src/training-tasks.js'), /TRANSLATION_EVALUATED = (\d+)/),
       number(files.read('wasm_bindings/seq2seq/seq2seq_bindings.cpp'), /kHeldOut = (\d+)/), worker(files, 'TARGET')] },
-  { file: 'site/src/lessons/watch-it-learn.js', quote: 'watchable (50 steps/s)',
+  // The Speed select both training lessons share: each lesson's worker must train at that speed.
+  { file: 'site/src/training-run.js', quote: 'watchable (50 steps/s)',
     source: 'site/src/train-worker.js: WATCH_STEPS_PER_SECOND', measured: (files) => [worker(files, 'WATCH_STEPS_PER_SECOND')] },
 
   { file: 'site/src/lessons/induction-forming.js', quote: 'd_model 32, one head per layer, Adam at learning rate 0.005, 16 fresh examples per step',
@@ -153,7 +154,17 @@ export const QUOTED_FIGURES = [
     source: 'cpp/src/training/tasks.cpp: kDefaultRepeatLength; cpp/include/attnlab/training/tasks.hpp: kRepeatMinSegment, kRepeatMaxSegment',
     measured: ({ read }) => [number(read('cpp/src/training/tasks.cpp'), /kDefaultRepeatLength = (\d+)/),
       number(read('cpp/include/attnlab/training/tasks.hpp'), /kRepeatMinSegment = (\d+)/), number(read('cpp/include/attnlab/training/tasks.hpp'), /kRepeatMaxSegment = (\d+)/)] },
-  { file: 'site/src/lessons/induction-forming.js', quote: 'watchable (50 steps/s)',
+  { file: 'site/src/lessons/induction-forming.js', quote: 'seeds 0 to 9 all changed phase, after between 450 and 1150 steps',
+    source: 'scripts/induction-seeds.json, written by scripts/induction-seeds.mjs: the two-layer model trained as the lesson’s worker ' +
+      'trains it (site/src/induction-forming.js) in Node, seeds 0–9, each until some head’s induction score passes 0.5 or MAX_STEPS',
+    measured: ({ json }) => {
+      const { runs } = json('scripts/induction-seeds.json');
+      const steps = runs.map((r) => r.phaseChange);
+      // "seeds 0 to 9 all": exactly those seeds, none without a phase change (else NaN, which equals no figure)
+      const all = runs.length === 10 && runs.every((r, i) => r.seed === i) && steps.every((x) => x !== null);
+      return all ? [Math.min(...steps), Math.max(...steps)] : [NaN, NaN];
+    } },
+  { file: 'site/src/training-run.js', quote: 'watchable (50 steps/s)',
     source: 'site/src/induction-worker.js: WATCH_STEPS_PER_SECOND',
     measured: ({ read }) => [number(read('site/src/induction-worker.js'), /WATCH_STEPS_PER_SECOND = (\d+)/)] },
 

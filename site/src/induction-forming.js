@@ -15,7 +15,7 @@ export const BATCH = 16;         // fresh examples per step
 export const HELD_OUT = 64;      // examples the scores and the held-out loss are read on
 export const EVALUATE_EVERY = 25;
 export const INDUCTION_THRESHOLD = 0.5;  // a head whose induction score passes this is an induction head
-export const MAX_STEPS = 3000;   // where a run stops by itself (the recipe's phase change comes before step 1000)
+export const MAX_STEPS = 3000;   // where a run stops by itself (seeds 0–9 change phase by step 1150: scripts/induction-seeds.json)
 
 // The model for the learner's choices: layers 1 or 2, positions on or off.
 export function makeModel(lab, { layers, positions, seed }) {
