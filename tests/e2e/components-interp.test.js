@@ -13,12 +13,12 @@ import { after, before, describe, test } from 'node:test';
 import { interpolateViridis, interpolateYlOrRd } from 'd3-scale-chromatic';
 
 import { launch, open } from './browser.js';
+import { axeViolations } from './lesson-page.js';
 import { serve } from './static-server.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
 const screenshots = join(repo, 'test-output/screenshots');
 const PAGE = '/tests/e2e/pages/interp-figures.html';
-const axePath = join(repo, 'node_modules/axe-core/axe.min.js');
 
 // A two-block model's lens over four tokens, written out: cells[point][position] = [favoured id, probability].
 const POINTS = ['blocks.0.hook_resid_pre', 'blocks.0.hook_resid_mid', 'blocks.1.hook_resid_pre', 'blocks.1.hook_resid_mid',
@@ -82,6 +82,15 @@ const focused = (page) => page.evaluate(() => {
   while (node?.shadowRoot?.activeElement) node = node.shadowRoot.activeElement;
   return { text: node?.textContent ?? '', marker: node?.dataset.marker ?? null, label: node?.getAttribute('aria-label') ?? null };
 });
+// Presses Tab until the focused element's text is `text` (at most `limit` times) → what has the focus.
+async function tabTo(page, text, limit = 40) {
+  let shown = await focused(page);
+  for (let i = 0; i < limit && shown.text !== text; i++) {
+    await page.keyboard.press('Tab');
+    shown = await focused(page);
+  }
+  return shown;
+}
 const markFocused = (page) => page.evaluate(() => {
   let node = document.activeElement;
   while (node?.shadowRoot?.activeElement) node = node.shadowRoot.activeElement;
@@ -148,12 +157,7 @@ describe('<attn-logit-lens> and <attn-attribution> in Chromium', () => {
 
   test('the lens by the keyboard: Enter on a header and Space on a cell choose their position, fire position-change, keep the focus', async () => {
     const { page, errors } = await openPage();
-    let shown = { text: '' };
-    for (let i = 0; i < 10 && shown.text !== '2:  sat'; i++) {
-      await page.keyboard.press('Tab');
-      shown = await focused(page);
-    }
-    assert.equal(shown.text, '2:  sat', 'Tab reaches position 2\'s header');
+    assert.equal((await tabTo(page, '2:  sat')).text, '2:  sat', 'Tab reaches position 2\'s header');
     await page.keyboard.press('Enter');
     assert.deepEqual(await page.evaluate(() => window.seen), [{ type: 'position-change', id: 'lens', position: 2 }]);
     assert.equal(await page.evaluate(() => document.getElementById('lens').getAttribute('position')), '2');
@@ -222,12 +226,8 @@ describe('<attn-logit-lens> and <attn-attribution> in Chromium', () => {
 
   test('the bars: Enter or a click on a row chooses its key, fires item-select, keeps the focus through a redraw', async () => {
     const { page, errors } = await openPage();
-    let shown = { text: '' };
-    for (let i = 0; i < 40 && shown.text !== 'L0H1: one and a half'; i++) {
-      await page.keyboard.press('Tab');
-      shown = await focused(page);
-    }
-    assert.equal(shown.text, 'L0H1: one and a half', 'the row\'s text, its accessible name, with a separator only screen readers read');
+    assert.equal((await tabTo(page, 'L0H1: one and a half')).text, 'L0H1: one and a half',
+      'the row\'s text, its accessible name, with a separator only screen readers read');
     await page.keyboard.press('Enter');
     assert.deepEqual(await page.evaluate(() => window.seen), [{ type: 'item-select', id: 'bars', key: 'L0H1', keyboard: true }]);
     const pressed = () => page.evaluate(() => [...document.getElementById('bars').shadowRoot.querySelectorAll('button.row')]
@@ -338,11 +338,7 @@ describe('<attn-logit-lens> and <attn-attribution> in Chromium', () => {
     for (const colorScheme of ['light', 'dark']) {
       const { page } = await openPage({ colorScheme });
       await page.evaluate(() => { document.getElementById('lens').position = 1; document.getElementById('bars').chosen = 'L0H0'; });
-      await page.addScriptTag({ path: axePath });
-      const violations = await page.evaluate(async () => (await window.axe.run(document)).violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.help} (${v.nodes.map((node) => node.target.join(' ')).join('; ')})`));
-      assert.deepEqual(violations, [], colorScheme);
+      assert.deepEqual(await axeViolations(page), [], colorScheme);
       await page.close();
     }
   });
