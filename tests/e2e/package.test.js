@@ -257,7 +257,9 @@ const { init, load } = require('attnlab');
         await tab.goto(`${server.url}/readme-${i}.html`);
         await tab.waitForFunction(() => [...document.querySelectorAll('attn-heatmap')].every((h) => h.matrix)
           && [...document.querySelectorAll('attn-stepper')].every((st) => st.steps.length > 0)
-          && [...document.querySelectorAll('attn-model-view, attn-head-view, attn-token-colors')].every((view) => view.attention));
+          && [...document.querySelectorAll('attn-model-view, attn-head-view, attn-token-colors')].every((view) => view.attention)
+          && [...document.querySelectorAll('attn-logit-lens')].every((lens) => lens.lens)
+          && [...document.querySelectorAll('attn-attribution')].every((bars) => bars.items?.length > 0));
         const shown = await tab.evaluate(() => ({
           labels: [...document.querySelectorAll('attn-heatmap')].map((h) => h.rowLabels),
           steps: [...document.querySelectorAll('attn-stepper')].map((st) => st.steps.map((x) => x.explanation).join(' ')),
@@ -266,6 +268,19 @@ const { init, load } = require('attnlab');
           assert.deepEqual(shown.labels, [['the', 'cat', 'sat', 'on', 'the', 'mat']]);
           assert.equal(shown.steps.length, 1);
           assert.doesNotMatch(shown.steps[0], /b_[qkvo]/, 'bias: false, so no bias in the formulas');
+        }
+        if (html.includes('id="lens"')) {  // the interpretability figures' page: the built-in model's lens and attribution
+          const drawn = await tab.evaluate(() => {
+            const lens = document.getElementById('lens');
+            const cells = [...lens.shadowRoot.querySelectorAll('td button')];
+            return { cells: cells.length, expected: lens.lens.points.length * lens.lens.positions.length, position: lens.position,
+              last: lens.lens.positions.at(-1), finalText: cells.at(-1).textContent, finalId: lens.lens.cells.at(-1).at(-1).top[0].id,
+              rows: document.getElementById('dla').shadowRoot.querySelectorAll('li').length, items: document.getElementById('dla').items.length };
+          });
+          assert.equal(drawn.cells, drawn.expected, 'one cell per point and position');
+          assert.equal(drawn.position, drawn.last, 'the last position chosen');
+          assert.equal(drawn.finalText, ' thyself', `the final point favours “ thyself” (id ${drawn.finalId})`);
+          assert.equal(drawn.rows, drawn.items, 'one bar per term');
         }
         assert.deepEqual(problems, [], `web/README.md html block ${i + 1}`);
         await tab.close();
