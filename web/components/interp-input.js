@@ -2,12 +2,12 @@
 // no honest picture (a probability of 1.5, a NaN contribution) throws an AttnLabError naming the element
 // and the property, from the setter, so the element keeps drawing its last good value.
 import { AttnLabError } from '../lib/errors.js';
+import { describe as describeKind, SLACK } from './weights-input.js';
 
-// float32 softmax outputs may read 1.0000001; anything further outside [0, 1] is not a probability.
-const SLACK = 1e-5;
-
-const describe = (value) => (Array.isArray(value) ? `a list of ${value.length}` : value === null ? 'null'
-  : typeof value === 'number' ? `number ${String(value)}` : typeof value === 'string' ? `string ${JSON.stringify(value)}` : typeof value);
+// A number or a string is named with its value ("got number NaN"), as a probability or key is; other
+// values as weights-input.js names them.
+const describe = (value) => (typeof value === 'number' ? `number ${String(value)}`
+  : typeof value === 'string' ? `string ${JSON.stringify(value)}` : describeKind(value));
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isIndex = (value) => Number.isInteger(value) && value >= 0;
 

@@ -5,7 +5,7 @@ import { AttnLabError } from '../lib/errors.js';
 import { checkMatrix } from './matrix.js';
 
 // float32 softmax rows may hold 1.0000001; anything further outside [0, 1] is not a weight.
-const SLACK = 1e-5;
+export const SLACK = 1e-5;
 
 // An n×n matrix of weights (queries × keys over the same tokens); with { square: false } any
 // queries × keys shape (cross-attention: target words × source words).
@@ -87,4 +87,4 @@ export function indexProblem(element, attribute, text, count, what) {
   return null;
 }
 
-const describe = (value) => (Array.isArray(value) ? `a list of ${value.length}` : value === null ? 'null' : typeof value);
+export const describe = (value) => (Array.isArray(value) ? `a list of ${value.length}` : value === null ? 'null' : typeof value);

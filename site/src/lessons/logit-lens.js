@@ -2,12 +2,11 @@
 // resid_mid, and the final resid_post) read as if it were the last: ln_final with that point's own
 // statistics, then the unembedding (model.logitLens). A grid of the token each point favours at each
 // position; for the chosen position, a target token's probability and rank climbing through the points.
-import { pointLabel } from 'attnlab/components';
-
 import { probabilityBars } from '../bars.js';
 import { el, field, formatPercent, isolated, select, setOptions } from '../dom.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { checkPointGuess } from '../lens-exercise.js';
+import { pointLabel } from '../lens-points.js';
 import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
