@@ -2,7 +2,8 @@
 # Installs what the builds and tests need on a fresh Debian machine, skipping what is present:
 # the C++ toolchain and libraries, clang with libFuzzer, Emscripten (Debian's 3.1.6), Chromium for the browser tests,
 # the King James Bible (bible-kjv: the trained model's corpus, for the test that reruns its first steps),
-# PyTorch (python3-torch: the test command runs every PyTorch snippet the site shows),
+# PyTorch (python3-torch: the test command runs every PyTorch snippet the site shows; libopenblas0-pthread
+# replaces the reference BLAS Debian's torch otherwise multiplies with, 13× slower: attnlab-kjv-llama's training),
 # and the repository's npm dev tools (npm ci, from the committed lock file). Node ≥ 18 and npm are
 # expected on the machine.
 set -euo pipefail
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 # clang + libclang-rt-14-dev: libFuzzer and its sanitizer runtimes for the fuzz targets.
 packages=(cmake make g++ clang libclang-rt-14-dev libeigen3-dev googletest libbenchmark-dev nlohmann-json3-dev
-          emscripten chromium bible-kjv python3-torch pkg-config)
+          emscripten chromium bible-kjv python3-torch libopenblas0-pthread pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
