@@ -22,6 +22,8 @@ export const MAY_INCLUDE = {
   gpt: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text'],
   referent: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io'],
   seq2seq: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text'],
+  // The Llama family builds on the GPT's sampling and generation (gpt_session.hpp).
+  llama: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text', 'gpt'],
   interp: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text', 'gpt'],
 };
 

@@ -115,10 +115,15 @@ def tensor_shapes(cfg):
 
 # ---- the pieces ----
 
-def rms_norm(x, weight, eps):
-    # x [..., d] → weight ⊙ x / √(mean(x²) + eps), the mean taken in float32 at least, as HF's LlamaRMSNorm
+def rms_norm(x, weight, eps, hook=None, name=None):
+    # x [..., d] → weight ⊙ x / √(mean(x²) + eps), the mean taken in float32 at least, as HF's LlamaRMSNorm;
+    # hooks <name>.hook_scale [..., 1] and <name>.hook_normalized (before the weight, as TransformerLens's RMSNorm)
     dtype = x.dtype
     xf = x.to(torch.float64 if dtype == torch.float64 else torch.float32)
+    scale = (xf.pow(2).mean(-1, keepdim=True) + eps).sqrt()
+    if hook is not None:
+        hook(name + ".hook_scale", scale.to(dtype))
+        hook(name + ".hook_normalized", (xf / scale).to(dtype))
     xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
     return weight * xf.to(dtype)
 
@@ -202,8 +207,7 @@ def forward(cfg, state, ids, hooks=None, positions=None, dropout=0.0, ablate=())
     for l in range(cfg.num_hidden_layers):
         p, b = f"model.layers.{l}.", f"blocks.{l}."
         hook(b + "hook_resid_pre", x)
-        h = rms_norm(x, state[p + "input_layernorm.weight"], cfg.rms_norm_eps)
-        hook(b + "ln1.hook_normalized", h)
+        h = rms_norm(x, state[p + "input_layernorm.weight"], cfg.rms_norm_eps, hook, b + "ln1")
         q = linear(h, state, p + "self_attn.q_proj", cfg.attention_bias).view(B, T, H, hd)    # [B, T, H, hd]
         k = linear(h, state, p + "self_attn.k_proj", cfg.attention_bias).view(B, T, Hkv, hd)  # [B, T, Hkv, hd]
         v = linear(h, state, p + "self_attn.v_proj", cfg.attention_bias).view(B, T, Hkv, hd)
@@ -229,8 +233,7 @@ def forward(cfg, state, ids, hooks=None, positions=None, dropout=0.0, ablate=())
         hook(b + "hook_attn_out", attn_out)
         x = x + drop(attn_out)
         hook(b + "hook_resid_mid", x)
-        h = rms_norm(x, state[p + "post_attention_layernorm.weight"], cfg.rms_norm_eps)
-        hook(b + "ln2.hook_normalized", h)
+        h = rms_norm(x, state[p + "post_attention_layernorm.weight"], cfg.rms_norm_eps, hook, b + "ln2")
         gate = linear(h, state, p + "mlp.gate_proj", cfg.mlp_bias)               # [B, T, m]
         up = linear(h, state, p + "mlp.up_proj", cfg.mlp_bias)
         hook(b + "mlp.hook_pre", gate), hook(b + "mlp.hook_pre_linear", up)
@@ -240,8 +243,7 @@ def forward(cfg, state, ids, hooks=None, positions=None, dropout=0.0, ablate=())
         hook(b + "hook_mlp_out", mlp_out)
         x = x + drop(mlp_out)
         hook(b + "hook_resid_post", x)
-    x = rms_norm(x, state["model.norm.weight"], cfg.rms_norm_eps)
-    hook("ln_final.hook_normalized", x)
+    x = rms_norm(x, state["model.norm.weight"], cfg.rms_norm_eps, hook, "ln_final")
     unembed = state["model.embed_tokens.weight" if cfg.tie_word_embeddings else "lm_head.weight"]
     logits = x @ unembed.T                                                       # [B, T, V]
     return logits[0] if single else logits

@@ -9,8 +9,10 @@
 #include "attnlab/attention/backward.hpp"
 #include "attnlab/attention/batched_attention.hpp"
 #include "attnlab/attention/dropout.hpp"
+#include "attnlab/attention/grouped_attention.hpp"
 #include "attnlab/attention/mask.hpp"
 #include "attnlab/attention/positional.hpp"
+#include "attnlab/attention/rotary.hpp"
 #include "attnlab/attention/softmax.hpp"
 
 #include "attnlab/gpt/gpt.hpp"
@@ -27,6 +29,10 @@
 #include "attnlab/interp/patching.hpp"
 
 #include "attnlab/io/safetensors.hpp"
+
+#include "attnlab/llama/llama.hpp"
+#include "attnlab/llama/llama_config.hpp"
+#include "attnlab/llama/llama_session.hpp"
 
 #include "attnlab/layers/activation.hpp"
 #include "attnlab/layers/attention_layer.hpp"

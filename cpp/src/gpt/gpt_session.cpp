@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tensor/checks.hpp"
+#include "gpt/generation_loop.hpp"
 #include "gpt/gpt_ops.hpp"
 #include "kernels/kernels.hpp"
 
@@ -90,45 +91,21 @@ std::int64_t gpt_multiply_adds(const GPTConfig& c, std::int64_t n, bool with_cac
 
 Generation generate(const GPT& model, std::span<const int> prompt, const GenerateOptions& options) {
   const char* fn = "generate";
-  if (prompt.empty()) detail::fail(fn, "the prompt is empty (give at least one token)");
-  if (options.max_tokens < 0) detail::fail(fn, "max_tokens must be ≥ 0, got ", options.max_tokens);
   if (prompt.size() > static_cast<std::size_t>(model.config().context_length))
     detail::fail(fn, "the prompt has ", prompt.size(), " tokens but context_length is ", model.config().context_length);
-  sampling_distribution(std::vector<float>{0.0f}, options.sampling);  // the options' errors before any work
-  const int V = model.config().vocab_size;
-  for (std::size_t i = 0; i < options.stop_tokens.size(); ++i) {
-    if (options.stop_tokens[i] < 0 || options.stop_tokens[i] >= V)
-      detail::fail(fn, "stop_tokens[", i, "] = ", options.stop_tokens[i], " is not a token id in [0, ", V, ")");
-  }
-  const auto is_stop = [&](int token) {
-    return token == options.stop_token ||
-           std::find(options.stop_tokens.begin(), options.stop_tokens.end(), token) != options.stop_tokens.end();
-  };
-  GPTSession session(model);
-  Matrix logits;
-  for (int id : prompt) logits = session.append(id);
-  std::vector<int> context(prompt.begin(), prompt.end());  // what the penalties see
-  Rng rng(options.seed);
-  Generation out;
-  while (static_cast<int>(out.tokens.size()) < options.max_tokens) {
-    if (!out.tokens.empty()) {  // feed the last token back, if the context has room for it
-      if (session.length() == model.config().context_length) {
-        out.stopped = StopReason::context_full;
-        break;
-      }
-      logits = session.append(out.tokens.back());
+  // The GPT's session read one token at a time; its context is full at context_length.
+  struct Reader {
+    GPTSession session;
+    Matrix read_prompt(std::span<const int> ids) {
+      Matrix logits;
+      for (int id : ids) logits = session.append(id);
+      return logits;
     }
-    const SampledToken next = sample(std::span<const float>(logits.data(), static_cast<std::size_t>(logits.size())),
-                                     context, options.sampling, rng);
-    out.tokens.push_back(next.token);
-    out.probabilities.push_back(next.probabilities[static_cast<std::size_t>(next.token)]);
-    context.push_back(next.token);
-    if (is_stop(next.token)) {
-      out.stopped = StopReason::stop_token;
-      break;
-    }
-  }
-  return out;
+    Matrix append(int id) { return session.append(id); }
+    bool full() const { return session.length() == session_context; }
+    int session_context;
+  } reader{GPTSession(model), model.config().context_length};
+  return detail::generation_loop(fn, reader, model.config().vocab_size, prompt, options);
 }
 
 }  // namespace attnlab

@@ -1,0 +1,270 @@
+#include "attnlab/llama/llama.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "attnlab/attention/grouped_attention.hpp"
+#include "attnlab/tensor/rng.hpp"
+#include "kernels/kernels.hpp"
+#include "tensor/checks.hpp"
+
+namespace attnlab {
+
+// ---- Parameters: one flat buffer, tensors in Hugging Face's order ----
+
+Llama::Llama(const LlamaConfig& config) : config_(config) {
+  check_llama_config("Llama", config);
+  lay_out();
+  frequencies_ = rope_frequencies(config.rope);
+  values_.assign(slots_.back().offset + slots_.back().size, 0.0f);
+}
+
+Llama::Llama(const LlamaConfig& config, std::uint64_t seed) : Llama(config) {
+  Rng rng(seed);
+  const float residual_std = 0.02f / std::sqrt(2.0f * static_cast<float>(config.num_layers));
+  for (const LlamaTensorSlot& slot : slots_) {
+    float* v = values_.data() + slot.offset;
+    if (slot.name.ends_with("norm.weight")) {
+      std::fill(v, v + slot.size, 1.0f);
+    } else if (slot.shape.size() == 2) {
+      const bool residual = slot.name.ends_with("o_proj.weight") || slot.name.ends_with("down_proj.weight");
+      for (std::size_t i = 0; i < slot.size; ++i) v[i] = rng.normal(0.0f, residual ? residual_std : 0.02f);
+    }
+  }
+}
+
+void Llama::lay_out() {
+  const LlamaConfig& c = config_;
+  const std::int64_t d = c.hidden_size, m = c.intermediate_size, q_rows = std::int64_t{c.num_heads} * c.head_dim,
+                     kv_rows = std::int64_t{c.num_kv_heads} * c.head_dim;
+  auto add = [this](std::string name, std::vector<std::int64_t> shape) {
+    LlamaTensorSlot slot{std::move(name), std::move(shape), 0, 1};
+    for (std::int64_t extent : slot.shape) slot.size *= static_cast<std::size_t>(extent);
+    slot.offset = slots_.empty() ? 0 : slots_.back().offset + slots_.back().size;
+    slots_.push_back(std::move(slot));
+    return static_cast<int>(slots_.size()) - 1;
+  };
+  auto maybe = [&](bool present, std::string name, std::int64_t size) { return present ? add(std::move(name), {size}) : -1; };
+  embed_ = add("model.embed_tokens.weight", {c.vocab_size, d});
+  for (int l = 0; l < c.num_layers; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    LayerSlots s{};
+    s.input_norm = add(p + "input_layernorm.weight", {d});
+    s.q = add(p + "self_attn.q_proj.weight", {q_rows, d});
+    s.q_bias = maybe(c.qkv_bias, p + "self_attn.q_proj.bias", q_rows);
+    s.k = add(p + "self_attn.k_proj.weight", {kv_rows, d});
+    s.k_bias = maybe(c.qkv_bias, p + "self_attn.k_proj.bias", kv_rows);
+    s.v = add(p + "self_attn.v_proj.weight", {kv_rows, d});
+    s.v_bias = maybe(c.qkv_bias, p + "self_attn.v_proj.bias", kv_rows);
+    s.o = add(p + "self_attn.o_proj.weight", {d, q_rows});
+    s.o_bias = maybe(c.o_bias, p + "self_attn.o_proj.bias", d);
+    s.post_norm = add(p + "post_attention_layernorm.weight", {d});
+    s.gate = add(p + "mlp.gate_proj.weight", {m, d});
+    s.gate_bias = maybe(c.mlp_bias, p + "mlp.gate_proj.bias", m);
+    s.up = add(p + "mlp.up_proj.weight", {m, d});
+    s.up_bias = maybe(c.mlp_bias, p + "mlp.up_proj.bias", m);
+    s.down = add(p + "mlp.down_proj.weight", {d, m});
+    s.down_bias = maybe(c.mlp_bias, p + "mlp.down_proj.bias", d);
+    layers_.push_back(s);
+  }
+  norm_ = add("model.norm.weight", {d});
+  lm_head_ = c.tie_word_embeddings ? -1 : add("lm_head.weight", {c.vocab_size, d});
+}
+
+const LlamaTensorSlot& Llama::tensor(std::string_view name) const {
+  for (const LlamaTensorSlot& slot : slots_)
+    if (slot.name == name) return slot;
+  detail::fail("Llama::tensor", "the model has no tensor named '", name, "'");
+}
+
+std::span<const float> Llama::tensor_values(std::string_view name) const {
+  const LlamaTensorSlot& slot = tensor(name);
+  return std::span<const float>(values_).subspan(slot.offset, slot.size);
+}
+
+void Llama::load_tensor(std::string_view name, std::span<const float> values) {
+  const LlamaTensorSlot& slot = tensor(name);
+  if (values.size() != slot.size)
+    detail::fail("Llama::load_tensor", "'", name, "' holds ", slot.size, " values but ", values.size(), " were given");
+  if (!detail::all_finite(values.data(), static_cast<Eigen::Index>(values.size())))
+    detail::fail("Llama::load_tensor", "'", name, "' has a NaN or infinite value");
+  std::copy(values.begin(), values.end(), values_.begin() + static_cast<std::ptrdiff_t>(slot.offset));
+}
+
+Eigen::Map<const Matrix> Llama::weight(int slot) const {
+  const LlamaTensorSlot& s = slots_[static_cast<std::size_t>(slot)];
+  return {values_.data() + s.offset, static_cast<Eigen::Index>(s.shape[0]), static_cast<Eigen::Index>(s.shape[1])};
+}
+
+Eigen::Map<const Eigen::RowVectorXf> Llama::vector(int slot) const {
+  const LlamaTensorSlot& s = slots_[static_cast<std::size_t>(slot)];
+  return {values_.data() + s.offset, static_cast<Eigen::Index>(s.size)};
+}
+
+// ---- The pieces of a block ----
+
+Matrix Llama::project(const Matrix& x, int slot, int bias_slot) const {
+  // x [n×in] · W[out×in]ᵀ (+ b [out]) → [n×out]
+  Matrix y = kernels::matmul_transposed(x, weight(slot));
+  if (bias_slot >= 0) y.rowwise() += vector(bias_slot);
+  return y;
+}
+
+namespace {
+
+// TransformerLens's shapes for a Matrix laid out as hook_points.hpp describes.
+void keep(HookValues* hooks, std::string name, const Matrix& m, Shape shape) {
+  if (!hooks) return;
+  hooks->emplace_back(std::move(name), Tensor(std::move(shape), std::vector<float>(m.data(), m.data() + m.size())));
+}
+
+float silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+}  // namespace
+
+Matrix Llama::rms_norm(const Matrix& x, int weight_slot, HookValues* hooks, const std::string& prefix) const {
+  // x [n×d] → x / √(mean(x²) + eps) ⊙ w [n×d]; the mean in double
+  const Eigen::Index n = x.rows(), d = x.cols();
+  Matrix normalized(n, d), scale(n, 1);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double mean_square = x.row(i).cast<double>().squaredNorm() / static_cast<double>(d);
+    const double s = std::sqrt(mean_square + static_cast<double>(config_.rms_norm_eps));
+    scale(i, 0) = static_cast<float>(s);
+    normalized.row(i) = (x.row(i).cast<double>() / s).cast<float>();
+  }
+  keep(hooks, prefix + ".hook_scale", scale, {n, 1});
+  keep(hooks, prefix + ".hook_normalized", normalized, {n, d});
+  normalized.array().rowwise() *= vector(weight_slot).array();
+  return normalized;
+}
+
+void Llama::qkv(int layer, const Matrix& h, Matrix& q, Matrix& k, Matrix& v) const {
+  // h [n×d] → q [n×H·hd], k, v [n×Hkv·hd]
+  const LayerSlots& s = layers_[static_cast<std::size_t>(layer)];
+  q = project(h, s.q, s.q_bias);
+  k = project(h, s.k, s.k_bias);
+  v = project(h, s.v, s.v_bias);
+}
+
+void Llama::finish_block(Matrix& x, Matrix& z, const BlockStep& step) const {
+  // z [n×H·hd] → x [n×d] += o_proj(z); x += down(silu(gate(h)) ⊙ up(h)), h = post_attention_layernorm(x)
+  const LayerSlots& s = layers_[static_cast<std::size_t>(step.layer)];
+  const Eigen::Index n = x.rows(), hd = config_.head_dim;
+  const std::string b = "blocks." + std::to_string(step.layer) + ".";
+  if (step.ablate) {
+    for (const HeadAblation& off : *step.ablate) {
+      if (off.layer != step.layer) continue;
+      auto cols = z.middleCols(off.head * hd, hd);
+      if (step.ablation == AblationMode::zero) cols.setZero();
+      else cols.rowwise() = Eigen::RowVectorXf(cols.colwise().mean());
+    }
+  }
+  keep(step.hooks, b + "attn.hook_z", z, {n, config_.num_heads, hd});
+  const Matrix attn_out = project(z, s.o, s.o_bias);
+  keep(step.hooks, b + "hook_attn_out", attn_out, {n, config_.hidden_size});
+  x += attn_out;
+  keep(step.hooks, b + "hook_resid_mid", x, {n, config_.hidden_size});
+
+  const Matrix h = rms_norm(x, s.post_norm, step.hooks, b + "ln2");
+  const Matrix gate = project(h, s.gate, s.gate_bias);   // [n×m]
+  Matrix act = project(h, s.up, s.up_bias);              // [n×m]: up, then silu(gate) ⊙ up
+  keep(step.hooks, b + "mlp.hook_pre", gate, {n, config_.intermediate_size});
+  keep(step.hooks, b + "mlp.hook_pre_linear", act, {n, config_.intermediate_size});
+  act.array() *= gate.unaryExpr(&silu).array();
+  keep(step.hooks, b + "mlp.hook_post", act, {n, config_.intermediate_size});
+  const Matrix mlp_out = project(act, s.down, s.down_bias);
+  keep(step.hooks, b + "hook_mlp_out", mlp_out, {n, config_.hidden_size});
+  x += mlp_out;
+  keep(step.hooks, b + "hook_resid_post", x, {n, config_.hidden_size});
+}
+
+Matrix Llama::logits(const Matrix& normalized) const {
+  // [n×d] → [n×V] = normalized · (lm_head or embed_tokens)ᵀ
+  return kernels::matmul_transposed(normalized, weight(lm_head_ >= 0 ? lm_head_ : embed_));
+}
+
+// ---- Forward ----
+
+LlamaOutput Llama::forward(std::span<const int> ids, const LlamaForwardOptions& options) const {
+  // ids [T] → logits [T×V]
+  const char* fn = "Llama::forward";
+  const LlamaConfig& c = config_;
+  if (ids.empty()) detail::fail(fn, "ids is empty (give at least one token)");
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= c.vocab_size)
+      detail::fail(fn, "ids[", i, "] = ", ids[i], " is outside the vocabulary 0 … ", c.vocab_size - 1);
+  if (options.first_position < 0) detail::fail(fn, "first_position = ", options.first_position, " is negative");
+  for (const HeadAblation& off : options.ablate)
+    if (off.layer < 0 || off.layer >= c.num_layers || off.head < 0 || off.head >= c.num_heads)
+      detail::fail(fn, "ablate names layer ", off.layer, ", head ", off.head, " but the model has layers 0 … ",
+                   c.num_layers - 1, " and heads 0 … ", c.num_heads - 1);
+  const auto T = static_cast<Eigen::Index>(ids.size());
+  const Eigen::Index d = c.hidden_size, hd = c.head_dim;
+  // Working memory: per layer q, k, v, z and the MLP's three [T×m], the weights H·T², the logits.
+  const double floats = 8.0 * static_cast<double>(T) * d + 3.0 * static_cast<double>(T) * c.intermediate_size +
+                        static_cast<double>(c.num_heads) * static_cast<double>(T) * static_cast<double>(T) *
+                            (options.attention || options.hooks ? c.num_layers : 1) +
+                        static_cast<double>(T) * c.vocab_size;
+  detail::require_within_budget(fn, 1, floats, 1, "the activations");
+  HookValues* hooks = options.hooks;
+
+  // x = embed_tokens[ids]                                                     [T×d]
+  Matrix x(T, d);
+  for (Eigen::Index i = 0; i < T; ++i) x.row(i) = weight(embed_).row(ids[static_cast<std::size_t>(i)]);
+  keep(hooks, "hook_embed", x, {T, d});
+  std::vector<int> positions(static_cast<std::size_t>(T));
+  for (Eigen::Index i = 0; i < T; ++i) positions[static_cast<std::size_t>(i)] = options.first_position + static_cast<int>(i);
+  const RotaryTable rotation = rotary_table(positions, frequencies_);
+
+  LlamaOutput out;
+  for (int l = 0; l < c.num_layers; ++l) {
+    const std::string b = "blocks." + std::to_string(l) + ".";
+    keep(hooks, b + "hook_resid_pre", x, {T, d});
+    // q, k, v of ln1(x), then q and k turned by RoPE                          [T×H·hd], [T×Hkv·hd]
+    Matrix q, k, v;
+    qkv(l, rms_norm(x, layers_[static_cast<std::size_t>(l)].input_norm, hooks, b + "ln1"), q, k, v);
+    keep(hooks, b + "attn.hook_q", q, {T, c.num_heads, hd});
+    keep(hooks, b + "attn.hook_k", k, {T, c.num_kv_heads, hd});
+    keep(hooks, b + "attn.hook_v", v, {T, c.num_kv_heads, hd});
+    apply_rotary(q, c.head_dim, rotation);
+    apply_rotary(k, c.head_dim, rotation);
+    keep(hooks, b + "attn.hook_rot_q", q, {T, c.num_heads, hd});
+    keep(hooks, b + "attn.hook_rot_k", k, {T, c.num_kv_heads, hd});
+    // z = grouped-query attention, causal (and windowed where the config says)  [T×H·hd]
+    std::vector<Matrix> weights;
+    const bool want_weights = options.attention || hooks;
+    Matrix z = grouped_attention(q, k, v, {.num_heads = c.num_heads, .num_kv_heads = c.num_kv_heads, .head_dim = c.head_dim,
+                                           .window = c.window(l)},
+                                 want_weights ? &weights : nullptr);
+    if (hooks) {
+      // The scores again (hook only): q_h·k_kvᵀ/√hd, −∞ where the pattern is blocked.
+      Matrix scores(c.num_heads * T, T), pattern(c.num_heads * T, T);
+      const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+      for (int h = 0; h < c.num_heads; ++h) {
+        const int kv = h / c.group_size();
+        Matrix s = q.middleCols(h * hd, hd) * k.middleCols(kv * hd, hd).transpose() * scale;
+        const Matrix& w = weights[static_cast<std::size_t>(h)];
+        for (Eigen::Index i = 0; i < T; ++i)
+          for (Eigen::Index j = 0; j < T; ++j)
+            if (j > i || (c.window(l) > 0 && i - j >= c.window(l))) s(i, j) = -std::numeric_limits<float>::infinity();
+        scores.middleRows(h * T, T) = s;
+        pattern.middleRows(h * T, T) = w;
+      }
+      keep(hooks, b + "attn.hook_attn_scores", scores, {c.num_heads, T, T});
+      keep(hooks, b + "attn.hook_pattern", pattern, {c.num_heads, T, T});
+    }
+    if (options.attention) out.attention.push_back(std::move(weights));
+    finish_block(x, z, {.layer = l, .ablate = &options.ablate, .ablation = options.ablation, .hooks = hooks});
+  }
+
+  // logits = norm(x) · unembedᵀ                                               [T×V]
+  const Matrix normalized = rms_norm(x, norm_, hooks, "ln_final");
+  if (options.logits == LogitRows::all) out.logits = logits(normalized);
+  else if (options.logits == LogitRows::last) out.logits = logits(normalized.bottomRows(1));
+  else out.logits.resize(0, c.vocab_size);
+  detail::require_finite_result(fn, normalized, "the weights are too large (the final RMSNorm)");
+  detail::require_finite_result(fn, out.logits, "the weights are too large");
+  return out;
+}
+
+}  // namespace attnlab
