@@ -63,6 +63,7 @@
 #include "attnlab/tensor/trace.hpp"
 
 #include "attnlab/text/bpe.hpp"
+#include "attnlab/text/hf_tokenizer.hpp"
 #include "attnlab/text/tokenizer.hpp"
 
 #include "attnlab/training/induction_scores.hpp"

@@ -11,6 +11,7 @@
 #include "attnlab/text/bpe.hpp"
 #include "tensor/checks.hpp"
 #include "text/unicode_classes.hpp"
+#include "text/utf8.hpp"
 
 namespace attnlab {
 
@@ -18,36 +19,11 @@ namespace {
 
 constexpr const char* kFromGpt2 = "BpeTokenizer::from_gpt2";
 
-// ---- UTF-8, leniently: an invalid byte is a character of its own ----
+// ---- UTF-8 (text/utf8.hpp) ----
 
-constexpr char32_t kInvalid = 0xFFFFFFFF;
-
-struct Character {
-  char32_t code;     // the code point, or kInvalid for a byte that does not start valid UTF-8
-  std::size_t size;  // its bytes (1 for an invalid byte)
-};
-
-// The character at text[i] (i < text.size()). Overlong forms, surrogates, code points past U+10FFFF
-// and truncated sequences are not UTF-8: their first byte comes back as one invalid character, so
-// the bytes after it are read again as characters of their own.
-Character next_character(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = byte(i);
-  if (b0 < 0x80) return {b0, 1};
-  const std::size_t size = b0 >= 0xC2 && b0 <= 0xDF   ? 2
-                           : b0 >= 0xE0 && b0 <= 0xEF ? 3
-                           : b0 >= 0xF0 && b0 <= 0xF4 ? 4
-                                                      : 0;
-  if (size == 0 || size > text.size() - i) return {kInvalid, 1};
-  char32_t code = b0 & (0x7F >> size);
-  for (std::size_t k = 1; k < size; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return {kInvalid, 1};
-    code = (code << 6) | (byte(i + k) & 0x3F);
-  }
-  constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};  // by size: below it is overlong
-  if (code < kSmallest[size] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return {kInvalid, 1};
-  return {code, size};
-}
+using utf8::Character;
+using utf8::kInvalid;
+using utf8::next_character;
 
 void append_utf8(std::string& out, char32_t c) {  // c ≤ U+FFFF, all this file writes
   if (c < 0x80) {
@@ -465,6 +441,13 @@ std::vector<int> BpeTokenizer::merge_piece(std::string_view piece, std::vector<B
     if (steps && merged_any) steps->push_back({rank, left, right, merged, tokens_now()});
   }
   return n == 0 ? std::vector<int>{} : tokens_now();
+}
+
+std::vector<int> BpeTokenizer::encode_piece(std::string_view piece) const { return merge_piece(piece, nullptr); }
+
+int BpeTokenizer::token_id(std::string_view bytes) const {
+  const auto it = byte_ids_.find(std::string(bytes));
+  return it == byte_ids_.end() ? -1 : it->second;
 }
 
 std::vector<int> BpeTokenizer::encode(std::string_view text) const {

@@ -58,6 +58,11 @@ class BpeTokenizer {
 
   std::vector<int> encode(std::string_view text) const;
   std::vector<BpePiece> encode_with_steps(std::string_view text) const;
+  // One pre-tokenised piece's bytes → its ids by the merges alone (no pre-tokenisation): what a
+  // tokenizer with another pre-tokenisation rule (hf_tokenizer.hpp) calls per piece.
+  std::vector<int> encode_piece(std::string_view piece) const;
+  // The id of the token whose bytes are `bytes`, or −1 if the vocabulary has none.
+  int token_id(std::string_view bytes) const;
   // The bytes the ids stand for (a multi-byte character split across ids is split here too); ids
   // outside the vocabulary are an Error naming the position.
   std::string decode(std::span<const int> ids) const;
