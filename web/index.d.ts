@@ -720,6 +720,102 @@ export interface Tokenizer {
   dispose(): void;
 }
 
+/** A Llama-family model's config.json, as the core read it (Lab.loadModel). */
+export interface LlamaConfig {
+  /** The family config.json names; the forward is the same for all three. */
+  modelType: 'llama' | 'qwen2' | 'mistral';
+  vocabSize: number;
+  hiddenSize: number;
+  intermediateSize: number;
+  numLayers: number;
+  numHeads: number;
+  /** Key/value heads, dividing numHeads: 1 is multi-query attention, numHeads multi-head. */
+  numKeyValueHeads: number;
+  headDim: number;
+  rmsNormEps: number;
+  ropeTheta: number;
+  ropeScaling: 'llama3' | null;
+  maxPositionEmbeddings: number;
+  tieWordEmbeddings: boolean;
+  /** Mistral's window (0: none): a query sees its own key and the slidingWindow − 1 before it. */
+  slidingWindow: number;
+  parameterCount: number;
+  /** 2 · numLayers · numKeyValueHeads · headDim · 4 bytes: what the KV cache keeps per token. */
+  kvCacheBytesPerToken: number;
+}
+
+/** A KV cache's policy: window 0 keeps every token; window w > 0 keeps the first `sinks` tokens (StreamingLLM's
+ *  attention sinks) and the last w, with RoPE's positions counted within the cache. */
+export interface CachePolicy {
+  sinks?: number;
+  window?: number;
+}
+
+/** A Llama, SmolLM2, Qwen2 or Mistral checkpoint in the GPT module's heap (Lab.loadModel). */
+export interface LlamaModel {
+  readonly family: 'llama' | 'qwen2' | 'mistral';
+  readonly config: LlamaConfig;
+  parameterCount(): number;
+  /** ids [n] → logits n×vocabSize (1×V with logits 'last', 0×V with 'none'); firstPosition shifts RoPE's positions. */
+  forward(ids: ArrayLike<number>, options?: {
+    attention?: boolean; ablate?: { layer: number; head: number }[]; ablation?: 'zero' | 'mean';
+    logits?: 'all' | 'last' | 'none'; firstPosition?: number;
+  }): { logits: Matrix; attention?: Matrix[][] };
+  /** Every TransformerLens hook point of this family: hook_q and hook_rot_q (seq, numHeads, headDim); hook_k, hook_v,
+   *  hook_rot_k (seq, numKeyValueHeads, headDim); ln1/ln2/ln_final hook_scale and hook_normalized (RMSNorm, before its
+   *  weight); mlp.hook_pre (gate), mlp.hook_pre_linear (up), mlp.hook_post; the rest as the GPT's. */
+  runWithCache(ids: ArrayLike<number>, options?: { firstPosition?: number }): { logits: Matrix; cache: ActivationCache };
+  generate(ids: ArrayLike<number>, options?: SamplingOptions & CachePolicy & {
+    maxTokens?: number; stopToken?: number; stopTokens?: ArrayLike<number>;
+  }): Generation;
+  session(options?: CachePolicy): LlamaSession;
+  /** The weights as model.safetensors (Hugging Face's names; lm_head left out when tied). */
+  save(options?: { dtype?: 'F32' | 'F16' | 'BF16' }): Uint8Array;
+  tensorNames(): string[];
+  tensor(name: string): { shape: number[]; data: Float32Array };
+  dispose(): void;
+}
+
+/** A Llama-family model's KV cache (LlamaModel.session). */
+export interface LlamaSession {
+  /** Tokens read so far. */
+  readonly length: number;
+  /** Bytes the cache holds now: cached tokens × kvCacheBytesPerToken. */
+  readonly cacheBytes: number;
+  /** The cached tokens' positions in the text. */
+  cachedTokens(): Int32Array;
+  /** One id or several → the logits after each (n×vocabSize) and the last token's weights over the cache. */
+  append(ids: number | ArrayLike<number>): { logits: Matrix; attention: Matrix[][] };
+  /** Layer `layer`'s cache, cached × numKeyValueHeads·headDim each (keys turned by RoPE, unless sinks). */
+  cache(layer: number): { keys: Matrix; values: Matrix };
+  reset(): this;
+  dispose(): void;
+}
+
+/** A tokenizer.json (Hugging Face's tokenizers): byte-level BPE as GPT-2, Llama 3, Qwen2 and SmolLM2 use it. */
+export interface HFTokenizer {
+  readonly vocabSize: number;
+  /** '' or 'NFC' (applied by encode). */
+  readonly normalizer: string;
+  /** 'ByteLevel', 'Split(Llama 3) + ByteLevel', 'Digits + ByteLevel', … */
+  readonly preTokenizer: string;
+  readonly addedTokens: readonly { id: number; content: string; special: boolean }[];
+  /** addSpecialTokens (default true, as Hugging Face's): the post-processor's tokens, Llama 3's <|begin_of_text|>. */
+  encode(text: string, options?: { addSpecialTokens?: boolean }): Int32Array;
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  decodeBytes(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): Uint8Array;
+  tokenString(id: number): string;
+  /** tokenizer.json's spelling ('Ġthe'). */
+  tokenText(id: number): string;
+  dispose(): void;
+}
+
+/** A checkpoint folder: the FileList of a folder picked in a page, File objects, or name → bytes. */
+export type CheckpointFiles =
+  | ArrayLike<File>
+  | Record<string, Uint8Array | ArrayBuffer | string>
+  | Map<string, Uint8Array | ArrayBuffer | string>;
+
 export interface Lab {
   /** True when the SIMD build was loaded. */
   readonly simd: boolean;
@@ -779,6 +875,12 @@ export interface Lab {
   /** numHeads: the head count when the file's metadata has no n_head; one that differs from the file's n_head
    *  is refused unless overrideNumHeads: true. */
   loadGPT(bytes: Uint8Array | ArrayBuffer, options?: { numHeads?: number; overrideNumHeads?: boolean }): Promise<GPTModel>;
+  /** A checkpoint folder as Hugging Face saves it: config.json, model.safetensors (or the index and its shards),
+   *  tokenizer.json (or GPT-2's vocab.json and merges.txt). onProgress reports File objects' bytes as they are read. */
+  loadModel(files: CheckpointFiles, options?: { onProgress?: (progress: { file: string; loaded: number; total: number }) => void }):
+    Promise<
+      | { family: 'llama' | 'qwen2' | 'mistral'; model: LlamaModel; tokenizer: HFTokenizer }
+      | { family: 'gpt2'; model: GPTModel; tokenizer: Tokenizer | HFTokenizer }>;
   /** attnlab's own trained GPT (4 layers × 4 heads, d 192, context 128, a 4,096-token BPE vocabulary
    *  learned on the King James Bible) and its tokenizer, from the package's models/kjv/ files, fetched
    *  on this call (in Node, read from disk). `baseUrl`: a folder serving model.safetensors, vocab.json

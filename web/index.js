@@ -7,7 +7,9 @@ import {
   maskOptions, toFloat32, wellFormed,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
+import { checkpointFamily, fileText, readCheckpointFiles } from './lib/checkpoint-files.js';
 import { checkIds, gptClasses, samplingOptions } from './lib/gpt.js';
+import { llamaClasses } from './lib/llama.js';
 import { LazyModule } from './lib/lazy-module.js';
 import { allInOrder, checkBaseUrl, parseTrainingLog, prefetchFile, readBuiltinFile } from './lib/builtin-model.js';
 import { checkThreads, chooseVariant, instantiate, pageCanUseThreads, prefetchBuild } from './lib/loader.js';
@@ -169,7 +171,7 @@ class Lab {
     this.#gpt = new LazyModule(threaded ? 'attnlab-gpt-simd-mt' : `attnlab-gpt-${variant}`, sources.gpt, this, (module) => {
       applyCurrentBudget(module);
       if (threaded) module.raw.setNumThreads(Math.min(this.threads, module.raw.maxThreads()));
-      this.#gptClasses = gptClasses(module);
+      this.#gptClasses = { ...gptClasses(module), ...llamaClasses(module) };
     }, { byCaller: true });
     // byCaller: the referent encoder's messages read as the package's calls (ReferentModel.sentence: …), not as
     // the core's functions (make_referent_sentence).
@@ -217,6 +219,35 @@ class Lab {
     if (!(file instanceof Uint8Array)) fail(fn, `bytes must be a Uint8Array or ArrayBuffer of a .safetensors file, got ${describe(bytes)}`);
     const { raw, call, classes } = await this.#gptModule(fn);
     return new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(file, numHeads, overrideNumHeads)));
+  }
+
+  // A checkpoint folder as Hugging Face saves it → { model, tokenizer, family }. files: the FileList of
+  // a folder the learner picked (or an array of File), or { name: bytes } / a Map. A Llama-family
+  // folder (config.json with model_type llama, qwen2 or mistral; model.safetensors or the shards that
+  // model.safetensors.index.json names; tokenizer.json) gives a LlamaModel and an HFTokenizer; a GPT-2
+  // one (model_type gpt2, or model.safetensors with vocab.json and merges.txt) a GPTModel and its
+  // tokenizer. options: { onProgress({ file, loaded, total }) } while File objects are read.
+  async loadModel(files, options) {
+    const fn = 'loadModel';
+    const { onProgress } = checkOptions(fn, options, ['onProgress']);
+    const bytes = await readCheckpointFiles(fn, files, onProgress);
+    const { family, config } = checkpointFamily(fn, bytes);
+    const { raw, call, classes } = await this.#gptModule(fn);
+    if (family === 'gpt2') {
+      if (!bytes.has('model.safetensors')) fail(fn, `no model.safetensors among the files (given: ${[...bytes.keys()].join(', ')})`);
+      const numHeads = config?.n_head ?? 0;
+      const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes.get('model.safetensors'), numHeads, false)));
+      const tokenizer = bytes.has('tokenizer.json')
+        ? new classes.HFTokenizer(call(fn, () => raw.HFTokenizerHandle.fromJson(wellFormed(fileText(bytes, 'tokenizer.json')))))
+        : new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(fileText(bytes, 'vocab.json'), fileText(bytes, 'merges.txt'))));
+      return { model, tokenizer, family };
+    }
+    const tokenizer = new classes.HFTokenizer(call(fn, () => raw.HFTokenizerHandle.fromJson(wellFormed(fileText(bytes, 'tokenizer.json')))));
+    // Only what the weights need goes into the wasm heap (a folder also holds READMEs, generation_config.json …).
+    const weights = Object.fromEntries([...bytes].filter(([name]) => name === 'config.json' || name.endsWith('.safetensors') ||
+      name === 'model.safetensors.index.json'));
+    const model = new classes.LlamaModel(call(fn, () => raw.LlamaHandle.fromFiles(weights)));
+    return { model, tokenizer, family };
   }
 
   // attnlab's own trained GPT and its tokenizer (the package's models/kjv/, fetched on this call):

@@ -69,6 +69,20 @@ describe('examples/, against the packed package', () => {
     assertAttention(lines.map(([, ...cells]) => cells.map(Number)), 'examples/node');
   });
 
+  test('examples/llama loads a checkpoint folder and reports its shared heads, cache and tokens', async () => {
+    copyFileSync(join(examples, 'llama/main.js'), join(project, 'llama.js'));
+    const folder = join(repo, 'tests/fixtures/llama/kjv_vocab_folder');
+    const lines = run('node', ['llama.js', folder], project).trim().split('\n');
+    // The folder's config.json: 4 query heads on 2 key/value heads of 8 dims, 2 layers → 2·2·2·8·4 bytes per token.
+    assert.equal(lines[0], 'llama: 4 query heads share 2 key/value heads; the KV cache keeps 256 bytes per token');
+    const { Tokenizer } = await import('@huggingface/tokenizers');
+    const reference = new Tokenizer(JSON.parse(readFileSync(join(folder, 'tokenizer.json'), 'utf8')), {});
+    const ids = reference.encode('In the beginning God created', { add_special_tokens: false }).ids;
+    assert.equal(lines[1], `ids: ${ids.join(' ')}`);
+    assert.equal(lines[2], `keys after RoPE, layer 0: ${ids.length} × 2 × 8`);
+    assert.match(lines[3], /^generated: ".+"$/);
+  });
+
   test('examples/html draws the attention in a heatmap, served beside node_modules', async () => {
     copyFileSync(join(examples, 'html/index.html'), join(project, 'index.html'));
     const server = await serve(project);

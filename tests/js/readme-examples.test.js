@@ -12,6 +12,7 @@ const fenced = (lang, path) => '```' + lang + '\n' + read(path) + '```\n';
 const QUICK_STARTS = [
   { readme: 'web/README.md', lang: 'html', example: 'examples/html/index.html' },
   { readme: 'web/README.md', lang: 'js', example: 'examples/node/main.js' },
+  { readme: 'web/README.md', lang: 'js', example: 'examples/llama/main.js' },
   { readme: 'README.md', lang: 'cpp', example: 'examples/cpp/main.cpp' },
   { readme: 'README.md', lang: 'cmake', example: 'examples/cpp/CMakeLists.txt' },
 ];

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/attention/positional.hpp"
+#include "attnlab/attention/rotary.hpp"
 #include "attnlab/llama/llama.hpp"
 #include "attnlab/llama/llama_session.hpp"
 #include "attnlab/tensor/limits.hpp"
@@ -266,6 +268,48 @@ TEST(LlamaErrors, NameWhatIsWrongAndLeaveNothingBroken) {
   expect_error([&] { model.forward(std::vector<int>{1, 97}); }, "Llama::forward: ids[1] = 97 is outside the vocabulary 0 … 96");
   expect_error([&] { LlamaSession(model, {.sinks = 4, .window = 0}); },
                "LlamaSession: sinks = 4 needs a window > 0 (with window 0 every token is kept anyway)");
+}
+
+}  // namespace
+}  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+TEST(Rotary, HalfPairingIsTheInterleavedOneOnPermutedDimensions) {
+  // rotary.hpp's claim: Meta's (2i, 2i + 1) pairing (positional.hpp's apply_rotary) and HF's (i, i + hd/2)
+  // give the same vectors once dimension 2i is moved to i and 2i + 1 to i + hd/2.
+  const int hd = 8, T = 5;
+  Matrix x(T, hd);
+  for (int r = 0; r < T; ++r)
+    for (int c = 0; c < hd; ++c) x(r, c) = static_cast<float>(std::sin(1.7 * r + 0.9 * c));
+  const auto to_half = [&](const Matrix& m) {
+    Matrix out(m.rows(), hd);
+    for (int i = 0; i < hd / 2; ++i) {
+      out.col(i) = m.col(2 * i);
+      out.col(i + hd / 2) = m.col(2 * i + 1);
+    }
+    return out;
+  };
+  std::vector<int> positions(T);
+  for (int t = 0; t < T; ++t) positions[static_cast<std::size_t>(t)] = 3 + t;
+  Matrix half = to_half(x);
+  apply_rotary_half(half, hd, rotary_table(positions, rope_frequencies({.head_dim = hd, .theta = 10000.0})));
+  const Matrix interleaved = to_half(apply_rotary(x, 3));
+  EXPECT_LE((half - interleaved).cwiseAbs().maxCoeff(), 1e-6f);
+}
+
+TEST(Rotary, Llama3ScalingKeepsShortWavesAndSlowsLongOnes) {
+  // Llama 3.1's rope_scaling (factor 8, low 1, high 4, original 8192) on hd 128, theta 500,000: pair 0
+  // (wavelength 2π) is unchanged, the last pair (wavelength ≈ 2π·500000^(126/128) ≫ 8192) turns 8× slower.
+  const RopeConfig plain{.head_dim = 128, .theta = 500000.0};
+  RopeConfig scaled = plain;
+  scaled.scaling = {.llama3 = true, .factor = 8.0, .low_freq_factor = 1.0, .high_freq_factor = 4.0,
+                    .original_max_position_embeddings = 8192.0};
+  const std::vector<double> a = rope_frequencies(plain), b = rope_frequencies(scaled);
+  EXPECT_DOUBLE_EQ(b[0], a[0]);
+  EXPECT_DOUBLE_EQ(b[63], a[63] / 8.0);
+  EXPECT_DOUBLE_EQ(a[1], std::pow(500000.0, -2.0 / 128.0));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "model_options.hpp"
+
 #include "attnlab/gpt/head_scores.hpp"
 #include "attnlab/gpt/sampling.hpp"
 #include "tensor/checks.hpp"
@@ -11,11 +13,13 @@ namespace attnlab::wasm {
 
 namespace {
 
-template <typename T>
-T option(const val& options, const char* name, T fallback) {
-  if (options.isUndefined() || options.isNull()) return fallback;
-  const val value = options[name];
-  return value.isUndefined() ? fallback : value.as<T>();
+const char* stop_reason_name(StopReason reason) {
+  switch (reason) {
+    case StopReason::stop_token: return "stopToken";
+    case StopReason::context_full: return "context";
+    case StopReason::max_tokens: break;
+  }
+  return "maxTokens";
 }
 
 val config_to_js(const GPTConfig& c) {
@@ -29,6 +33,35 @@ val config_to_js(const GPTConfig& c) {
   return js;
 }
 
+GPTForwardOptions forward_options_from_js(const val& o) {
+  GPTForwardOptions options;
+  options.attention = option<bool>(o, "attention", false);
+  options.ablation = ablation_from_js(o);
+  options.logits = logit_rows_from_js(o);
+  options.ablate = ablate_from_js(o);
+  return options;
+}
+
+}  // namespace
+
+std::vector<HeadAblation> ablate_from_js(const val& o) {
+  std::vector<HeadAblation> out;
+  const val ablate = o.isUndefined() || o.isNull() ? val::undefined() : o["ablate"];
+  if (!ablate.isUndefined())
+    for (std::size_t i = 0, n = ablate["length"].as<std::size_t>(); i < n; ++i)
+      out.push_back({ablate[i]["layer"].as<int>(), ablate[i]["head"].as<int>()});
+  return out;
+}
+
+AblationMode ablation_from_js(const val& o) {
+  return option<std::string>(o, "ablation", "zero") == "mean" ? AblationMode::mean : AblationMode::zero;
+}
+
+LogitRows logit_rows_from_js(const val& o) {
+  const std::string logits = option<std::string>(o, "logits", "all");  // checked in web/lib/
+  return logits == "last" ? LogitRows::last : logits == "none" ? LogitRows::none : LogitRows::all;
+}
+
 SamplingOptions sampling_from_js(const val& o) {
   return {.temperature = option<float>(o, "temperature", 1.0f), .top_k = option<int>(o, "topK", 0),
           .top_p = option<float>(o, "topP", 1.0f), .repetition_penalty = option<float>(o, "repetitionPenalty", 1.0f),
@@ -37,29 +70,19 @@ SamplingOptions sampling_from_js(const val& o) {
           .frequency_penalty = option<float>(o, "frequencyPenalty", 0.0f)};
 }
 
-const char* stop_reason_name(StopReason reason) {
-  switch (reason) {
-    case StopReason::stop_token: return "stopToken";
-    case StopReason::context_full: return "context";
-    case StopReason::max_tokens: break;
-  }
-  return "maxTokens";
+GenerateOptions generate_options_from_js(const val& o) {
+  return {.max_tokens = option<int>(o, "maxTokens", 32), .sampling = sampling_from_js(o),
+          .seed = seed_from_js(option<double>(o, "seed", 0)), .stop_token = option<int>(o, "stopToken", -1),
+          .stop_tokens = ints_from_js(o["stopTokens"], "stopTokens")};
 }
 
-GPTForwardOptions forward_options_from_js(const val& o) {
-  GPTForwardOptions options;
-  options.attention = option<bool>(o, "attention", false);
-  options.ablation = option<std::string>(o, "ablation", "zero") == "mean" ? AblationMode::mean : AblationMode::zero;
-  const std::string logits = option<std::string>(o, "logits", "all");  // checked in web/lib/gpt.js
-  options.logits = logits == "last" ? LogitRows::last : logits == "none" ? LogitRows::none : LogitRows::all;
-  const val ablate = o.isUndefined() || o.isNull() ? val::undefined() : o["ablate"];
-  if (!ablate.isUndefined())
-    for (std::size_t i = 0, n = ablate["length"].as<std::size_t>(); i < n; ++i)
-      options.ablate.push_back({ablate[i]["layer"].as<int>(), ablate[i]["head"].as<int>()});
-  return options;
+val generation_to_js(const Generation& g) {
+  val js = val::object();
+  js.set("tokens", ints_to_js(g.tokens));
+  js.set("probabilities", floats_to_js(g.probabilities.data(), g.probabilities.size()));
+  js.set("stopped", std::string(stop_reason_name(g.stopped)));
+  return js;
 }
-
-}  // namespace
 
 // ---- GPTHandle ----
 
@@ -129,16 +152,7 @@ val GPTHandle::token_losses(const val& ids, const val& options) const {
 
 val GPTHandle::generate(const val& ids, const val& o) const {
   return guarded([&] {
-    const GenerateOptions options{.max_tokens = option<int>(o, "maxTokens", 32), .sampling = sampling_from_js(o),
-                                  .seed = seed_from_js(option<double>(o, "seed", 0)),
-                                  .stop_token = option<int>(o, "stopToken", -1),
-                                  .stop_tokens = ints_from_js(o["stopTokens"], "stopTokens")};
-    const Generation g = attnlab::generate(*model_, ints_from_js(ids, "generate"), options);
-    val js = val::object();
-    js.set("tokens", ints_to_js(g.tokens));
-    js.set("probabilities", floats_to_js(g.probabilities.data(), g.probabilities.size()));
-    js.set("stopped", std::string(stop_reason_name(g.stopped)));
-    return js;
+    return generation_to_js(attnlab::generate(*model_, ints_from_js(ids, "generate"), generate_options_from_js(o)));
   });
 }
 

@@ -1,9 +1,10 @@
-// The GPT module's Embind declarations, as web/lib/gpt.js calls them. Its own module
+// The GPT module's Embind declarations, as web/lib/gpt.js and web/lib/llama.js call them. Its own module
 // (attnlab-gpt-*.wasm): pages that never load a GPT do not download the model, tokenizer and sampler.
 #include <emscripten/bind.h>
 
 #include "gpt.hpp"
 #include "interp.hpp"
+#include "llama.hpp"
 
 using namespace emscripten;
 using namespace attnlab::wasm;
@@ -54,6 +55,28 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
       .function("gridShape", &PatchingSweepHandle::grid_shape)
       .function("layerCells", &PatchingSweepHandle::layer_cells)
       .function("pathPatching", &PatchingSweepHandle::path_patching);
+  class_<LlamaHandle>("LlamaHandle")
+      .class_function("fromFiles", &LlamaHandle::from_files, allow_raw_pointers())
+      .function("config", &LlamaHandle::config)
+      .function("forward", &LlamaHandle::forward)
+      .function("generate", &LlamaHandle::generate)
+      .function("tensorNames", &LlamaHandle::tensor_names)
+      .function("tensor", &LlamaHandle::tensor)
+      .function("save", &LlamaHandle::save);
+  class_<LlamaSessionHandle>("LlamaSessionHandle")
+      .class_function("create", &LlamaSessionHandle::create, allow_raw_pointers())
+      .function("append", &LlamaSessionHandle::append)
+      .function("cache", &LlamaSessionHandle::cache)
+      .function("cachedTokens", &LlamaSessionHandle::cached_tokens)
+      .function("length", &LlamaSessionHandle::length)
+      .function("cacheBytes", &LlamaSessionHandle::cache_bytes)
+      .function("reset", &LlamaSessionHandle::reset);
+  class_<HFTokenizerHandle>("HFTokenizerHandle")
+      .class_function("fromJson", &HFTokenizerHandle::from_json, allow_raw_pointers())
+      .function("encode", &HFTokenizerHandle::encode)
+      .function("decode", &HFTokenizerHandle::decode)
+      .function("token", &HFTokenizerHandle::token)
+      .function("describe", &HFTokenizerHandle::describe);
   function("logitLens", &logit_lens_js);
   function("directLogitAttribution", &direct_logit_attribution_js);
   function("headCircuit", &head_circuit_js);

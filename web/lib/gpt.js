@@ -30,15 +30,6 @@ export function checkIds(fn, name, ids, { allowIgnore = false } = {}) {
   return out;
 }
 
-function checkAblate(fn, ablate) {
-  if (ablate === undefined) return undefined;
-  if (!Array.isArray(ablate)) fail(fn, `ablate must be an array of { layer, head }, got ${describe(ablate)}`);
-  return ablate.map((entry, i) => {
-    if (entry === null || typeof entry !== 'object') fail(fn, `ablate[${i}] must be { layer, head }, got ${describe(entry)}`);
-    return { layer: checkSize(fn, `ablate[${i}].layer`, entry.layer, { min: 0 }), head: checkSize(fn, `ablate[${i}].head`, entry.head, { min: 0 }) };
-  });
-}
-
 // { attention, trace, ablate, ablation } and what `more` names (forward's logits).
 function forwardOptions(fn, options, more = []) {
   const { attention = false, trace = false, ablate, ablation = 'zero' } =
@@ -75,6 +66,27 @@ export function samplingOptions(fn, options, more = []) {
     temperature, topK, topP, seed: checkSeed(fn, seed),
     repetitionPenalty, noRepeatNgramSize, presencePenalty, frequencyPenalty,
   };
+}
+
+// generate()'s options: the sampling options and { maxTokens = 32, stopToken = -1, stopTokens = [] };
+// the call may take what `more` names too.
+export function generateOptions(fn, options, more = []) {
+  const generateOnly = ['maxTokens', 'stopToken', 'stopTokens', ...more];
+  const { maxTokens = 32, stopToken = -1, stopTokens = [] } = checkOptions(fn, options, [...SAMPLING_OPTIONS, ...generateOnly]);
+  checkSize(fn, 'maxTokens', maxTokens, { min: 0 });
+  if (!Number.isInteger(stopToken) || stopToken < -1) fail(fn, `stopToken must be a token id or -1, got ${describe(stopToken)}`);
+  const stops = checkIds(fn, 'stopTokens', stopTokens);
+  return { ...samplingOptions(fn, options, generateOnly), maxTokens, stopToken, stopTokens: stops };
+}
+
+// ablate: [{ layer, head }] (their range is the core's to check), or undefined.
+export function checkAblate(fn, ablate) {
+  if (ablate === undefined) return undefined;
+  if (!Array.isArray(ablate)) fail(fn, `ablate must be an array of { layer, head }, got ${describe(ablate)}`);
+  return ablate.map((entry, i) => {
+    if (entry === null || typeof entry !== 'object') fail(fn, `ablate[${i}] must be { layer, head }, got ${describe(entry)}`);
+    return { layer: checkSize(fn, `ablate[${i}].layer`, entry.layer, { min: 0 }), head: checkSize(fn, `ablate[${i}].head`, entry.head, { min: 0 }) };
+  });
 }
 
 // The classes over one loaded GPT module ({ raw, call }).
@@ -174,12 +186,7 @@ export function gptClasses(module) {
     generate(ids, options) {
       const fn = 'GPTModel.generate';
       const tokens = checkIds(fn, 'ids', ids);
-      const generateOnly = ['maxTokens', 'stopToken', 'stopTokens'];
-      const { maxTokens = 32, stopToken = -1, stopTokens = [] } = checkOptions(fn, options, [...SAMPLING_OPTIONS, ...generateOnly]);
-      checkSize(fn, 'maxTokens', maxTokens, { min: 0 });
-      if (!Number.isInteger(stopToken) || stopToken < -1) fail(fn, `stopToken must be a token id or -1, got ${describe(stopToken)}`);
-      const stops = checkIds(fn, 'stopTokens', stopTokens);
-      const opts = { ...samplingOptions(fn, options, generateOnly), maxTokens, stopToken, stopTokens: stops };
+      const opts = generateOptions(fn, options);
       return this.call(fn, () => this.handle('generate').generate(tokens, opts));
     }
 

@@ -54,9 +54,9 @@ RotaryTable rotary_table(std::span<const int> positions, std::span<const double>
   return table;
 }
 
-void apply_rotary(Eigen::Ref<Matrix> x, int head_dim, const RotaryTable& table) {
+void apply_rotary_half(Eigen::Ref<Matrix> x, int head_dim, const RotaryTable& table) {
   // x [T × heads·hd], table [T × hd/2] → x turned in place
-  const char* fn = "apply_rotary";
+  const char* fn = "apply_rotary_half";
   const Eigen::Index half = head_dim / 2;
   if (head_dim <= 0 || head_dim % 2 != 0 || x.cols() % head_dim != 0 || table.cos.cols() != half ||
       table.cos.rows() != x.rows())

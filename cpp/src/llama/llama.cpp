@@ -226,8 +226,8 @@ LlamaOutput Llama::forward(std::span<const int> ids, const LlamaForwardOptions& 
     keep(hooks, b + "attn.hook_q", q, {T, c.num_heads, hd});
     keep(hooks, b + "attn.hook_k", k, {T, c.num_kv_heads, hd});
     keep(hooks, b + "attn.hook_v", v, {T, c.num_kv_heads, hd});
-    apply_rotary(q, c.head_dim, rotation);
-    apply_rotary(k, c.head_dim, rotation);
+    apply_rotary_half(q, c.head_dim, rotation);
+    apply_rotary_half(k, c.head_dim, rotation);
     keep(hooks, b + "attn.hook_rot_q", q, {T, c.num_heads, hd});
     keep(hooks, b + "attn.hook_rot_k", k, {T, c.num_kv_heads, hd});
     // z = grouped-query attention, causal (and windowed where the config says)  [T×H·hd]

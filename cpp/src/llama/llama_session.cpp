@@ -85,8 +85,8 @@ Matrix LlamaSession::read(std::span<const int> ids) {
     const auto L = static_cast<std::size_t>(l);
     Matrix q, k, v;
     model_.qkv(l, model_.rms_norm(x, model_.layers_[L].input_norm, nullptr, {}), q, k, v);
-    apply_rotary(q, c.head_dim, rotation);
-    apply_rotary(k, c.head_dim, rotation);  // stored turned: a full cache's keys keep their positions
+    apply_rotary_half(q, c.head_dim, rotation);
+    apply_rotary_half(k, c.head_dim, rotation);  // stored turned: a full cache's keys keep their positions
     append_rows(keys_[L], k);
     append_rows(values_[L], v);
     std::vector<Matrix> weights;
@@ -128,8 +128,8 @@ Matrix LlamaSession::read_streaming(int id) {
       remove_row(values_[L], policy_.sinks);
     }
     Matrix turned = keys_[L];
-    apply_rotary(turned, c.head_dim, keys_rotation);
-    apply_rotary(q, c.head_dim, query_rotation);
+    apply_rotary_half(turned, c.head_dim, keys_rotation);
+    apply_rotary_half(q, c.head_dim, query_rotation);
     std::vector<Matrix> weights;
     Matrix z = grouped_attention(q, turned, values_[L],
                                  {.num_heads = c.num_heads, .num_kv_heads = c.num_kv_heads, .head_dim = c.head_dim}, &weights);

@@ -1,7 +1,8 @@
 // Type-checked (tsc --noEmit) against web/index.d.ts: every part of the API as a tutorial uses it.
 import {
   AttnLabError, init, loadReferentModel, type ActivationCache, type ActivationPatchingResult, type Attribution, type CompositionScores,
-  type HeadCircuit, type Lab, type LogitLens, type Matrix, type PathPatchingResult, type Step, type TaskExample, type TaskModelSnapshot,
+  type HeadCircuit, type HFTokenizer, type Lab, type LlamaConfig, type LlamaModel, type LlamaSession, type LogitLens, type Matrix,
+  type PathPatchingResult, type Step, type TaskExample, type TaskModelSnapshot,
   type Tensor, type TranslatorPair,
 } from 'attnlab';
 
@@ -253,3 +254,23 @@ async function translatorTraining(lab: Lab): Promise<void> {
   trainer.dispose();
 }
 void translatorTraining;
+
+// A learner's own modern checkpoint: a folder picked in a page, loaded with progress; its family decides the classes.
+async function ownModernModel(lab: Lab, picked: FileList): Promise<void> {
+  const loaded = await lab.loadModel(picked, { onProgress: ({ file, loaded: done, total }) => console.log(file, done / total) });
+  if (loaded.family === 'gpt2') return;
+  const { model, tokenizer } = loaded;
+  const config: LlamaConfig = model.config;
+  const ids: Int32Array = tokenizer.encode('In the beginning', { addSpecialTokens: false });
+  const { logits } = model.forward(ids, { logits: 'last', firstPosition: 5 });
+  const { cache } = model.runWithCache(ids);
+  const rotated: Tensor = cache.get('blocks.0.attn.hook_rot_k');
+  const session: LlamaSession = model.session({ sinks: 4, window: 252 });
+  const step = session.append(ids);
+  const text: string = tokenizer.decode(model.generate(ids, { maxTokens: 8, temperature: 0.8, seed: 1, window: 64 }).tokens);
+  const hf: HFTokenizer = tokenizer;
+  console.log(config.kvCacheBytesPerToken, logits.cols, rotated.shape, session.cacheBytes, step.logits.rows, text, hf.preTokenizer);
+  const bytes: Uint8Array = model.save({ dtype: 'BF16' });
+  console.log(bytes.length, (model as LlamaModel).family);
+}
+void ownModernModel;

@@ -13,9 +13,10 @@ namespace attnlab {
 // evaluated in double precision and rounded to float. An odd d_model ends on a sin column.
 Matrix sinusoidal_encoding(int seq_len, int d_model, double base = 10000.0);
 
-// Rotary position embedding (RoFormer): each pair of columns (2i, 2i+1) of row r is rotated by the
+// Rotary position embedding (RoFormer; Meta's original Llama pairing): each pair of columns (2i, 2i+1) of row r is rotated by the
 // angle (r + position_offset)·θ_i with θ_i = base^(−2i/d). x [n×d], d even → [n×d]. Applied to Q and K,
-// it makes q·k depend on positions only through their difference.
+// it makes q·k depend on positions only through their difference. Hugging Face's checkpoints pair
+// dimension i with i + d/2 instead: rotary.hpp's apply_rotary_half, which the Llama family uses.
 Matrix apply_rotary(const Matrix& x, int position_offset = 0, double base = 10000.0);
 // Its backward: a rotation's transpose is the rotation by the opposite angle, so ∂L/∂x is d_y [n×d]
 // rotated back by −(r + position_offset)·θ_i.

@@ -8,7 +8,8 @@
 // Pairing. Hugging Face pairs dimension i with dimension i + hd/2 (`rotate_half`):
 //   out[i]        = x[i]·cos(p·θ_i) − x[i + hd/2]·sin(p·θ_i)
 //   out[i + hd/2] = x[i + hd/2]·cos(p·θ_i) + x[i]·sin(p·θ_i)
-// Meta's original Llama code pairs adjacent dimensions (2i, 2i + 1) as one complex number. The two
+// Meta's original Llama code pairs adjacent dimensions (2i, 2i + 1) as one complex number, as RoFormer
+// does and as positional.hpp's apply_rotary (the lesson's RoPE over a whole row) does. The two
 // compute the same scores once q_proj's and k_proj's rows are permuted within each head (row 2i of
 // Meta's becomes row i of HF's, row 2i + 1 becomes row i + hd/2): the permutation Hugging Face's
 // conversion script applies. A checkpoint in HF's layout must be rotated in HF's pairing; attnlab
@@ -54,6 +55,6 @@ RotaryTable rotary_table(std::span<const int> positions, std::span<const double>
 
 // x [T × heads·hd] (head h in columns h·hd …), row t at the table's row t: every head's pairs
 // (i, i + hd/2) turned in place by row t's angles (HF's pairing, above).
-void apply_rotary(Eigen::Ref<Matrix> x, int head_dim, const RotaryTable& table);
+void apply_rotary_half(Eigen::Ref<Matrix> x, int head_dim, const RotaryTable& table);
 
 }  // namespace attnlab

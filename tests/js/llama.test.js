@@ -1,0 +1,139 @@
+// The Llama family through the package: lab.loadModel on the random Hugging Face checkpoints of
+// tests/fixtures/llama/ (their float64 PyTorch numbers: tests/fixtures/make_llama_fixtures.py), the KV
+// cache and StreamingLLM's sinks, the hook points, tokenizer.json against @huggingface/tokenizers live,
+// and bad folders named by what is wrong.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { Tokenizer } from '@huggingface/tokenizers';
+
+import { AttnLabError } from '../../web/index.js';
+import { lab, VARIANTS } from './helpers.js';
+
+const FIXTURES = new URL('../fixtures/llama/', import.meta.url);
+const NAMES = ['llama_gqa', 'qwen2_bias', 'mistral_window', 'llama_mha_sharded'];
+
+// A fixture folder as { name: Uint8Array }, the way a learner's folder pick arrives once read.
+function folder(name) {
+  const dir = new URL(`${name}/`, FIXTURES);
+  const files = {};
+  for (const file of readdirSync(dir)) {
+    if (file === 'expected.json' || statSync(new URL(file, dir)).isDirectory()) continue;
+    files[file] = new Uint8Array(readFileSync(new URL(file, dir)));
+  }
+  return files;
+}
+const expected = (name) => JSON.parse(readFileSync(new URL(`${name}/expected.json`, FIXTURES), 'utf8'));
+
+// |ours − reference| ≤ 1e-4 · max(1, max |reference|): the issue's relative tolerance.
+function assertRowsNear(matrix, rows, what) {
+  assert.equal(matrix.rows, rows.length, `${what}: rows`);
+  const largest = Math.max(1, ...rows.flat().map(Math.abs));
+  let worst = 0;
+  rows.forEach((row, r) => row.forEach((value, c) => {
+    worst = Math.max(worst, Math.abs(matrix.data[r * matrix.cols + c] - value));
+  }));
+  assert.ok(worst <= 1e-4 * largest, `${what}: largest difference ${worst} against entries up to ${largest}`);
+}
+
+// A tokenizer.json for the test alone: attnlab-kjv's vocabulary as Hugging Face's ByteLevel BPE.
+function kjvTokenizerJson() {
+  const vocab = JSON.parse(readFileSync(new URL('../../web/models/kjv/vocab.json', import.meta.url), 'utf8'));
+  const merges = readFileSync(new URL('../../web/models/kjv/merges.txt', import.meta.url), 'utf8').split('\n')
+    .filter((l) => l && !l.startsWith('#version'));
+  return {
+    version: '1.0', added_tokens: [{ id: 4095, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false,
+      normalized: false, special: true }],
+    normalizer: null, pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    post_processor: null, decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+    model: { type: 'BPE', dropout: null, unk_token: null, ignore_merges: false, vocab, merges },
+  };
+}
+
+for (const variant of VARIANTS) {
+  test(`loadModel reads each family's checkpoint and computes PyTorch's logits (${variant.name})`, async () => {
+    const l = await lab(variant.simd);
+    for (const name of NAMES) {
+      const want = expected(name);
+      const files = { ...folder(name), 'tokenizer.json': JSON.stringify(kjvTokenizerJson()) };
+      const progress = [];
+      const { model, tokenizer, family } = await l.loadModel(files, { onProgress: (p) => progress.push(p) });
+      assert.equal(family, JSON.parse(new TextDecoder().decode(files['config.json'])).model_type);
+      assert.equal(model.family, family);
+      assert.equal(model.parameterCount(), want.parameter_count, name);
+      assert.equal(model.config.kvCacheBytesPerToken, want.kv_cache_bytes_per_token, name);
+      assertRowsNear(model.forward(want.prompt).logits, want.logits, `${name} logits`);
+      assertRowsNear(model.forward(want.prompt, { firstPosition: 7 }).logits, want.logits_shifted_7, `${name} shifted`);
+      assertRowsNear(model.forward(want.prompt, { ablate: [{ layer: 1, head: 0 }] }).logits, want.logits_ablate_1_0, `${name} ablated`);
+      const generated = model.generate(want.prompt, { maxTokens: 6, temperature: 0 });
+      assert.deepEqual([...generated.tokens], want.greedy_6, `${name} greedy`);
+      const sinks = model.session({ sinks: 2, window: 4 });
+      assertRowsNear(sinks.append(want.stream).logits, want.stream_sinks_2_window_4, `${name} sinks`);
+      const n = want.stream.length;
+      assert.deepEqual([...sinks.cachedTokens()], [0, 1, n - 4, n - 3, n - 2, n - 1]);
+      assert.equal(sinks.cacheBytes, 6 * want.kv_cache_bytes_per_token);
+      assert.equal(tokenizer.vocabSize, 4096);
+      model.dispose();
+    }
+  });
+
+  test(`runWithCache keeps TransformerLens's hook points with PyTorch's values (${variant.name})`, async () => {
+    const l = await lab(variant.simd);
+    const { model } = await l.loadModel({ ...folder('llama_gqa'), 'tokenizer.json': JSON.stringify(kjvTokenizerJson()) });
+    const want = expected('llama_gqa');
+    const { cache } = model.runWithCache(want.prompt);
+    assert.deepEqual(cache.names().sort(), Object.keys(want.hooks).sort());
+    assert.deepEqual(cache.get('blocks.0.attn.hook_rot_k').shape, [12, 2, 8]);  // per key/value head
+    assert.deepEqual(cache.get('blocks.0.attn.hook_rot_q').shape, [12, 6, 8]);
+    for (const name of ['blocks.1.attn.hook_pattern', 'blocks.0.attn.hook_rot_k', 'blocks.1.mlp.hook_post', 'ln_final.hook_scale']) {
+      const ours = cache.get(name);
+      const ref = want.hooks[name].values;
+      const largest = Math.max(1, ...ref.map(Math.abs));
+      ref.forEach((v, i) => assert.ok(Math.abs(ours.data[i] - v) <= 1e-4 * largest, `${name}[${i}]: ${ours.data[i]} vs ${v}`));
+    }
+    assert.throws(() => cache.get('blocks.0.attn.hook_rot_kk'), /did you mean "blocks.0.attn.hook_rot_k"/);
+  });
+
+  test(`tokenizer.json encodes as @huggingface/tokenizers does (${variant.name})`, async () => {
+    const l = await lab(variant.simd);
+    const json = kjvTokenizerJson();
+    const { tokenizer } = await l.loadModel({ ...folder('qwen2_bias'), 'tokenizer.json': JSON.stringify(json) });
+    const reference = new Tokenizer(json, {});
+    for (const text of ['And God said, Let there be light: and there was light.', "I'm   here\n\n\tnow 12345 café 👍🏽 中文",
+      'said<|endoftext|>unto']) {
+      const ids = tokenizer.encode(text);
+      assert.deepEqual([...ids], reference.encode(text).ids, text);
+      assert.equal(tokenizer.decode(ids), text);
+    }
+    assert.equal(tokenizer.decode([295, 4095], { skipSpecialTokens: true }), tokenizer.decode([295]));
+  });
+
+  test(`bad folders are refused by name and the module stays usable (${variant.name})`, async () => {
+    const l = await lab(variant.simd);
+    const good = { ...folder('llama_gqa'), 'tokenizer.json': JSON.stringify(kjvTokenizerJson()) };
+    const refuses = async (files, message) => {
+      await assert.rejects(l.loadModel(files), (e) => e instanceof AttnLabError && e.message === message);
+    };
+    await refuses({ ...good, 'config.json': '{"model_type": "gemma2"}' },
+      'loadModel: config.json\'s model_type "gemma2" is not supported (supported: llama, qwen2, mistral, gpt2)');
+    const noTokenizer = { ...good };
+    delete noTokenizer['tokenizer.json'];
+    await refuses(noTokenizer,
+      'loadModel: no tokenizer.json among the files (given: config.json, model.safetensors): the model\'s tokenizer is needed');
+    const config = JSON.parse(new TextDecoder().decode(good['config.json']));
+    await refuses({ ...good, 'config.json': JSON.stringify({ ...config, num_key_value_heads: 4 }) },
+      'loadModel: num_attention_heads = 6 is not divisible by num_key_value_heads = 4 (each key/value head serves a whole group of query heads)');
+    await refuses({ ...good, 'config.json': JSON.stringify({ ...config, intermediate_size: 96 }) },
+      "loadModel: tensor 'model.layers.0.mlp.gate_proj.weight' has shape [80, 48] but this config needs [96, 48]");
+    const sharded = folder('llama_mha_sharded');
+    delete sharded['model-00002-of-00002.safetensors'];
+    await assert.rejects(l.loadModel({ ...sharded, 'tokenizer.json': JSON.stringify(kjvTokenizerJson()) }),
+      /loadModel: model\.safetensors\.index\.json puts '.*' in model-00002-of-00002\.safetensors, which is not among the files/);
+    await refuses({ ...good, 'tokenizer.json': '{"model": {"type": "WordPiece", "vocab": {}}}' },
+      'loadModel: the model WordPiece is not supported (supported: BPE)');
+    const { model } = await l.loadModel(good);
+    assert.equal(model.forward([1, 2, 3]).logits.rows, 3);
+    assert.throws(() => model.session({ sinks: 2 }), /sinks = 2 needs a window > 0/);
+  });
+}
