@@ -1,6 +1,9 @@
 #include "kjv_corpus.hpp"
 
 #include <cctype>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "attnlab/tensor/error.hpp"
@@ -42,6 +45,14 @@ CorpusSplit split_chapters(const std::vector<Chapter>& chapters, int heldout_eve
     ++(heldout ? split.heldout_chapters : split.train_chapters);
   }
   return split;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace attnlab::train

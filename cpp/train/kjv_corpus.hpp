@@ -32,4 +32,7 @@ struct CorpusSplit {
 
 CorpusSplit split_chapters(const std::vector<Chapter>& chapters, int heldout_every);
 
+// A whole file's bytes (the listing, a config, a vocabulary); std::runtime_error naming it if unreadable.
+std::string read_file(const std::string& path);
+
 }  // namespace attnlab::train

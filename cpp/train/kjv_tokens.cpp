@@ -21,13 +21,6 @@
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void write_ids(const std::string& path, const std::vector<int>& ids) {
   std::vector<std::uint8_t> bytes;
@@ -58,9 +51,9 @@ int main(int argc, char** argv) {
     }
     if (listing.empty() || vocab.empty() || out.empty())
       throw std::runtime_error("usage: kjv_tokens --listing FILE --vocab DIR --out DIR [--heldout-every N]");
-    const auto split = attnlab::train::split_chapters(attnlab::train::parse_bible_listing(read_file(listing)), heldout_every);
+    const auto split = attnlab::train::split_chapters(attnlab::train::parse_bible_listing(attnlab::train::read_file(listing)), heldout_every);
     const auto tokenizer =
-        attnlab::BpeTokenizer::from_gpt2(read_file(vocab + "/vocab.json"), read_file(vocab + "/merges.txt"));
+        attnlab::BpeTokenizer::from_gpt2(attnlab::train::read_file(vocab + "/vocab.json"), attnlab::train::read_file(vocab + "/merges.txt"));
     const std::vector<int> train = tokenizer.encode(split.train), heldout = tokenizer.encode(split.heldout);
     write_ids(out + "/train.u16", train);
     write_ids(out + "/heldout.u16", heldout);

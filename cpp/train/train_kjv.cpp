@@ -83,13 +83,6 @@ Arguments parse_arguments(int argc, char** argv) {
   return args;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void write_file(const std::string& path, const void* data, std::size_t size) {
   std::ofstream out(path, std::ios::binary);
@@ -261,7 +254,7 @@ json head_scores_json(const GPT& model, const std::vector<int>& heldout) {
 
 std::vector<float> step_losses_from_log(const std::string& path) {
   std::vector<float> losses;
-  std::istringstream lines(read_file(path));
+  std::istringstream lines(train::read_file(path));
   for (std::string line; std::getline(lines, line);) {
     const json record = json::parse(line);
     if (record.value("kind", "") == "step") losses.push_back(record.at("loss"));
@@ -277,7 +270,7 @@ class TrainingLog {
     if (!enabled_) return;
     std::vector<std::string> kept;
     if (keep_lines > 0) {
-      std::istringstream old(read_file(path));
+      std::istringstream old(train::read_file(path));
       for (std::string line; static_cast<std::int64_t>(kept.size()) < keep_lines && std::getline(old, line);) kept.push_back(line);
       if (static_cast<std::int64_t>(kept.size()) < keep_lines) throw std::runtime_error(path + " is shorter than the checkpoint's log");
     }
@@ -303,7 +296,7 @@ class TrainingLog {
 
 int run(const Arguments& args) {
   using Clock = std::chrono::steady_clock;
-  const json config_json = json::parse(read_file(args.config));
+  const json config_json = json::parse(train::read_file(args.config));
   const RunConfig config = read_config(config_json);
   const bool checking = !args.check_log.empty();
   const int steps = args.steps >= 0 ? args.steps : config.steps;
@@ -312,7 +305,7 @@ int run(const Arguments& args) {
   if (!checking) std::filesystem::create_directories(args.out);
 
   // 1. The corpus, split by chapters.
-  const std::vector<train::Chapter> chapters = train::parse_bible_listing(read_file(args.listing));
+  const std::vector<train::Chapter> chapters = train::parse_bible_listing(train::read_file(args.listing));
   const train::CorpusSplit split = train::split_chapters(chapters, config.heldout_every);
 
   // 2. The tokenizer, learned on the training text only (deterministic: a resumed run learns it again).

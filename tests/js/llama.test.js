@@ -116,7 +116,7 @@ for (const variant of VARIANTS) {
       await assert.rejects(l.loadModel(files), (e) => e instanceof AttnLabError && e.message === message);
     };
     await refuses({ ...good, 'config.json': '{"model_type": "gemma2"}' },
-      'loadModel: config.json\'s model_type "gemma2" is not supported (supported: llama, qwen2, mistral, gpt2)');
+      "loadModel: config.json's model_type 'gemma2' is not supported (supported: llama, qwen2, mistral, gpt2)");
     const noTokenizer = { ...good };
     delete noTokenizer['tokenizer.json'];
     await refuses(noTokenizer,

@@ -84,6 +84,19 @@ val generation_to_js(const Generation& g) {
   return js;
 }
 
+DType dtype_from_js(const std::string& dtype) {
+  return dtype == "F16" ? DType::F16 : dtype == "BF16" ? DType::BF16 : DType::F32;
+}
+
+val weight_to_js(const std::vector<std::int64_t>& shape, const float* data, std::size_t size) {
+  val js_shape = val::array();
+  for (std::int64_t extent : shape) js_shape.call<void>("push", static_cast<double>(extent));
+  val js = val::object();
+  js.set("shape", js_shape);
+  js.set("data", floats_to_js(data, size));
+  return js;
+}
+
 // ---- GPTHandle ----
 
 GPTHandle* GPTHandle::from_safetensors(const val& bytes, int num_heads, bool override_n_head) {
@@ -120,8 +133,7 @@ val GPTHandle::forward(const val& ids, const val& options) const {
 
 val GPTHandle::save(const std::string& dtype) const {
   return guarded([&] {
-    const DType type = dtype == "F16" ? DType::F16 : dtype == "BF16" ? DType::BF16 : DType::F32;
-    const std::vector<std::uint8_t> file = model_->to_safetensors(type);
+    const std::vector<std::uint8_t> file = model_->to_safetensors(dtype_from_js(dtype));
     return bytes_to_js(file.data(), file.size());
   });
 }
@@ -165,12 +177,7 @@ val GPTHandle::tensor_names() const {
 val GPTHandle::tensor(const std::string& name) const {
   return guarded([&] {
     const GPTTensorSlot& slot = model_->tensor(name);
-    val shape = val::array();
-    for (std::int64_t extent : slot.shape) shape.call<void>("push", static_cast<double>(extent));
-    val js = val::object();
-    js.set("shape", shape);
-    js.set("data", floats_to_js(model_->values().data() + slot.offset, slot.size));
-    return js;
+    return weight_to_js(slot.shape, model_->values().data() + slot.offset, slot.size);
   });
 }
 

@@ -88,19 +88,13 @@ val LlamaHandle::tensor_names() const {
 val LlamaHandle::tensor(const std::string& name) const {
   return guarded([&] {
     const LlamaTensorSlot& slot = model_->tensor(name);
-    val shape = val::array();
-    for (std::int64_t extent : slot.shape) shape.call<void>("push", static_cast<double>(extent));
-    val js = val::object();
-    js.set("shape", shape);
-    js.set("data", floats_to_js(model_->values().data() + slot.offset, slot.size));
-    return js;
+    return weight_to_js(slot.shape, model_->values().data() + slot.offset, slot.size);
   });
 }
 
 val LlamaHandle::save(const std::string& dtype) const {
   return guarded([&] {
-    const DType type = dtype == "F16" ? DType::F16 : dtype == "BF16" ? DType::BF16 : DType::F32;
-    const std::vector<std::uint8_t> file = model_->to_safetensors(type);
+    const std::vector<std::uint8_t> file = model_->to_safetensors(dtype_from_js(dtype));
     return bytes_to_js(file.data(), file.size());
   });
 }

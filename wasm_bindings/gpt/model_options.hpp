@@ -5,10 +5,12 @@
 
 #include <emscripten/val.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "attnlab/gpt/gpt_session.hpp"
+#include "attnlab/io/safetensors.hpp"
 
 namespace attnlab::wasm {
 
@@ -27,5 +29,8 @@ LogitRows logit_rows_from_js(const val& o);              // o.logits: 'all' | 'l
 SamplingOptions sampling_from_js(const val& o);          // { temperature, topK, topP, repetitionPenalty, … }
 GenerateOptions generate_options_from_js(const val& o);  // the sampling, { maxTokens, seed, stopToken, stopTokens }
 val generation_to_js(const Generation& g);               // { tokens, probabilities, stopped }
+DType dtype_from_js(const std::string& dtype);           // 'F32' | 'F16' | 'BF16' (checked in web/lib/)
+// One weight tensor for JS: { shape, data: Float32Array } (a copy).
+val weight_to_js(const std::vector<std::int64_t>& shape, const float* data, std::size_t size);
 
 }  // namespace attnlab::wasm

@@ -89,6 +89,39 @@ export function checkAblate(fn, ablate) {
   });
 }
 
+// A KV-cache decoder over a model (GPTSession, LlamaSession): the model is kept alive while the session
+// is, and a disposed model cannot be read through it.
+export class CacheSession extends WasmModule {
+  #model;
+  #name;
+
+  constructor(name, handle, call, model) {
+    super(name, handle, call);
+    this.#name = name;
+    this.#model = model;
+  }
+
+  checkModel(method) {
+    this.#model.handle(method);
+  }
+
+  get length() {  // tokens read
+    return this.handle('length').length();
+  }
+
+  // { keys, values }: layer `layer`'s cache.
+  cache(layer) {
+    const fn = `${this.#name}.cache`;
+    checkSize(fn, 'layer', layer, { min: 0 });
+    return this.call(fn, () => this.handle('cache').cache(layer));
+  }
+
+  reset() {
+    this.handle('reset').reset();
+    return this;
+  }
+}
+
 // The classes over one loaded GPT module ({ raw, call }).
 export function gptClasses(module) {
   class GPTModel extends WasmModule {
@@ -293,36 +326,18 @@ export function gptClasses(module) {
     }
   }
 
-  class GPTSession extends WasmModule {
-    #model;
-
+  class GPTSession extends CacheSession {
     constructor(handle, model) {
-      super('GPTSession', handle, module.call);
-      this.#model = model;  // kept alive while the session is
-    }
-
-    get length() {
-      return this.handle('length').length();
+      super('GPTSession', handle, module.call, model);
     }
 
     // Feeds one token → { logits: Float32Array [vocabSize], attention: Matrix[layer][head] (1×length) }.
+    // (cache(layer): { keys, values }, each a Matrix length×dModel, head h in columns h·dHead ….)
     append(id) {
       const fn = 'GPTSession.append';
       checkSize(fn, 'id', id, { min: 0 });
-      this.#model.handle('append');  // a disposed model cannot be read
+      this.checkModel('append');
       return this.call(fn, () => this.handle('append').append(id));
-    }
-
-    // { keys, values }: layer `layer`'s cache, each a Matrix length×dModel (head h in columns h·dHead …).
-    cache(layer) {
-      const fn = 'GPTSession.cache';
-      checkSize(fn, 'layer', layer, { min: 0 });
-      return this.call(fn, () => this.handle('cache').cache(layer));
-    }
-
-    reset() {
-      this.handle('reset').reset();
-      return this;
     }
   }
 

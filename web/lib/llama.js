@@ -5,7 +5,7 @@
 //   const { logits } = model.forward(tokenizer.encode('In the beginning'));
 //   const { cache } = model.runWithCache(ids);  cache.get('blocks.0.attn.hook_rot_q');
 import { checkBoolean, checkOneOf, checkOptions, checkSize, describe, fail, wellFormed } from './checks.js';
-import { checkAblate, checkIds, generateOptions } from './gpt.js';
+import { CacheSession, checkAblate, checkIds, generateOptions } from './gpt.js';
 import { ActivationCache } from './interp.js';
 import { WasmModule } from './modules.js';
 
@@ -112,16 +112,9 @@ export function llamaClasses(module) {
     }
   }
 
-  class LlamaSession extends WasmModule {
-    #model;
-
+  class LlamaSession extends CacheSession {
     constructor(handle, model) {
-      super('LlamaSession', handle, module.call);
-      this.#model = model;  // kept alive while the session is
-    }
-
-    get length() {  // tokens read
-      return this.handle('length').length();
+      super('LlamaSession', handle, module.call, model);
     }
 
     get cacheBytes() {  // what the cache holds now: cached tokens × kvCacheBytesPerToken
@@ -134,24 +127,13 @@ export function llamaClasses(module) {
     }
 
     // One id or several → { logits: Matrix n×vocabSize (the token after each), attention:
-    // Matrix[layer][head] (1×cached: the last token's weights over the cache) }.
+    // Matrix[layer][head] (1×cached: the last token's weights over the cache) }. (cache(layer): { keys,
+    // values }, Matrix cached × numKeyValueHeads·headDim each.)
     append(ids) {
       const fn = 'LlamaSession.append';
       const tokens = checkIds(fn, 'ids', typeof ids === 'number' ? [ids] : ids);
-      this.#model.handle('append');  // a disposed model cannot be read
+      this.checkModel('append');
       return this.call(fn, () => this.handle('append').append(tokens));
-    }
-
-    // { keys, values }: layer `layer`'s cache, Matrix cached × numKeyValueHeads·headDim each.
-    cache(layer) {
-      const fn = 'LlamaSession.cache';
-      checkSize(fn, 'layer', layer, { min: 0 });
-      return this.call(fn, () => this.handle('cache').cache(layer));
-    }
-
-    reset() {
-      this.handle('reset').reset();
-      return this;
     }
   }
 
