@@ -1,4 +1,5 @@
 // The one place that decides which kernels this build runs (see kernels.hpp).
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -33,6 +34,26 @@ PackedMatrix pack(MatrixView b, bool transposed) {
 
 Matrix matmul(MatrixView a, MatrixView b) { return product(a, b, false); }
 Matrix matmul_transposed(MatrixView a, MatrixView b) { return product(a, b, true); }
+
+Matrix row_dots(MatrixView a, MatrixView b) {
+  // A [m×k] · B [n×k]ᵀ → [m×n], B's rows read where they lie; runs of B's rows on separate threads
+  const Eigen::Index m = a.rows(), n = b.rows(), k = a.cols();
+  if (b.cols() != k) throw Error("kernels::row_dots: A has " + std::to_string(k) + " columns but B " + std::to_string(b.cols()));
+  Matrix c(m, n);
+  if (m == 0 || n == 0 || k == 0) return c.setZero(), c;
+  constexpr Eigen::Index kRun = 64;  // B's rows per task
+  const int tasks = static_cast<int>((n + kRun - 1) / kRun);
+  detail::parallel_for(tasks, static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k), [&](int task) {
+    const Eigen::Index first = task * kRun, count = std::min(kRun, n - first);
+#if defined(__wasm_simd128__)
+    for (Eigen::Index i = 0; i < m; ++i)
+      for (Eigen::Index j = first; j < first + count; ++j) c(i, j) = simd128::dot(&a(i, 0), &b(j, 0), k);
+#else
+    c.middleCols(first, count).noalias() = a * b.middleRows(first, count).transpose();  // Eigen's vectorised GEMV
+#endif
+  });
+  return c;
+}
 
 #if defined(__wasm_simd128__)
 

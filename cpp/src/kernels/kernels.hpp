@@ -76,6 +76,10 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
 
 // C[m×n] = A[m×k] · B[n×k]ᵀ  (Q·Kᵀ, and x·Wᵀ for PyTorch-layout weights)
 Matrix matmul_transposed(MatrixView a, MatrixView b);
+// The same as m·n dot products over B's rows as they lie, without packing B: for a few rows of A
+// (decoding one token through [out×in] weights), where packing B costs as much as the product itself.
+// Large products split B's rows over threads; each entry is summed in the same order on any thread count.
+Matrix row_dots(MatrixView a, MatrixView b);
 
 // In place, row by row: x ← exp(x − max) / Σ exp(x − max). Entries of −∞ (blocked) become exactly
 // 0; a row that is entirely −∞ becomes all 0 (not NaN). Expects no NaN and no +∞.
@@ -122,6 +126,7 @@ void pack(MatrixView b, bool transposed, PackedMatrix& packed);  // as pack_into
 void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0, Eigen::Index nc, float alpha,
           bool accumulate, float* c, Eigen::Index ldc);
 void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale);
+float dot(const float* x, const float* y, Eigen::Index k);  // Σ x[i]·y[i] in 4 lanes × 2
 }  // namespace simd128
 #endif
 

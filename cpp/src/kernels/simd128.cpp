@@ -158,6 +158,23 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
   }
 }
 
+float dot(const float* x, const float* y, Eigen::Index k) {
+  // two 4-lane partial sums over 8 floats a step, then the tail one by one
+  v128_t even = wasm_f32x4_splat(0.0f), odd = wasm_f32x4_splat(0.0f);
+  Eigen::Index i = 0;
+  for (; i + 8 <= k; i += 8) {
+    even = madd(even, wasm_v128_load(x + i), wasm_v128_load(y + i));
+    odd = madd(odd, wasm_v128_load(x + i + 4), wasm_v128_load(y + i + 4));
+  }
+  if (i + 4 <= k) {
+    even = madd(even, wasm_v128_load(x + i), wasm_v128_load(y + i));
+    i += 4;
+  }
+  float sum = horizontal_sum(wasm_f32x4_add(even, odd));
+  for (; i < k; ++i) sum += x[i] * y[i];
+  return sum;
+}
+
 void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale) {
   // s [rows×cols]; row_max, row_sum, rescale [rows] — as reference::online_softmax_step, 4 lanes at a time.
   const int cols = static_cast<int>(s.cols());
