@@ -47,7 +47,8 @@ Matrix row_dots(MatrixView a, MatrixView b) {
     const Eigen::Index first = task * kRun, count = std::min(kRun, n - first);
 #if defined(__wasm_simd128__)
     for (Eigen::Index i = 0; i < m; ++i)
-      for (Eigen::Index j = first; j < first + count; ++j) c(i, j) = simd128::dot(&a(i, 0), &b(j, 0), k);
+      for (Eigen::Index j = first; j < first + count; ++j)
+        c(i, j) = simd128::dot(a.data() + i * a.outerStride(), b.data() + j * b.outerStride(), k);
 #else
     c.middleCols(first, count).noalias() = a * b.middleRows(first, count).transpose();  // Eigen's vectorised GEMV
 #endif
