@@ -8,6 +8,7 @@ const folder = process.argv[2];
 const files = Object.fromEntries(readdirSync(folder).map((name) => [name, readFileSync(join(folder, name))]));
 const lab = await init({ memoryBudget: 2 ** 31 });  // a 135M-parameter model needs ~0.6 GiB as float32
 const { model, tokenizer, family } = await lab.loadModel(files);
+if (family === 'gpt2') throw new Error(`${folder} holds a GPT-2: its model is a GPTModel (see "GPT module")`);
 
 const { numHeads, numKeyValueHeads, kvCacheBytesPerToken } = model.config;
 console.log(`${family}: ${numHeads} query heads share ${numKeyValueHeads} key/value heads; ` +

@@ -133,7 +133,8 @@ describe('the packed npm package', () => {
       'dist/attnlab-simd-mt.mjs', 'dist/attnlab-simd-mt.wasm', 'dist/attnlab-simd-mt.worker.js',
       'dist/attnlab-simd.mjs', 'dist/attnlab-simd.wasm', 'dist/attnlab-train-scalar.mjs', 'dist/attnlab-train-scalar.wasm',
       'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.cjs', 'index.d.cts', 'index.d.ts', 'index.js',
-      'lib/all.js', 'lib/builtin-model.js', 'lib/call.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js', 'lib/interp.js', 'lib/lazy-module.js', 'lib/loader.js',
+      'lib/all.js', 'lib/builtin-model.js', 'lib/call.js', 'lib/checkpoint-files.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js',
+      'lib/interp.js', 'lib/lazy-module.js', 'lib/llama.js', 'lib/loader.js',
       'lib/modules.js', 'lib/option-names.js', 'lib/referent.js', 'lib/registry.js', 'lib/seq2seq.js', 'lib/ship-builtin-model.js', 'lib/ship-builtin-tokenizer.js',
       'lib/ship-builtin-training-log.js', 'lib/ship-gpt.js', 'lib/ship-referent-model.js', 'lib/ship-training.js', 'lib/ship-translator.js',
       'lib/task-model.js', 'lib/tensor.js', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
@@ -215,9 +216,12 @@ const { init, load } = require('attnlab');
     scripts.forEach(({ lang, code }, i) => {
       const file = `readme-${i}.${lang === 'js' ? 'mjs' : 'cjs'}`;
       writeFileSync(join(project, file), code);
+      // A block that reads a folder from its command line (the Llama family's: "Run: node main.js <folder>")
+      // is run as it says, on a small checkpoint folder of attnlab-kjv's vocabulary.
+      const args = code.includes('process.argv[2]') ? [join(repo, 'tests/fixtures/llama/kjv_vocab_folder')] : [];
       let printed;
       try {
-        printed = run('node', [file], project);
+        printed = run('node', [file, ...args], project);
       } catch (error) {
         assert.fail(`web/README.md ${lang} block ${i + 1} failed:\n${code}\n${error.stderr}`);
       }
