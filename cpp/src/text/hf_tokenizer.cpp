@@ -85,14 +85,18 @@ std::size_t llama3_piece_length(std::string_view text, std::size_t i, std::size_
   return end < text.size() && last_start > i ? last_start - i : end - i;
 }
 
-// Digits: each digit its own piece (individual) or runs of digits; the text between is one piece.
+// Digits: each ASCII digit its own piece (individual) or runs of them; the text between is one piece.
+// ASCII 0–9 only, as the tokenizers library's char::is_ascii_digit (not \p{N}: "½" and "٣" stay in the text).
 std::vector<std::string_view> split_digits(std::string_view text, bool individual) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
   std::vector<std::string_view> pieces;
   for (std::size_t i = 0; i < text.size();) {
-    const bool digit = number(utf8::next_character(text, i).code);
-    std::size_t end = digit && individual ? i + utf8::next_character(text, i).size
-                      : digit             ? run_end(text, i, number)
-                                          : run_end(text, i, [](char32_t x) { return !number(x); });
+    std::size_t end = i + 1;
+    if (!digit(text[i])) {
+      while (end < text.size() && !digit(text[end])) ++end;
+    } else if (!individual) {
+      while (end < text.size() && digit(text[end])) ++end;
+    }
     pieces.push_back(text.substr(i, end - i));
     i = end;
   }

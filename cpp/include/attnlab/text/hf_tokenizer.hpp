@@ -7,7 +7,7 @@
 //      normalizer() says "NFC"; the package calls String.prototype.normalize first);
 //   3. pre-tokenizer, one or a Sequence of: ByteLevel (use_regex: GPT-2's rule, bpe.hpp), Split with
 //      Llama 3's regex or Qwen2's (the same with single digits; behavior Isolated), Digits
-//      (individual_digits or runs);
+//      (ASCII digits, each alone with individual_digits or in runs, as the library's is_ascii_digit);
 //   4. model: BPE over each piece's bytes by merge rank (merges written "a b" or ["a", "b"]); with
 //      ignore_merges (Llama 3) a piece that is itself a token is that token;
 //   5. post-processor: TemplateProcessing's single template (Llama 3 puts <|begin_of_text|> first), when
