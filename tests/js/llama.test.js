@@ -107,6 +107,13 @@ for (const variant of VARIANTS) {
       assert.equal(tokenizer.decode(ids), text);
     }
     assert.equal(tokenizer.decode([295, 4095], { skipSpecialTokens: true }), tokenizer.decode([295]));
+    // A normalizer of NFC (Qwen2's) is applied by the package before the core sees the text.
+    const nfc = { ...json, normalizer: { type: 'NFC' } };
+    const { tokenizer: qwenLike } = await l.loadModel({ ...folder('qwen2_bias'), 'tokenizer.json': JSON.stringify(nfc) });
+    assert.equal(qwenLike.normalizer, 'NFC');
+    const decomposed = 'e\u0301clair Ångström';
+    assert.deepEqual([...qwenLike.encode(decomposed)], new Tokenizer(nfc, {}).encode(decomposed).ids);
+    assert.notDeepEqual([...qwenLike.encode(decomposed)], [...tokenizer.encode(decomposed)]);
   });
 
   test(`bad folders are refused by name and the module stays usable (${variant.name})`, async () => {
