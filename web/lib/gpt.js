@@ -89,6 +89,34 @@ export function checkAblate(fn, ablate) {
   });
 }
 
+// What every model in the GPT module offers of its weights (GPTModel, LlamaModel): save({ dtype }) as a
+// .safetensors file, tensorNames(), and tensor(name) → { shape, data: Float32Array } by the checkpoint's name.
+export class ModelWeights extends WasmModule {
+  #name;
+
+  constructor(name, handle, call) {
+    super(name, handle, call);
+    this.#name = name;
+  }
+
+  save(options) {
+    const fn = `${this.#name}.save`;
+    const { dtype = 'F32' } = checkOptions(fn, options, ['dtype']);
+    checkOneOf(fn, 'dtype', dtype, ['F32', 'F16', 'BF16']);
+    return this.call(fn, () => this.handle('save').save(dtype));
+  }
+
+  tensorNames() {
+    return this.handle('tensorNames').tensorNames();
+  }
+
+  tensor(name) {
+    const fn = `${this.#name}.tensor`;
+    if (typeof name !== 'string') fail(fn, `name must be a string, got ${describe(name)}`);
+    return this.call(fn, () => this.handle('tensor').tensor(name));
+  }
+}
+
 // A KV-cache decoder over a model (GPTSession, LlamaSession): the model is kept alive while the session
 // is, and a disposed model cannot be read through it.
 export class CacheSession extends WasmModule {
@@ -124,7 +152,7 @@ export class CacheSession extends WasmModule {
 
 // The classes over one loaded GPT module ({ raw, call }).
 export function gptClasses(module) {
-  class GPTModel extends WasmModule {
+  class GPTModel extends ModelWeights {
     #config;
     #parameterCount;
 
@@ -276,24 +304,8 @@ export function gptClasses(module) {
       return this.handle('multiplyAdds').multiplyAdds(n, checkBoolean(fn, 'cache', cache));
     }
 
-    // The model as a .safetensors file (Hugging Face GPT-2 names, n_head in the metadata).
-    save(options) {
-      const fn = 'GPTModel.save';
-      const { dtype = 'F32' } = checkOptions(fn, options, ['dtype']);
-      checkOneOf(fn, 'dtype', dtype, ['F32', 'F16', 'BF16']);
-      return this.call(fn, () => this.handle('save').save(dtype));
-    }
-
-    tensorNames() {
-      return this.handle('tensorNames').tensorNames();
-    }
-
-    // { shape, data: Float32Array } of one parameter tensor, by its GPT-2 name.
-    tensor(name) {
-      const fn = 'GPTModel.tensor';
-      if (typeof name !== 'string') fail(fn, `name must be a string, got ${describe(name)}`);
-      return this.call(fn, () => this.handle('tensor').tensor(name));
-    }
+    // (save({ dtype }): a .safetensors file with Hugging Face GPT-2's names and n_head in the metadata;
+    // tensorNames(), tensor(name): ModelWeights.)
 
     // AdamW training: startTraining(options) once, then trainStep(ids, targets, batch) with batch
     // sequences of equal length laid end to end (targets −1 = no loss) → { loss, gradNorm, lr, step }.

@@ -5,7 +5,7 @@
 //   const { logits } = model.forward(tokenizer.encode('In the beginning'));
 //   const { cache } = model.runWithCache(ids);  cache.get('blocks.0.attn.hook_rot_q');
 import { checkBoolean, checkOneOf, checkOptions, checkSize, describe, fail, wellFormed } from './checks.js';
-import { CacheSession, checkAblate, checkIds, generateOptions } from './gpt.js';
+import { CacheSession, checkAblate, checkIds, generateOptions, ModelWeights } from './gpt.js';
 import { ActivationCache } from './interp.js';
 import { WasmModule } from './modules.js';
 
@@ -22,7 +22,7 @@ function cachePolicy(fn, options, more = []) {
 }
 
 export function llamaClasses(module) {
-  class LlamaModel extends WasmModule {
+  class LlamaModel extends ModelWeights {
     #config;
 
     constructor(handle) {
@@ -93,23 +93,8 @@ export function llamaClasses(module) {
       return new LlamaSession(handle, this);
     }
 
-    save(options) {
-      const fn = 'LlamaModel.save';
-      const { dtype = 'F32' } = checkOptions(fn, options, ['dtype']);
-      checkOneOf(fn, 'dtype', dtype, ['F32', 'F16', 'BF16']);
-      return this.call(fn, () => this.handle('save').save(dtype));
-    }
-
-    tensorNames() {
-      return this.handle('tensorNames').tensorNames();
-    }
-
-    // { shape, data: Float32Array } of one weight, by Hugging Face's name ('model.layers.0.self_attn.k_proj.weight').
-    tensor(name) {
-      const fn = 'LlamaModel.tensor';
-      if (typeof name !== 'string') fail(fn, `name must be a string, got ${describe(name)}`);
-      return this.call(fn, () => this.handle('tensor').tensor(name));
-    }
+    // (save({ dtype }): model.safetensors, lm_head left out when tied; tensorNames(), tensor(name) by
+    // Hugging Face's name, 'model.layers.0.self_attn.k_proj.weight': ModelWeights.)
   }
 
   class LlamaSession extends CacheSession {

@@ -10,7 +10,7 @@
 namespace attnlab {
 
 Matrix grouped_attention(Eigen::Ref<const Matrix> q, Eigen::Ref<const Matrix> k, Eigen::Ref<const Matrix> v,
-                         const GroupedAttentionShape& shape, std::vector<Matrix>* weights) {
+                         const GroupedAttentionShape& shape, std::vector<Matrix>* weights, std::vector<Matrix>* scores_out) {
   // q [Tq × H·hd], k, v [Tk × Hkv·hd] → z [Tq × H·hd]
   const char* fn = "grouped_attention";
   const int H = shape.num_heads, Hkv = shape.num_kv_heads, hd = shape.head_dim;
@@ -31,6 +31,7 @@ Matrix grouped_attention(Eigen::Ref<const Matrix> q, Eigen::Ref<const Matrix> k,
   const float blocked = -std::numeric_limits<float>::infinity();
   Matrix z(Tq, static_cast<Eigen::Index>(H) * hd);
   if (weights) weights->assign(static_cast<std::size_t>(H), Matrix());
+  if (scores_out) scores_out->assign(static_cast<std::size_t>(H), Matrix());
   detail::parallel_for(H, 2.0 * static_cast<double>(Tq) * static_cast<double>(Tk) * hd * H, [&](int h) {
     const int kv = h / group;
     // 1. scores = q_h·k_kvᵀ/√hd, blocked keys −∞                                [Tq×Tk]
@@ -42,6 +43,7 @@ Matrix grouped_attention(Eigen::Ref<const Matrix> q, Eigen::Ref<const Matrix> k,
       for (Eigen::Index j = 0; j < first; ++j) scores(i, j) = blocked;
       for (Eigen::Index j = last + 1; j < Tk; ++j) scores(i, j) = blocked;
     }
+    if (scores_out) (*scores_out)[static_cast<std::size_t>(h)] = scores;
     // 2. weights = softmax per row; 3. z_h = weights·v_kv                        [Tq×hd]
     kernels::softmax_rows(scores);
     z.middleCols(h * hd, hd) = kernels::matmul(scores, v.middleCols(kv * hd, hd));

@@ -117,9 +117,9 @@ Matrix Llama::project(const Matrix& x, int slot, int bias_slot) const {
 namespace {
 
 // TransformerLens's shapes for a Matrix laid out as hook_points.hpp describes.
-void keep(HookValues* hooks, std::string name, const Matrix& m, Shape shape) {
+void keep(HookValues* hooks, const std::string& name, const Matrix& m, Shape shape) {
   if (!hooks) return;
-  hooks->emplace_back(std::move(name), Tensor(std::move(shape), std::vector<float>(m.data(), m.data() + m.size())));
+  hooks->emplace_back(name, Tensor(std::move(shape), std::vector<float>(m.data(), m.data() + m.size())));
 }
 
 float silu(float x) { return x / (1.0f + std::exp(-x)); }
@@ -136,8 +136,10 @@ Matrix Llama::rms_norm(const Matrix& x, int weight_slot, HookValues* hooks, cons
     scale(i, 0) = static_cast<float>(s);
     normalized.row(i) = (x.row(i).cast<double>() / s).cast<float>();
   }
-  keep(hooks, prefix + ".hook_scale", scale, {n, 1});
-  keep(hooks, prefix + ".hook_normalized", normalized, {n, d});
+  if (hooks) {
+    keep(hooks, prefix + ".hook_scale", scale, {n, 1});
+    keep(hooks, prefix + ".hook_normalized", normalized, {n, d});
+  }
   normalized.array().rowwise() *= vector(weight_slot).array();
   return normalized;
 }
@@ -154,7 +156,11 @@ void Llama::finish_block(Matrix& x, Matrix& z, const BlockStep& step) const {
   // z [n×H·hd] → x [n×d] += o_proj(z); x += down(silu(gate(h)) ⊙ up(h)), h = post_attention_layernorm(x)
   const LayerSlots& s = layers_[static_cast<std::size_t>(step.layer)];
   const Eigen::Index n = x.rows(), hd = config_.head_dim;
-  const std::string b = "blocks." + std::to_string(step.layer) + ".";
+  // Hook names only when hooks are kept: a decoding step runs this per layer per token.
+  const std::string b = step.hooks ? "blocks." + std::to_string(step.layer) + "." : std::string();
+  const auto hook = [&](const char* name, const Matrix& m, Eigen::Index cols) {
+    if (step.hooks) keep(step.hooks, b + name, m, cols == 0 ? Shape{n, config_.num_heads, hd} : Shape{n, cols});
+  };
   if (step.ablate) {
     for (const HeadAblation& off : *step.ablate) {
       if (off.layer != step.layer) continue;
@@ -163,23 +169,23 @@ void Llama::finish_block(Matrix& x, Matrix& z, const BlockStep& step) const {
       else cols.rowwise() = Eigen::RowVectorXf(cols.colwise().mean());
     }
   }
-  keep(step.hooks, b + "attn.hook_z", z, {n, config_.num_heads, hd});
+  hook("attn.hook_z", z, 0);
   const Matrix attn_out = project(z, s.o, s.o_bias);
-  keep(step.hooks, b + "hook_attn_out", attn_out, {n, config_.hidden_size});
+  hook("hook_attn_out", attn_out, config_.hidden_size);
   x += attn_out;
-  keep(step.hooks, b + "hook_resid_mid", x, {n, config_.hidden_size});
+  hook("hook_resid_mid", x, config_.hidden_size);
 
-  const Matrix h = rms_norm(x, s.post_norm, step.hooks, b + "ln2");
+  const Matrix h = rms_norm(x, s.post_norm, step.hooks, step.hooks ? b + "ln2" : b);
   const Matrix gate = project(h, s.gate, s.gate_bias);   // [n×m]
   Matrix act = project(h, s.up, s.up_bias);              // [n×m]: up, then silu(gate) ⊙ up
-  keep(step.hooks, b + "mlp.hook_pre", gate, {n, config_.intermediate_size});
-  keep(step.hooks, b + "mlp.hook_pre_linear", act, {n, config_.intermediate_size});
+  hook("mlp.hook_pre", gate, config_.intermediate_size);
+  hook("mlp.hook_pre_linear", act, config_.intermediate_size);
   act.array() *= gate.unaryExpr(&silu).array();
-  keep(step.hooks, b + "mlp.hook_post", act, {n, config_.intermediate_size});
+  hook("mlp.hook_post", act, config_.intermediate_size);
   const Matrix mlp_out = project(act, s.down, s.down_bias);
-  keep(step.hooks, b + "hook_mlp_out", mlp_out, {n, config_.hidden_size});
+  hook("hook_mlp_out", mlp_out, config_.hidden_size);
   x += mlp_out;
-  keep(step.hooks, b + "hook_resid_post", x, {n, config_.hidden_size});
+  hook("hook_resid_post", x, config_.hidden_size);
 }
 
 Matrix Llama::logits(const Matrix& normalized) const {
@@ -236,26 +242,19 @@ LlamaOutput Llama::forward(std::span<const int> ids, const LlamaForwardOptions& 
     keep(hooks, b + "attn.hook_rot_q", q, {T, c.num_heads, hd});
     keep(hooks, b + "attn.hook_rot_k", k, {T, c.num_kv_heads, hd});
     // z = grouped-query attention, causal (and windowed where the config says)  [T×H·hd]
-    std::vector<Matrix> weights;
+    std::vector<Matrix> weights, scores;
     const bool want_weights = options.attention || hooks;
     Matrix z = grouped_attention(q, k, v, {.num_heads = c.num_heads, .num_kv_heads = c.num_kv_heads, .head_dim = c.head_dim,
                                            .window = c.window(l)},
-                                 want_weights ? &weights : nullptr);
+                                 want_weights ? &weights : nullptr, hooks ? &scores : nullptr);
     if (hooks) {
-      // The scores again (hook only): q_h·k_kvᵀ/√hd, −∞ where the pattern is blocked.
-      Matrix scores(c.num_heads * T, T), pattern(c.num_heads * T, T);
-      const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+      // (heads, T, T): each head's [T×T] stacked
+      Matrix all_scores(c.num_heads * T, T), pattern(c.num_heads * T, T);
       for (int h = 0; h < c.num_heads; ++h) {
-        const int kv = h / c.group_size();
-        Matrix s = q.middleCols(h * hd, hd) * k.middleCols(kv * hd, hd).transpose() * scale;
-        const Matrix& w = weights[static_cast<std::size_t>(h)];
-        for (Eigen::Index i = 0; i < T; ++i)
-          for (Eigen::Index j = 0; j < T; ++j)
-            if (j > i || (c.window(l) > 0 && i - j >= c.window(l))) s(i, j) = -std::numeric_limits<float>::infinity();
-        scores.middleRows(h * T, T) = s;
-        pattern.middleRows(h * T, T) = w;
+        all_scores.middleRows(h * T, T) = scores[static_cast<std::size_t>(h)];
+        pattern.middleRows(h * T, T) = weights[static_cast<std::size_t>(h)];
       }
-      keep(hooks, b + "attn.hook_attn_scores", scores, {c.num_heads, T, T});
+      keep(hooks, b + "attn.hook_attn_scores", all_scores, {c.num_heads, T, T});
       keep(hooks, b + "attn.hook_pattern", pattern, {c.num_heads, T, T});
     }
     if (options.attention) out.attention.push_back(std::move(weights));

@@ -28,9 +28,11 @@ struct GroupedAttentionShape {
 };
 
 // q [Tq × H·hd], k and v [Tk × Hkv·hd] (head h in columns h·hd …) → z [Tq × H·hd], the heads' outputs
-// side by side; with `weights`, each head's softmax weights [H] → [Tq×Tk] (0 where blocked). Error
-// (naming the argument and both shapes) for shapes that disagree with `shape`.
+// side by side; with `weights`, each head's softmax weights [H] → [Tq×Tk] (0 where blocked); with
+// `scores`, each head's scaled scores before the softmax (−∞ where blocked). Error (naming the argument
+// and both shapes) for shapes that disagree with `shape`.
 Matrix grouped_attention(Eigen::Ref<const Matrix> q, Eigen::Ref<const Matrix> k, Eigen::Ref<const Matrix> v,
-                         const GroupedAttentionShape& shape, std::vector<Matrix>* weights = nullptr);
+                         const GroupedAttentionShape& shape, std::vector<Matrix>* weights = nullptr,
+                         std::vector<Matrix>* scores = nullptr);
 
 }  // namespace attnlab
