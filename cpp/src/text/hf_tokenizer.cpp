@@ -236,6 +236,7 @@ HFTokenizer HFTokenizer::from_json(std::string_view text) {
   t.vocab_size_ = t.bpe_.vocab_size();
   for (const HFAddedToken& a : added) t.vocab_size_ = std::max(t.vocab_size_, a.id + 1);
   t.added_ = std::move(added);
+  for (std::size_t i = 0; i < t.added_.size(); ++i) t.added_by_id_.emplace(t.added_[i].id, i);
   t.prefix_ = std::move(prefix);
   t.suffix_ = std::move(suffix);
   t.normalizer_ = std::move(normalizer);
@@ -313,9 +314,9 @@ std::string HFTokenizer::decode(std::span<const int> ids, bool skip_special_toke
   std::string bytes;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const int id = ids[i];
-    const auto added = std::find_if(added_.begin(), added_.end(), [&](const HFAddedToken& a) { return a.id == id; });
-    if (added != added_.end()) {
-      if (!(skip_special_tokens && added->special)) bytes += added->content;
+    if (const auto found = added_by_id_.find(id); found != added_by_id_.end()) {
+      const HFAddedToken& added = added_[found->second];
+      if (!(skip_special_tokens && added.special)) bytes += added.content;
       continue;
     }
     if (id < 0 || id >= bpe_.vocab_size())
@@ -326,8 +327,7 @@ std::string HFTokenizer::decode(std::span<const int> ids, bool skip_special_toke
 }
 
 std::string HFTokenizer::token(int id) const {
-  for (const HFAddedToken& a : added_)
-    if (a.id == id) return a.content;
+  if (const auto found = added_by_id_.find(id); found != added_by_id_.end()) return added_[found->second].content;
   if (id < 0 || id >= bpe_.vocab_size())
     detail::fail("HFTokenizer::token", "id ", id, " is not a token of this tokenizer (0 … ", vocab_size_ - 1, ")");
   return bpe_.token_text(id);

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -63,6 +64,7 @@ class HFTokenizer {
   bool ignore_merges_ = false;
   std::vector<Step> steps_;
   std::vector<HFAddedToken> added_;  // longest content first (the order they are tried in)
+  std::unordered_map<int, std::size_t> added_by_id_;  // id → its place in added_ (decode, token)
   std::vector<int> prefix_, suffix_;  // the template's special tokens before and after the text
   std::string normalizer_, pre_tokenizer_name_;
   int vocab_size_ = 0;
