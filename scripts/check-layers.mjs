@@ -9,8 +9,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // What each subsystem may include besides itself. Arrows point down:
-// tensor ← kernels ← attention ← layers ← training ← gpt, referent, seq2seq ← interp (experiments on the
-// GPT); text and io stand beside on tensor.
+// tensor ← kernels ← attention ← layers ← training ← gpt, referent, seq2seq; gpt ← llama; both ← interp
+// (experiments on the GPT and the Llama); text and io stand beside on tensor.
 export const MAY_INCLUDE = {
   tensor: [],
   kernels: ['tensor'],
@@ -24,7 +24,7 @@ export const MAY_INCLUDE = {
   seq2seq: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text'],
   // The Llama family builds on the GPT's sampling and generation (gpt_session.hpp).
   llama: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text', 'gpt'],
-  interp: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text', 'gpt'],
+  interp: ['tensor', 'kernels', 'attention', 'layers', 'training', 'io', 'text', 'gpt', 'llama'],
 };
 
 function* sourceFiles(dir) {

@@ -634,7 +634,17 @@ export interface CompositionScores {
   draws: number;
 }
 
-export interface GPTModel {
+/** The logit lens of a GPTModel (ln_final and the unembedding) or a LlamaModel (model.norm with each point's own
+ *  RMS, and the unembedding), applied at every resid_pre and resid_mid, then the model's own last row; k defaults
+ *  to 5. One position gives its column as rows; a target adds its probability and rank to every cell. */
+export interface LogitLensCalls {
+  logitLens(ids: ArrayLike<number>, options: { position: number; k?: number; target: number }): LogitLensAt<TargetLensCell>;
+  logitLens(ids: ArrayLike<number>, options: { position: number; k?: number; target?: number }): LogitLensAt;
+  logitLens(ids: ArrayLike<number>, options: { positions?: number[]; k?: number; target: number }): LogitLens<TargetLensCell>;
+  logitLens(ids: ArrayLike<number>, options?: { positions?: number[]; k?: number; target?: number }): LogitLens;
+}
+
+export interface GPTModel extends LogitLensCalls {
   readonly config: GPTConfig;
   parameterCount(): number;
   /** A batch of sequences of one length, ids { shape: [batch, seq], data } (pad at the end: causal attention
@@ -662,11 +672,6 @@ export interface GPTModel {
   runWithCache(ids: ArrayLike<number>, options?: { names?: HookName[] }): { logits: Matrix; cache: ActivationCache };
   /** A run with replaced activations; keep names points of the patched run to cache. */
   runWithHooks(ids: ArrayLike<number>, options: { patch: ActivationPatch[]; keep?: HookName[] }): { logits: Matrix; cache?: ActivationCache };
-  /** ln_final and the unembedding applied at every resid_pre and resid_mid; k defaults to 5. */
-  logitLens(ids: ArrayLike<number>, options: { position: number; k?: number; target: number }): LogitLensAt<TargetLensCell>;
-  logitLens(ids: ArrayLike<number>, options: { position: number; k?: number; target?: number }): LogitLensAt;
-  logitLens(ids: ArrayLike<number>, options: { positions?: number[]; k?: number; target: number }): LogitLens<TargetLensCell>;
-  logitLens(ids: ArrayLike<number>, options?: { positions?: number[]; k?: number; target?: number }): LogitLens;
   /** Contributions to logit[target] (− logit[baseline]) at position (default: the last), ln_final's scale frozen. */
   directLogitAttribution(ids: ArrayLike<number>, options: { position?: number; target: number; baseline?: number }): Attribution;
   /** The corrupted prompt with one clean activation put back per cell (prompts of the same token length). */
@@ -752,7 +757,7 @@ export interface CachePolicy {
 }
 
 /** A Llama, SmolLM2, Qwen2 or Mistral checkpoint in the GPT module's heap (Lab.loadModel). */
-export interface LlamaModel {
+export interface LlamaModel extends LogitLensCalls {
   readonly family: 'llama' | 'qwen2' | 'mistral';
   readonly config: LlamaConfig;
   parameterCount(): number;
@@ -761,10 +766,27 @@ export interface LlamaModel {
     attention?: boolean; ablate?: { layer: number; head: number }[]; ablation?: 'zero' | 'mean';
     logits?: 'all' | 'last' | 'none'; firstPosition?: number;
   }): { logits: Matrix; attention?: Matrix[][] };
-  /** Every TransformerLens hook point of this family: hook_q and hook_rot_q (seq, numHeads, headDim); hook_k, hook_v,
-   *  hook_rot_k (seq, numKeyValueHeads, headDim); ln1/ln2/ln_final hook_scale and hook_normalized (RMSNorm, before its
-   *  weight); mlp.hook_pre (gate), mlp.hook_pre_linear (up), mlp.hook_post; the rest as the GPT's. */
-  runWithCache(ids: ArrayLike<number>, options?: { firstPosition?: number }): { logits: Matrix; cache: ActivationCache };
+  /** TransformerLens's hook points of this family, in forward order: hook_q and hook_rot_q (seq, numHeads, headDim);
+   *  hook_k, hook_v, hook_rot_k (seq, numKeyValueHeads, headDim); ln1/ln2/ln_final hook_scale and hook_normalized
+   *  (RMSNorm, before its weight); mlp.hook_pre (gate), mlp.hook_pre_linear (up), mlp.hook_post; the rest as the
+   *  GPT's (no hook_pos_embed: RoPE adds nothing to the residual stream). */
+  hookNames(): HookName[];
+  /** ids → the logits and every hook point (or the named ones); firstPosition shifts RoPE's positions. */
+  runWithCache(ids: ArrayLike<number>, options?: { names?: HookName[]; firstPosition?: number }): { logits: Matrix; cache: ActivationCache };
+  /** A run with replaced activations (heads at hook_k, hook_v, hook_rot_k are key/value heads). */
+  runWithHooks(ids: ArrayLike<number>, options: { patch: ActivationPatch[]; keep?: HookName[]; firstPosition?: number }): { logits: Matrix; cache?: ActivationCache };
+  /** Parts of logit[target] (− logit[baseline]): embed, each head, o_proj's bias (where the config has one), each MLP,
+   *  through the final RMSNorm with its scale frozen; nothing is centred (RMSNorm does not centre). */
+  directLogitAttribution(ids: ArrayLike<number>, options: { position?: number; target: number; baseline?: number }): Attribution;
+  /** As GPTModel's; what 'k' and 'v' per head gives one cell per key/value head. Each cell runs the whole forward. */
+  activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: ActivationPatchingOptions): Promise<ActivationPatchingResult>;
+  /** wQ is W_Q·R(distance): the QK circuit wQ·wKᵀ between a query and a key `distance` tokens before it (RoPE makes it
+   *  depend on the distance; default 0); wK, wV are the key/value head the head reads. */
+  headCircuit(layer: number, head: number, options?: { distance?: number }): HeadCircuit;
+  /** Every head's copying score, layers × heads. */
+  copyingScores(): Matrix;
+  /** Q-, K- and V-composition with the QK circuits at distance 0; draws defaults to 200, seed to 0. */
+  compositionScores(options?: { draws?: number; seed?: number }): CompositionScores;
   generate(ids: ArrayLike<number>, options?: SamplingOptions & CachePolicy & {
     maxTokens?: number; stopToken?: number; stopTokens?: ArrayLike<number>;
   }): Generation;

@@ -17,6 +17,9 @@ const ids = tokenizer.encode('In the beginning God created', { addSpecialTokens:
 console.log('ids:', [...ids].join(' '));
 const { cache } = model.runWithCache(ids);
 console.log('keys after RoPE, layer 0:', cache.get('blocks.0.attn.hook_rot_k').shape.join(' × '));
+// The logit lens at the last token: the word each layer's residual stream already favours.
+const lens = model.logitLens(ids, { position: ids.length - 1, k: 1 });
+console.log('logit lens:', lens.rows.map(({ top }) => JSON.stringify(tokenizer.decode([top[0].id]))).join(' → '));
 // Streaming with attention sinks: the first 4 tokens and the last 60 stay in the cache.
 const { tokens } = model.generate(ids, { maxTokens: 8, temperature: 0.8, seed: 1, sinks: 4, window: 60 });
 console.log('generated:', JSON.stringify(tokenizer.decode(tokens)));

@@ -121,9 +121,9 @@ def rms_norm(x, weight, eps, hook=None, name=None):
     dtype = x.dtype
     xf = x.to(torch.float64 if dtype == torch.float64 else torch.float32)
     scale = (xf.pow(2).mean(-1, keepdim=True) + eps).sqrt()
-    if hook is not None:
-        hook(name + ".hook_scale", scale.to(dtype))
-        hook(name + ".hook_normalized", (xf / scale).to(dtype))
+    if hook is not None:  # through the hooks, which may replace either point
+        scale = hook(name + ".hook_scale", scale.to(dtype)).to(xf.dtype)
+        return weight * hook(name + ".hook_normalized", (xf / scale).to(dtype))
     xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
     return weight * xf.to(dtype)
 
@@ -183,67 +183,78 @@ def linear(x, state, name, has_bias):
 
 # ---- the forward ----
 
-def forward(cfg, state, ids, hooks=None, positions=None, dropout=0.0, ablate=()):
+def forward(cfg, state, ids, hooks=None, positions=None, dropout=0.0, ablate=(), patches=None):
     """ids [T] (one sequence) or [B, T] → logits [T, V] or [B, T, V].
 
     state: Hugging Face's tensor names → tensors (any one dtype). hooks: a dict that receives every
     TransformerLens hook point of the first sequence (shapes as TransformerLens for one sequence:
     hook_q [T, H, hd], hook_k/hook_v [T, Hkv, hd], hook_pattern [H, T, T]). positions: the RoPE
     positions [T] (default 0 … T−1). dropout: training's dropout on the attention weights and on each
-    residual branch. ablate: (layer, head) pairs whose output (hook_z) is set to zero."""
+    residual branch. ablate: (layer, head) pairs whose output (hook_z) is set to zero. patches:
+    TransformerLens's hook functions for one sequence, a hook name → fn(value) returning the value the
+    forward goes on with (value in the shape `hooks` gives, a copy)."""
     single = ids.dim() == 1
     ids = ids[None] if single else ids
     B, T = ids.shape
     d, H, Hkv, hd = cfg.hidden_size, cfg.num_attention_heads, cfg.num_key_value_heads, cfg.hd
     group = H // Hkv
     dtype = state["model.embed_tokens.weight"].dtype
-    hook = (lambda name, value: hooks.__setitem__(name, value[0].detach().clone())) if hooks is not None else (lambda n, v: None)
+    assert patches is None or B == 1, "patches are for one sequence"
+
+    def hook(name, value):  # value [B, …] → the value the forward goes on with
+        if patches is not None and name in patches:
+            value = patches[name](value[0].clone())[None]
+        if hooks is not None:
+            hooks[name] = value[0].detach().clone()
+        return value
+    hooked = hooks is not None or patches is not None
     drop = (lambda t: F.dropout(t, dropout, training=True)) if dropout else (lambda t: t)
     positions = torch.arange(T) if positions is None else positions
     cos, sin = rope_cos_sin(cfg, positions, dtype)
 
     x = state["model.embed_tokens.weight"][ids]                                  # [B, T, d]
-    hook("hook_embed", x)
+    x = hook("hook_embed", x)
     for l in range(cfg.num_hidden_layers):
         p, b = f"model.layers.{l}.", f"blocks.{l}."
-        hook(b + "hook_resid_pre", x)
-        h = rms_norm(x, state[p + "input_layernorm.weight"], cfg.rms_norm_eps, hook, b + "ln1")
+        x = hook(b + "hook_resid_pre", x)
+        h = rms_norm(x, state[p + "input_layernorm.weight"], cfg.rms_norm_eps, hook if hooked else None, b + "ln1")
         q = linear(h, state, p + "self_attn.q_proj", cfg.attention_bias).view(B, T, H, hd)    # [B, T, H, hd]
         k = linear(h, state, p + "self_attn.k_proj", cfg.attention_bias).view(B, T, Hkv, hd)  # [B, T, Hkv, hd]
         v = linear(h, state, p + "self_attn.v_proj", cfg.attention_bias).view(B, T, Hkv, hd)
-        hook(b + "attn.hook_q", q), hook(b + "attn.hook_k", k), hook(b + "attn.hook_v", v)
+        q, k, v = hook(b + "attn.hook_q", q), hook(b + "attn.hook_k", k), hook(b + "attn.hook_v", v)
         q = apply_rope(q.transpose(1, 2), cos, sin)                              # [B, H, T, hd]
         k = apply_rope(k.transpose(1, 2), cos, sin)                              # [B, Hkv, T, hd]
-        hook(b + "attn.hook_rot_q", q.transpose(1, 2)), hook(b + "attn.hook_rot_k", k.transpose(1, 2))
+        q = hook(b + "attn.hook_rot_q", q.transpose(1, 2)).transpose(1, 2)
+        k = hook(b + "attn.hook_rot_k", k.transpose(1, 2)).transpose(1, 2)
         k = k.repeat_interleave(group, dim=1)                                    # query head h reads kv head h // group
         vh = v.transpose(1, 2).repeat_interleave(group, dim=1)                   # [B, H, T, hd]
         scores = q @ k.transpose(-1, -2) / math.sqrt(hd)                         # [B, H, T, T]
         allowed = attention_mask(T, T, cfg.layer_window(l))
         scores = scores.masked_fill(~allowed, float("-inf"))
-        hook(b + "attn.hook_attn_scores", scores)
+        scores = hook(b + "attn.hook_attn_scores", scores)
         pattern = torch.softmax(scores, dim=-1)
-        hook(b + "attn.hook_pattern", pattern)
+        pattern = hook(b + "attn.hook_pattern", pattern)
         z = (drop(pattern) @ vh).transpose(1, 2)                                 # [B, T, H, hd]
         for layer, head in ablate:
             if layer == l:
                 z = z.clone()
                 z[:, :, head] = 0
-        hook(b + "attn.hook_z", z)
+        z = hook(b + "attn.hook_z", z)
         attn_out = linear(z.reshape(B, T, H * hd), state, p + "self_attn.o_proj", o_proj_has_bias(cfg))
-        hook(b + "hook_attn_out", attn_out)
+        attn_out = hook(b + "hook_attn_out", attn_out)
         x = x + drop(attn_out)
-        hook(b + "hook_resid_mid", x)
-        h = rms_norm(x, state[p + "post_attention_layernorm.weight"], cfg.rms_norm_eps, hook, b + "ln2")
+        x = hook(b + "hook_resid_mid", x)
+        h = rms_norm(x, state[p + "post_attention_layernorm.weight"], cfg.rms_norm_eps, hook if hooked else None, b + "ln2")
         gate = linear(h, state, p + "mlp.gate_proj", cfg.mlp_bias)               # [B, T, m]
         up = linear(h, state, p + "mlp.up_proj", cfg.mlp_bias)
-        hook(b + "mlp.hook_pre", gate), hook(b + "mlp.hook_pre_linear", up)
+        gate, up = hook(b + "mlp.hook_pre", gate), hook(b + "mlp.hook_pre_linear", up)
         act = F.silu(gate) * up
-        hook(b + "mlp.hook_post", act)
+        act = hook(b + "mlp.hook_post", act)
         mlp_out = linear(act, state, p + "mlp.down_proj", cfg.mlp_bias)          # [B, T, d]
-        hook(b + "hook_mlp_out", mlp_out)
+        mlp_out = hook(b + "hook_mlp_out", mlp_out)
         x = x + drop(mlp_out)
-        hook(b + "hook_resid_post", x)
-    x = rms_norm(x, state["model.norm.weight"], cfg.rms_norm_eps, hook, "ln_final")
+        x = hook(b + "hook_resid_post", x)
+    x = rms_norm(x, state["model.norm.weight"], cfg.rms_norm_eps, hook if hooked else None, "ln_final")
     unembed = state["model.embed_tokens.weight" if cfg.tie_word_embeddings else "lm_head.weight"]
     logits = x @ unembed.T                                                       # [B, T, V]
     return logits[0] if single else logits

@@ -80,7 +80,9 @@ describe('examples/, against the packed package', () => {
     const ids = reference.encode('In the beginning God created', { add_special_tokens: false }).ids;
     assert.equal(lines[1], `ids: ${ids.join(' ')}`);
     assert.equal(lines[2], `keys after RoPE, layer 0: ${ids.length} × 2 × 8`);
-    assert.match(lines[3], /^generated: ".+"$/);
+    // 2 layers: resid_pre and resid_mid of each, then the model's own prediction, whose word is the forward's argmax.
+    assert.match(lines[3], /^logit lens: (".*" → ){4}".*"$/);
+    assert.match(lines[4], /^generated: ".+"$/);
   });
 
   test('examples/html draws the attention in a heatmap, served beside node_modules', async () => {

@@ -95,6 +95,72 @@ for (const variant of VARIANTS) {
     assert.throws(() => cache.get('blocks.0.attn.hook_rot_kk'), /did you mean "blocks.0.attn.hook_rot_k"/);
   });
 
+  test(`the interpretability calls on a Llama agree with their float64 definitions (${variant.name})`, async () => {
+    const l = await lab(variant.simd);
+    for (const name of ['llama_gqa', 'llama_mha_sharded']) {
+      const { model } = await l.loadModel(folder(name));
+      const want = expected(name);
+      const { target, baseline, lens, attribution, patching } = want.interp;
+      const T = want.prompt.length;
+      // The logit lens: every resid_pre and resid_mid, then the model's own last row.
+      const ours = model.logitLens(want.prompt, { k: 3, target });
+      assert.deepEqual(ours.points.slice(0, -1), lens.map((p) => p.point), name);
+      lens.forEach((point, i) => point.top_ids.forEach((ids, p) => {
+        assert.deepEqual(ours.cells[i][p].top.map((t) => t.id), ids, `${name} ${point.point} position ${p}`);
+        assert.ok(Math.abs(ours.cells[i][p].target.probability - point.target_probability[p]) < 1e-5);
+        assert.equal(ours.cells[i][p].target.rank, point.target_rank[p]);
+      }));
+      // Attribution: the same parts, summing to the logit difference.
+      const a = model.directLogitAttribution(want.prompt, { target, baseline });
+      assert.deepEqual(a.terms.map((t) => t.label), attribution.labels);
+      a.terms.forEach((t, i) => assert.ok(Math.abs(t.value - attribution.values[i]) < 1e-4 * Math.abs(attribution.logit), t.label));
+      assert.ok(Math.abs(a.sum - attribution.logit) < 1e-4 * Math.abs(attribution.logit));
+      // Patching: per head at z, per key/value head at k.
+      const metric = { target, baseline };
+      const gap = Math.abs(patching.clean_metric - patching.corrupted_metric);
+      const tolerance = 2e-4 * Math.max(Math.abs(patching.clean_metric), Math.abs(patching.corrupted_metric)) / gap;
+      for (const [what, key] of [['z', 'z/head'], ['k', 'k/head']]) {
+        const progress = [];
+        const result = await model.activationPatching(want.prompt, patching.corrupted, { what, per: 'head', metric, onProgress: (p) => progress.push(p.done) });
+        const reference = patching.grids[key];
+        assert.deepEqual(result.grid.shape, [reference.length, reference[0].length], `${name} ${key}`);
+        reference.flat().forEach((v, i) => assert.ok(Math.abs(result.grid.data[i] - v) < tolerance, `${name} ${key}[${i}]: ${result.grid.data[i]} vs ${v}`));
+        assert.deepEqual(progress, reference.map((_, i) => i + 1));
+        assert.ok(Math.abs(result.clean - patching.clean_metric) < 1e-4 * Math.abs(patching.clean_metric));
+      }
+      // Circuits: the copying scores (layers × heads) and the composition scores.
+      const copying = model.copyingScores();
+      want.interp.copying_scores.forEach((v, i) => assert.ok(Math.abs(copying.data[i] - v) < 1e-4, `${name} copying ${i}`));
+      const composition = model.compositionScores({ draws: 5 });
+      want.interp.composition.forEach(([, , , , q, k, v], i) => {
+        const pair = composition.pairs[i];
+        assert.ok(Math.abs(pair.q - q) < 1e-4 && Math.abs(pair.k - k) < 1e-4 && Math.abs(pair.v - v) < 1e-4, `${name} pair ${i}`);
+      });
+      const circuit = model.headCircuit(0, 1, { distance: 3 });
+      assert.deepEqual([circuit.wQ.rows, circuit.wQ.cols, circuit.wO.rows], [model.config.hiddenSize, model.config.headDim, model.config.headDim]);
+      assert.ok(Math.abs(circuit.copyingScore - want.interp.copying_scores[1]) < 1e-4);
+      // runWithHooks: zeroing head 0's z in layer 1 is the forward's ablation; kept points by name.
+      const patched = model.runWithHooks(want.prompt, { patch: [{ name: 'blocks.1.attn.hook_z', ablate: 'zero', heads: [0] }], keep: ['blocks.1.attn.hook_z'] });
+      assertRowsNear(patched.logits, want.logits_ablate_1_0, `${name} runWithHooks`);
+      assert.deepEqual(patched.cache.names(), ['blocks.1.attn.hook_z']);
+      assert.ok(patched.cache.get('blocks.1.attn.hook_z').data.slice(0, model.config.headDim).every((x) => x === 0));
+      const { cache } = model.runWithCache(want.prompt, { names: ['blocks.0.hook_resid_pre'], firstPosition: 2 });
+      assert.deepEqual(cache.names(), ['blocks.0.hook_resid_pre']);
+      assert.equal(model.hookNames().length, 3 + 20 * model.config.numLayers);
+      assert.equal(model.pathPatching, undefined);  // path patching is the GPT's alone
+      // Bad input names the call and the point; the model stays usable.
+      assert.throws(() => model.runWithCache(want.prompt, { names: ['blocks.0.attn.hook_rotq'] }),
+        (e) => e instanceof AttnLabError && /LlamaModel.runWithCache: .*did you mean "blocks.0.attn.hook_rot_q"/.test(e.message));
+      assert.throws(() => model.runWithHooks(want.prompt, { patch: [{ name: 'blocks.0.attn.hook_v', ablate: 'zero', heads: [9] }] }),
+        /LlamaModel.runWithHooks: .*patch\[0\] \(blocks.0.attn.hook_v\) heads holds 9, outside the point's heads 0 … \d/);
+      assert.throws(() => model.headCircuit(0, 0, { distanse: 1 }), /LlamaModel.headCircuit: .*distanse/);
+      await assert.rejects(model.activationPatching(want.prompt, want.prompt.slice(1), { what: 'z', metric }),
+        /the clean prompt has 12 tokens and the corrupted prompt 11/);
+      assert.equal(model.forward(want.prompt).logits.rows, T);
+      model.dispose();
+    }
+  });
+
   test(`tokenizer.json encodes as @huggingface/tokenizers does (${variant.name})`, async () => {
     const l = await lab(variant.simd);
     const json = kjvTokenizerJson();

@@ -17,6 +17,7 @@
 #include "attnlab/tensor/limits.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
+#include "llama_fixture.hpp"
 
 namespace attnlab {
 namespace {
@@ -25,32 +26,6 @@ using testing::fixture_bytes;
 using testing::fixture_json;
 
 const char* const kLlamaFixtures[] = {"llama_gqa", "qwen2_bias", "mistral_window", "llama_mha_sharded"};
-
-// A fixture folder's files as a learner's folder pick gives them: name → bytes.
-struct LlamaFolder {
-  std::map<std::string, std::vector<std::uint8_t>> bytes;
-  std::map<std::string, std::span<const std::uint8_t>> files() const {
-    std::map<std::string, std::span<const std::uint8_t>> out;
-    for (const auto& [name, data] : bytes) out.emplace(name, data);
-    return out;
-  }
-};
-
-LlamaFolder read_llama_folder(const std::string& name, const std::string& sub = "") {
-  const std::string dir = "llama/" + name + (sub.empty() ? "" : "/" + sub) + "/";
-  LlamaFolder folder;
-  folder.bytes["config.json"] = fixture_bytes(dir + "config.json");
-  if (name == "llama_mha_sharded" && sub.empty()) {
-    folder.bytes["model.safetensors.index.json"] = fixture_bytes(dir + "model.safetensors.index.json");
-    for (const char* shard : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"})
-      folder.bytes[shard] = fixture_bytes(dir + shard);
-  } else {
-    folder.bytes["model.safetensors"] = fixture_bytes(dir + "model.safetensors");
-  }
-  return folder;
-}
-
-Llama load_llama(const std::string& name, const std::string& sub = "") { return Llama::from_files(read_llama_folder(name, sub).files()); }
 
 // |ours − reference| ≤ tolerance · max(1, max |reference|) for every entry: the 1e-4 relative.
 void expect_llama_rows_near(const Matrix& ours, const nlohmann::json& reference, double tolerance, const std::string& what) {

@@ -5,6 +5,7 @@
 #include "gpt.hpp"
 #include "interp.hpp"
 #include "llama.hpp"
+#include "llama_interp.hpp"
 
 using namespace emscripten;
 using namespace attnlab::wasm;
@@ -83,6 +84,20 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
   function("ovCopyingScore", &ov_copying_score_js);
   function("ovCopyingScores", &ov_copying_scores_js);
   function("compositionScores", &composition_scores_js);
+  // The same calls on a Llama (llama_interp.hpp), named llama<Call>.
+  class_<LlamaPatchingSweepHandle>("llamaPatchingSweepHandle")
+      .class_function("create", &LlamaPatchingSweepHandle::create, allow_raw_pointers())
+      .function("metrics", &LlamaPatchingSweepHandle::metrics)
+      .function("gridShape", &LlamaPatchingSweepHandle::grid_shape)
+      .function("layerCells", &LlamaPatchingSweepHandle::layer_cells);
+  function("llamaRunWithHooks", &llama_run_with_hooks_js);
+  function("llamaHookNames", &llama_hook_names_js);
+  function("llamaLogitLens", &llama_logit_lens_js);
+  function("llamaDirectLogitAttribution", &llama_direct_logit_attribution_js);
+  function("llamaHeadCircuit", &llama_head_circuit_js);
+  function("llamaOvCopyingScore", &llama_ov_copying_score_js);
+  function("llamaOvCopyingScores", &llama_ov_copying_scores_js);
+  function("llamaCompositionScores", &llama_composition_scores_js);
   function("sample", &sample_token);
   function("repeatedRandomTokens", &repeated_tokens);
 }

@@ -8,8 +8,6 @@
 
 namespace attnlab::wasm {
 
-namespace {
-
 std::vector<int> int_list(const val& list) {  // a JS array of integers (checked in web/lib/interp.js)
   std::vector<int> out;
   if (list.isUndefined() || list.isNull()) return out;
@@ -39,7 +37,9 @@ val shape_to_js(const Shape& shape) {
   return js;
 }
 
-}  // namespace
+LogitDiffMetric metric_from_js(const val& metric) {
+  return {metric["target"].as<int>(), metric["baseline"].as<int>(), metric["position"].as<int>()};
+}
 
 // ---- ActivationCacheHandle ----
 
@@ -90,28 +90,18 @@ PatchingSweepHandle* PatchingSweepHandle::create(const GPTHandle& model, const v
   return catching<PatchingSweepHandle*>([&] {
     const std::vector<int> clean = ints_from_js(clean_js, "activationPatching");
     const std::vector<int> corrupted = ints_from_js(corrupted_js, "activationPatching");
-    const LogitDiffMetric m{metric["target"].as<int>(), metric["baseline"].as<int>(), metric["position"].as<int>()};
-    return new PatchingSweepHandle(model.model(), clean, corrupted, m);
+    return new PatchingSweepHandle(model.model(), clean, corrupted, metric_from_js(metric));
   }, nullptr);
 }
 
-val PatchingSweepHandle::metrics() const {
-  val js = val::object();
-  js.set("clean", sweep_.clean_metric());
-  js.set("corrupted", sweep_.corrupted_metric());
-  js.set("position", sweep_.metric().position);
-  return js;
-}
+val PatchingSweepHandle::metrics() const { return sweep_metrics_to_js(sweep_); }
 
 val PatchingSweepHandle::grid_shape(const std::string& what, const std::string& per) const {
-  return guarded([&] { return shape_to_js(sweep_.grid_shape(what_from(what), per_from(per))); });
+  return sweep_grid_shape_js(sweep_, what, per);
 }
 
 val PatchingSweepHandle::layer_cells(const std::string& what, const std::string& per, int layer) const {
-  return guarded([&] {
-    const std::vector<float> cells = sweep_.layer_cells(what_from(what), per_from(per), layer);
-    return floats_to_js(cells.data(), cells.size());
-  });
+  return sweep_layer_cells_js(sweep_, what, per, layer);
 }
 
 val PatchingSweepHandle::path_patching(const val& sender, const val& receivers_js) const {
@@ -135,104 +125,114 @@ val PatchingSweepHandle::path_patching(const val& sender, const val& receivers_j
 
 // ---- Free functions ----
 
+val lens_to_js(const LogitLens& lens) {
+  val cells = val::array();
+  for (const auto& row : lens.cells) {
+    val js_row = val::array();
+    for (const LensCell& cell : row) {
+      val js = val::object();
+      js.set("topIds", ints_to_js(cell.top_ids));
+      js.set("topProbabilities", floats_to_js(cell.top_probabilities.data(), cell.top_probabilities.size()));
+      js.set("targetProbability", cell.target_probability);
+      js.set("targetRank", cell.target_rank);
+      js_row.call<void>("push", js);
+    }
+    cells.call<void>("push", js_row);
+  }
+  val js = val::object();
+  js.set("points", strings_to_js(lens.points));
+  js.set("positions", ints_to_js(lens.positions));
+  js.set("cells", cells);
+  return js;
+}
+
 val logit_lens_js(const GPTHandle& model, const val& ids_js, const val& positions_js, int k, int target) {
   return guarded([&] {
     const std::vector<int> ids = ints_from_js(ids_js, "logitLens");
-    const std::vector<int> positions = int_list(positions_js);
-    const LogitLens lens = logit_lens(HookedGPT(model.model()), ids, positions, k, target);
-    val cells = val::array();
-    for (const auto& row : lens.cells) {
-      val js_row = val::array();
-      for (const LensCell& cell : row) {
-        val js = val::object();
-        js.set("topIds", ints_to_js(cell.top_ids));
-        js.set("topProbabilities", floats_to_js(cell.top_probabilities.data(), cell.top_probabilities.size()));
-        js.set("targetProbability", cell.target_probability);
-        js.set("targetRank", cell.target_rank);
-        js_row.call<void>("push", js);
-      }
-      cells.call<void>("push", js_row);
-    }
-    val js = val::object();
-    js.set("points", strings_to_js(lens.points));
-    js.set("positions", ints_to_js(lens.positions));
-    js.set("cells", cells);
-    return js;
+    return lens_to_js(logit_lens(HookedGPT(model.model()), ids, int_list(positions_js), k, target));
   });
+}
+
+val attribution_to_js(const Attribution& a) {
+  static const char* kParts[] = {"embed", "pos_embed", "head", "attn_bias", "mlp", "ln_final_bias"};
+  val terms = val::array();
+  for (const AttributionTerm& t : a.terms) {
+    val js = val::object();
+    js.set("part", std::string(kParts[static_cast<int>(t.part)]));
+    js.set("layer", t.layer);
+    js.set("head", t.head);
+    js.set("label", t.label);
+    js.set("value", t.value);
+    terms.call<void>("push", js);
+  }
+  val js = val::object();
+  js.set("terms", terms);
+  js.set("sum", a.sum);
+  js.set("logit", a.logit);
+  return js;
 }
 
 val direct_logit_attribution_js(const GPTHandle& model, const val& ids_js, int position, int target, int baseline) {
   return guarded([&] {
     const std::vector<int> ids = ints_from_js(ids_js, "directLogitAttribution");
-    const Attribution a = direct_logit_attribution(HookedGPT(model.model()), ids, position, target, baseline);
-    static const char* kParts[] = {"embed", "pos_embed", "head", "attn_bias", "mlp", "ln_final_bias"};
-    val terms = val::array();
-    for (const AttributionTerm& t : a.terms) {
-      val js = val::object();
-      js.set("part", std::string(kParts[static_cast<int>(t.part)]));
-      js.set("layer", t.layer);
-      js.set("head", t.head);
-      js.set("label", t.label);
-      js.set("value", t.value);
-      terms.call<void>("push", js);
-    }
-    val js = val::object();
-    js.set("terms", terms);
-    js.set("sum", a.sum);
-    js.set("logit", a.logit);
-    return js;
+    return attribution_to_js(direct_logit_attribution(HookedGPT(model.model()), ids, position, target, baseline));
   });
 }
 
+val circuit_to_js(const HeadCircuit& c) {
+  val js = val::object();
+  js.set("wQ", matrix_to_js(c.w_q));
+  js.set("wK", matrix_to_js(c.w_k));
+  js.set("wV", matrix_to_js(c.w_v));
+  js.set("wO", matrix_to_js(c.w_o));
+  return js;
+}
+
 val head_circuit_js(const GPTHandle& model, int layer, int head) {
-  return guarded([&] {
-    const HeadCircuit c = head_circuit(model.model(), layer, head);
-    val js = val::object();
-    js.set("wQ", matrix_to_js(c.w_q));
-    js.set("wK", matrix_to_js(c.w_k));
-    js.set("wV", matrix_to_js(c.w_v));
-    js.set("wO", matrix_to_js(c.w_o));
-    return js;
-  });
+  return guarded([&] { return circuit_to_js(head_circuit(model.model(), layer, head)); });
 }
 
 val ov_copying_score_js(const GPTHandle& model, int layer, int head) {
   return guarded([&] { return val(ov_copying_score(model.model(), layer, head)); });
 }
 
+val head_scores_to_js(const std::vector<double>& scores, int layers, int heads) {
+  Matrix m(layers, heads);
+  for (int i = 0; i < layers * heads; ++i) m(i / heads, i % heads) = static_cast<float>(scores[static_cast<std::size_t>(i)]);
+  return matrix_to_js(m);
+}
+
 val ov_copying_scores_js(const GPTHandle& model) {
   return guarded([&] {
     const GPTConfig& c = model.model().config();
-    const std::vector<double> scores = ov_copying_scores(model.model());
-    Matrix m(c.num_layers, c.num_heads);
-    for (int i = 0; i < c.num_layers * c.num_heads; ++i) m(i / c.num_heads, i % c.num_heads) = static_cast<float>(scores[static_cast<std::size_t>(i)]);
-    return matrix_to_js(m);
+    return head_scores_to_js(ov_copying_scores(model.model()), c.num_layers, c.num_heads);
   });
 }
 
+val composition_to_js(const CompositionScores& scores) {
+  val pairs = val::array();
+  for (const CompositionPair& p : scores.pairs) {
+    val from = val::object(), to = val::object(), js = val::object();
+    from.set("layer", p.from_layer);
+    from.set("head", p.from_head);
+    to.set("layer", p.to_layer);
+    to.set("head", p.to_head);
+    js.set("from", from);
+    js.set("to", to);
+    js.set("q", p.q);
+    js.set("k", p.k);
+    js.set("v", p.v);
+    pairs.call<void>("push", js);
+  }
+  val js = val::object();
+  js.set("pairs", pairs);
+  js.set("baseline", scores.baseline);
+  js.set("draws", scores.draws);
+  return js;
+}
+
 val composition_scores_js(const GPTHandle& model, int draws, double seed) {
-  return guarded([&] {
-    const CompositionScores scores = composition_scores(model.model(), draws, seed_from_js(seed));
-    val pairs = val::array();
-    for (const CompositionPair& p : scores.pairs) {
-      val from = val::object(), to = val::object(), js = val::object();
-      from.set("layer", p.from_layer);
-      from.set("head", p.from_head);
-      to.set("layer", p.to_layer);
-      to.set("head", p.to_head);
-      js.set("from", from);
-      js.set("to", to);
-      js.set("q", p.q);
-      js.set("k", p.k);
-      js.set("v", p.v);
-      pairs.call<void>("push", js);
-    }
-    val js = val::object();
-    js.set("pairs", pairs);
-    js.set("baseline", scores.baseline);
-    js.set("draws", scores.draws);
-    return js;
-  });
+  return guarded([&] { return composition_to_js(composition_scores(model.model(), draws, seed_from_js(seed))); });
 }
 
 }  // namespace attnlab::wasm

@@ -8,8 +8,12 @@
 
 #include <memory>
 
+#include "attnlab/interp/attribution.hpp"
+#include "attnlab/interp/circuits.hpp"
 #include "attnlab/interp/hooked_gpt.hpp"
+#include "attnlab/interp/logit_lens.hpp"
 #include "attnlab/interp/patching.hpp"
+#include "shared/convert.hpp"
 #include "gpt.hpp"
 
 namespace attnlab::wasm {
@@ -48,6 +52,40 @@ class PatchingSweepHandle {
   std::unique_ptr<HookedGPT> hooked_;  // first: the sweep refers to it
   PatchingSweep sweep_;
 };
+
+// ---- What the GPT's and the Llama's interpretability bindings share ----
+
+std::vector<int> int_list(const val& list);                 // a JS array of integers (undefined: empty)
+PatchWhat what_from(const std::string& what);               // 'resid_pre' … 'v'
+PatchPer per_from(const std::string& per);                  // 'position' | 'head' | 'all'
+LogitDiffMetric metric_from_js(const val& metric);          // { target, baseline, position }
+val shape_to_js(const Shape& shape);                        // number[]
+val lens_to_js(const LogitLens& lens);                      // as logit_lens_js returns
+val attribution_to_js(const Attribution& attribution);      // as direct_logit_attribution_js returns
+val circuit_to_js(const HeadCircuit& circuit);              // { wQ, wK, wV, wO }
+val head_scores_to_js(const std::vector<double>& scores, int layers, int heads);  // Matrix [layers×heads]
+val composition_to_js(const CompositionScores& scores);     // as composition_scores_js returns
+
+// A sweep's (PatchingSweep's or LlamaPatchingSweep's) metrics, grid shape and one layer's cells.
+template <class Sweep>
+val sweep_metrics_to_js(const Sweep& sweep) {
+  val js = val::object();
+  js.set("clean", sweep.clean_metric());
+  js.set("corrupted", sweep.corrupted_metric());
+  js.set("position", sweep.metric().position);
+  return js;
+}
+template <class Sweep>
+val sweep_grid_shape_js(const Sweep& sweep, const std::string& what, const std::string& per) {
+  return guarded([&] { return shape_to_js(sweep.grid_shape(what_from(what), per_from(per))); });
+}
+template <class Sweep>
+val sweep_layer_cells_js(const Sweep& sweep, const std::string& what, const std::string& per, int layer) {
+  return guarded([&] {
+    const std::vector<float> cells = sweep.layer_cells(what_from(what), per_from(per), layer);
+    return floats_to_js(cells.data(), cells.size());
+  });
+}
 
 // positions (Int32Array, empty = all), k, target (−1 = none) → { points, positions, cells[point][i]:
 // { topIds, topProbabilities, targetProbability, targetRank } }

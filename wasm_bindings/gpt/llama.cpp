@@ -57,17 +57,10 @@ val LlamaHandle::forward(const val& ids, const val& o) const {
     options.ablation = ablation_from_js(o);
     options.logits = logit_rows_from_js(o);
     options.first_position = option<int>(o, "firstPosition", 0);
-    HookValues hooks;
-    if (option<bool>(o, "hooks", false)) options.hooks = &hooks;
     const LlamaOutput out = model_->forward(ints_from_js(ids, "Llama::forward"), options);
     val js = val::object();
     js.set("logits", matrix_to_js(out.logits));
     if (options.attention) js.set("attention", matrix_grid_to_js(out.attention));
-    if (options.hooks) {
-      val cache = val::object();
-      for (const auto& [name, tensor] : hooks) cache.set(name, tensor_to_js(tensor));
-      js.set("hooks", cache);
-    }
     return js;
   });
 }

@@ -20,7 +20,7 @@ class LlamaHandle {
   // files: { [name]: Uint8Array } — config.json and model.safetensors, or the index and its shards.
   static LlamaHandle* from_files(const val& files);
   val config() const;  // { modelType, vocabSize, hiddenSize, …, parameterCount, kvCacheBytesPerToken }
-  // { attention?, ablate?, ablation?, logits?, firstPosition?, hooks? } → { logits, attention?, hooks? }
+  // { attention?, ablate?, ablation?, logits?, firstPosition? } → { logits, attention? }
   val forward(const val& ids, const val& options) const;
   val generate(const val& ids, const val& options) const;  // the sampling options, maxTokens, seed, sinks, window
   val tensor_names() const;

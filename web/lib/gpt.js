@@ -89,14 +89,55 @@ export function checkAblate(fn, ablate) {
   });
 }
 
-// What every model in the GPT module offers of its weights (GPTModel, LlamaModel): save({ dtype }) as a
-// .safetensors file, tensorNames(), and tensor(name) → { shape, data: Float32Array } by the checkpoint's name.
+// What every model in the GPT module offers (GPTModel, LlamaModel): save({ dtype }) as a .safetensors
+// file, tensorNames(), tensor(name) → { shape, data: Float32Array } by the checkpoint's name, and the
+// interpretability calls of interp.js on its weights (TransformerLens's hook points, the logit lens,
+// attribution, activation patching, a head's circuits).
 export class ModelWeights extends WasmModule {
   #name;
+  #module;
 
-  constructor(name, handle, call) {
-    super(name, handle, call);
+  constructor(name, handle, module) {
+    super(name, handle, module.call);
     this.#name = name;
+    this.#module = module;
+  }
+
+  // 'GPTModel' | 'LlamaModel': the name error messages give.
+  get className() {
+    return this.#name;
+  }
+
+  runWithCache(ids, options) {
+    return interp.runWithCache(this, this.#module, ids, options);
+  }
+
+  runWithHooks(ids, options) {
+    return interp.runWithHooks(this, this.#module, ids, options);
+  }
+
+  logitLens(ids, options) {
+    return interp.logitLens(this, this.#module, ids, options);
+  }
+
+  directLogitAttribution(ids, options) {
+    return interp.directLogitAttribution(this, this.#module, ids, options);
+  }
+
+  activationPatching(clean, corrupted, options) {
+    return interp.activationPatching(this, this.#module, clean, corrupted, options);
+  }
+
+  headCircuit(layer, head, options) {
+    return interp.headCircuit(this, this.#module, layer, head, options);
+  }
+
+  copyingScores() {
+    return interp.copyingScores(this, this.#module);
+  }
+
+  compositionScores(options) {
+    return interp.compositionScores(this, this.#module, options);
   }
 
   save(options) {
@@ -157,7 +198,7 @@ export function gptClasses(module) {
     #parameterCount;
 
     constructor(handle) {
-      super('GPTModel', handle, module.call);
+      super('GPTModel', handle, module);
       const { parameterCount, ...config } = this.handle('config').config();
       this.#config = Object.freeze(config);
       this.#parameterCount = parameterCount;
@@ -251,42 +292,10 @@ export function gptClasses(module) {
       return this.call(fn, () => this.handle('generate').generate(tokens, opts));
     }
 
-    // Interpretability (interp.js): TransformerLens's hook points, the logit lens, attribution,
-    // patching and a head's circuits, on this model's weights.
-    runWithCache(ids, options) {
-      return interp.runWithCache(this, module, ids, options);
-    }
-
-    runWithHooks(ids, options) {
-      return interp.runWithHooks(this, module, ids, options);
-    }
-
-    logitLens(ids, options) {
-      return interp.logitLens(this, module, ids, options);
-    }
-
-    directLogitAttribution(ids, options) {
-      return interp.directLogitAttribution(this, module, ids, options);
-    }
-
-    activationPatching(clean, corrupted, options) {
-      return interp.activationPatching(this, module, clean, corrupted, options);
-    }
-
+    // Interpretability (interp.js, through ModelWeights): TransformerLens's hook points, the logit lens,
+    // attribution, patching and a head's circuits, on this model's weights; path patching is the GPT's.
     pathPatching(clean, corrupted, options) {
       return interp.pathPatching(this, module, clean, corrupted, options);
-    }
-
-    headCircuit(layer, head) {
-      return interp.headCircuit(this, module, layer, head);
-    }
-
-    copyingScores() {
-      return interp.copyingScores(this, module);
-    }
-
-    compositionScores(options) {
-      return interp.compositionScores(this, module, options);
     }
 
     // A KV-cache decoder over this model (dispose it, or it is freed with the model's last reference).

@@ -1,6 +1,7 @@
-// The interpretability calls on a GPTModel (the core's interp/, in the GPT module): an activation cache
-// with TransformerLens's hook names, runs with patches, the logit lens, direct logit attribution,
-// activation and path patching, and a head's circuits. GPTModel's methods of the same names call these.
+// The interpretability calls on a GPTModel or a LlamaModel (the core's interp/, in the GPT module): an
+// activation cache with TransformerLens's hook names, runs with patches, the logit lens, direct logit
+// attribution, activation patching (and on a GPT path patching), and a head's circuits. The models'
+// methods of the same names call these; a Llama's bindings are the GPT's names with "llama" before them.
 //   const { logits, cache } = model.runWithCache(ids);
 //   cache.get('blocks.1.attn.hook_pattern');                     // Tensor (heads, seq, seq)
 //   const grid = await model.activationPatching(clean, corrupted, { what: 'resid_pre', metric: { target, baseline } });
@@ -43,6 +44,11 @@ export class ActivationCache {
   }
 }
 
+// The model's binding of an interpretability call: 'logitLens' → raw.logitLens, or raw.llamaLogitLens.
+function raw(model, module, name) {
+  return model.interpPrefix ? module.raw[model.interpPrefix + name[0].toUpperCase() + name.slice(1)] : module.raw[name];
+}
+
 function checkNames(fn, names) {
   if (names === undefined) return [];
   if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) {
@@ -76,8 +82,12 @@ function checkPatches(fn, patch) {
 }
 
 // One run through the binding: { logits, cache } with the named points copied out.
-function run(model, module, fn, ids, names, patches) {
+function run(model, module, fn, ids, names, patches, firstPosition = 0) {
   const tokens = checkIds(fn, 'ids', ids);
+  if (model.interpPrefix) {
+    const out = model.call(fn, () => module.raw.llamaRunWithHooks(model.handle(fn), tokens, names, patches, firstPosition));
+    return { logits: out.logits, cache: new ActivationCache(new Map(out.names.map((name) => [name, out.hooks[name]])), tokens) };
+  }
   const handle = model.call(fn, () => module.raw.ActivationCacheHandle.run(model.handle(fn), tokens, names, patches));
   try {
     const tensors = new Map(handle.names().map((name) => [name, handle.get(name)]));
@@ -87,32 +97,39 @@ function run(model, module, fn, ids, names, patches) {
   }
 }
 
+// A Llama's runs take firstPosition (RoPE's position of the first token); a GPT's do not.
+function runOptions(model, fn, options, names) {
+  const allowed = model.interpPrefix ? [...names, 'firstPosition'] : names;
+  const checked = checkOptions(fn, options, allowed);
+  return { ...checked, firstPosition: checkSize(fn, 'firstPosition', checked.firstPosition ?? 0, { min: 0 }) };
+}
+
 export function runWithCache(model, module, ids, options) {
-  const fn = 'GPTModel.runWithCache';
-  const { names } = checkOptions(fn, options, ['names']);
-  return run(model, module, fn, ids, checkNames(fn, names), []);
+  const fn = `${model.className}.runWithCache`;
+  const { names, firstPosition } = runOptions(model, fn, options, ['names']);
+  return run(model, module, fn, ids, checkNames(fn, names), [], firstPosition);
 }
 
 // keep: the points to cache from the patched run (none by default: its logits are what most need).
 export function runWithHooks(model, module, ids, options) {
-  const fn = 'GPTModel.runWithHooks';
-  const { patch, keep = [] } = checkOptions(fn, options, ['patch', 'keep']);
+  const fn = `${model.className}.runWithHooks`;
+  const { patch, keep = [], firstPosition } = runOptions(model, fn, options, ['patch', 'keep']);
   const patches = checkPatches(fn, patch);
   const kept = checkNames(fn, keep);
   // The binding keeps every point for an empty list: keep one and drop it when none was asked for.
-  const result = run(model, module, fn, ids, kept.length ? kept : ['hook_embed'], patches);
+  const result = run(model, module, fn, ids, kept.length ? kept : ['hook_embed'], patches, firstPosition);
   return kept.length ? result : { logits: result.logits };
 }
 
 export function logitLens(model, module, ids, options) {
-  const fn = 'GPTModel.logitLens';
+  const fn = `${model.className}.logitLens`;
   const { position, positions, k = 5, target = -1 } = checkOptions(fn, options, ['position', 'positions', 'k', 'target']);
   if (position !== undefined && positions !== undefined) fail(fn, 'give position (one) or positions (several), not both');
   const chosen = position !== undefined ? [checkSize(fn, 'position', position, { min: 0 })] : checkIndexList(fn, 'positions', positions);
   checkSize(fn, 'k', k);
   if (target !== -1) checkSize(fn, 'target', target, { min: 0 });
   const tokens = checkIds(fn, 'ids', ids);
-  const lens = model.call(fn, () => module.raw.logitLens(model.handle(fn), tokens, chosen, k, target));
+  const lens = model.call(fn, () => raw(model, module, 'logitLens')(model.handle(fn), tokens, chosen, k, target));
   const cells = lens.cells.map((row) => row.map((cell) => ({
     top: Array.from(cell.topIds, (id, i) => ({ id, probability: cell.topProbabilities[i] })),
     ...(target >= 0 ? { target: { probability: cell.targetProbability, rank: cell.targetRank } } : {}),
@@ -123,13 +140,13 @@ export function logitLens(model, module, ids, options) {
 }
 
 export function directLogitAttribution(model, module, ids, options) {
-  const fn = 'GPTModel.directLogitAttribution';
+  const fn = `${model.className}.directLogitAttribution`;
   const tokens = checkIds(fn, 'ids', ids);
   const { position = tokens.length - 1, target, baseline = -1 } = checkOptions(fn, options, ['position', 'target', 'baseline']);
   checkSize(fn, 'position', position, { min: 0 });
   checkSize(fn, 'target', target, { min: 0 });
   if (baseline !== -1) checkSize(fn, 'baseline', baseline, { min: 0 });
-  return model.call(fn, () => module.raw.directLogitAttribution(model.handle(fn), tokens, position, target, baseline));
+  return model.call(fn, () => raw(model, module, 'directLogitAttribution')(model.handle(fn), tokens, position, target, baseline));
 }
 
 function checkMetric(fn, metric) {
@@ -143,7 +160,7 @@ function checkMetric(fn, metric) {
 // The clean and corrupted runs of a sweep, kept in the module until the call returns.
 function withSweep(model, module, fn, clean, corrupted, metric, body) {
   const [a, b] = [checkIds(fn, 'clean', clean), checkIds(fn, 'corrupted', corrupted)];
-  const sweep = model.call(fn, () => module.raw.PatchingSweepHandle.create(model.handle(fn), a, b, checkMetric(fn, metric)));
+  const sweep = model.call(fn, () => raw(model, module, 'PatchingSweepHandle').create(model.handle(fn), a, b, checkMetric(fn, metric)));
   const done = () => sweep.delete();
   try {
     const result = body(sweep);
@@ -160,7 +177,7 @@ function withSweep(model, module, fn, clean, corrupted, metric, body) {
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 export function activationPatching(model, module, clean, corrupted, options) {
-  const fn = 'GPTModel.activationPatching';
+  const fn = `${model.className}.activationPatching`;
   const { what, per = 'position', metric, onProgress, signal } =
     checkOptions(fn, options, ['what', 'per', 'metric', 'onProgress', 'signal']);
   checkOneOf(fn, 'what', what, ['resid_pre', 'attn_out', 'mlp_out', 'z', 'pattern', 'q', 'k', 'v']);
@@ -185,7 +202,7 @@ export function activationPatching(model, module, clean, corrupted, options) {
 }
 
 export function pathPatching(model, module, clean, corrupted, options) {
-  const fn = 'GPTModel.pathPatching';
+  const fn = `${model.className}.pathPatching`;
   const { sender, receivers, metric } = checkOptions(fn, options, ['sender', 'receivers', 'metric']);
   const head = (value, where) => {
     const { layer, head: h } = checkOptions(fn, value, ['layer', 'head'], where);
@@ -200,23 +217,28 @@ export function pathPatching(model, module, clean, corrupted, options) {
   return withSweep(model, module, fn, clean, corrupted, metric, (sweep) => model.call(fn, () => sweep.pathPatching(from, to)));
 }
 
-export function headCircuit(model, module, layer, head) {
-  const fn = 'GPTModel.headCircuit';
+// A Llama's circuit takes { distance }: W_Q·R(distance), the QK circuit for a key that many tokens back.
+export function headCircuit(model, module, layer, head, options) {
+  const fn = `${model.className}.headCircuit`;
   const [l, h] = [checkSize(fn, 'layer', layer, { min: 0 }), checkSize(fn, 'head', head, { min: 0 })];
-  const circuit = model.call(fn, () => module.raw.headCircuit(model.handle(fn), l, h));
-  const copying = model.call(fn, () => module.raw.ovCopyingScore(model.handle(fn), l, h));
+  const { distance = 0 } = checkOptions(fn, options, model.interpPrefix ? ['distance'] : []);
+  checkSize(fn, 'distance', distance, { min: 0 });
+  const circuit = model.interpPrefix
+    ? model.call(fn, () => module.raw.llamaHeadCircuit(model.handle(fn), l, h, distance))
+    : model.call(fn, () => module.raw.headCircuit(model.handle(fn), l, h));
+  const copying = model.call(fn, () => raw(model, module, 'ovCopyingScore')(model.handle(fn), l, h));
   return { ...circuit, copyingScore: copying };
 }
 
 // Every head's copying score at once (layers × heads): the d×V×d product they share is computed once.
 export function copyingScores(model, module) {
-  const fn = 'GPTModel.copyingScores';
-  return model.call(fn, () => module.raw.ovCopyingScores(model.handle(fn)));
+  const fn = `${model.className}.copyingScores`;
+  return model.call(fn, () => raw(model, module, 'ovCopyingScores')(model.handle(fn)));
 }
 
 export function compositionScores(model, module, options) {
-  const fn = 'GPTModel.compositionScores';
+  const fn = `${model.className}.compositionScores`;
   const { draws = 200, seed = 0 } = checkOptions(fn, options, ['draws', 'seed']);
   checkSize(fn, 'draws', draws);
-  return model.call(fn, () => module.raw.compositionScores(model.handle(fn), draws, checkSeed(fn, seed)));
+  return model.call(fn, () => raw(model, module, 'compositionScores')(model.handle(fn), draws, checkSeed(fn, seed)));
 }

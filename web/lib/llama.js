@@ -6,7 +6,6 @@
 //   const { cache } = model.runWithCache(ids);  cache.get('blocks.0.attn.hook_rot_q');
 import { checkBoolean, checkOneOf, checkOptions, checkSize, describe, fail, wellFormed } from './checks.js';
 import { CacheSession, checkAblate, checkIds, generateOptions, ModelWeights } from './gpt.js';
-import { ActivationCache } from './interp.js';
 import { WasmModule } from './modules.js';
 
 const utf8 = new TextDecoder('utf-8');  // a character split between tokens becomes U+FFFD
@@ -26,7 +25,7 @@ export function llamaClasses(module) {
     #config;
 
     constructor(handle) {
-      super('LlamaModel', handle, module.call);
+      super('LlamaModel', handle, module);
       this.#config = Object.freeze(this.handle('config').config());
     }
 
@@ -64,16 +63,19 @@ export function llamaClasses(module) {
       return this.call(fn, () => this.handle('forward').forward(tokens, opts));
     }
 
-    // The forward with every TransformerLens hook point kept → { logits, cache: ActivationCache }:
-    // cache.get('blocks.0.attn.hook_rot_k') is (seq, numKeyValueHeads, headDim); the names are in
-    // the README (hook_q/hook_rot_q per query head, hook_k/hook_v/hook_rot_k per key/value head).
-    runWithCache(ids, options) {
-      const fn = 'LlamaModel.runWithCache';
-      const { firstPosition = 0 } = checkOptions(fn, options, ['firstPosition']);
-      const tokens = checkIds(fn, 'ids', ids);
-      const opts = { hooks: true, firstPosition: checkSize(fn, 'firstPosition', firstPosition, { min: 0 }) };
-      const { logits, hooks } = this.call(fn, () => this.handle('runWithCache').forward(tokens, opts));
-      return { logits, cache: new ActivationCache(new Map(Object.entries(hooks)), tokens) };
+    // The interpretability calls come from ModelWeights (interp.js), as a GPTModel's: runWithCache(ids,
+    // { names, firstPosition }) keeps TransformerLens's points for this family (hookNames() lists them:
+    // hook_q and hook_rot_q per query head, hook_k, hook_v and hook_rot_k per key/value head);
+    // runWithHooks patches them; logitLens, directLogitAttribution, activationPatching (k and v per
+    // key/value head), headCircuit(layer, head, { distance }), copyingScores, compositionScores.
+    // Their bindings are the GPT's names with "llama" before them.
+    get interpPrefix() {
+      return 'llama';
+    }
+
+    // Every hook point's name, in the order the forward reaches them.
+    hookNames() {
+      return module.raw.llamaHookNames(this.handle('hookNames'));
     }
 
     // The prompt, then up to maxTokens draws fed back through a KV cache (the sampling options as

@@ -25,6 +25,7 @@
 #include "attnlab/interp/circuits.hpp"
 #include "attnlab/interp/hook_points.hpp"
 #include "attnlab/interp/hooked_gpt.hpp"
+#include "attnlab/interp/llama_interp.hpp"
 #include "attnlab/interp/logit_lens.hpp"
 #include "attnlab/interp/patching.hpp"
 

@@ -1,8 +1,6 @@
 #include "attnlab/interp/circuits.hpp"
 
-#include <Eigen/Eigenvalues>
-
-#include "attnlab/tensor/rng.hpp"
+#include "interp/circuit_scores.hpp"
 #include "kernels/kernels.hpp"
 #include "tensor/checks.hpp"
 
@@ -23,44 +21,6 @@ void check_head(const char* function, const GPTConfig& c, int layer, int head) {
 Eigen::Map<const Matrix> weight(const GPT& model, const std::string& name) {
   const GPTTensorSlot& slot = model.tensor(name);
   return {model.values().data() + slot.offset, static_cast<Eigen::Index>(slot.shape[0]), static_cast<Eigen::Index>(slot.shape[1])};
-}
-
-// tr(Aᵀ·B) = Σ A ⊙ B, in double.
-double trace_of_product(const Matrix& a, const Matrix& b) { return a.cast<double>().cwiseProduct(b.cast<double>()).sum(); }
-
-// ‖L·X·R‖²_F = tr(Xᵀ·(LᵀL)·X·(R·Rᵀ)) = Σ (LᵀL·X) ⊙ (X·R·Rᵀ), from the Gram matrices of the outer
-// factors (L [d×k], X [k×k], R [k×d]): no d×d product is formed.
-double frobenius_sq(const Matrix& gram_left, const Matrix& x, const Matrix& gram_right) {
-  return trace_of_product(matmul(gram_left, x), matmul(x, gram_right));
-}
-
-// One head's factors and the Gram matrices the scores use.
-struct Factors {
-  Matrix w_q, w_k, w_v, w_o;               // [d×k] ×3, [k×d]
-  Matrix gram_q, gram_k, gram_v, gram_o;   // W_QᵀW_Q, W_KᵀW_K, W_VᵀW_V [k×k]; W_O·W_Oᵀ [k×k]
-  double qk_sq = 0, ov_sq = 0;             // ‖W_Q·W_Kᵀ‖², ‖W_V·W_O‖²
-  explicit Factors(HeadCircuit c)
-      : w_q(std::move(c.w_q)), w_k(std::move(c.w_k)), w_v(std::move(c.w_v)), w_o(std::move(c.w_o)) {
-    gram_q = matmul(w_q.transpose(), w_q);
-    gram_k = matmul(w_k.transpose(), w_k);
-    gram_v = matmul(w_v.transpose(), w_v);
-    gram_o = kernels::matmul_transposed(w_o, w_o);
-    qk_sq = trace_of_product(gram_q, gram_k);  // Gram matrices are symmetric: tr(G_Q·G_K) = Σ G_Q ⊙ G_K
-    ov_sq = trace_of_product(gram_v, gram_o);
-  }
-};
-
-struct Scores {
-  double q, k, v;
-};
-
-// A's OV against B's QK, QKᵀ and OV.
-Scores compose(const Factors& a, const Factors& b) {
-  // OV_A·QK_B  = W_V^A·(W_O^A·W_Q^B)·W_K^Bᵀ;  OV_A·QK_Bᵀ = W_V^A·(W_O^A·W_K^B)·W_Q^Bᵀ;  OV_A·OV_B = W_V^A·(W_O^A·W_V^B)·W_O^B
-  const double q = frobenius_sq(a.gram_v, matmul(a.w_o, b.w_q), b.gram_k) / (a.ov_sq * b.qk_sq);
-  const double k = frobenius_sq(a.gram_v, matmul(a.w_o, b.w_k), b.gram_q) / (a.ov_sq * b.qk_sq);
-  const double v = frobenius_sq(a.gram_v, matmul(a.w_o, b.w_v), b.gram_o) / (a.ov_sq * b.ov_sq);
-  return {std::sqrt(q), std::sqrt(k), std::sqrt(v)};
 }
 
 }  // namespace
@@ -84,58 +44,22 @@ Matrix unembed_embed(const GPT& model) {
   return matmul(wte.transpose(), wte);
 }
 
-// Σλ / Σ|λ| over the eigenvalues of W_O·(W_U·W_E)·W_V [k×k]
-double copying_score(const HeadCircuit& c, const Matrix& unembed_embed) {
-  const Matrix small = matmul(matmul(c.w_o, unembed_embed), c.w_v);
-  const Eigen::VectorXcd lambda = Eigen::EigenSolver<Eigen::MatrixXd>(small.cast<double>(), false).eigenvalues();
-  return lambda.sum().real() / lambda.cwiseAbs().sum();
-}
-
 }  // namespace
 
 double ov_copying_score(const GPT& model, int layer, int head) {
   check_head("ov_copying_score", model.config(), layer, head);
-  return copying_score(head_circuit(model, layer, head), unembed_embed(model));
+  return circuit_scores::copying_score(head_circuit(model, layer, head), unembed_embed(model));
 }
 
 std::vector<double> ov_copying_scores(const GPT& model) {
   const GPTConfig& c = model.config();
-  const Matrix product = unembed_embed(model);
-  std::vector<double> scores;
-  for (int l = 0; l < c.num_layers; ++l)
-    for (int h = 0; h < c.num_heads; ++h) scores.push_back(copying_score(head_circuit(model, l, h), product));
-  return scores;
+  return circuit_scores::copying_scores(circuit_scores::every_head(model, c.num_layers, c.num_heads), unembed_embed(model));
 }
 
 CompositionScores composition_scores(const GPT& model, int draws, std::uint64_t seed) {
-  const char* fn = "composition_scores";
   const GPTConfig& c = model.config();
-  if (draws < 1) detail::fail(fn, "draws must be ≥ 1, got ", draws);
-  const int L = c.num_layers, H = c.num_heads, d = c.d_model, k = c.head_dim();
-  std::vector<Factors> heads;
-  for (int l = 0; l < L; ++l)
-    for (int h = 0; h < H; ++h) heads.emplace_back(head_circuit(model, l, h));
-  CompositionScores out;
-  for (int a = 0; a < L * H; ++a)
-    for (int b = (a / H + 1) * H; b < L * H; ++b) {
-      const Scores s = compose(heads[static_cast<std::size_t>(a)], heads[static_cast<std::size_t>(b)]);
-      out.pairs.push_back({a / H, a % H, b / H, b % H, s.q, s.k, s.v});
-    }
-  // The baseline: the score of two random [d×k]·[k×d] products (every kind has these shapes), factors
-  // uniform in (−1, 1), drawn in a fixed order (A's left, A's right, B's left, B's right).
-  Rng rng(seed);
-  double total = 0.0;
-  for (int i = 0; i < draws; ++i) {
-    const Matrix left_a = rng.uniform_matrix(d, k, -1.0f, 1.0f), right_a = rng.uniform_matrix(k, d, -1.0f, 1.0f);
-    const Matrix left_b = rng.uniform_matrix(d, k, -1.0f, 1.0f), right_b = rng.uniform_matrix(k, d, -1.0f, 1.0f);
-    const Matrix gram_a = matmul(left_a.transpose(), left_a), gram_b = kernels::matmul_transposed(right_b, right_b);
-    const double norm_a_sq = trace_of_product(gram_a, kernels::matmul_transposed(right_a, right_a));
-    const double norm_b_sq = trace_of_product(matmul(left_b.transpose(), left_b), gram_b);
-    total += std::sqrt(frobenius_sq(gram_a, matmul(right_a, left_b), gram_b) / (norm_a_sq * norm_b_sq));
-  }
-  out.baseline = total / draws;
-  out.draws = draws;
-  return out;
+  return circuit_scores::composition(circuit_scores::every_head(model, c.num_layers, c.num_heads), c.num_layers, c.num_heads,
+                                     draws, seed);
 }
 
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 
+#include "interp/hook_names.hpp"
 #include "tensor/checks.hpp"
 
 namespace attnlab {
@@ -21,22 +22,6 @@ constexpr std::array<std::string_view, 21> kHookNames = {
 constexpr int kBefore = 2;  // hook_embed, hook_pos_embed
 
 bool is_block_hook(Hook hook) { return hook >= Hook::resid_pre && hook <= Hook::resid_post; }
-
-// Levenshtein distance, for "did you mean": names differ in a word or a digit, not in order.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 }  // namespace
 
@@ -84,20 +69,14 @@ HookPoint find_hook(const char* function, std::string_view name, const GPTConfig
       if (kHookNames[static_cast<std::size_t>(hook)] == name) return {hook, -1};
   }
   // Not a hook point of this model: the nearest that is, and the list.
-  std::string nearest;
-  std::size_t best = name.size() + 1;
+  std::vector<std::string> names;
   const int count = hook_count(config.num_layers);
-  for (int i = 0; i < count; ++i) {
-    const std::string candidate = hook_name(hook_at(i, config.num_layers));
-    const std::size_t distance = edit_distance(name, candidate);
-    if (distance < best) best = distance, nearest = candidate;
-  }
+  for (int i = 0; i < count; ++i) names.push_back(hook_name(hook_at(i, config.num_layers)));
   std::string kinds;
   for (int k = static_cast<int>(Hook::resid_pre); k <= static_cast<int>(Hook::resid_post); ++k)
     kinds += std::string(k == static_cast<int>(Hook::resid_pre) ? "" : ", ") +
              std::string(kHookNames[static_cast<std::size_t>(k)]);
-  const std::string suggestion = best <= std::max<std::size_t>(3, name.size() / 3)
-                                     ? " — did you mean \"" + nearest + "\"?" : std::string();
+  const std::string suggestion = did_you_mean(name, names);
   detail::fail(function, "unknown hook name \"", name, "\"", suggestion, " The model's hook points are hook_embed, ",
                "hook_pos_embed, ln_final.hook_scale, ln_final.hook_normalized and blocks.{l}.<name> for l = 0 … ",
                config.num_layers - 1, " and <name> one of ", kinds);

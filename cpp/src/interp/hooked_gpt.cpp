@@ -81,7 +81,7 @@ HookedRun HookedGPT::run(std::span<const int> ids, const HookedRunOptions& optio
   // Every computed point passes through here: patched, then kept.
   const auto at = [&](HookPoint point, Matrix& value) {
     for (const Patch& patch : options.patches)
-      if (patch.point == point) apply_patch(patch, value, c, T);
+      if (patch.point == point) apply_patch(patch, value, c.num_heads, c.head_dim(), T);
     if (keeps(point)) out.cache.set(point, value);
   };
   // A point read from the base instead of computed: kept as it is there.

@@ -1,5 +1,8 @@
 #include "attnlab/llama/llama.hpp"
 
+#include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -116,30 +119,29 @@ Matrix Llama::project(const Matrix& x, int slot, int bias_slot) const {
 
 namespace {
 
-// TransformerLens's shapes for a Matrix laid out as hook_points.hpp describes.
-void keep(HookValues* hooks, const std::string& name, const Matrix& m, Shape shape) {
-  if (!hooks) return;
-  hooks->emplace_back(name, Tensor(std::move(shape), std::vector<float>(m.data(), m.data() + m.size())));
-}
-
 float silu(float x) { return x / (1.0f + std::exp(-x)); }
 
 }  // namespace
 
-Matrix Llama::rms_norm(const Matrix& x, int weight_slot, HookValues* hooks, const std::string& prefix) const {
+void Llama::HookSite::operator()(const std::string& name, Matrix& value, Shape shape) const {
+  if (fn && *fn) (*fn)(name, value);
+  if (keep) keep->emplace_back(name, Tensor(std::move(shape), std::vector<float>(value.data(), value.data() + value.size())));
+}
+
+Matrix Llama::rms_norm(const Matrix& x, int weight_slot, const HookSite* hooks, const std::string& prefix) const {
   // x [n×d] → x / √(mean(x²) + eps) ⊙ w [n×d]; the mean in double
   const Eigen::Index n = x.rows(), d = x.cols();
-  Matrix normalized(n, d), scale(n, 1);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double mean_square = x.row(i).cast<double>().squaredNorm() / static_cast<double>(d);
-    const double s = std::sqrt(mean_square + static_cast<double>(config_.rms_norm_eps));
-    scale(i, 0) = static_cast<float>(s);
-    normalized.row(i) = (x.row(i).cast<double>() / s).cast<float>();
+  Eigen::VectorXd scale(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    scale(i) = std::sqrt(x.row(i).cast<double>().squaredNorm() / static_cast<double>(d) + static_cast<double>(config_.rms_norm_eps));
+  if (hooks && hooks->active()) {
+    Matrix scale_point = scale.cast<float>();  // [n×1]
+    (*hooks)(prefix + ".hook_scale", scale_point, {n, 1});
+    for (Eigen::Index i = 0; i < n; ++i)  // a hook function that replaced a row's scale: its value from here on
+      if (scale_point(i, 0) != static_cast<float>(scale(i))) scale(i) = scale_point(i, 0);
   }
-  if (hooks) {
-    keep(hooks, prefix + ".hook_scale", scale, {n, 1});
-    keep(hooks, prefix + ".hook_normalized", normalized, {n, d});
-  }
+  Matrix normalized = (x.cast<double>().array().colwise() / scale.array()).cast<float>().matrix();
+  if (hooks && hooks->active()) (*hooks)(prefix + ".hook_normalized", normalized, {n, d});
   normalized.array().rowwise() *= vector(weight_slot).array();
   return normalized;
 }
@@ -156,10 +158,11 @@ void Llama::finish_block(Matrix& x, Matrix& z, const BlockStep& step) const {
   // z [n×H·hd] → x [n×d] += o_proj(z); x += down(silu(gate(h)) ⊙ up(h)), h = post_attention_layernorm(x)
   const LayerSlots& s = layers_[static_cast<std::size_t>(step.layer)];
   const Eigen::Index n = x.rows(), hd = config_.head_dim;
-  // Hook names only when hooks are kept: a decoding step runs this per layer per token.
-  const std::string b = step.hooks ? "blocks." + std::to_string(step.layer) + "." : std::string();
-  const auto hook = [&](const char* name, const Matrix& m, Eigen::Index cols) {
-    if (step.hooks) keep(step.hooks, b + name, m, cols == 0 ? Shape{n, config_.num_heads, hd} : Shape{n, cols});
+  // Hook names only when a forward asks for hooks: a decoding step runs this per layer per token.
+  const bool hooked = step.hooks && step.hooks->active();
+  const std::string b = hooked ? "blocks." + std::to_string(step.layer) + "." : std::string();
+  const auto hook = [&](const char* name, Matrix& m, Eigen::Index cols) {
+    if (hooked) (*step.hooks)(b + name, m, cols == 0 ? Shape{n, config_.num_heads, hd} : Shape{n, cols});
   };
   if (step.ablate) {
     for (const HeadAblation& off : *step.ablate) {
@@ -170,19 +173,19 @@ void Llama::finish_block(Matrix& x, Matrix& z, const BlockStep& step) const {
     }
   }
   hook("attn.hook_z", z, 0);
-  const Matrix attn_out = project(z, s.o, s.o_bias);
+  Matrix attn_out = project(z, s.o, s.o_bias);
   hook("hook_attn_out", attn_out, config_.hidden_size);
   x += attn_out;
   hook("hook_resid_mid", x, config_.hidden_size);
 
-  const Matrix h = rms_norm(x, s.post_norm, step.hooks, step.hooks ? b + "ln2" : b);
-  const Matrix gate = project(h, s.gate, s.gate_bias);   // [n×m]
+  const Matrix h = rms_norm(x, s.post_norm, step.hooks, hooked ? b + "ln2" : b);
+  Matrix gate = project(h, s.gate, s.gate_bias);         // [n×m]
   Matrix act = project(h, s.up, s.up_bias);              // [n×m]: up, then silu(gate) ⊙ up
   hook("mlp.hook_pre", gate, config_.intermediate_size);
   hook("mlp.hook_pre_linear", act, config_.intermediate_size);
   act.array() *= gate.unaryExpr(&silu).array();
   hook("mlp.hook_post", act, config_.intermediate_size);
-  const Matrix mlp_out = project(act, s.down, s.down_bias);
+  Matrix mlp_out = project(act, s.down, s.down_bias);
   hook("hook_mlp_out", mlp_out, config_.hidden_size);
   x += mlp_out;
   hook("hook_resid_post", x, config_.hidden_size);
@@ -192,6 +195,70 @@ Matrix Llama::logits(const Matrix& normalized) const {
   // [n×d] → [n×V] = normalized · (lm_head or embed_tokens)ᵀ
   const auto unembed = weight(lm_head_ >= 0 ? lm_head_ : embed_);
   return normalized.rows() < kRowDotsBelow ? kernels::row_dots(normalized, unembed) : kernels::matmul_transposed(normalized, unembed);
+}
+
+void Llama::pass_attention_hooks(const std::string& block, const Matrix& v, const GroupedAttentionShape& shape,
+                                 std::vector<Matrix>& scores, std::vector<Matrix>& weights, Matrix& z,
+                                 const HookSite& hooks) const {
+  // scores, weights [H] → [T×T] stacked as (H, T, T) [H·T × T]; v [T×Hkv·hd]; z [T×H·hd]
+  const Eigen::Index T = z.rows(), H = shape.num_heads, hd = shape.head_dim;
+  Matrix stacked_scores(H * T, T), pattern(H * T, T);
+  for (Eigen::Index h = 0; h < H; ++h) {
+    stacked_scores.middleRows(h * T, T) = scores[static_cast<std::size_t>(h)];
+    pattern.middleRows(h * T, T) = weights[static_cast<std::size_t>(h)];
+  }
+  const Matrix computed_scores = stacked_scores, computed_pattern = pattern;
+  hooks(block + "attn.hook_attn_scores", stacked_scores, {H, T, T});
+  const bool scores_changed = (stacked_scores.array() != computed_scores.array()).any();
+  if (scores_changed) {  // a hook function replaced scores: the pattern is their softmax again
+    pattern = stacked_scores;
+    kernels::softmax_rows(pattern);
+  }
+  hooks(block + "attn.hook_pattern", pattern, {H, T, T});
+  if (!scores_changed && (pattern.array() == computed_pattern.array()).all()) return;
+  // A changed pattern: every head's z again from it, z_h = pattern_h·v_kv (kv = h / (H/Hkv))     [T×hd]
+  const Eigen::Index group = H / shape.num_kv_heads;
+  for (Eigen::Index h = 0; h < H; ++h) {
+    weights[static_cast<std::size_t>(h)] = pattern.middleRows(h * T, T);
+    z.middleCols(h * hd, hd) = kernels::matmul(pattern.middleRows(h * T, T), v.middleCols((h / group) * hd, hd));
+  }
+}
+
+namespace {
+
+// A block's hook points after "blocks.{l}.", in forward order; the others whole.
+constexpr std::array<std::string_view, 20> kBlockHooks = {
+    "hook_resid_pre", "ln1.hook_scale", "ln1.hook_normalized", "attn.hook_q", "attn.hook_k", "attn.hook_v",
+    "attn.hook_rot_q", "attn.hook_rot_k", "attn.hook_attn_scores", "attn.hook_pattern", "attn.hook_z", "hook_attn_out",
+    "hook_resid_mid", "ln2.hook_scale", "ln2.hook_normalized", "mlp.hook_pre", "mlp.hook_pre_linear", "mlp.hook_post",
+    "hook_mlp_out", "hook_resid_post"};
+constexpr std::array<std::string_view, 3> kOtherHooks = {"hook_embed", "ln_final.hook_scale", "ln_final.hook_normalized"};
+
+}  // namespace
+
+std::vector<std::string> Llama::hook_names() const {
+  std::vector<std::string> names = {std::string(kOtherHooks[0])};
+  for (int l = 0; l < config_.num_layers; ++l)
+    for (const std::string_view point : kBlockHooks) names.push_back("blocks." + std::to_string(l) + "." + std::string(point));
+  names.emplace_back(kOtherHooks[1]);
+  names.emplace_back(kOtherHooks[2]);
+  return names;
+}
+
+bool Llama::has_hook(std::string_view name) const {
+  if (std::find(kOtherHooks.begin(), kOtherHooks.end(), name) != kOtherHooks.end()) return true;
+  if (!name.starts_with("blocks.")) return false;
+  const std::string_view rest = name.substr(7);
+  int layer = -1;
+  const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), layer);
+  if (error != std::errc() || end == rest.data() || *end != '.' || layer < 0 || layer >= config_.num_layers) return false;
+  const std::string_view point = rest.substr(static_cast<std::size_t>(end - rest.data()) + 1);
+  return std::find(kBlockHooks.begin(), kBlockHooks.end(), point) != kBlockHooks.end();
+}
+
+Matrix Llama::unembed(const Matrix& resid) const {
+  // resid [n×d] → norm(resid)·unembedᵀ [n×V]
+  return logits(rms_norm(resid, norm_, nullptr, {}));
 }
 
 // ---- Forward ----
@@ -217,46 +284,40 @@ LlamaOutput Llama::forward(std::span<const int> ids, const LlamaForwardOptions& 
                             (options.attention || options.hooks ? c.num_layers : 1) +
                         static_cast<double>(T) * c.vocab_size;
   detail::require_within_budget(fn, 1, floats, 1, "the activations");
-  HookValues* hooks = options.hooks;
+  const HookSite site{options.hooks, options.hook_fn ? &options.hook_fn : nullptr};
+  const HookSite* hooks = site.active() ? &site : nullptr;
+  const auto hook = [&](const std::string& name, Matrix& value, Shape shape) {
+    if (hooks) (*hooks)(name, value, std::move(shape));
+  };
 
   // x = embed_tokens[ids]                                                     [T×d]
   Matrix x(T, d);
   for (Eigen::Index i = 0; i < T; ++i) x.row(i) = weight(embed_).row(ids[static_cast<std::size_t>(i)]);
-  keep(hooks, "hook_embed", x, {T, d});
+  hook("hook_embed", x, {T, d});
   std::vector<int> positions(static_cast<std::size_t>(T));
   for (Eigen::Index i = 0; i < T; ++i) positions[static_cast<std::size_t>(i)] = options.first_position + static_cast<int>(i);
   const RotaryTable rotation = rotary_table(positions, frequencies_);
 
   LlamaOutput out;
   for (int l = 0; l < c.num_layers; ++l) {
-    const std::string b = "blocks." + std::to_string(l) + ".";
-    keep(hooks, b + "hook_resid_pre", x, {T, d});
+    const std::string b = hooks ? "blocks." + std::to_string(l) + "." : std::string();
+    hook(b + "hook_resid_pre", x, {T, d});
     // q, k, v of ln1(x), then q and k turned by RoPE                          [T×H·hd], [T×Hkv·hd]
     Matrix q, k, v;
     qkv(l, rms_norm(x, layers_[static_cast<std::size_t>(l)].input_norm, hooks, b + "ln1"), q, k, v);
-    keep(hooks, b + "attn.hook_q", q, {T, c.num_heads, hd});
-    keep(hooks, b + "attn.hook_k", k, {T, c.num_kv_heads, hd});
-    keep(hooks, b + "attn.hook_v", v, {T, c.num_kv_heads, hd});
+    hook(b + "attn.hook_q", q, {T, c.num_heads, hd});
+    hook(b + "attn.hook_k", k, {T, c.num_kv_heads, hd});
+    hook(b + "attn.hook_v", v, {T, c.num_kv_heads, hd});
     apply_rotary_half(q, c.head_dim, rotation);
     apply_rotary_half(k, c.head_dim, rotation);
-    keep(hooks, b + "attn.hook_rot_q", q, {T, c.num_heads, hd});
-    keep(hooks, b + "attn.hook_rot_k", k, {T, c.num_kv_heads, hd});
+    hook(b + "attn.hook_rot_q", q, {T, c.num_heads, hd});
+    hook(b + "attn.hook_rot_k", k, {T, c.num_kv_heads, hd});
     // z = grouped-query attention, causal (and windowed where the config says)  [T×H·hd]
     std::vector<Matrix> weights, scores;
-    const bool want_weights = options.attention || hooks;
-    Matrix z = grouped_attention(q, k, v, {.num_heads = c.num_heads, .num_kv_heads = c.num_kv_heads, .head_dim = c.head_dim,
-                                           .window = c.window(l)},
-                                 want_weights ? &weights : nullptr, hooks ? &scores : nullptr);
-    if (hooks) {
-      // (heads, T, T): each head's [T×T] stacked
-      Matrix all_scores(c.num_heads * T, T), pattern(c.num_heads * T, T);
-      for (int h = 0; h < c.num_heads; ++h) {
-        all_scores.middleRows(h * T, T) = scores[static_cast<std::size_t>(h)];
-        pattern.middleRows(h * T, T) = weights[static_cast<std::size_t>(h)];
-      }
-      keep(hooks, b + "attn.hook_attn_scores", all_scores, {c.num_heads, T, T});
-      keep(hooks, b + "attn.hook_pattern", pattern, {c.num_heads, T, T});
-    }
+    const GroupedAttentionShape shape{.num_heads = c.num_heads, .num_kv_heads = c.num_kv_heads, .head_dim = c.head_dim,
+                                      .window = c.window(l)};
+    Matrix z = grouped_attention(q, k, v, shape, options.attention || hooks ? &weights : nullptr, hooks ? &scores : nullptr);
+    if (hooks) pass_attention_hooks(b, v, shape, scores, weights, z, *hooks);
     if (options.attention) out.attention.push_back(std::move(weights));
     finish_block(x, z, {.layer = l, .ablate = &options.ablate, .ablation = options.ablation, .hooks = hooks});
   }

@@ -272,5 +272,13 @@ async function ownModernModel(lab: Lab, picked: FileList): Promise<void> {
   console.log(config.kvCacheBytesPerToken, logits.cols, rotated.shape, session.cacheBytes, step.logits.rows, text, hf.preTokenizer);
   const bytes: Uint8Array = model.save({ dtype: 'BF16' });
   console.log(bytes.length, (model as LlamaModel).family);
+  // The interpretability calls on the modern model: the lens at one position, patching per key/value head,
+  // RoPE's QK circuit three tokens back.
+  const lens: LogitLens = model.logitLens(ids, { k: 3 });
+  const names: string[] = model.hookNames();
+  const patched = model.runWithHooks(ids, { patch: [{ name: 'blocks.0.attn.hook_v', ablate: 'mean', heads: [0] }], firstPosition: 2 });
+  const grid = await model.activationPatching(ids, ids, { what: 'k', per: 'head', metric: { target: 1, baseline: 2 } });
+  const circuit: HeadCircuit = model.headCircuit(0, 0, { distance: 3 });
+  console.log(lens.points.length, names[0], patched.logits.rows, grid.grid.shape, circuit.copyingScore, model.copyingScores().rows);
 }
 void ownModernModel;

@@ -32,12 +32,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "attnlab/attention/grouped_attention.hpp"
 #include "attnlab/attention/rotary.hpp"
 #include "attnlab/gpt/gpt.hpp"
 #include "attnlab/io/safetensors.hpp"
@@ -56,6 +58,10 @@ struct LlamaTensorSlot {
 
 // Kept hook points, in forward order: TransformerLens's name and its tensor in TransformerLens's shape.
 using HookValues = std::vector<std::pair<std::string, Tensor>>;
+// A TransformerLens hook function: called with a point's name and its value before the forward uses it
+// (a (T, H, hd) point as [T × H·hd], (H, T, T) as [H·T × T], the rest as their shape); a function that
+// changes the value changes the rest of the run — that is how a point is patched or ablated.
+using HookFunction = std::function<void(const std::string& name, Matrix& value)>;
 
 struct LlamaForwardOptions {
   bool attention = false;              // also return every head's weights
@@ -64,6 +70,7 @@ struct LlamaForwardOptions {
   LogitRows logits = LogitRows::all;
   int first_position = 0;              // RoPE position of the first token (a prompt shifted along)
   HookValues* hooks = nullptr;         // receives every hook point (above) when given
+  HookFunction hook_fn;                // called at every hook point (above) when given, before `hooks` keeps it
 };
 
 struct LlamaOutput {
@@ -97,6 +104,12 @@ class Llama {
 
   // ids [T], T ≥ 1, each < V → logits (and attention, hooks, ablations as asked).
   LlamaOutput forward(std::span<const int> ids, const LlamaForwardOptions& options = {}) const;
+  // Every hook point's name, in the order a forward reaches them (the names above).
+  std::vector<std::string> hook_names() const;
+  bool has_hook(std::string_view name) const;  // one of hook_names(), without listing them
+  // Residual-stream rows [n×d] → logits [n×V]: model.norm with each row's own scale, then lm_head (the
+  // logit lens; a final hook_resid_post row gives the model's own logits).
+  Matrix unembed(const Matrix& resid) const;
 
  private:
   friend class LlamaSession;
@@ -104,24 +117,35 @@ class Llama {
     int input_norm, q, q_bias, k, k_bias, v, v_bias, o, o_bias, post_norm, gate, gate_bias, up, up_bias, down, down_bias;
   };
   // What finish_block() needs besides the layer's attention output.
+  // Where a forward's hook points go: a hook function sees each first, then `keep` stores it.
+  struct HookSite {
+    HookValues* keep = nullptr;
+    const HookFunction* fn = nullptr;
+    bool active() const { return keep || fn; }
+    void operator()(const std::string& name, Matrix& value, Shape shape) const;
+  };
   struct BlockStep {
     int layer = 0;
     const std::vector<HeadAblation>* ablate = nullptr;
     AblationMode ablation = AblationMode::zero;
-    HookValues* hooks = nullptr;
+    const HookSite* hooks = nullptr;
   };
   void lay_out();
   Eigen::Map<const Matrix> weight(int slot) const;
   Eigen::Map<const Eigen::RowVectorXf> vector(int slot) const;
   // x [n×in] → x·Wᵀ + b [n×out] for the projection in `slot` (and `bias_slot` unless −1).
   Matrix project(const Matrix& x, int slot, int bias_slot) const;
-  // x [n×d] → RMSNorm(x)·w; with `hooks`, records <prefix>.hook_scale and .hook_normalized.
-  Matrix rms_norm(const Matrix& x, int weight_slot, HookValues* hooks, const std::string& prefix) const;
+  // x [n×d] → RMSNorm(x)·w; with `hooks`, passes <prefix>.hook_scale and .hook_normalized through them.
+  Matrix rms_norm(const Matrix& x, int weight_slot, const HookSite* hooks, const std::string& prefix) const;
   // q, k, v of x's rows for layer l: q [n×H·hd], k, v [n×Hkv·hd], not rotated.
   void qkv(int layer, const Matrix& h, Matrix& q, Matrix& k, Matrix& v) const;
   // The rest of block step.layer once attention is done: z [n×H·hd] (ablated here) → x += o_proj(z),
   // then x += MLP(post_attention_layernorm(x)).
   void finish_block(Matrix& x, Matrix& z, const BlockStep& step) const;
+  // The attention's two (H, T, T) points through `hooks`; a changed score recomputes the pattern, a
+  // changed pattern recomputes z (and the weights a forward returns).
+  void pass_attention_hooks(const std::string& block, const Matrix& v, const GroupedAttentionShape& shape,
+                            std::vector<Matrix>& scores, std::vector<Matrix>& weights, Matrix& z, const HookSite& hooks) const;
   Matrix logits(const Matrix& normalized) const;  // [n×d] → [n×V]
 
   LlamaConfig config_;

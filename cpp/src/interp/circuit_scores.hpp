@@ -1,0 +1,31 @@
+// The arithmetic of the circuit scores (circuits.hpp), on heads' factors whatever model they come from.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attnlab/interp/circuits.hpp"
+
+namespace attnlab::circuit_scores {
+
+// Σλ / Σ|λ| over the eigenvalues of W_O·(W_U·W_E)·W_V [k×k]; unembed_embed = W_U·W_E [d×d].
+double copying_score(const HeadCircuit& head, const Matrix& unembed_embed);
+
+// Q-, K- and V-composition of every pair of heads in different layers, and the random baseline;
+// `heads` layer-major [num_layers·num_heads], every W_Q, W_K, W_V [d×k] and W_O [k×d].
+CompositionScores composition(const std::vector<HeadCircuit>& heads, int num_layers, int num_heads, int draws,
+                              std::uint64_t seed);
+
+// Every head's circuit of a model (a GPT or a Llama: head_circuit(model, layer, head)), layer-major.
+template <class Model>
+std::vector<HeadCircuit> every_head(const Model& model, int num_layers, int num_heads) {
+  std::vector<HeadCircuit> heads;
+  for (int l = 0; l < num_layers; ++l)
+    for (int h = 0; h < num_heads; ++h) heads.push_back(head_circuit(model, l, h));
+  return heads;
+}
+
+// Each head's copying score, layer-major, W_U·W_E computed once by the caller.
+std::vector<double> copying_scores(const std::vector<HeadCircuit>& heads, const Matrix& unembed_embed);
+
+}  // namespace attnlab::circuit_scores

@@ -1,0 +1,66 @@
+// A Llama head's circuits: its factors read from q_proj, k_proj, v_proj and o_proj, scored as a GPT's.
+#include "attnlab/interp/llama_interp.hpp"
+
+#include "interp/circuit_scores.hpp"
+#include "kernels/kernels.hpp"
+#include "tensor/checks.hpp"
+
+namespace attnlab {
+
+namespace {
+
+void check_head(const char* function, const LlamaConfig& c, int layer, int head) {
+  if (layer < 0 || layer >= c.num_layers || head < 0 || head >= c.num_heads)
+    detail::fail(function, "layer ", layer, ", head ", head, " is not in the model: layers 0 … ", c.num_layers - 1,
+                 ", heads 0 … ", c.num_heads - 1);
+}
+
+Eigen::Map<const Matrix> weight(const Llama& model, const std::string& name) {
+  const LlamaTensorSlot& slot = model.tensor(name);
+  return {model.values().data() + slot.offset, static_cast<Eigen::Index>(slot.shape[0]), static_cast<Eigen::Index>(slot.shape[1])};
+}
+
+// W_U·W_E [d×d] = unembeddingᵀ·embed_tokens (lm_head or, tied, embed_tokens itself)
+Matrix unembed_embed(const Llama& model) {
+  const auto embed = weight(model, "model.embed_tokens.weight");  // [V×d]
+  const auto unembed = weight(model, model.config().tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight");
+  return kernels::matmul(unembed.transpose(), embed);
+}
+
+}  // namespace
+
+HeadCircuit head_circuit(const Llama& model, int layer, int head, int distance) {
+  const char* fn = "head_circuit";
+  const LlamaConfig& c = model.config();
+  check_head(fn, c, layer, head);
+  if (distance < 0) detail::fail(fn, "distance must be ≥ 0 (a key that many tokens before the query), got ", distance);
+  const int hd = c.head_dim, kv = head / (c.num_heads / c.num_kv_heads);
+  const std::string p = "model.layers." + std::to_string(layer) + ".self_attn.";
+  // nn.Linear's [out×in]: a head's rows of q_proj, k_proj, v_proj, its columns of o_proj.
+  HeadCircuit circuit{weight(model, p + "q_proj.weight").middleRows(head * hd, hd).transpose(),
+                      weight(model, p + "k_proj.weight").middleRows(kv * hd, hd).transpose(),
+                      weight(model, p + "v_proj.weight").middleRows(kv * hd, hd).transpose(),
+                      weight(model, p + "o_proj.weight").middleCols(head * hd, hd).transpose()};
+  // W_Q·R(Δ): each row of W_Q [d×hd] turned as a query Δ positions after its key would be.
+  const std::vector<int> positions(static_cast<std::size_t>(c.hidden_size), distance);
+  apply_rotary_half(circuit.w_q, hd, rotary_table(positions, rope_frequencies(c.rope)));
+  return circuit;
+}
+
+double ov_copying_score(const Llama& model, int layer, int head) {
+  check_head("ov_copying_score", model.config(), layer, head);
+  return circuit_scores::copying_score(head_circuit(model, layer, head), unembed_embed(model));
+}
+
+std::vector<double> ov_copying_scores(const Llama& model) {
+  const LlamaConfig& c = model.config();
+  return circuit_scores::copying_scores(circuit_scores::every_head(model, c.num_layers, c.num_heads), unembed_embed(model));
+}
+
+CompositionScores composition_scores(const Llama& model, int draws, std::uint64_t seed) {
+  const LlamaConfig& c = model.config();
+  return circuit_scores::composition(circuit_scores::every_head(model, c.num_layers, c.num_heads), c.num_layers, c.num_heads,
+                                     draws, seed);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,67 @@
+#include "interp/patch_grid.hpp"
+
+#include <utility>
+
+#include "tensor/checks.hpp"
+
+namespace attnlab::patch_grid {
+
+HookPoint point_of(PatchWhat what, int layer) {
+  constexpr Hook kHooks[] = {Hook::resid_pre, Hook::attn_out, Hook::mlp_out, Hook::z, Hook::pattern, Hook::q, Hook::k, Hook::v};
+  return {kHooks[static_cast<int>(what)], layer};
+}
+
+double logit_diff(const Matrix& logits_row, const LogitDiffMetric& metric) {
+  return static_cast<double>(logits_row(0, metric.target)) - static_cast<double>(logits_row(0, metric.baseline));
+}
+
+LogitDiffMetric checked_metric(const char* fn, std::span<const int> clean, std::span<const int> corrupted,
+                               LogitDiffMetric metric, int vocab_size) {
+  if (clean.size() != corrupted.size())
+    detail::fail(fn, "the clean prompt has ", clean.size(), " tokens and the corrupted prompt ", corrupted.size(),
+                 ": patching puts activations back position by position, so both need the same number of tokens");
+  const int T = static_cast<int>(clean.size());
+  for (const auto& [name, id] : {std::pair{"target", metric.target}, std::pair{"baseline", metric.baseline}})
+    if (id < 0 || id >= vocab_size) detail::fail(fn, "metric.", name, " ", id, " is outside the vocabulary 0 … ", vocab_size - 1);
+  const int given = metric.position;
+  if (metric.position == -1) metric.position = T - 1;
+  if (metric.position < 0 || metric.position >= T)
+    detail::fail(fn, "metric.position ", given, " is outside the prompts' positions 0 … ", T - 1);
+  return metric;
+}
+
+void require_difference(const char* fn, double clean_metric, double corrupted_metric) {
+  if (clean_metric == corrupted_metric)
+    detail::fail(fn, "the clean and corrupted prompts give the same logit difference (", clean_metric,
+                 "): there is no difference for patching to recover");
+}
+
+Shape shape(PatchWhat what, PatchPer per, int num_layers, int heads, int T) {
+  const std::int64_t L = num_layers, H = heads;
+  const bool per_head = point_of(what, 0).per_head();
+  switch (per) {
+    case PatchPer::all: return {L};
+    case PatchPer::position: return per_head ? Shape{L, T, H} : Shape{L, T};
+    case PatchPer::head:
+      if (!per_head)
+        detail::fail("activation_patching", "per head needs a per-head point (z, pattern, q, k, v), got ",
+                     hook_name(point_of(what, 0)).substr(9));
+      return {L, H};
+  }
+  return {};
+}
+
+std::vector<Patch> layer_patches(PatchWhat what, PatchPer per, int layer, const Tensor& clean_value, int heads, int T) {
+  const HookPoint point = point_of(what, layer);
+  std::vector<Patch> cells;
+  if (per == PatchPer::all) cells.push_back({.point = point, .value = clean_value});
+  for (int p = 0; per == PatchPer::position && p < T; ++p) {
+    if (!point.per_head()) cells.push_back({.point = point, .value = clean_value, .positions = {p}});
+    for (int h = 0; point.per_head() && h < heads; ++h)
+      cells.push_back({.point = point, .value = clean_value, .positions = {p}, .heads = {h}});
+  }
+  for (int h = 0; per == PatchPer::head && h < heads; ++h) cells.push_back({.point = point, .value = clean_value, .heads = {h}});
+  return cells;
+}
+
+}  // namespace attnlab::patch_grid

@@ -1,0 +1,42 @@
+// The Llama fixtures' folders (tests/fixtures/make_llama_fixtures.py) read as a learner's folder pick
+// gives them, for the Llama tests.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "attnlab/llama/llama.hpp"
+#include "fixture.hpp"
+
+namespace attnlab {
+
+// A fixture folder's files as a learner's folder pick gives them: name → bytes.
+struct LlamaFolder {
+  std::map<std::string, std::vector<std::uint8_t>> bytes;
+  std::map<std::string, std::span<const std::uint8_t>> files() const {
+    std::map<std::string, std::span<const std::uint8_t>> out;
+    for (const auto& [name, data] : bytes) out.emplace(name, data);
+    return out;
+  }
+};
+
+inline LlamaFolder read_llama_folder(const std::string& name, const std::string& sub = "") {
+  const std::string dir = "llama/" + name + (sub.empty() ? "" : "/" + sub) + "/";
+  LlamaFolder folder;
+  folder.bytes["config.json"] = testing::fixture_bytes(dir + "config.json");
+  if (name == "llama_mha_sharded" && sub.empty()) {
+    folder.bytes["model.safetensors.index.json"] = testing::fixture_bytes(dir + "model.safetensors.index.json");
+    for (const char* shard : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"})
+      folder.bytes[shard] = testing::fixture_bytes(dir + shard);
+  } else {
+    folder.bytes["model.safetensors"] = testing::fixture_bytes(dir + "model.safetensors");
+  }
+  return folder;
+}
+
+inline Llama load_llama(const std::string& name, const std::string& sub = "") { return Llama::from_files(read_llama_folder(name, sub).files()); }
+
+}  // namespace attnlab
