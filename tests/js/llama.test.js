@@ -98,7 +98,7 @@ for (const variant of VARIANTS) {
   test(`the interpretability calls on a Llama agree with their float64 definitions (${variant.name})`, async () => {
     const l = await lab(variant.simd);
     for (const name of ['llama_gqa', 'llama_mha_sharded']) {
-      const { model } = await l.loadModel(folder(name));
+      const { model } = await l.loadModel({ ...folder(name), 'tokenizer.json': JSON.stringify(kjvTokenizerJson()) });
       const want = expected(name);
       const { target, baseline, lens, attribution, patching } = want.interp;
       const T = want.prompt.length;

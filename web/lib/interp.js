@@ -176,7 +176,8 @@ function withSweep(model, module, fn, clean, corrupted, metric, body) {
 // Between layers: let the page paint and events run (an abort, a click), then go on.
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-export function activationPatching(model, module, clean, corrupted, options) {
+// async: every refusal, of the arguments or of the prompts, is a rejected promise.
+export async function activationPatching(model, module, clean, corrupted, options) {
   const fn = `${model.className}.activationPatching`;
   const { what, per = 'position', metric, onProgress, signal } =
     checkOptions(fn, options, ['what', 'per', 'metric', 'onProgress', 'signal']);
