@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 # clang + libclang-rt-14-dev: libFuzzer and its sanitizer runtimes for the fuzz targets.
 packages=(cmake make g++ clang libclang-rt-14-dev libeigen3-dev googletest libbenchmark-dev nlohmann-json3-dev
-          emscripten chromium bible-kjv python3-torch libopenblas0-pthread pkg-config)
+          emscripten chromium bible-kjv python3-torch libopenblas0-pthread pkg-config doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -40,13 +40,29 @@ test('it documents init, the Lab with scaledDotProductAttention, GPTModel, AttnL
   assert.match(page('modules/components.html'), /AttnHeatmap/);
 });
 
+test('the C++ reference beside it documents the public headers from their own comments', () => {
+  const cpp = (path) => readFileSync(join(api, 'cpp', path), 'utf8');
+  assert.ok(existsSync(join(api, 'cpp', 'index.html')), 'site/dist/api/cpp/index.html: run scripts/build-site.sh');
+  // GPT's page carries the comment above from_safetensors (a // comment in gpt/gpt.hpp), and its path overload.
+  const gpt = cpp('classattnlab_1_1GPT.html');
+  assert.match(gpt, /A checkpoint in Hugging Face GPT-2's \.safetensors layout/);
+  assert.match(gpt, /std::filesystem::path/);
+  // A trailing member comment reaches the member (Generation::tokens in gpt/gpt_session.hpp).
+  assert.match(cpp('structattnlab_1_1Generation.html'), /the new tokens \(not the prompt\)/);
+  assert.match(cpp('index.html'), /attnlab from C\+\+/);
+});
+
 test('the home page footer links to it, and the link resolves', async () => {
   const tab = await browser.newPage();
   await tab.goto(`${server.url}/`);
   const href = await tab.locator('footer a[href="./api/"]').getAttribute('href');
+  const cppHref = await tab.locator('footer a[href="./api/cpp/"]').getAttribute('href');
   const response = await tab.goto(new URL(href, `${server.url}/`).href);
   assert.equal(response.status(), 200);
   assert.match(await tab.title(), /attnlab/);
+  const cppResponse = await tab.goto(new URL(cppHref, `${server.url}/`).href);
+  assert.equal(cppResponse.status(), 200);
+  assert.match(await tab.title(), /attnlab C\+\+/);
   await tab.close();
 });
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "attnlab/gpt/gpt.hpp"
 #include "expect_error.hpp"
@@ -29,6 +31,20 @@ Tensors tensors_of(const GPT& model) {
   for (const GPTTensorSlot& slot : model.tensors())
     t.list.push_back({slot.name, slot.shape, model.values().data() + slot.offset});
   return t;
+}
+
+// A path loads what its bytes load; a path that is not there is an Error naming it.
+TEST(GPTCheckpoint, LoadsFromAPathOnDisk) {
+  const GPT model(kConfig, 3);
+  const std::vector<std::uint8_t> bytes = model.to_safetensors();
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "attnlab-gpt-path-test.safetensors";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  const GPT loaded = GPT::from_safetensors(path);
+  std::filesystem::remove(path);
+  EXPECT_TRUE(std::equal(loaded.values().begin(), loaded.values().end(), model.values().begin()));
+  EXPECT_EQ(loaded.config().num_heads, 2);
+  expect_error([&] { GPT::from_safetensors(std::filesystem::path("/no/such/model.safetensors")); },
+               "GPT::from_safetensors: cannot open '/no/such/model.safetensors'");
 }
 
 TEST(GPTCheckpoint, RoundTripsInF32AndRoundsInF16AndBF16) {
@@ -71,7 +87,7 @@ TEST(GPTCheckpoint, AHeadCountThatDiffersFromTheFilesLoadsOnlyWhenOverridden) {
   const std::vector<std::uint8_t> file = model.to_safetensors();
   EXPECT_EQ(GPT::from_safetensors(file, 2).config().num_heads, 2);  // agreeing with the file is fine
   EXPECT_THROW(GPT::from_safetensors(file, 4), Error);
-  const GPT four = GPT::from_safetensors(file, 4, 0, /*override_n_head=*/true);
+  const GPT four = GPT::from_safetensors(file, 4, /*override_n_head=*/true);
   EXPECT_EQ(four.config().num_heads, 4);
   EXPECT_TRUE(std::equal(four.values().begin(), four.values().end(), model.values().begin()));
 }

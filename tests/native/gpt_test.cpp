@@ -234,7 +234,7 @@ TEST(GPT, BadArgumentsAreNamed) {
   for (const LogitRows rows : {LogitRows::all, LogitRows::last, LogitRows::none})
     EXPECT_THROW(huge.forward(std::vector<int>{1, 2}, {.attention = true, .logits = rows}), Error);
   expect_error([] { GPT({.vocab_size = 1 << 30, .context_length = 4, .d_model = 1024, .num_heads = 1, .num_layers = 1}, 0); },
-               "GPT: needs about 4 TiB (the parameters: 1 × 1.09952e+12×1 floats) but the memory budget is 512 MiB");
+               "GPT: needs about 4 TiB (the parameters: 1 × 1.09952e+12×1 floats) but the memory budget is 512 MiB (set_memory_budget raises it)");
 }
 
 }  // namespace

@@ -21,11 +21,11 @@ TEST_F(Limits, WeightsForSeq100000AreRefusedBeforeAllocating) {
   const Matrix q = Matrix::Ones(100000, 1);
   expect_error([&] { scaled_dot_product_attention(q, q, q); },
                "scaled_dot_product_attention: needs about 149 GiB (the n_q×n_k scores, weights and the steps "
-               "between: 4 × 100000×100000 floats) but the memory budget is 512 MiB");
+               "between: 4 × 100000×100000 floats) but the memory budget is 512 MiB (set_memory_budget raises it)");
   // With a causal mask a fifth matrix: 2.0e11 bytes = 186.3 GiB.
   expect_error([&] { scaled_dot_product_attention(q, q, q, {.causal = true}); },
                "scaled_dot_product_attention: needs about 186.3 GiB (the n_q×n_k scores, weights and the steps "
-               "between: 5 × 100000×100000 floats) but the memory budget is 512 MiB");
+               "between: 5 × 100000×100000 floats) but the memory budget is 512 MiB (set_memory_budget raises it)");
 }
 
 TEST_F(Limits, OutputOnlyAttentionNeedsNoSquareMatrix) {
@@ -42,13 +42,13 @@ TEST_F(Limits, BoundaryIsInclusive) {
   set_memory_budget(std::size_t{1} << 20);  // 1 MiB = 512 × 512 × 4 bytes exactly
   EXPECT_EQ(causal_mask(512).rows(), 512);
   expect_error([] { causal_mask(513); },
-               "causal_mask: needs about 1.004 MiB (the mask: 1 × 513×513 floats) but the memory budget is 1 MiB");
+               "causal_mask: needs about 1.004 MiB (the mask: 1 × 513×513 floats) but the memory budget is 1 MiB (set_memory_budget raises it)");
 }
 
 TEST_F(Limits, SizesWhoseProductOverflowsInt32AreRefused) {
   // 65536² overflows a 32-bit index (wasm's Eigen::Index): refused before the product is formed.
   expect_error([] { causal_mask(65536, 65536); },
-               "causal_mask: needs about 16 GiB (the mask: 1 × 65536×65536 floats) but the memory budget is 512 MiB");
+               "causal_mask: needs about 16 GiB (the mask: 1 × 65536×65536 floats) but the memory budget is 512 MiB (set_memory_budget raises it)");
   EXPECT_THROW(randn(2147483647, 2147483647, 0), Error);
   EXPECT_THROW(sinusoidal_encoding(100000, 100000), Error);
   EXPECT_THROW(alibi_bias(100000, 100000, 0.5f), Error);
@@ -103,7 +103,7 @@ TEST_F(Limits, MultiHeadWeightsCountEveryHead) {
   const Matrix x = randn(2048, 16, 3);
   expect_error([&] { mha.forward(x); },
                "MultiHeadAttention::forward: needs about 240 MiB (each head's n_q×n_k weights, their average and one "
-               "head's scores: 15 × 2048×2048 floats) but the memory budget is 128 MiB");
+               "head's scores: 15 × 2048×2048 floats) but the memory budget is 128 MiB (set_memory_budget raises it)");
   const MultiHeadAttentionOutput out = mha.forward(x, {.need_weights = false});
   EXPECT_EQ(out.output.rows(), 2048);
   EXPECT_TRUE(out.head_weights.empty());

@@ -45,7 +45,8 @@ export function makeCaller(raw, { byCaller = false, budgetSetter = LAB_BUDGET_SE
     if (result !== undefined && result !== null) return result;
     const core = raw.takeLastError();
     let message = toJsOptionNames(byCaller ? `${fn}: ${core.replace(/^[A-Za-z_][A-Za-z0-9_]*(?:::[a-z_]+)?(?: \([^)]*\))?: /, '')}` : toJsNames(core));
-    if (message.includes('but the memory budget is')) message += ` (${budgetSetter} sets it)`;
+    // The core names its C++ setter; a page's or a Node program's is the package's.
+    if (message.includes('but the memory budget is')) message = `${message.replace(' (set_memory_budget raises it)', '')} (${budgetSetter} sets it)`;
     throw new AttnLabError(named(fn, message));
   };
 }

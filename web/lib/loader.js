@@ -85,6 +85,19 @@ export async function readFromDisk(url) {
   return readFile(url);
 }
 
+// A build's .wasm from disk. Missing, it is a source checkout whose modules were never built (dist/ is
+// made by the build, and shipped in the npm package): say how to get them, not ENOENT.
+async function readBuild(url, name, fn) {
+  try {
+    return await readFromDisk(url);
+  } catch (error) {
+    if (error?.code !== 'ENOENT') throw error;
+    throw new AttnLabError(`${fn}: ${name}.wasm is not built (${url.pathname} is missing). This attnlab is a source ` +
+      'checkout: build its modules with scripts/build-wasm.sh at the repository\'s top (scripts/start.sh builds ' +
+      'everything), or use the published package (npm install attnlab).');
+  }
+}
+
 // 'simd' or 'scalar', from init's `simd` option and what the engine supports.
 export function chooseVariant(wanted = 'auto', fn = 'init') {
   if (wanted !== 'auto' && wanted !== true && wanted !== false) {
@@ -200,7 +213,7 @@ export async function instantiate(name, { wasmBinary, locateFile }, fn) {
   if (prefetched) moduleArgs.wasmBinary = prefetched;
   else if (wasmBinary) moduleArgs.wasmBinary = wasmBinary;
   else if (locateFile) moduleArgs.locateFile = locateFile;
-  else if (isNode) moduleArgs.wasmBinary = await readFromDisk(build.wasmUrl());
+  else if (isNode) moduleArgs.wasmBinary = await readBuild(build.wasmUrl(), name, fn);
   else moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') ? workerScriptUrl(build) : build.wasmUrl().href);
   // A threaded build's workers import the module's script itself, by this URL (a bundler renames it),
   // and so does the page: one copy of the script, fetched once.

@@ -98,12 +98,20 @@ GPTConfig config_from(const SafetensorsHeader& header,
 
 }  // namespace
 
-GPT GPT::from_safetensors(std::span<const std::uint8_t> file, int num_heads, std::size_t copy_bytes,
-                          bool override_n_head) {
+GPT GPT::from_safetensors(std::span<const std::uint8_t> file, int num_heads, bool override_n_head) {
+  return load(file, num_heads, override_n_head, 0);
+}
+
+GPT GPT::from_safetensors(const std::filesystem::path& path, int num_heads, bool override_n_head) {
+  const std::vector<std::uint8_t> bytes = read_file_bytes(kLoad, path);
+  return load(bytes, num_heads, override_n_head, 0);
+}
+
+GPT GPT::load(std::span<const std::uint8_t> file, int num_heads, bool override_n_head, std::size_t copy_bytes) {
   const SafetensorsHeader header = parse_safetensors(file);
   const auto tensors = index_tensors(header);
   GPTConfig config = config_from(header, tensors, num_heads, override_n_head);
-  detail::require_within_budget(kLoad, 1, static_cast<double>(config.parameter_count()) + copy_bytes / 4.0, 1,
+  detail::require_within_budget(kLoad, 1, static_cast<double>(config.parameter_count()) + static_cast<double>(copy_bytes) / 4.0, 1,
                                 "the parameters, and the file's copy");
 
   // Every tensor the layout needs, with its shape, before allocating the model.

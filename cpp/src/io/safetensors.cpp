@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -18,6 +20,14 @@
 #include "tensor/checks.hpp"
 
 namespace attnlab {
+
+std::vector<std::uint8_t> read_file_bytes(const char* function, const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) detail::fail(function, "cannot open '", path.string(), "'");
+  std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) detail::fail(function, "cannot read '", path.string(), "'");
+  return bytes;
+}
 
 namespace {
 

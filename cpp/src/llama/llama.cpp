@@ -279,9 +279,9 @@ LlamaOutput Llama::forward(std::span<const int> ids, const LlamaForwardOptions& 
   const auto T = static_cast<Eigen::Index>(ids.size());
   const Eigen::Index d = c.hidden_size, hd = c.head_dim;
   // Working memory: per layer q, k, v, z and the MLP's three [T×m], the weights H·T², the logits.
-  const double floats = 8.0 * static_cast<double>(T) * d + 3.0 * static_cast<double>(T) * c.intermediate_size +
+  const double floats = 8.0 * static_cast<double>(T) * static_cast<double>(d) + 3.0 * static_cast<double>(T) * c.intermediate_size +
                         static_cast<double>(c.num_heads) * static_cast<double>(T) * static_cast<double>(T) *
-                            (options.attention || options.hooks ? c.num_layers : 1) +
+                            (options.attention || options.hooks || options.hook_fn ? c.num_layers : 1) +
                         static_cast<double>(T) * c.vocab_size;
   detail::require_within_budget(fn, 1, floats, 1, "the activations");
   const HookSite site{options.hooks, options.hook_fn ? &options.hook_fn : nullptr};

@@ -14,7 +14,7 @@ TranslationScores score_translations(Seq2SeqTransformer& model, std::span<const 
   for (const SentencePair& pair : pairs) {
     const EncodedPair e = encode_pair(pair);
     const Seq2SeqOutput out = model.forward(e.source, e.target, e.targets);
-    scores.loss += out.loss * out.scored;
+    scores.loss += static_cast<double>(out.loss) * out.scored;  // in double: a sum over many sentences
     tokens += out.scored;
     correct += out.correct;
     for (std::size_t l = 0; l < layers; ++l)

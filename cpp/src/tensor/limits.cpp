@@ -38,7 +38,7 @@ void require_within_budget(std::string_view function, double matrices, double ro
   const double bytes = matrices * rows * cols * static_cast<double>(sizeof(float));
   if (bytes <= static_cast<double>(budget_bytes)) return;
   fail(function, "needs about ", human_bytes(bytes), " (", what, ": ", matrices, " × ", rows, "×", cols,
-       " floats) but the memory budget is ", human_bytes(static_cast<double>(budget_bytes)));
+       " floats) but the memory budget is ", human_bytes(static_cast<double>(budget_bytes)), " (set_memory_budget raises it)");
 }
 
 }  // namespace detail

@@ -18,7 +18,7 @@ bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && 
 //   an abbreviation's dot after a single letter, when another "letter." follows or the word already
 //   is one (U.S.A., e.g.) — so a sentence's last word keeps its full stop to itself ("a cat." → cat, .).
 bool punctuation_inside_word(std::string_view text, std::size_t i, const std::string& word) {
-  const auto at = [&](std::size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : '\0'; };
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(k < text.size() ? text[k] : '\0'); };
   const auto c = at(i);
   if (word.empty() || (c != '.' && c != ',')) return false;
   const auto last = static_cast<unsigned char>(word.back());

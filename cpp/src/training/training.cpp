@@ -59,8 +59,8 @@ Evaluation TaskTrainer::evaluate(const std::vector<TaskExample>& examples) {
     whole += out.correct == out.scored ? 1 : 0;
   }
   const auto n = static_cast<double>(examples.size());
-  return {static_cast<float>(loss / n), scored ? static_cast<float>(static_cast<double>(correct) / scored) : 0.0f,
-          static_cast<float>(whole / n)};
+  return {static_cast<float>(loss / n), scored ? static_cast<float>(static_cast<double>(correct) / static_cast<double>(scored)) : 0.0f,
+          static_cast<float>(static_cast<double>(whole) / n)};
 }
 
 ModelOutput TaskTrainer::inspect(const TaskExample& example) { return run(example, 0.0f, false); }

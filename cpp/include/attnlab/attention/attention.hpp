@@ -1,11 +1,14 @@
 // Scaled dot-product attention: softmax(Q·Kᵀ · scale + bias, masked) · V.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <optional>
 
 #include "attnlab/tensor/matrix.hpp"
 #include "attnlab/tensor/trace.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Rng;
@@ -54,3 +57,4 @@ Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const
                         const Tracer& tracer = {});
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -4,9 +4,12 @@
 // as PyTorch's autograd computes them). The layers with parameters have their own backward passes.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // weights [rows×cols] = softmax(x), d_weights [rows×cols] = ∂L/∂weights → ∂L/∂x [rows×cols]:
@@ -35,3 +38,4 @@ AttentionGradients scaled_dot_product_attention_backward(const Matrix& q, const 
                                                          const AttentionOptions& options = {});
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -19,10 +19,13 @@
 // All that are given apply together: a key is attended only where every one allows it.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <optional>
 
 #include "attnlab/tensor/tensor.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Rng;
@@ -58,3 +61,4 @@ BatchedAttentionResult scaled_dot_product_attention(const Tensor& q, const Tenso
                                                     const BatchedAttentionOptions& options = {});
 
 }  // namespace attnlab
+ATTNLAB_API_END

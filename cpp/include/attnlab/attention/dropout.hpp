@@ -3,8 +3,11 @@
 // row-major order, one uniform per entry, so a lesson's dropout pattern is reproducible.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Rng;
@@ -19,3 +22,4 @@ Matrix dropout(const Matrix& x, float p, Rng& rng, Matrix& scale);
 Matrix dropout_mask(Eigen::Index rows, Eigen::Index cols, float p, Rng& rng);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -13,10 +13,13 @@
 // the queries, query_offset = Tk − Tq (the default), and query i sees keys 0 … query_offset + i.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <vector>
 
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct GroupedAttentionShape {
@@ -36,3 +39,4 @@ Matrix grouped_attention(Eigen::Ref<const Matrix> q, Eigen::Ref<const Matrix> k,
                          std::vector<Matrix>* scores = nullptr);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -3,10 +3,13 @@
 // weights 0 and output 0 — never NaN.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <vector>
 
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // [n×n] lower-triangular ones: query i may attend keys 0..i (torch.tril(torch.ones(n, n))).
@@ -27,3 +30,4 @@ std::vector<Matrix> key_padding_masks(int n_q, int n_k, const std::vector<int>& 
 Matrix combine_masks(const Matrix& a, const Matrix& b);
 
 }  // namespace attnlab
+ATTNLAB_API_END

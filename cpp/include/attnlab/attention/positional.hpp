@@ -3,10 +3,13 @@
 // the scores (RoPE rotates Q and K; ALiBi adds a distance penalty). Learned tables: embedding.hpp.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <vector>
 
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // [seq_len×d_model]: PE[p, 2i] = sin(p / base^(2i/d_model)), PE[p, 2i+1] = cos(p / base^(2i/d_model)),
@@ -31,3 +34,4 @@ std::vector<float> alibi_slopes(int num_heads);
 Matrix alibi_bias(int n_q, int n_k, float slope);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -21,11 +21,14 @@
 // are unchanged, and those between blend the two smoothly.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <span>
 #include <vector>
 
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct RopeScaling {
@@ -58,3 +61,4 @@ RotaryTable rotary_table(std::span<const int> positions, std::span<const double>
 void apply_rotary_half(Eigen::Ref<Matrix> x, int head_dim, const RotaryTable& table);
 
 }  // namespace attnlab
+ATTNLAB_API_END

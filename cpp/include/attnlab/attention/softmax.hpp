@@ -3,8 +3,11 @@
 // entirely −∞ gives all-zero weights rather than NaN (0/0).
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // logits [rows×cols] → weights [rows×cols], each row summing to 1 (or all 0 if fully blocked).
@@ -19,3 +22,4 @@ struct SoftmaxBreakdown {
 SoftmaxBreakdown softmax_breakdown(const Matrix& logits);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -18,7 +18,10 @@
 // gpt_session.cpp (KV-cache decoding, generation), gpt_checkpoint.cpp (.safetensors).
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
@@ -29,7 +32,12 @@
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/tensor/trace.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
+
+namespace wasm {
+class GPTHandle;
+}  // namespace wasm
 
 struct PackedGPTWeights;    // gpt_ops.hpp
 struct PackedWeightsCache;
@@ -117,10 +125,10 @@ class GPT {
   // nonsense, so disagreeing with the file must be said twice). An lm_head.weight must equal wte.weight (GPT-2 ties them);
   // the causal-mask buffers h.{i}.attn.bias and h.{i}.attn.masked_bias are ignored. Anything else
   // missing, extra, mis-shaped or non-finite is an Error naming the tensor, before the model is
-  // allocated where the shapes allow. The parameters count against the memory budget together with
-  // `copy_bytes`: a copy of the file the caller made for this load (the wasm binding's), if any.
-  static GPT from_safetensors(std::span<const std::uint8_t> file, int num_heads = 0, std::size_t copy_bytes = 0,
-                              bool override_n_head = false);
+  // allocated where the shapes allow. The parameters count against the memory budget (limits.hpp).
+  static GPT from_safetensors(std::span<const std::uint8_t> file, int num_heads = 0, bool override_n_head = false);
+  // The same, from a file on disk (read whole; Error naming the path when it cannot be read).
+  static GPT from_safetensors(const std::filesystem::path& path, int num_heads = 0, bool override_n_head = false);
   // This model as such a file (metadata: n_head, format "pt"), in F32, F16 or BF16.
   std::vector<std::uint8_t> to_safetensors(DType dtype = DType::F32) const;
 
@@ -163,6 +171,9 @@ class GPT {
   void weights_changed();
 
  private:
+  // The wasm binding loads from its own copy of the file, which counts against the budget too.
+  friend class wasm::GPTHandle;
+  static GPT load(std::span<const std::uint8_t> file, int num_heads, bool override_n_head, std::size_t copy_bytes);
   friend class GPTSession;
   friend class HookedGPT;  // reads the weights (and their pack) as forward_pass does
   struct Activations;  // gpt_ops.hpp: every intermediate of a forward pass, which the backward reads
@@ -207,3 +218,4 @@ class GPT {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -6,6 +6,8 @@
 // the cache. The logits are the full forward's last row (to float rounding).
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "attnlab/gpt/gpt.hpp"
 #include "attnlab/gpt/sampling.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class GPTSession {
@@ -65,3 +68,4 @@ struct Generation {
 Generation generate(const GPT& model, std::span<const int> prompt, const GenerateOptions& options);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -5,6 +5,8 @@
 //   for (…) { float loss = trainer.step(ids, targets, batch); }
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "attnlab/gpt/gpt.hpp"
 #include "attnlab/training/optimizer.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // The global L2 norm of every gradient (summed in double).
@@ -75,3 +78,4 @@ class GPTTrainer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

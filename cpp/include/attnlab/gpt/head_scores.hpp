@@ -9,12 +9,15 @@
 //                    occurrence of the same token
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "attnlab/gpt/gpt.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct HeadScores {
@@ -47,3 +50,4 @@ std::vector<int> repeated_random_tokens(int length, int low, int high, std::uint
 std::vector<float> token_losses(const GPT& model, std::span<const int> ids, const GPTForwardOptions& options = {});
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -15,11 +15,14 @@
 // Temperature is the softmax's scale: the same 1/√d_k knob attention turns, seen from the output.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <span>
 #include <vector>
 
 #include "attnlab/tensor/rng.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct SamplingOptions {
@@ -58,3 +61,4 @@ SampledToken sample(std::span<const float> logits, const SamplingOptions& option
 SampledToken sample(std::span<const float> logits, std::span<const int> context, const SamplingOptions& options, Rng& rng);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -7,12 +7,15 @@
 // direction. ln_final's bias is one more part, so the parts sum to the model's own logit (difference).
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <span>
 #include <string>
 #include <vector>
 
 #include "attnlab/interp/hooked_gpt.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 enum class AttributionPart { embed, pos_embed, head, attn_bias, mlp, ln_final_bias };
@@ -35,3 +38,4 @@ Attribution direct_logit_attribution(const HookedGPT& model, std::span<const int
                                      int baseline = -1);
 
 }  // namespace attnlab
+ATTNLAB_API_END

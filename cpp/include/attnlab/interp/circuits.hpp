@@ -18,11 +18,14 @@
 // factors of the same shapes (uniform, seeded; the score is unchanged by scaling), averaged.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <vector>
 
 #include "attnlab/gpt/gpt.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct HeadCircuit {
@@ -50,3 +53,4 @@ struct CompositionScores {
 CompositionScores composition_scores(const GPT& model, int draws = 200, std::uint64_t seed = 0);
 
 }  // namespace attnlab
+ATTNLAB_API_END

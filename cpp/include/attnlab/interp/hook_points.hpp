@@ -25,6 +25,8 @@
 // (T, heads, d_head) is [T×d] (head h in columns h·d_head …), (heads, T, T) is [heads·T × T].
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +34,7 @@
 #include "attnlab/gpt/gpt.hpp"
 #include "attnlab/tensor/tensor.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // The kinds of hook point, in the order a forward reaches them.
@@ -71,3 +74,4 @@ Eigen::Index hook_rows(HookPoint point, int T, const GPTConfig& config);
 Eigen::Index hook_cols(HookPoint point, int T, const GPTConfig& config);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -14,6 +14,8 @@
 // from it instead of computing it again: a patching sweep recomputes only what lies downstream.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <memory>
 #include <span>
 #include <string_view>
@@ -23,6 +25,7 @@
 #include "attnlab/interp/hook_points.hpp"
 #include "attnlab/tensor/tensor.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // The activations one run kept, by hook point, for the sequence it ran.
@@ -106,3 +109,4 @@ class HookedGPT {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

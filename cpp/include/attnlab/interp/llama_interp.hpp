@@ -24,6 +24,8 @@
 //    the copying score (OV only) has no distance, and the composition scores use QK at distance 0.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -37,6 +39,7 @@
 #include "attnlab/interp/patching.hpp"
 #include "attnlab/llama/llama.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // A replacement at one of a Llama's hook points (Llama::hook_names()), as a GPT's Patch: the source's
@@ -110,3 +113,4 @@ std::vector<double> ov_copying_scores(const Llama& model);
 CompositionScores composition_scores(const Llama& model, int draws = 200, std::uint64_t seed = 0);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -4,12 +4,15 @@
 // block's hook_resid_post, whose row is the model's own distribution (bit for bit: the run's logits).
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <span>
 #include <string>
 #include <vector>
 
 #include "attnlab/interp/hooked_gpt.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct LensCell {
@@ -30,3 +33,4 @@ LogitLens logit_lens(const HookedGPT& model, std::span<const int> ids, std::span
                      int target = -1);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -15,6 +15,8 @@
 // (patched − clean) / (clean − corrupted): 0 = no effect, −1 = the whole drop to the corrupted run.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <functional>
 #include <span>
 #include <string>
@@ -22,6 +24,7 @@
 
 #include "attnlab/interp/hooked_gpt.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // logit[target] − logit[baseline] at `position` (−1: the last).
@@ -92,3 +95,4 @@ struct PathPatchingResult {
 PathPatchingResult path_patching(const PatchingSweep& sweep, HeadRef sender, std::span<const PathReceiver> receivers);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -10,17 +10,25 @@
 // is an attnlab::Error naming the function, the tensor and the numbers.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 enum class DType { F32, F16, BF16 };
+
+// A whole file's bytes, for the from_safetensors calls that take a path: Error naming `function` and the
+// path when it cannot be opened or read.
+std::vector<std::uint8_t> read_file_bytes(const char* function, const std::filesystem::path& path);
 
 std::string_view dtype_name(DType dtype);  // "F32", "F16", "BF16"
 std::size_t dtype_size(DType dtype);       // 4, 2, 2
@@ -89,3 +97,4 @@ float bfloat16_to_float(std::uint16_t bits);
 std::uint16_t float_to_bfloat16(float value);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -1,8 +1,11 @@
 // Elementwise activations of the feed-forward network, and their derivatives for the backward pass.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 enum class Activation {
@@ -19,3 +22,4 @@ Matrix activate(const Matrix& x, Activation activation);
 Matrix activation_backward(const Matrix& x, const Matrix& d_y, Activation activation);
 
 }  // namespace attnlab
+ATTNLAB_API_END

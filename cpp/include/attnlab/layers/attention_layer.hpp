@@ -2,10 +2,13 @@
 // one-head case of MultiHeadAttention, so both share one implementation and one set of tests.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 
 #include "attnlab/layers/multi_head_attention.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct AttentionLayerOutput {
@@ -32,3 +35,4 @@ class AttentionLayer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -13,9 +13,12 @@
 // A padded query still gets an output (its row attends the real keys), as in PyTorch.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include "attnlab/layers/encoder_layer.hpp"
 #include "attnlab/tensor/tensor.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct BatchedEncoderOptions {
@@ -29,3 +32,4 @@ struct BatchedEncoderOptions {
 Tensor encoder_layer_forward(TransformerEncoderLayer& layer, const Tensor& x, const BatchedEncoderOptions& options = {});
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -16,11 +16,14 @@
 // is out_proj's bias — never NaN. (torch 1.13's nn.MultiheadAttention gives NaN there.)
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include "attnlab/attention/batched_attention.hpp"
 #include "attnlab/layers/multi_head_attention.hpp"
 #include "attnlab/tensor/tensor.hpp"
 #include "attnlab/tensor/trace.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Rng;
@@ -62,3 +65,4 @@ BatchedMultiHeadOutput multi_head_attention_forward(const MultiHeadAttention& mh
                                                     const Tracer& tracer = {});
 
 }  // namespace attnlab
+ATTNLAB_API_END

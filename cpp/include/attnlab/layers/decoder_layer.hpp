@@ -9,6 +9,8 @@
 // each sub-layer and inside the FFN, in training mode only, as in the encoder layer.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "attnlab/tensor/rng.hpp"
 #include "attnlab/tensor/trace.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct TransformerDecoderLayerConfig {
@@ -105,3 +108,4 @@ class TransformerDecoderLayer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

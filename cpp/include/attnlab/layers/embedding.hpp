@@ -2,6 +2,8 @@
 // nn.Embedding(max_len, d_model) indexed by position). Initialised N(0, 1) like nn.Embedding.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,6 +12,7 @@
 #include "attnlab/tensor/matrix.hpp"
 #include "attnlab/tensor/parameter.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Rng;
@@ -73,3 +76,4 @@ class LearnedPositionalEmbedding {
 Matrix hashed_embedding(const std::vector<std::string>& tokens, int d_model, std::uint64_t seed);
 
 }  // namespace attnlab
+ATTNLAB_API_END

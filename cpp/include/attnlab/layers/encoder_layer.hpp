@@ -8,6 +8,8 @@
 // sub-layer and no norm2, so x = x + attn(norm1(x)) (pre-norm) or x = norm1(x + attn(x)) (post-norm).
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <variant>
@@ -18,6 +20,7 @@
 #include "attnlab/tensor/rng.hpp"
 #include "attnlab/tensor/trace.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 enum class NormKind { layer_norm, rms_norm };
@@ -103,3 +106,4 @@ class TransformerEncoderLayer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -2,6 +2,8 @@
 // applied to every row (token) on its own.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "attnlab/tensor/parameter.hpp"
 #include "attnlab/tensor/trace.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Rng;
@@ -58,3 +61,4 @@ class FeedForward {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

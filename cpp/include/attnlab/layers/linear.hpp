@@ -2,6 +2,8 @@
 // nn.Linear load as they are. Initialised like nn.Linear: weight and bias uniform in ±1/√in.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -10,6 +12,7 @@
 #include "attnlab/tensor/matrix.hpp"
 #include "attnlab/tensor/parameter.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Rng;
@@ -73,3 +76,4 @@ class Linear {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

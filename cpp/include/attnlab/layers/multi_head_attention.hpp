@@ -4,6 +4,8 @@
 // out_proj.weight, out_proj.bias) or as four separate Linear layers.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "attnlab/tensor/rng.hpp"
 #include "attnlab/tensor/trace.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // How positions enter the scores (sinusoidal and learned encodings are added to X instead).
@@ -122,3 +125,4 @@ class MultiHeadAttention {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

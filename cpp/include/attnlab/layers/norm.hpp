@@ -7,6 +7,8 @@
 // forward, it recomputes each row's statistics in double precision.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "attnlab/tensor/matrix.hpp"
 #include "attnlab/tensor/parameter.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class LayerNorm {
@@ -59,3 +62,4 @@ class RMSNorm {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -31,6 +31,8 @@
 // in, shards), llama_session.cpp (the KV cache, attention sinks, generation).
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -47,6 +49,7 @@
 #include "attnlab/tensor/matrix.hpp"
 #include "attnlab/tensor/tensor.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct LlamaTensorSlot {
@@ -157,3 +160,4 @@ class Llama {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -5,6 +5,8 @@
 // with use_sliding_window to layers from max_window_layers on); the model never branches on it.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -12,6 +14,7 @@
 
 #include "attnlab/attention/rotary.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 enum class LlamaFamily { llama, qwen2, mistral };
@@ -57,3 +60,4 @@ void check_llama_config(const char* function, const LlamaConfig& config);
 std::string llama_config_to_json(const LlamaConfig& config);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -16,6 +16,8 @@
 //     This policy replaces a config's own sliding_window.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "attnlab/gpt/gpt_session.hpp"
 #include "attnlab/llama/llama.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct LlamaCachePolicy {
@@ -74,3 +77,4 @@ Generation generate(const Llama& model, std::span<const int> prompt, const Gener
                     LlamaCachePolicy policy = {});
 
 }  // namespace attnlab
+ATTNLAB_API_END

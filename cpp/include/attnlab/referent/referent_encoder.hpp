@@ -14,6 +14,8 @@
 // combination of the word lists below; a fixed rule splits them into training and held-out sentences
 // (referent_sentences()).
 #pragma once
+
+#include "attnlab/api.hpp"
 #include <cstdint>
 #include <map>
 #include <span>
@@ -27,6 +29,7 @@
 #include "attnlab/tensor/parameter.hpp"
 #include "attnlab/tensor/rng.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // ---- The sentences ----
@@ -120,3 +123,4 @@ class ReferentEncoder {
 int top_key(const Matrix& weights, int it_position);
 
 }  // namespace attnlab
+ATTNLAB_API_END

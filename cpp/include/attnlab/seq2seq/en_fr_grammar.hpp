@@ -12,6 +12,8 @@
 // ("some small cats" → "de petits chats"). Every French word has exactly one English word.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -19,6 +21,7 @@
 
 #include "attnlab/tensor/rng.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab::translation {
 
 struct SentencePair {
@@ -76,3 +79,4 @@ GrammarCheck check_english(const std::vector<std::string>& words);
 std::vector<WordKind> english_word_kinds();
 
 }  // namespace attnlab::translation
+ATTNLAB_API_END

@@ -10,6 +10,8 @@
 // One sequence pair at a time; a batch is a loop whose gradients accumulate.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <map>
 #include <span>
@@ -25,6 +27,7 @@
 #include "attnlab/tensor/parameter.hpp"
 #include "attnlab/tensor/trace.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct Seq2SeqConfig {
@@ -136,3 +139,4 @@ class Seq2SeqTransformer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -4,11 +4,14 @@
 // own (no padding) and their gradients add up.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <vector>
 
 #include "attnlab/seq2seq/seq2seq.hpp"
 #include "attnlab/training/optimizer.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // One training pair: source ids, the target the decoder reads (BOS first), what each position predicts.
@@ -44,3 +47,4 @@ class Seq2SeqTrainer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

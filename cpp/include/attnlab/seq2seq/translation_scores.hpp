@@ -2,12 +2,15 @@
 // translator's training run logs (cpp/train/train_translator.cpp) and "Watch it learn" shows.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <span>
 #include <vector>
 
 #include "attnlab/seq2seq/en_fr_grammar.hpp"
 #include "attnlab/seq2seq/seq2seq.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab::translation {
 
 struct TranslationScores {
@@ -23,3 +26,4 @@ struct TranslationScores {
 TranslationScores score_translations(Seq2SeqTransformer& model, std::span<const SentencePair> pairs);
 
 }  // namespace attnlab::translation
+ATTNLAB_API_END

@@ -4,8 +4,11 @@
 // The wasm binding rethrows it as the JS AttnLabError with the same text.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <stdexcept>
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Error : public std::invalid_argument {
@@ -14,3 +17,4 @@ class Error : public std::invalid_argument {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

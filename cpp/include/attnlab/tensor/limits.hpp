@@ -5,8 +5,11 @@
 // as it would in wasm). Inputs the caller already holds are not counted; what the call creates is.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstddef>
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 inline constexpr std::size_t kDefaultMemoryBudget = std::size_t{512} << 20;  // 512 MiB
@@ -17,3 +20,4 @@ std::size_t memory_budget();
 void set_memory_budget(std::size_t bytes);  // throws Error for 0
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -1,9 +1,12 @@
 // The one numeric type of attnlab: a float32, row-major matrix (the layout JS and PyTorch use).
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <Eigen/Core>
 #include <string>
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -14,3 +17,4 @@ std::string shape_of(const Matrix& m);
 std::string shape_of(const Vector& v);  // "8"
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -8,6 +8,8 @@
 // `.grad is None`): a model only ever used for inference costs no extra memory.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -15,6 +17,7 @@
 
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // A view of one trainable tensor and its gradient, both owned by a layer. Valid while that layer
@@ -51,3 +54,4 @@ void zero_grad(const std::vector<ParameterRef>& parameters);
 std::int64_t parameter_count(const std::vector<ParameterRef>& parameters);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -7,10 +7,13 @@
 // libm, whose last bits differ between glibc and Emscripten's musl.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Rng {
@@ -55,3 +58,4 @@ Matrix randn(int rows, int cols, std::uint64_t seed);
 double portable_log(double x);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -10,6 +10,8 @@
 // writes them, "(2, 8, 10, 10)" — e.g. "Tensor::view: cannot view (3, 4) (12 elements) as (5, 3) (15 elements)".
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -19,6 +21,7 @@
 
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 inline constexpr int kMaxTensorRank = 5;  // batch, heads, seq, d_k, and one to spare
@@ -103,3 +106,4 @@ class Tensor {
 inline std::string shape_text(const Tensor& t) { return shape_text(t.shape()); }
 
 }  // namespace attnlab
+ATTNLAB_API_END

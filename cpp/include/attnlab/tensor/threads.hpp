@@ -9,6 +9,9 @@
 // pool's size; the single-threaded builds have max_threads() = 1.
 #pragma once
 
+#include "attnlab/api.hpp"
+
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // The most threads this build and machine can use (≥ 1).
@@ -20,3 +23,4 @@ int num_threads();
 void set_num_threads(int threads);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -6,6 +6,8 @@
 // get a child tracer whose ids are prefixed ("head0.scores", "attn.head1.weights").
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -13,6 +15,7 @@
 
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct TraceTensor {
@@ -78,3 +81,4 @@ class Tracer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -15,6 +15,8 @@
 // Either can be written back as vocab.json + merges.txt and read again.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <array>
 #include <cstdint>
 #include <span>
@@ -24,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct BpeTrainOptions {
@@ -109,3 +112,4 @@ class BpeTokenizer {
 std::string gpt2_byte_to_text(std::uint8_t byte);
 
 }  // namespace attnlab
+ATTNLAB_API_END

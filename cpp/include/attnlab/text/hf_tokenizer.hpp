@@ -18,6 +18,8 @@
 // pattern), is an Error naming it.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +29,7 @@
 
 #include "attnlab/text/bpe.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct HFAddedToken {
@@ -71,3 +74,4 @@ class HFTokenizer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

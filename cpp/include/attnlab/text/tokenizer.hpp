@@ -6,11 +6,14 @@
 // "e.g."); every other punctuation character is a token of its own, and whitespace separates.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 std::vector<std::string> tokenize(std::string_view text);
@@ -35,3 +38,4 @@ class Vocabulary {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

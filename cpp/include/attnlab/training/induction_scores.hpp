@@ -7,11 +7,14 @@
 // Heads are layer-major: index layer · heads + head.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <vector>
 
 #include "attnlab/tensor/matrix.hpp"
 #include "attnlab/training/tasks.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class TaskTrainer;
@@ -30,3 +33,4 @@ InductionScores induction_scores(const std::vector<std::vector<Matrix>>& attenti
 InductionScores induction_scores(TaskTrainer& trainer, const std::vector<TaskExample>& examples);
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -2,10 +2,13 @@
 // the cross-entropy loss against the true classes, each with its gradient for training.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <vector>
 
 #include "attnlab/tensor/matrix.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct CrossEntropyResult {
@@ -30,3 +33,4 @@ Matrix mean_pool(const Matrix& x, const std::vector<int>& valid = {});
 Matrix mean_pool_backward(int n, const Matrix& d_pooled, const std::vector<int>& valid = {});
 
 }  // namespace attnlab
+ATTNLAB_API_END

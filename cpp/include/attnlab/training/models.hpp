@@ -11,6 +11,8 @@
 // it has no position embedding: the two switches of the induction-head lesson.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "attnlab/tensor/parameter.hpp"
 #include "attnlab/tensor/rng.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // What a model says about one example: its scores, its loss when targets are given, how many of the
@@ -131,3 +134,4 @@ class CausalTransformer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

@@ -9,11 +9,14 @@
 // step is computed twice: once to check, once to write).
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <vector>
 
 #include "attnlab/tensor/parameter.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 // torch.optim.SGD's options (lr is a separate, required argument, as in PyTorch).
@@ -141,3 +144,4 @@ class AdamW {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

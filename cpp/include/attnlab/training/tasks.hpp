@@ -14,11 +14,14 @@
 // "the animal didn't cross the street because it was too tired", and whether a review is positive.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 class Rng;
@@ -84,3 +87,4 @@ class Task {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END

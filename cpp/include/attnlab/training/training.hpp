@@ -3,6 +3,8 @@
 // steps over batches — what the "Watch it learn" lesson drives, natively or in wasm.
 #pragma once
 
+#include "attnlab/api.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "attnlab/training/optimizer.hpp"
 #include "attnlab/training/tasks.hpp"
 
+ATTNLAB_API_BEGIN
 namespace attnlab {
 
 struct TrainerConfig {
@@ -66,3 +69,4 @@ class TaskTrainer {
 };
 
 }  // namespace attnlab
+ATTNLAB_API_END
