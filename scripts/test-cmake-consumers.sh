@@ -81,6 +81,18 @@ for libdir in "$work/prefix/lib" "$shared/lib/x86_64-linux-gnu"; do
   "$work/pkg-config-consumer" "$model" "$first_logit"
 done
 
+echo "-- a C++17 compile: one message naming C++20, not pages of errors"
+# shellcheck disable=SC2046  # pkg-config's flags are words
+if out=$(g++ -std=c++17 -fsyntax-only -I"$work/prefix/include" $(pkg-config --cflags eigen3) tests/cmake/consumer.cpp 2>&1); then
+  echo "consumer.cpp compiled as C++17" >&2
+  exit 1
+fi
+if [ "$(grep -c 'error:' <<<"$out")" -gt 2 ] || ! grep -q 'attnlab needs C++20' <<<"$out"; then
+  echo "$out" | head -20 >&2
+  echo "a C++17 compile does not stop at attnlab's C++20 message" >&2
+  exit 1
+fi
+
 echo "-- example: examples/cpp"
 cmake -S examples/cpp -B "$work/example-cpp" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/example-cpp" >/dev/null

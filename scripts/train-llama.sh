@@ -3,7 +3,8 @@
 # corpus and PyTorch (install-deps.sh), builds cpp/train/kjv_tokens, writes the King James text as
 # attnlab-kjv's token ids, and runs scripts/llama/train.py with the committed config.
 #   scripts/train-llama.sh [--resume] [--stop-after STEP]
-#     --resume   continue from web/models/kjv-llama/checkpoint.pt, saved at every evaluation; the
+#     --resume   continue from web/models/kjv-llama/checkpoint.pt, saved at every evaluation and when the
+#                run is stopped (kill -TERM or Ctrl-C: the step under way finishes, then it saves); the
 #                result is the uninterrupted run's (each step's data and dropout come from its number)
 # Writes web/models/kjv-llama/: config.json, model.safetensors, tokenizer.json, training-log.jsonl.
 set -euo pipefail

@@ -17,6 +17,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 import time
 
@@ -209,11 +210,29 @@ def main():
             checkpoint.write_checkpoint(args.out, config, state_now, dtype="F16")
         record["best_step"] = best["step"]
         log_line(log, record)
+        save(step)
+
+    def save(step):  # the model and optimizer after `step` steps: what --resume continues from
+        state_now = {n: p.detach() for n, p in params.items()}
         torch.save({"params": state_now, "optimizer": opt.state_dict(), "step": step, "best": best}, ckpt_path + ".tmp")
         os.replace(ckpt_path + ".tmp", ckpt_path)
 
+    # SIGTERM or SIGINT (a session ending, Ctrl-C): the step under way finishes, the checkpoint is saved
+    # at the next step's number, the log says so, and the run ends; --resume goes on from exactly there.
+    stop = {"signal": None}
+
+    def request_stop(signum, frame):
+        stop["signal"] = signal.Signals(signum).name
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+
     began = time.time()
     for step in range(start, t["steps"]):
+        if stop["signal"]:
+            save(step)
+            log_line(log, {"type": "stop", "at_step": step, "reason": stop["signal"],
+                           "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            return
         if step % t["eval_every"] == 0 and not (args.resume and step == start):
             evaluate(step)  # the model after `step` steps, saved as the checkpoint a resume starts from
             if step == args.stop_after:

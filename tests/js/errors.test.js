@@ -113,7 +113,7 @@ for (const variant of VARIANTS) {
       throwsAttnLab(() => l.positionalEncoding(4, '8'), "positionalEncoding: dModel must be an integer ≥ 1, got '8'");
       throwsAttnLab(() => l.positionalEncoding(4, 8, 'rope'),
         "positionalEncoding: kind must be one of 'sinusoidal', 'learned', got 'rope'");
-      throwsAttnLab(() => l.keyPaddingMask(2, 3, 4), 'keyPaddingMask: valid_length must be in 0..n_k = 0..3, got 4');
+      throwsAttnLab(() => l.keyPaddingMask(2, 3, 4), 'keyPaddingMask: valid_length must be in 0 … n_k = 0 … 3, got 4');
       throwsAttnLab(() => l.applyRotary(ones(2, 3)), 'applyRotary: x is 2×3 but RoPE rotates column pairs, so d must be even');
     });
 

@@ -107,7 +107,7 @@ TEST(Errors, EveryEntryPointRejectsNonFiniteValues) {
 TEST(Errors, SizesMustBePositive) {
   expect_error([] { causal_mask(0); }, "causal_mask: n must be positive, got 0");
   expect_error([] { causal_mask(3, -1); }, "causal_mask: n_k must be positive, got -1");
-  expect_error([] { key_padding_mask(2, 3, 4); }, "key_padding_mask: valid_length must be in 0..n_k = 0..3, got 4");
+  expect_error([] { key_padding_mask(2, 3, 4); }, "key_padding_mask: valid_length must be in 0 … n_k = 0 … 3, got 4");
   expect_error([] { sinusoidal_encoding(-5, 8); }, "sinusoidal_encoding: seq_len must be positive, got -5");
   expect_error([] { randn(3, 0, 1); }, "Rng::normal_matrix: cols must be positive, got 0");
   expect_error([] { MultiHeadAttention({.d_model = 0, .num_heads = 1}); },
@@ -185,7 +185,7 @@ TEST(Errors, LookupsAndProbabilities) {
   Rng rng(0);
   Embedding embedding(5, 4, rng);
   expect_error([&] { embedding.forward({1, 5}); },
-               "Embedding::forward: ids[1] = 5 is outside the table's 0..4 (table is 5×4)");
+               "Embedding::forward: ids[1] = 5 is outside the table's rows 0 … 4 (table is 5×4)");
   LearnedPositionalEmbedding positions(8, 4, rng);
   expect_error([&] { positions.forward(9); },
                "LearnedPositionalEmbedding::forward: seq_len must be in 1..max_len = 1..8, got 9");

@@ -91,7 +91,7 @@ TEST_F(Limits, LayersTooLargeForTheBudgetAreRefused) {
   // 8 × 16384² × 4 bytes = 8 GiB for the projections (and their copies while loading).
   expect_error([] { MultiHeadAttention({.d_model = 16384, .num_heads = 8}); },
                "MultiHeadAttention: needs about 8 GiB (W_q, W_k, W_v, W_o: 8 × 16384×16384 floats) but the memory "
-               "budget is 512 MiB");
+               "budget is 512 MiB (set_memory_budget raises it)");
   EXPECT_THROW(TransformerEncoderLayer({.d_model = 64, .num_heads = 4, .d_ff = 1 << 30}), Error);
 }
 

@@ -171,7 +171,7 @@ TEST(Parameters, BackwardRefusesBadInputNamingFunctionAndShapes) {
                "activation_backward: d_y is 1×2 but must be shaped like x, 1×3");
   Embedding embedding(7, 4, rng);
   expect_error([&] { embedding.backward({1, 7}, Matrix::Ones(2, 4)); },
-               "Embedding::backward: ids[1] = 7 is outside the table's 0..6 (table is 7×4)");
+               "Embedding::backward: ids[1] = 7 is outside the table's rows 0 … 6 (table is 7×4)");
   expect_error([&] { embedding.backward({1, 2, 3}, Matrix::Ones(2, 4)); },
                "Embedding::backward: d_out is 2×4 but must be ids.size()×d_model = 3×4");
   LearnedPositionalEmbedding positions(8, 4, rng);

@@ -133,7 +133,7 @@ TEST(TensorAccess, OutOfRangeAndEmptyAreErrors) {
   expect_error([&] { x.at({2, 0}); }, "Tensor::at: index (2, 0) is out of range for (2, 3)");
   expect_error([&] { x.at({0, -1}); }, "Tensor::at: index (0, -1) is out of range for (2, 3)");
   expect_error([&] { x.at({1}); }, "Tensor::at: 1 indices for (2, 3) (one per dim)");
-  expect_error([&] { x.size(2); }, "Tensor::size: dim 2 is out of range for (2, 3) (expected -2 to 1)");
+  expect_error([&] { x.size(2); }, "Tensor::size: dim 2 is out of range for (2, 3) (expected -2 … 1)");
   const Tensor none;
   EXPECT_TRUE(none.empty());
   EXPECT_EQ(none.numel(), 0);
@@ -218,7 +218,7 @@ TEST(TensorPermute, MovesDimsAndStrides) {
   expect_error([&] { x.permute({1, 0}); },
                "Tensor::permute: dims (1, 0) are not a permutation of the 3 dims of (2, 3, 4)");
   expect_error([&] { x.permute({0, 1, 3}); },
-               "Tensor::permute: dim 3 is out of range for (2, 3, 4) (expected -3 to 2)");
+               "Tensor::permute: dim 3 is out of range for (2, 3, 4) (expected -3 … 2)");
 }
 
 TEST(TensorTranspose, TutorialHeadsAndKeysTransposed) {
@@ -234,9 +234,9 @@ TEST(TensorTranspose, TutorialHeadsAndKeysTransposed) {
   const Tensor kt = q.transpose(-2, -1);
   EXPECT_EQ(kt.shape(), (Shape{2, 2, 4, 4}));
   EXPECT_EQ(kt.at({1, 0, 3, 2}), q.at({1, 0, 2, 3}));
-  expect_error([&] { q.transpose(0, 4); }, "Tensor::transpose: dim 4 is out of range for (2, 2, 4, 4) (expected -4 to 3)");
+  expect_error([&] { q.transpose(0, 4); }, "Tensor::transpose: dim 4 is out of range for (2, 2, 4, 4) (expected -4 … 3)");
   expect_error([&] { q.transpose(-5, 0); },
-               "Tensor::transpose: dim -5 is out of range for (2, 2, 4, 4) (expected -4 to 3)");
+               "Tensor::transpose: dim -5 is out of range for (2, 2, 4, 4) (expected -4 … 3)");
 }
 
 TEST(TensorContiguous, CopiesInRowMajorOrder) {
@@ -263,7 +263,7 @@ TEST(TensorUnsqueeze, MaskToBroadcastShape) {
   EXPECT_EQ(m.at({0, 0, 2, 3}), flat(11));
   EXPECT_EQ(mask.unsqueeze(-1).shape(), (Shape{4, 4, 1}));
   EXPECT_EQ(mask.unsqueeze(1).shape(), (Shape{4, 1, 4}));
-  expect_error([&] { mask.unsqueeze(3); }, "Tensor::unsqueeze: dim 3 is out of range for (4, 4) (expected -3 to 2)");
+  expect_error([&] { mask.unsqueeze(3); }, "Tensor::unsqueeze: dim 3 is out of range for (4, 4) (expected -3 … 2)");
   expect_error([] { arange({1, 1, 1, 2, 2}).unsqueeze(0); },
                "Tensor::unsqueeze: (1, 1, 1, 2, 2) already has 5 dims (the most a Tensor has)");
 }

@@ -3,7 +3,7 @@
 // subsystem through it alone); a program may include just the headers it needs instead.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 #include "attnlab/version.hpp"
 
 #include "attnlab/attention/attention.hpp"

@@ -24,7 +24,7 @@ Matrix key_padding_mask(int n_q, int n_k, int valid_length) {
   detail::require_positive("key_padding_mask", "n_q", n_q);
   detail::require_positive("key_padding_mask", "n_k", n_k);
   if (valid_length < 0 || valid_length > n_k)
-    detail::fail("key_padding_mask", "valid_length must be in 0..n_k = 0..", n_k, ", got ", valid_length);
+    detail::fail("key_padding_mask", "valid_length must be in 0 … n_k = 0 … ", n_k, ", got ", valid_length);
   detail::require_within_budget("key_padding_mask", 1, n_q, n_k, "the mask");
   Matrix mask = Matrix::Zero(n_q, n_k);
   mask.leftCols(valid_length).setOnes();

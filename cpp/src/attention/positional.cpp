@@ -39,7 +39,7 @@ Matrix rotate_pairs(const char* function, const Matrix& x, int position_offset, 
   Matrix out(x.rows(), d);
   for (Eigen::Index r = 0; r < x.rows(); ++r)
     for (Eigen::Index i = 0; 2 * i < d; ++i) {
-      const double angle = direction * (static_cast<double>(r) + position_offset) * std::pow(base, -2.0 * i / d);
+      const double angle = direction * (static_cast<double>(r) + position_offset) * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
       const double c = std::cos(angle), s = std::sin(angle);
       const double a = x(r, 2 * i), b = x(r, 2 * i + 1);
       const double first = a * c - b * s, second = a * s + b * c;

@@ -195,7 +195,7 @@ void require_header_within_budget(std::size_t length) {
   if (need > budget)
     detail::fail(kParse, "the header's ", length, " bytes of JSON may take up to ", need / 1048576.0,
                  " MiB once parsed (", kParsedBytesPerHeaderByte, " bytes per byte) but the memory budget is ",
-                 budget / 1048576.0, " MiB");
+                 budget / 1048576.0, " MiB (set_memory_budget raises it)");
 }
 
 nlohmann::json parse_header_json(std::span<const std::uint8_t> text) {

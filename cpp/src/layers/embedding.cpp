@@ -20,7 +20,7 @@ Matrix Embedding::forward(const std::vector<int>& ids) const {
   Matrix out(static_cast<Eigen::Index>(ids.size()), table_.cols());
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= table_.rows())
-      detail::fail("Embedding::forward", "ids[", i, "] = ", ids[i], " is outside the table's 0..",
+      detail::fail("Embedding::forward", "ids[", i, "] = ", ids[i], " is outside the table's rows 0 … ",
                    table_.rows() - 1, " (table is ", shape_of(table_), ")");
     out.row(static_cast<Eigen::Index>(i)) = table_.row(ids[i]);
   }
@@ -42,7 +42,7 @@ void Embedding::backward(const std::vector<int>& ids, const Matrix& d_out) {
                  table_.cols());
   for (std::size_t i = 0; i < ids.size(); ++i)
     if (ids[i] < 0 || ids[i] >= table_.rows())
-      detail::fail(fn, "ids[", i, "] = ", ids[i], " is outside the table's 0..", table_.rows() - 1, " (table is ",
+      detail::fail(fn, "ids[", i, "] = ", ids[i], " is outside the table's rows 0 … ", table_.rows() - 1, " (table is ",
                    shape_of(table_), ")");
   detail::require_finite(fn, "d_out", d_out);
   add_rows(fn, ids, d_out);

@@ -41,7 +41,7 @@ Shape contiguous_strides(const Shape& shape) {
 // dim counted from the front (0 … count−1) or from the end (−count … −1), as PyTorch takes it.
 int normalise_dim(const char* function, std::int64_t dim, int count, const Shape& shape) {
   if (dim < -count || dim >= count)
-    detail::fail(function, "dim ", dim, " is out of range for ", shape_text(shape), " (expected ", -count, " to ",
+    detail::fail(function, "dim ", dim, " is out of range for ", shape_text(shape), " (expected ", -count, " … ",
                  count - 1, ")");
   return static_cast<int>(dim < 0 ? dim + count : dim);
 }

@@ -67,7 +67,7 @@ int Vocabulary::id(std::string_view token) const {
 
 const std::string& Vocabulary::token(int id) const {
   if (id < 0 || id >= size())
-    detail::fail("Vocabulary::token", "id ", id, " is outside the vocabulary's 0..", size() - 1);
+    detail::fail("Vocabulary::token", "id ", id, " is outside the vocabulary 0 … ", size() - 1);
   return tokens_[static_cast<std::size_t>(id)];
 }
 

@@ -1,7 +1,7 @@
 // Scaled dot-product attention: softmax(Q·Kᵀ · scale + bias, masked) · V.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <optional>
 

@@ -4,7 +4,7 @@
 // as PyTorch's autograd computes them). The layers with parameters have their own backward passes.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include "attnlab/attention/attention.hpp"
 #include "attnlab/tensor/matrix.hpp"

@@ -19,7 +19,7 @@
 // All that are given apply together: a key is attended only where every one allows it.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <optional>
 

@@ -3,7 +3,7 @@
 // row-major order, one uniform per entry, so a lesson's dropout pattern is reproducible.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include "attnlab/tensor/matrix.hpp"
 

@@ -13,7 +13,7 @@
 // the queries, query_offset = Tk − Tq (the default), and query i sees keys 0 … query_offset + i.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <vector>
 

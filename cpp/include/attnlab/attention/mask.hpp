@@ -3,7 +3,7 @@
 // weights 0 and output 0 — never NaN.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <vector>
 

@@ -3,7 +3,7 @@
 // the scores (RoPE rotates Q and K; ALiBi adds a distance penalty). Learned tables: embedding.hpp.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <vector>
 

@@ -21,7 +21,7 @@
 // are unchanged, and those between blend the two smoothly.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <span>
 #include <vector>

@@ -3,7 +3,7 @@
 // entirely −∞ gives all-zero weights rather than NaN (0/0).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include "attnlab/tensor/matrix.hpp"
 

@@ -18,7 +18,7 @@
 // gpt_session.cpp (KV-cache decoding, generation), gpt_checkpoint.cpp (.safetensors).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -6,7 +6,7 @@
 // the cache. The logits are the full forward's last row (to float rounding).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <span>

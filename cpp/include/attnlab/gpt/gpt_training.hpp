@@ -5,7 +5,7 @@
 //   for (…) { float loss = trainer.step(ids, targets, batch); }
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <span>

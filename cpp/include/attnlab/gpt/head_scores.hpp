@@ -9,7 +9,7 @@
 //                    occurrence of the same token
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <span>

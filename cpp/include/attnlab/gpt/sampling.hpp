@@ -15,7 +15,7 @@
 // Temperature is the softmax's scale: the same 1/√d_k knob attention turns, seen from the output.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <span>
 #include <vector>

@@ -7,7 +7,7 @@
 // direction. ln_final's bias is one more part, so the parts sum to the model's own logit (difference).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <span>
 #include <string>

@@ -18,7 +18,7 @@
 // factors of the same shapes (uniform, seeded; the score is unchanged by scaling), averaged.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -25,7 +25,7 @@
 // (T, heads, d_head) is [T×d] (head h in columns h·d_head …), (heads, T, T) is [heads·T × T].
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <string>
 #include <string_view>

@@ -14,7 +14,7 @@
 // from it instead of computing it again: a patching sweep recomputes only what lies downstream.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <memory>
 #include <span>

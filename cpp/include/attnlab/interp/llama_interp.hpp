@@ -24,7 +24,7 @@
 //    the copying score (OV only) has no distance, and the composition scores use QK at distance 0.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <functional>

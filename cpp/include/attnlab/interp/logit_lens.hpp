@@ -4,7 +4,7 @@
 // block's hook_resid_post, whose row is the model's own distribution (bit for bit: the run's logits).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <span>
 #include <string>

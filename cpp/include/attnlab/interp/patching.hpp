@@ -15,7 +15,7 @@
 // (patched − clean) / (clean − corrupted): 0 = no effect, −1 = the whole drop to the corrupted run.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <functional>
 #include <span>

@@ -10,7 +10,7 @@
 // is an attnlab::Error naming the function, the tensor and the numbers.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstddef>
 #include <cstdint>

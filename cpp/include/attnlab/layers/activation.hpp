@@ -1,7 +1,7 @@
 // Elementwise activations of the feed-forward network, and their derivatives for the backward pass.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include "attnlab/tensor/matrix.hpp"
 

@@ -2,7 +2,7 @@
 // one-head case of MultiHeadAttention, so both share one implementation and one set of tests.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 

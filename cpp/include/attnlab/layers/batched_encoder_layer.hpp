@@ -13,7 +13,7 @@
 // A padded query still gets an output (its row attends the real keys), as in PyTorch.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include "attnlab/layers/encoder_layer.hpp"
 #include "attnlab/tensor/tensor.hpp"

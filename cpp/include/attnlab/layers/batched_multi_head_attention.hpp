@@ -16,7 +16,7 @@
 // is out_proj's bias — never NaN. (torch 1.13's nn.MultiheadAttention gives NaN there.)
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include "attnlab/attention/batched_attention.hpp"
 #include "attnlab/layers/multi_head_attention.hpp"

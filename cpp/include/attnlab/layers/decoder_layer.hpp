@@ -9,7 +9,7 @@
 // each sub-layer and inside the FFN, in training mode only, as in the encoder layer.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <string_view>

@@ -2,7 +2,7 @@
 // nn.Embedding(max_len, d_model) indexed by position). Initialised N(0, 1) like nn.Embedding.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <string>

@@ -8,7 +8,7 @@
 // sub-layer and no norm2, so x = x + attn(norm1(x)) (pre-norm) or x = norm1(x + attn(x)) (post-norm).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -2,7 +2,7 @@
 // applied to every row (token) on its own.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <string_view>

@@ -2,7 +2,7 @@
 // nn.Linear load as they are. Initialised like nn.Linear: weight and bias uniform in ±1/√in.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -4,7 +4,7 @@
 // out_proj.weight, out_proj.bias) or as four separate Linear layers.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <string_view>

@@ -7,7 +7,7 @@
 // forward, it recomputes each row's statistics in double precision.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <string_view>

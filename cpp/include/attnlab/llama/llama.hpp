@@ -31,7 +31,7 @@
 // in, shards), llama_session.cpp (the KV cache, attention sinks, generation).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <functional>

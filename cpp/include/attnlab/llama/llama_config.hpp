@@ -5,7 +5,7 @@
 // with use_sliding_window to layers from max_window_layers on); the model never branches on it.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <string>

@@ -16,7 +16,7 @@
 //     This policy replaces a config's own sliding_window.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <span>

@@ -15,7 +15,7 @@
 // (referent_sentences()).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 #include <cstdint>
 #include <map>
 #include <span>

@@ -12,7 +12,7 @@
 // ("some small cats" → "de petits chats"). Every French word has exactly one English word.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <map>

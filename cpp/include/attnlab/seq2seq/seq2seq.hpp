@@ -10,7 +10,7 @@
 // One sequence pair at a time; a batch is a loop whose gradients accumulate.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <map>

@@ -4,7 +4,7 @@
 // own (no padding) and their gradients add up.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <vector>
 

@@ -2,7 +2,7 @@
 // translator's training run logs (cpp/train/train_translator.cpp) and "Watch it learn" shows.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <span>
 #include <vector>

@@ -4,7 +4,7 @@
 // The wasm binding rethrows it as the JS AttnLabError with the same text.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <stdexcept>
 

@@ -5,7 +5,7 @@
 // as it would in wasm). Inputs the caller already holds are not counted; what the call creates is.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstddef>
 

@@ -1,7 +1,7 @@
 // The one numeric type of attnlab: a float32, row-major matrix (the layout JS and PyTorch use).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <Eigen/Core>
 #include <string>

@@ -8,7 +8,7 @@
 // `.grad is None`): a model only ever used for inference costs no extra memory.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <string>

@@ -7,7 +7,7 @@
 // libm, whose last bits differ between glibc and Emscripten's musl.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 

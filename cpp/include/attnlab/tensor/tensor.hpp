@@ -10,7 +10,7 @@
 // writes them, "(2, 8, 10, 10)" — e.g. "Tensor::view: cannot view (3, 4) (12 elements) as (5, 3) (15 elements)".
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <initializer_list>

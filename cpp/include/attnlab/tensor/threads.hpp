@@ -9,7 +9,7 @@
 // pool's size; the single-threaded builds have max_threads() = 1.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 ATTNLAB_API_BEGIN
 namespace attnlab {

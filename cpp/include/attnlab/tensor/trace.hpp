@@ -6,7 +6,7 @@
 // get a child tracer whose ids are prefixed ("head0.scores", "attn.head1.weights").
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <initializer_list>
 #include <string>

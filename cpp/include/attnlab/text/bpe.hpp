@@ -15,7 +15,7 @@
 // Either can be written back as vocab.json + merges.txt and read again.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <array>
 #include <cstdint>

@@ -18,7 +18,7 @@
 // pattern), is an Error naming it.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <span>
 #include <string>

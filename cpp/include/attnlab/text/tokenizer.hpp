@@ -6,7 +6,7 @@
 // "e.g."); every other punctuation character is a token of its own, and whitespace separates.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <string>
 #include <string_view>

@@ -7,7 +7,7 @@
 // Heads are layer-major: index layer · heads + head.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <vector>
 

@@ -2,7 +2,7 @@
 // the cross-entropy loss against the true classes, each with its gradient for training.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <vector>
 

@@ -11,7 +11,7 @@
 // it has no position embedding: the two switches of the induction-head lesson.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <string_view>

@@ -9,7 +9,7 @@
 // step is computed twice: once to check, once to write).
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -14,7 +14,7 @@
 // "the animal didn't cross the street because it was too tired", and whether a review is positive.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <string>

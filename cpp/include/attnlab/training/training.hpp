@@ -3,7 +3,7 @@
 // steps over batches — what the "Watch it learn" lesson drives, natively or in wasm.
 #pragma once
 
-#include "attnlab/api.hpp"
+#include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
 #include <memory>
