@@ -102,7 +102,7 @@ val weight_to_js(const std::vector<std::int64_t>& shape, const float* data, std:
 GPTHandle* GPTHandle::from_safetensors(const val& bytes, int num_heads, bool override_n_head) {
   return catching<GPTHandle*>([&] {
     const std::vector<std::uint8_t> file = bytes_from_js(bytes, "GPT::from_safetensors");
-    return new GPTHandle(std::make_unique<GPT>(GPT::from_safetensors(file, num_heads, file.size(), override_n_head)));
+    return new GPTHandle(std::make_unique<GPT>(GPT::load(file, num_heads, override_n_head, file.size())));
   }, nullptr);
 }
 
