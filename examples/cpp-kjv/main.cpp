@@ -18,6 +18,13 @@ std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
+// The text in quotes on one line, its line breaks written \n (verses end in them).
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,15 +46,15 @@ int main(int argc, char** argv) {
     options.max_tokens = 8;
     options.sampling.temperature = 0.0f;
     const attnlab::Generation generated = attnlab::generate(model, prompt, options);
-    std::printf("continued: \"%s\"\n", tokenizer.decode(generated.tokens).c_str());
+    std::printf("continued: %s\n", quoted(tokenizer.decode(generated.tokens)).c_str());
 
     // The logit lens at the prompt's last token: the top token read at each point of the residual stream.
     const int last = static_cast<int>(prompt.size()) - 1;
     const attnlab::LogitLens lens = attnlab::logit_lens(attnlab::HookedGPT(model), prompt, std::vector<int>{last}, 1);
     for (std::size_t i = 0; i < lens.points.size(); ++i) {
       const attnlab::LensCell& cell = lens.cells[i][0];
-      std::printf("%-26s %4d %-12s %.3f\n", lens.points[i].c_str(), cell.top_ids[0],
-                  ("\"" + tokenizer.decode(cell.top_ids) + "\"").c_str(), static_cast<double>(cell.top_probabilities[0]));
+      std::printf("%-26s %4d %-12s %.3f\n", lens.points[i].c_str(), cell.top_ids[0], quoted(tokenizer.decode(cell.top_ids)).c_str(),
+                  static_cast<double>(cell.top_probabilities[0]));
     }
   } catch (const attnlab::Error& error) {
     std::fprintf(stderr, "%s\n", error.what());
