@@ -9,14 +9,15 @@
 // Conv1D weights are [in×out], so a projection is MatMul(x, W) + b as stored.
 import { ATTRIBUTE, FLOAT, INT64, floatTensor, int64Tensor, model, node, valueInfo } from './onnx-graphs.mjs';
 
-const intAttr = (name, i) => ({ name, type: ATTRIBUTE.INT, i });
-const intsAttr = (name, ints) => ({ name, type: ATTRIBUTE.INTS, ints });
-const floatAttr = (name, f) => ({ name, type: ATTRIBUTE.FLOAT, f });
+export const intAttr = (name, i) => ({ name, type: ATTRIBUTE.INT, i });
+export const intsAttr = (name, ints) => ({ name, type: ATTRIBUTE.INTS, ints });
+export const floatAttr = (name, f) => ({ name, type: ATTRIBUTE.FLOAT, f });
 
-const MASKED = -1e9;  // added to future positions' scores: exp underflows to 0 without −inf arithmetic
+export const MASKED = -1e9;  // added to future positions' scores: exp underflows to 0 without −inf arithmetic
 
-// Collects nodes and initializers; op() names its outputs unless told, and returns them.
-class GraphBuilder {
+// Collects nodes and initializers; op() names its outputs unless told, and returns them (also used by
+// onnx-llama-graph.mjs).
+export class GraphBuilder {
   nodes = [];
   initializer = [];
   #names = new Set();

@@ -22,6 +22,7 @@ node bench/run.mjs
 node bench/training.mjs  # bench/training-results.md
 node bench/gpt-training.mjs  # bench/gpt-training-results.md
 node bench/gpt-inference.mjs  # bench/gpt-inference-results.md
+node bench/llama-inference.mjs  # bench/llama-inference-results.md
 node bench/translator.mjs  # bench/translator-results.md
 node bench/site-load.mjs  # bench/site-load-results.md
 node bench/threads.mjs  # bench/threads-results.md
