@@ -14,11 +14,13 @@ if ! dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install o
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-torch
 fi
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DATTNLAB_BUILD_BENCH=ON >/dev/null
-cmake --build build/native -j"$(nproc)" --target attnlab_bench_attention attnlab_bench_training attnlab_bench_gpt_training
+cmake --build build/native -j"$(nproc)" --target attnlab_bench_attention attnlab_bench_training attnlab_bench_gpt_training \
+  attnlab_bench_sampling
 scripts/build-wasm.sh >/dev/null
 scripts/build-components.sh
 scripts/build-site.sh
 node bench/run.mjs
+build/native/bench/attnlab_bench_sampling  # sample() beside greedy, the table of bench/sampling-results.md
 node bench/training.mjs  # bench/training-results.md
 node bench/gpt-training.mjs  # bench/gpt-training-results.md
 node bench/gpt-inference.mjs  # bench/gpt-inference-results.md

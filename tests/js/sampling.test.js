@@ -32,7 +32,7 @@ for (const variant of VARIANTS) {
     [1 / 3, 0, 2 / 3, 0].forEach((p, i) => assert.ok(Math.abs(probabilities[i] - p) < 1e-6));
     throwsMessage(() => l.sample([-Infinity, -Infinity]), 'sample: every one of the 2 logits is −∞: no token may be drawn');
     throwsMessage(() => l.sample([1, 2], { repetitionPenalty: 0 }), 'sample: repetitionPenalty must be > 0 (1 = off; 1.2 discourages repeats), got 0');
-    throwsMessage(() => l.sample([1, 2], { context: [0, 2], repetitionPenalty: 1.2 }), 'sample: context[1] = 2 is not a token id in [0, 2)');
+    throwsMessage(() => l.sample([1, 2], { context: [0, 2], repetitionPenalty: 1.2 }), 'sample: context[1] = 2 is not a token id in 0 … 1');
     assert.equal(l.sample([3, 1], { temperature: 0 }).token, 0);  // the module is still usable
   });
 

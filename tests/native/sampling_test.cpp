@@ -137,20 +137,20 @@ TEST(Sampling, TwoHundredThousandDrawsFollowTheSoftmax) {
 }
 
 TEST(Sampling, TwoHundredThousandDrawsFollowTheTopK) {
-  // top-k 40 of 1,000 (found with a heap) and 300 of 1,000 (partial selection): the k largest logits,
+  // top-k 10 of 200 (found with a heap) and 50 of 200 (partial selection): the k largest logits,
   // their softmax renormalised over them
-  const std::vector<float> logits = normal_logits(1000, 1.0f, 32);
+  const std::vector<float> logits = normal_logits(200, 1.0f, 32);
   const std::vector<std::size_t> order = by_descending_logit(logits);
-  expect_draws_follow(logits, {.top_k = 40}, softmax_over(logits, {order.begin(), order.begin() + 40}), 200000, 3);
-  const std::vector<float> flat = normal_logits(1000, 0.3f, 33);
+  expect_draws_follow(logits, {.top_k = 10}, softmax_over(logits, {order.begin(), order.begin() + 10}), 200000, 3);
+  const std::vector<float> flat = normal_logits(200, 0.3f, 33);
   const std::vector<std::size_t> flat_order = by_descending_logit(flat);
-  expect_draws_follow(flat, {.top_k = 300}, softmax_over(flat, {flat_order.begin(), flat_order.begin() + 300}), 200000, 4);
+  expect_draws_follow(flat, {.top_k = 50}, softmax_over(flat, {flat_order.begin(), flat_order.begin() + 50}), 200000, 4);
 }
 
 TEST(Sampling, TwoHundredThousandDrawsFollowTheNucleus) {
-  // top-p 0.6 of 1,000: the most likely tokens until their share reaches 0.6, renormalised; then
-  // top-k 60 and top-p 0.6 together (the nucleus of the whole distribution, cut at 60 tokens if longer)
-  const std::vector<float> logits = normal_logits(1000, 1.5f, 34);
+  // top-p 0.6 of 200: the most likely tokens until their share reaches 0.6, renormalised; then
+  // top-k 10 and top-p 0.6 together (the nucleus of the whole distribution, cut at 10 tokens if longer)
+  const std::vector<float> logits = normal_logits(200, 1.5f, 34);
   std::vector<std::size_t> all(logits.size());
   std::iota(all.begin(), all.end(), 0);
   const std::vector<double> softmax = softmax_over(logits, all);
@@ -161,9 +161,9 @@ TEST(Sampling, TwoHundredThousandDrawsFollowTheNucleus) {
   while (mass < top_p) mass += softmax[order[n++]];
   ASSERT_GT(mass - softmax[order[n - 1]], 0.0);
   ASSERT_GT(std::min(top_p - (mass - softmax[order[n - 1]]), mass - top_p), 1e-5) << "a cut this close is the 1e-6's to decide";
-  ASSERT_GT(n, 60u) << "the top-k 60 below is meant to cut the nucleus";
+  ASSERT_GT(n, 10u) << "the top-k 10 below is meant to cut the nucleus";
   expect_draws_follow(logits, {.top_p = 0.6f}, softmax_over(logits, {order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n)}), 200000, 5);
-  expect_draws_follow(logits, {.top_k = 60, .top_p = 0.6f}, softmax_over(logits, {order.begin(), order.begin() + 60}), 200000, 6);
+  expect_draws_follow(logits, {.top_k = 10, .top_p = 0.6f}, softmax_over(logits, {order.begin(), order.begin() + 10}), 200000, 6);
 }
 
 TEST(Sampling, TiesAtTheCutGoToTheSmallerIdsInALargeVocabulary) {
@@ -251,7 +251,7 @@ TEST(Sampling, BadOptionsAreNamed) {
   expect_error([] { penalized_logits(std::vector<float>{-3e38f, 1.0f}, std::vector<int>{0}, {.repetition_penalty = 2.0f}); },
                "penalized_logits: a penalty pushed logits[0] past float32's range");
   expect_error([] { penalized_logits(kLogits, std::vector<int>{0, 4}, {.repetition_penalty = 1.2f}); },
-               "penalized_logits: context[1] = 4 is not a token id in [0, 4)");
+               "penalized_logits: context[1] = 4 is not a token id in 0 … 3");
   expect_error([] { sampling_distribution(kLogits, {.temperature = -1}); },
                "sampling_distribution: temperature must be finite and ≥ 0 (0 = greedy), got -1");
   expect_error([] { sampling_distribution(kLogits, {.top_k = -2}); },
