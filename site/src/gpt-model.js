@@ -16,26 +16,34 @@ function openDb() {
     request.onupgradeneeded = () => request.result.createObjectStore(STORE);
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
+    request.onblocked = () => reject(new Error('another tab holds an older version of the store open'));
   });
 }
 
+// One request in a transaction, settled when the transaction is: a write has happened only once its
+// transaction completes, and a browser may abort it after the request itself succeeded (a private
+// window refusing a value over ~133 MB aborts with UnknownError; a full disk with QuotaExceededError).
+// Every way it can end settles the promise, so no caller waits for ever.
 async function withStore(mode, work) {
   const db = await openDb();
   try {
     return await new Promise((resolve, reject) => {
-      const request = work(db.transaction(STORE, mode).objectStore(STORE));
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
+      const transaction = db.transaction(STORE, mode);
+      const request = work(transaction.objectStore(STORE));
+      transaction.oncomplete = () => resolve(request.result);
+      transaction.onabort = () => reject(transaction.error ?? request.error ?? new Error('the browser aborted the transaction'));
+      transaction.onerror = () => reject(transaction.error ?? request.error);
     });
   } finally {
     db.close();
   }
 }
 
-// { name, weights: ArrayBuffer, vocabJson, mergesText, numHeads, memoryBudget } or undefined.
+// { name, weights: ArrayBuffer, vocabJson, mergesText, numHeads, memoryBudget } or undefined (nothing
+// kept, or no storage in this browser).
 export const readYourModel = () => withStore('readonly', (store) => store.get(KEY)).catch(() => undefined);
 export const saveYourModel = (files) => withStore('readwrite', (store) => store.put(files, KEY));
-export const forgetYourModel = () => withStore('readwrite', (store) => store.delete(KEY));
+export const forgetYourModel = () => withStore('readwrite', (store) => store.delete(KEY)).catch(() => undefined);
 
 // A picked model's files → { model, tokenizer }; AttnLabError (the package's message) if refused.
 // numHeads 0: from the file's metadata. memoryBudget: bytes the lab may use (GPT-2 needs about 1 GiB).

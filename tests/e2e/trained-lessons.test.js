@@ -361,4 +361,42 @@ describe('the trained-model lessons', () => {
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  test('your own model in a browser that will not keep it (a private window\'s abort): it loads, and says the lessons stay on attnlab\'s', async () => {
+    const work = join(tmpdir(), `attnlab-your-model-private-${process.pid}`);
+    mkdirSync(work, { recursive: true });
+    const small = await lab.createGPT({ vocabSize: 50257, contextLength: 64, dModel: 16, numHeads: 2, numLayers: 2, seed: 6 });
+    writeFileSync(join(work, 'tiny-gpt2.safetensors'), small.save({ dtype: 'F16' }));
+    small.dispose();
+    // A fresh context, as a private window is, whose IndexedDB aborts the transaction of every write
+    // while its request never settles — what Chromium's incognito storage does with a value over
+    // ~133 MB (UnknownError), on which the page used to wait for ever.
+    const context = await browser.newContext();
+    await context.addInitScript(() => {
+      IDBObjectStore.prototype.put = function abortingPut() {
+        this.transaction.abort();
+        return Object.assign(new EventTarget(), { result: undefined, error: null });
+      };
+    });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server.url}/lessons/your-model.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    await page.getByLabel('Checkpoint (.safetensors)').setInputFiles(join(work, 'tiny-gpt2.safetensors'));
+    await page.getByLabel('vocab.json').setInputFiles(join(gpt2Files, 'encoder.json'));
+    await page.getByLabel('merges.txt').setInputFiles(join(gpt2Files, 'vocab.bpe'));
+    await page.getByRole('button', { name: 'Load and use this model' }).click();
+    await page.waitForFunction(() => document.querySelector('[role=status].explain')?.textContent.startsWith('Loaded'));
+    const status = await page.textContent('[role=status].explain');
+    assert.match(status, /2 layers × 2 heads, d_model 16/);
+    assert.match(status, /But this browser would not keep the file \([\d.]+ MiB\) .* so they still run on attnlab’s model\./);
+    assert.equal(await page.locator('.error:visible').count(), 0);
+    // The other lessons find nothing kept, and run on attnlab-kjv.
+    await page.goto(`${server.url}/lessons/next-token.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+    assert.doesNotMatch(await page.textContent('.notices'), /Running on your model/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
 });

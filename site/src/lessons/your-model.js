@@ -78,10 +78,16 @@ lessonPage({
         const count = model.parameterCount();
         model.dispose();
         tokenizer.dispose();
-        await saveYourModel(files);
-        status.textContent = `Loaded ${w.name} in ${formatNumber(seconds, 1)} s: ${numLayers} layers × ${numHeads} heads, d_model ${dModel}, ` +
-          `context ${contextLength}, vocabulary ${vocabSize.toLocaleString('en')}, ${count.toLocaleString('en')} parameters. ` +
-          'The lessons below now run on it.';
+        const loaded = `Loaded ${w.name} in ${formatNumber(seconds, 1)} s: ${numLayers} layers × ${numHeads} heads, d_model ${dModel}, ` +
+          `context ${contextLength}, vocabulary ${vocabSize.toLocaleString('en')}, ${count.toLocaleString('en')} parameters.`;
+        // The lessons are pages of their own: they find the model in this browser's storage. A browser
+        // that will not keep it (a private window, full or turned-off storage) leaves them on attnlab's.
+        const kept = await saveYourModel(files).then(() => true, () => false);
+        const earlier = kept ? undefined : await readYourModel();
+        status.textContent = kept ? `${loaded} The lessons below now run on it.`
+          : `${loaded} But this browser would not keep the file (${formatNumber(w.size / 2 ** 20, 1)} MiB) for the other ` +
+            'lessons to open — a private window, or storage that is full or turned off refuses it — so they still run on ' +
+            `${earlier ? `the model kept before, ${earlier.name}` : 'attnlab’s model'}. In a normal window they would run on this one.`;
       } catch (error) {
         await showCurrent();
         ctx.report(inFieldNames(error));
