@@ -9,8 +9,10 @@ scripts/train-llama.sh makes the token streams (cpp/train/kjv_tokens.cpp) and ru
 OUT: config.json, model.safetensors (F16, the evaluation with the lowest held-out loss) and
 tokenizer.json as Hugging Face saves a LlamaForCausalLM, and training-log.jsonl (the setup, every step,
 every evaluation, every stop and resume, the summary). Every evaluation saves checkpoint.pt (weights,
-AdamW state, the step): --resume continues from it and computes what the uninterrupted run would,
+AdamW state, the step), as does a stop — --stop-after STEP (after STEP steps), SIGTERM or SIGINT (once
+the step under way is done): --resume continues from it and computes what the uninterrupted run would,
 because each step's data and dropout come from its step number alone, never from a running RNG.
+tests/js/llama-training.test.js reruns the first steps and compares them with the committed log.
 """
 
 import argparse
@@ -228,16 +230,13 @@ def main():
 
     began = time.time()
     for step in range(start, t["steps"]):
-        if stop["signal"]:
-            save(step)
-            log_line(log, {"type": "stop", "at_step": step, "reason": stop["signal"],
-                           "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-            return
         if step % t["eval_every"] == 0 and not (args.resume and step == start):
             evaluate(step)  # the model after `step` steps, saved as the checkpoint a resume starts from
-            if step == args.stop_after:
-                log_line(log, {"type": "stop", "at_step": step, "reason": "--stop-after"})
-                return
+        if stop["signal"] or step == args.stop_after:
+            save(step)
+            log_line(log, {"type": "stop", "at_step": step, "reason": stop["signal"] or "--stop-after",
+                           "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            return
         lr = lr_at(step, t)
         for g in opt.param_groups:
             g["lr"] = lr
