@@ -219,14 +219,14 @@ TEST(LlamaErrors, NameWhatIsWrongAndLeaveNothingBroken) {
       "intermediate_size": 80, "num_hidden_layers": 3, "num_attention_heads": 6, "num_key_value_heads": 2,
       "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
       "original_max_position_embeddings": 16}})")),
-               "Llama::from_safetensors: the checkpoint has no tensor 'model.layers.2.input_layernorm.weight', which a llama with num_hidden_layers = 3 needs");
+               "LlamaLoader: the checkpoint has no tensor 'model.layers.2.input_layernorm.weight', which a llama with num_hidden_layers = 3 needs");
   expect_error(load_from(with_file(good, "config.json", R"({"model_type": "llama", "vocab_size": 97, "hidden_size": 48,
       "intermediate_size": 80, "num_hidden_layers": 1, "num_attention_heads": 6, "num_key_value_heads": 2})")),
-               "Llama::from_safetensors: the checkpoint's tensor 'model.layers.1.input_layernorm.weight' is not part of a llama "
+               "LlamaLoader: the checkpoint's tensor 'model.layers.1.input_layernorm.weight' is not part of a llama "
                "with this config (num_hidden_layers = 1, no q/k/v biases)");
   expect_error(load_from(with_file(good, "config.json", R"({"model_type": "llama", "vocab_size": 97, "hidden_size": 48,
       "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 6, "num_key_value_heads": 2})")),
-               "Llama::from_safetensors: tensor 'model.layers.0.mlp.gate_proj.weight' has shape [80, 48] but this config needs [96, 48]");
+               "LlamaLoader: tensor 'model.layers.0.mlp.gate_proj.weight' has shape [80, 48] but this config needs [96, 48]");
   expect_error(load_from(with_file(good, "config.json", R"({"model_type": "llama", "vocab_size": 97, "hidden_size": 48,
       "intermediate_size": 80, "num_hidden_layers": 2, "num_attention_heads": 6, "num_key_value_heads": 2,
       "rope_scaling": {"rope_type": "yarn", "factor": 4.0}})")),

@@ -12,6 +12,7 @@
 
 #include "attnlab/tensor/limits.hpp"
 #include "attnlab/io/safetensors.hpp"
+#include "attnlab/io/safetensors_stream.hpp"
 #include "expect_error.hpp"
 #include "fixture.hpp"
 
@@ -214,9 +215,68 @@ TEST(Safetensors, RoundTripsEveryDtype) {
   }
 }
 
+// The same file fed in pieces of every size from 1 to 9 bytes (values split between pieces) and whole:
+// every readable tensor's values as numpy and PyTorch wrote them, the others skipped.
+TEST(SafetensorsStream, ReadsTheFileNumpyAndPyTorchWroteInPiecesOfAnySize) {
+  const std::vector<std::uint8_t> file = testing::fixture_bytes("safetensors/mixed.safetensors");
+  const nlohmann::json expected = testing::fixture_json("safetensors/mixed.json");
+  for (const std::size_t piece : {1, 2, 3, 4, 5, 6, 7, 8, 9, 1 << 20}) {
+    std::map<std::string, std::vector<float>> values;
+    SafetensorsStream stream(file.size(), [&](const SafetensorsHeader& h) {
+      std::vector<float*> out;
+      for (const SafetensorInfo& info : h.tensors) {
+        const bool readable = !h.unreadable.contains(info.name) && info.element_count() > 0;
+        out.push_back(readable ? (values[info.name] = std::vector<float>(static_cast<std::size_t>(info.element_count()))).data() : nullptr);
+      }
+      return out;
+    });
+    for (std::size_t at = 0; at < file.size(); at += piece)
+      stream.feed(std::span<const std::uint8_t>(file).subspan(at, std::min(piece, file.size() - at)));
+    EXPECT_TRUE(stream.complete());
+    EXPECT_EQ(stream.header().data_start, expected.at("data_start").get<std::size_t>());
+    std::size_t checked = 0;
+    for (const nlohmann::json& t : expected.at("tensors")) {
+      if (!t.contains("f32_bits") || !values.contains(t.at("name"))) continue;
+      expect_same_values(values.at(t.at("name")), t.at("f32_bits").get<std::vector<std::uint32_t>>(),
+                         t.at("name").get<std::string>() + " in pieces of " + std::to_string(piece));
+      ++checked;
+    }
+    EXPECT_GE(checked, 3u);
+  }
+}
+
+TEST(SafetensorsStream, RefusesWhatItCannotRead) {
+  const std::vector<std::uint8_t> file = testing::fixture_bytes("safetensors/mixed.safetensors");
+  const auto want_all = [](const SafetensorsHeader& h) {
+    static std::vector<float> sink(1024);
+    return std::vector<float*>(h.tensors.size(), sink.data());
+  };
+  expect_error([&] { SafetensorsStream(file.size(), want_all).feed(file); },
+               "SafetensorsStream: tensor 'position_ids' is I64: attnlab reads F32, F16 and BF16");
+  const auto none = [](const SafetensorsHeader& h) { return std::vector<float*>(h.tensors.size()); };
+  SafetensorsStream stream(file.size(), none);
+  expect_error([&] { (void)stream.header(); }, "SafetensorsStream: the header is not in yet: 0 of the file's " +
+                                                   std::to_string(file.size()) + " bytes have come");
+  stream.feed(std::span<const std::uint8_t>(file).first(10));
+  expect_error([&] { stream.feed(file); }, "SafetensorsStream: given " + std::to_string(file.size()) + " more bytes after 10, past the file's " +
+                                               std::to_string(file.size()));
+  stream.feed(std::span<const std::uint8_t>(file).subspan(10));  // the refusal changed nothing
+  EXPECT_TRUE(stream.complete());
+  expect_error([&] { SafetensorsStream(file.size(), [](const SafetensorsHeader&) { return std::vector<float*>(1); }).feed(file); },
+               "SafetensorsStream: destinations gave a list of 1 for the header's " +
+                   std::to_string(parse_safetensors(file).tensors.size()) + " tensors");
+}
+
 TEST(Safetensors, MalformedFilesSayWhatIsWrong) {
+  // Each refusal is also the streaming reader's, fed the file a byte at a time (it parses the header as
+  // soon as its bytes are in, against the whole file's size).
   auto refused = [](const std::vector<std::uint8_t>& file, const std::string& message) {
     expect_error([&] { parse_safetensors(file); }, "parse_safetensors: " + message);
+    expect_error([&] {
+      SafetensorsStream stream(file.size(), [](const SafetensorsHeader& h) { return std::vector<float*>(h.tensors.size()); });
+      for (const std::uint8_t& byte : file) stream.feed({&byte, 1});
+      (void)stream.header();
+    }, "parse_safetensors: " + message);
   };
   auto entry = [](const std::string& fields) { return R"({"w": {)" + fields + "}}"; };
   refused({}, "the file has 0 bytes, fewer than the 8 of the header length");

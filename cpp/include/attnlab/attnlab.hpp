@@ -31,9 +31,11 @@
 #include "attnlab/interp/patching.hpp"
 
 #include "attnlab/io/safetensors.hpp"
+#include "attnlab/io/safetensors_stream.hpp"
 
 #include "attnlab/llama/llama.hpp"
 #include "attnlab/llama/llama_config.hpp"
+#include "attnlab/llama/llama_loader.hpp"
 #include "attnlab/llama/llama_session.hpp"
 
 #include "attnlab/layers/activation.hpp"

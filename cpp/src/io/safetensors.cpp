@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "attnlab/tensor/limits.hpp"
+#include "io/safetensors_values.hpp"
 #include "tensor/checks.hpp"
 
 namespace attnlab {
@@ -309,8 +310,10 @@ void sort_and_require_disjoint(std::vector<SafetensorInfo>& tensors) {
 
 // ---- values ----
 
+}  // namespace
+
 // (count 0: nothing to copy, and memcpy must not see the null pointers an empty tensor may bring)
-void read_values(const std::uint8_t* bytes, DType dtype, std::size_t count, float* out) {
+void detail::read_values(const std::uint8_t* bytes, DType dtype, std::size_t count, float* out) {
   if (count == 0) return;
   if (dtype == DType::F32) {
     std::memcpy(out, bytes, count * sizeof(float));
@@ -323,6 +326,8 @@ void read_values(const std::uint8_t* bytes, DType dtype, std::size_t count, floa
     out[i] = widen(bits);
   }
 }
+
+namespace {
 
 void write_values(const float* values, DType dtype, std::size_t count, std::uint8_t* bytes) {
   if (count == 0) return;
@@ -411,28 +416,38 @@ std::uint64_t described_data_end(const nlohmann::json& header) {
 
 }  // namespace
 
-SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> file) {
-  if (file.size() < 8) detail::fail(kParse, "the file has ", file.size(), " bytes, fewer than the 8 of the header length");
+SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> file) { return parse_safetensors_header(file, file.size()); }
+
+SafetensorsHeader parse_safetensors_header(std::span<const std::uint8_t> start, std::uint64_t file_size) {
+  if (start.size() > file_size)
+    detail::fail(kParse, "start holds ", start.size(), " bytes of a file of ", file_size, ": more than the whole file");
+  if (file_size < 8) detail::fail(kParse, "the file has ", file_size, " bytes, fewer than the 8 of the header length");
+  if (start.size() < 8) detail::fail(kParse, "start holds ", start.size(), " bytes, fewer than the 8 of the header length");
   // The format's header is a JSON object: its first byte, right after the 8-byte length, is '{'. Any
   // other file (a zip, a PyTorch .bin, text) fails here, before its first bytes are read as a length.
-  if (file.size() > 8 && file[8] != '{')
+  if (start.size() > 8 && start[8] != '{')
     detail::fail(kParse, "this is not a .safetensors file: one starts with an 8-byte header length and then the header, a JSON "
-                 "object, but byte 8 is ", static_cast<int>(file[8]), " and not '{'");
+                 "object, but byte 8 is ", static_cast<int>(start[8]), " and not '{'");
   std::uint64_t header_length;
-  std::memcpy(&header_length, file.data(), 8);
+  std::memcpy(&header_length, start.data(), 8);
   if (header_length > kMaxHeader)
     detail::fail(kParse, "the header length is ", header_length, " bytes, over the format's limit of ", kMaxHeader);
-  if (header_length > file.size() - 8)
-    detail::fail(kParse, "the header length is ", header_length, " bytes but only ", file.size() - 8,
+  if (header_length > file_size - 8)
+    detail::fail(kParse, "the header length is ", header_length, " bytes but only ", file_size - 8,
                  " follow it: is the file cut short?");
+  if (header_length > start.size() - 8)
+    detail::fail(kParse, "start holds ", start.size(), " bytes, fewer than the header's ", 8 + header_length);
+  // A file a wasm32 build could not address is refused by name, before a size_t wraps.
+  if (file_size > std::numeric_limits<std::size_t>::max())
+    detail::fail(kParse, "the file has ", file_size, " bytes, more than this build addresses (", std::numeric_limits<std::size_t>::max(), ")");
 
   SafetensorsHeader out;
   out.data_start = 8 + static_cast<std::size_t>(header_length);
-  const std::size_t data_size = file.size() - out.data_start;
-  const nlohmann::json header = parse_header_json(file.subspan(8, static_cast<std::size_t>(header_length)));
+  const std::size_t data_size = static_cast<std::size_t>(file_size) - out.data_start;
+  const nlohmann::json header = parse_header_json(start.subspan(8, static_cast<std::size_t>(header_length)));
   if (const std::uint64_t end = described_data_end(header); end > data_size) {
     detail::fail(kParse, "the file is cut short: its header describes ", end, " bytes of tensor data but only ", data_size,
-                 " follow the header (the whole file should be ", out.data_start + end, " bytes; it has ", file.size(), ")");
+                 " follow the header (the whole file should be ", out.data_start + end, " bytes; it has ", file_size, ")");
   }
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {
@@ -463,7 +478,7 @@ void read_tensor(std::span<const std::uint8_t> file, const SafetensorsHeader& he
   const std::size_t count = (info.end - info.begin) / dtype_size(info.dtype);
   if (count == 0) return;
   if (out == nullptr) detail::fail(kRead, "out is null for tensor ", in_quotes(info.name));
-  read_values(file.data() + header.data_start + info.begin, info.dtype, count, out);
+  detail::read_values(file.data() + header.data_start + info.begin, info.dtype, count, out);
 }
 
 std::vector<std::uint8_t> write_safetensors(const std::vector<TensorToWrite>& tensors, DType dtype,

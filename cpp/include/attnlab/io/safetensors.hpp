@@ -66,6 +66,9 @@ struct SafetensorsHeader {
 // between tensors and bytes after the last, empty tensors anywhere, fields besides dtype, shape and
 // data_offsets (ignored), an empty tensor name.
 SafetensorsHeader parse_safetensors(std::span<const std::uint8_t> file);
+// The same from the file's first bytes only (at least the 8 + N of the length and the header: a file
+// read in pieces, SafetensorsStream) and its whole size, against which every tensor's range is checked.
+SafetensorsHeader parse_safetensors_header(std::span<const std::uint8_t> start, std::uint64_t file_size);
 
 // Tensor `info`'s values as float32, row-major, into `out` (info.element_count() floats). Error for a
 // tensor in header.unreadable (naming its dtype), and for an info whose byte range is not inside this

@@ -27,13 +27,15 @@
 //   SiLU) and mlp.hook_pre_linear (up_proj's) (T, m), mlp.hook_post (T, m) = silu(pre)·pre_linear,
 //   hook_mlp_out, hook_resid_post (T, d); then ln_final.hook_scale, ln_final.hook_normalized.
 //
-// Files: llama_config.cpp (config.json), llama.cpp (weights, forward), llama_checkpoint.cpp (safetensors
-// in, shards), llama_session.cpp (the KV cache, attention sinks, generation).
+// Files: llama_config.cpp (config.json), llama.cpp (weights, forward), llama_loader.cpp (a checkpoint
+// streamed in, shards), llama_checkpoint.cpp (from bytes, from a folder, to safetensors), llama_session.cpp
+// (the KV cache, attention sinks, generation).
 #pragma once
 
 #include "attnlab/tensor/api.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <span>
@@ -90,9 +92,13 @@ class Llama {
 
   // A checkpoint folder as Hugging Face saves it: `files` maps file names to their bytes and must hold
   // config.json and either model.safetensors or model.safetensors.index.json with every shard it names
-  // (llama_checkpoint.cpp says what is checked). F32, F16 and BF16 tensors.
+  // (llama_loader.hpp says what is checked). F32, F16 and BF16 tensors.
   static Llama from_files(const std::map<std::string, std::span<const std::uint8_t>>& files);
-  // The same with the config given and the weights in one or more .safetensors files' bytes.
+  // The same folder on disk, each .safetensors file read 4 MiB at a time: the load needs the weights'
+  // memory, not the files' too. Other files in it (tokenizer.json, README.md, …) are not read.
+  static Llama from_folder(const std::filesystem::path& folder);
+  // The same with the config given and the weights in one or more .safetensors files' bytes (named
+  // files[0], files[1] … in messages).
   static Llama from_safetensors(const LlamaConfig& config, std::span<const std::span<const std::uint8_t>> files);
   // The weights as one .safetensors file (HF's names; lm_head.weight left out when tied, as HF saves).
   std::vector<std::uint8_t> to_safetensors(DType dtype = DType::F32) const;
@@ -116,6 +122,7 @@ class Llama {
 
  private:
   friend class LlamaSession;
+  friend class LlamaLoader;
   struct LayerSlots {  // indices into slots_ (−1: absent)
     int input_norm, q, q_bias, k, k_bias, v, v_bias, o, o_bias, post_norm, gate, gate_bias, up, up_bias, down, down_bias;
   };
