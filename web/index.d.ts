@@ -898,7 +898,9 @@ export interface Lab {
    *  is refused unless overrideNumHeads: true. */
   loadGPT(bytes: Uint8Array | ArrayBuffer, options?: { numHeads?: number; overrideNumHeads?: boolean }): Promise<GPTModel>;
   /** A checkpoint folder as Hugging Face saves it: config.json, model.safetensors (or the index and its shards),
-   *  tokenizer.json (or GPT-2's vocab.json and merges.txt). onProgress reports File objects' bytes as they are read. */
+   *  tokenizer.json (or GPT-2's vocab.json and merges.txt). A Llama's weights stream into the model a piece at a
+   *  time: the module's memory holds the float32 weights, not the files as well. onProgress reports each weight
+   *  file's bytes as they are read (a GPT-2 folder's model.safetensors: when it is a File). */
   loadModel(files: CheckpointFiles, options?: { onProgress?: (progress: { file: string; loaded: number; total: number }) => void }):
     Promise<
       | { family: 'llama' | 'qwen2' | 'mistral'; model: LlamaModel; tokenizer: HFTokenizer }

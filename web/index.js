@@ -7,7 +7,7 @@ import {
   maskOptions, toFloat32, wellFormed,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
-import { checkpointFamily, fileText, readCheckpointFiles } from './lib/checkpoint-files.js';
+import { CheckpointFiles, checkpointFamily, streamLlamaWeights } from './lib/checkpoint-files.js';
 import { checkIds, gptClasses, samplingOptions } from './lib/gpt.js';
 import { llamaClasses } from './lib/llama.js';
 import { LazyModule } from './lib/lazy-module.js';
@@ -226,28 +226,37 @@ class Lab {
   // folder (config.json with model_type llama, qwen2 or mistral; model.safetensors or the shards that
   // model.safetensors.index.json names; tokenizer.json) gives a LlamaModel and an HFTokenizer; a GPT-2
   // one (model_type gpt2, or model.safetensors with vocab.json and merges.txt) a GPTModel and its
-  // tokenizer. options: { onProgress({ file, loaded, total }) } while File objects are read.
+  // tokenizer. A Llama's weights stream into the model a piece at a time (the heap holds the weights,
+  // not the files as well). options: { onProgress({ file, loaded, total }) } as the weights are read.
   async loadModel(files, options) {
     const fn = 'loadModel';
     const { onProgress } = checkOptions(fn, options, ['onProgress']);
-    const bytes = await readCheckpointFiles(fn, files, onProgress);
-    const { family, config } = checkpointFamily(fn, bytes);
+    if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, `onProgress must be a function, got ${describe(onProgress)}`);
+    const folder = new CheckpointFiles(fn, files);
+    const { family, config, configText } = await checkpointFamily(fn, folder);
     const { raw, call, classes } = await this.#gptModule(fn);
+    const hfTokenizer = async () => {
+      const json = wellFormed(await folder.text('tokenizer.json'));
+      return new classes.HFTokenizer(call(fn, () => raw.HFTokenizerHandle.fromJson(json)));
+    };
     if (family === 'gpt2') {
-      if (!bytes.has('model.safetensors')) fail(fn, `no model.safetensors among the files (given: ${[...bytes.keys()].join(', ')})`);
+      if (!folder.has('model.safetensors')) fail(fn, `no model.safetensors among the files (given: ${folder.names})`);
       const numHeads = config?.n_head ?? 0;
-      const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes.get('model.safetensors'), numHeads, false)));
-      const tokenizer = bytes.has('tokenizer.json')
-        ? new classes.HFTokenizer(call(fn, () => raw.HFTokenizerHandle.fromJson(wellFormed(fileText(bytes, 'tokenizer.json')))))
-        : new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(fileText(bytes, 'vocab.json'), fileText(bytes, 'merges.txt'))));
+      const bytes = await folder.bytes('model.safetensors', onProgress);
+      const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes, numHeads, false)));
+      if (!folder.has('tokenizer.json') && !(folder.has('vocab.json') && folder.has('merges.txt'))) {
+        fail(fn, `no tokenizer.json, nor vocab.json with merges.txt, among the files (given: ${folder.names}): the model's tokenizer is needed`);
+      }
+      const gpt2Tokenizer = async () => {
+        const [vocab, merges] = [await folder.text('vocab.json'), await folder.text('merges.txt')];
+        return new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(vocab, merges)));
+      };
+      const tokenizer = folder.has('tokenizer.json') ? await hfTokenizer() : await gpt2Tokenizer();
       return { model, tokenizer, family };
     }
-    const tokenizer = new classes.HFTokenizer(call(fn, () => raw.HFTokenizerHandle.fromJson(wellFormed(fileText(bytes, 'tokenizer.json')))));
-    // Only what the weights need goes into the wasm heap (a folder also holds READMEs, generation_config.json …).
-    const weights = Object.fromEntries([...bytes].filter(([name]) => name === 'config.json' || name.endsWith('.safetensors') ||
-      name === 'model.safetensors.index.json'));
-    const model = new classes.LlamaModel(call(fn, () => raw.LlamaHandle.fromFiles(weights)));
-    return { model, tokenizer, family };
+    const tokenizer = await hfTokenizer();
+    const handle = await streamLlamaWeights(fn, folder, { raw, call, configText, onProgress });
+    return { model: new classes.LlamaModel(handle), tokenizer, family };
   }
 
   // attnlab's own trained GPT and its tokenizer (the package's models/kjv/, fetched on this call):

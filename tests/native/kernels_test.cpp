@@ -102,19 +102,24 @@ TEST_P(KernelSets, MatmulsAgreeWithTheReferenceOnEveryTailShape) {
       }
 }
 
-// Row dots (decoding: a few rows through [out×in] weights, unpacked) against the reference product, with
-// every lane tail (k mod 8) and run of B's rows (64 a task) covered.
+// Row dots (a token or a prompt through [out×in] weights, unpacked; wasm SIMD tiles 2 rows of A by 4
+// of B) and linear() against the reference product, with every lane tail (k mod 8), odd row counts
+// (a last row outside the 2-row tiles), B's rows outside the 4-row tiles and runs of B's rows (64 a
+// task) covered.
 TEST_P(KernelSets, RowDotsAgreeWithTheReference) {
   std::uint64_t seed = 300;
-  for (int m : {1, 2, 3, 5})
+  for (int m : {1, 2, 3, 4, 5, 32})
     for (int k : {1, 3, 4, 5, 7, 8, 9, 12, 17, 64, 576})
       for (int n : {1, 7, 63, 64, 65, 200}) {
         SCOPED_TRACE(std::to_string(m) + "×" + std::to_string(k) + "×" + std::to_string(n));
         const Matrix a = randn(m, k, seed++), bt = randn(n, k, seed++);
         const float tolerance = 2e-6f * static_cast<float>(k);
-        ASSERT_TRUE(testing::MatricesNear(kernels::row_dots(a, bt), kernels::reference::matmul_transposed(a, bt), tolerance, 1e-5f));
+        const Matrix expected = kernels::reference::matmul_transposed(a, bt);
+        ASSERT_TRUE(testing::MatricesNear(kernels::row_dots(a, bt), expected, tolerance, 1e-5f));
+        ASSERT_TRUE(testing::MatricesNear(kernels::linear(a, bt), expected, tolerance, 1e-5f));
       }
   EXPECT_EQ(kernels::row_dots(Matrix(2, 0), Matrix(3, 0)), Matrix::Zero(2, 3));
+  EXPECT_EQ(kernels::linear(Matrix(2, 0), Matrix(3, 0)), Matrix::Zero(2, 3));
 }
 
 // Attention packs K and V once and multiplies blocks of them: a slice of rows (keys k0…) of a packed V,

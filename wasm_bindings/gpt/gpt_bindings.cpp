@@ -56,8 +56,13 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
       .function("gridShape", &PatchingSweepHandle::grid_shape)
       .function("layerCells", &PatchingSweepHandle::layer_cells)
       .function("pathPatching", &PatchingSweepHandle::path_patching);
+  class_<LlamaLoaderHandle>("LlamaLoaderHandle")
+      .class_function("create", &LlamaLoaderHandle::create, allow_raw_pointers())
+      .function("weightFiles", &LlamaLoaderHandle::weight_files)
+      .function("beginFile", &LlamaLoaderHandle::begin_file)
+      .function("feed", &LlamaLoaderHandle::feed)
+      .function("finish", &LlamaLoaderHandle::finish, allow_raw_pointers());
   class_<LlamaHandle>("LlamaHandle")
-      .class_function("fromFiles", &LlamaHandle::from_files, allow_raw_pointers())
       .function("config", &LlamaHandle::config)
       .function("forward", &LlamaHandle::forward)
       .function("generate", &LlamaHandle::generate)

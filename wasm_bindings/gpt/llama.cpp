@@ -1,7 +1,5 @@
 #include "llama.hpp"
 
-#include <map>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -10,22 +8,41 @@
 
 namespace attnlab::wasm {
 
-// ---- LlamaHandle ----
+// ---- LlamaLoaderHandle ----
 
-LlamaHandle* LlamaHandle::from_files(const val& files) {
+LlamaLoaderHandle* LlamaLoaderHandle::create(const std::string& config_json, const std::string& index_json) {
+  return catching<LlamaLoaderHandle*>([&] { return new LlamaLoaderHandle(config_json, index_json); }, nullptr);
+}
+
+val LlamaLoaderHandle::weight_files() const {
+  val names = val::array();
+  for (const std::string& name : loader_.weight_files()) names.call<void>("push", name);
+  return names;
+}
+
+val LlamaLoaderHandle::begin_file(const std::string& name, double size) {
+  return guarded([&] {
+    loader_.begin_file(name, static_cast<std::uint64_t>(size));
+    return val(true);
+  });
+}
+
+val LlamaLoaderHandle::feed(const val& piece) {
+  return guarded([&] {
+    bytes_into(piece, piece_);
+    loader_.feed(piece_);
+    return val(true);
+  });
+}
+
+LlamaHandle* LlamaLoaderHandle::finish() {
   return catching<LlamaHandle*>([&] {
-    // Each file copied into the heap once; the core reads them there and keeps only the weights.
-    std::map<std::string, std::vector<std::uint8_t>> bytes;
-    const val names = val::global("Object").call<val>("keys", files);
-    for (std::size_t i = 0, n = names["length"].as<std::size_t>(); i < n; ++i) {
-      const std::string name = names[i].as<std::string>();
-      bytes.emplace(name, bytes_from_js(files[name], "Llama::from_files"));
-    }
-    std::map<std::string, std::span<const std::uint8_t>> views;
-    for (const auto& [name, data] : bytes) views.emplace(name, data);
-    return new LlamaHandle(std::make_unique<Llama>(Llama::from_files(views)));
+    piece_ = {};  // the last piece's bytes go before the model is handed over
+    return new LlamaHandle(std::make_unique<Llama>(loader_.finish()));
   }, nullptr);
 }
+
+// ---- LlamaHandle ----
 
 val LlamaHandle::config() const {
   const LlamaConfig& c = model_->config();

@@ -6,8 +6,12 @@
 #include <emscripten/val.h>
 
 #include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "attnlab/llama/llama.hpp"
+#include "attnlab/llama/llama_loader.hpp"
 #include "attnlab/llama/llama_session.hpp"
 #include "attnlab/text/hf_tokenizer.hpp"
 
@@ -15,10 +19,27 @@ namespace attnlab::wasm {
 
 using emscripten::val;
 
+class LlamaHandle;
+
+// A checkpoint streamed into the heap a piece at a time (attnlab/llama/llama_loader.hpp): the heap
+// holds the weights and one piece, never a file. The JS layer feeds each of weightFiles() in order.
+class LlamaLoaderHandle {
+ public:
+  // config.json's text, and model.safetensors.index.json's ("" when the weights are model.safetensors).
+  static LlamaLoaderHandle* create(const std::string& config_json, const std::string& index_json);
+  val weight_files() const;                                 // string[]
+  val begin_file(const std::string& name, double size);     // true (undefined on error)
+  val feed(const val& piece);                               // Uint8Array → true (undefined on error)
+  LlamaHandle* finish();                                    // the model (null on error); the loader is spent
+
+ private:
+  LlamaLoaderHandle(std::string_view config_json, std::string_view index_json) : loader_(config_json, index_json) {}
+  LlamaLoader loader_;
+  std::vector<std::uint8_t> piece_;  // reused: one piece in the heap at a time
+};
+
 class LlamaHandle {
  public:
-  // files: { [name]: Uint8Array } — config.json and model.safetensors, or the index and its shards.
-  static LlamaHandle* from_files(const val& files);
   val config() const;  // { modelType, vocabSize, hiddenSize, …, parameterCount, kvCacheBytesPerToken }
   // { attention?, ablate?, ablation?, logits?, firstPosition? } → { logits, attention? }
   val forward(const val& ids, const val& options) const;
@@ -29,6 +50,7 @@ class LlamaHandle {
   const Llama& model() const { return *model_; }
 
  private:
+  friend class LlamaLoaderHandle;
   explicit LlamaHandle(std::unique_ptr<Llama> model) : model_(std::move(model)) {}
   std::unique_ptr<Llama> model_;
 };

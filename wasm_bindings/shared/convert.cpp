@@ -166,6 +166,12 @@ std::vector<std::uint8_t> bytes_from_js(const val& bytes, const char* argument) 
   return out;
 }
 
+void bytes_into(const val& bytes, std::vector<std::uint8_t>& out) {
+  out.resize(bytes["length"].as<std::size_t>());
+  static const val to_heap = val::module_property("bytesToHeap");
+  to_heap(bytes, reinterpret_cast<std::uintptr_t>(out.data()));
+}
+
 val ints_to_js(const std::vector<int>& ids) {
   static const val from_heap = val::module_property("intsFromHeap");
   return from_heap(reinterpret_cast<std::uintptr_t>(ids.data()), ids.size());

@@ -33,6 +33,8 @@ std::uint64_t seed_from_js(double seed);
 // the types. `argument` names the caller in errors (the memory budget, a length that changed).
 std::vector<int> ints_from_js(const val& ids, const char* argument);          // Int32Array → ids
 std::vector<std::uint8_t> bytes_from_js(const val& bytes, const char* argument);  // Uint8Array → bytes
+// Uint8Array → `out`, resized to its length and reused call after call (a file streamed in pieces).
+void bytes_into(const val& bytes, std::vector<std::uint8_t>& out);
 val ints_to_js(const std::vector<int>& ids);                                   // → Int32Array
 val bytes_to_js(const void* data, std::size_t count);                          // → Uint8Array
 val floats_to_js(const float* data, std::size_t count);                        // → Float32Array

@@ -35,6 +35,16 @@ PackedMatrix pack(MatrixView b, bool transposed) {
 Matrix matmul(MatrixView a, MatrixView b) { return product(a, b, false); }
 Matrix matmul_transposed(MatrixView a, MatrixView b) { return product(a, b, true); }
 
+Matrix linear(MatrixView x, MatrixView w) {
+#if defined(__wasm_simd128__)
+  return row_dots(x, w);
+#else
+  // The packed AVX GEMM (and Eigen's) outrun dot products from a few rows of x on: there packing pays.
+  constexpr Eigen::Index kRowDotsBelow = 5;
+  return x.rows() < kRowDotsBelow ? row_dots(x, w) : matmul_transposed(x, w);
+#endif
+}
+
 Matrix row_dots(MatrixView a, MatrixView b) {
   // A [m×k] · B [n×k]ᵀ → [m×n], B's rows read where they lie; runs of B's rows on separate threads
   const Eigen::Index m = a.rows(), n = b.rows(), k = a.cols();
@@ -46,9 +56,32 @@ Matrix row_dots(MatrixView a, MatrixView b) {
   detail::parallel_for(tasks, static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k), [&](int task) {
     const Eigen::Index first = task * kRun, count = std::min(kRun, n - first);
 #if defined(__wasm_simd128__)
-    for (Eigen::Index i = 0; i < m; ++i)
-      for (Eigen::Index j = first; j < first + count; ++j)
-        c(i, j) = simd128::dot(a.data() + i * a.outerStride(), b.data() + j * b.outerStride(), k);
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const float* x = a.data() + i * a.outerStride();
+      Eigen::Index j = first;
+      if (i + 1 < m) {  // two rows of A against four of B: the pair's tiles, then the pair's last B rows
+        const float* pair[2] = {x, x + a.outerStride()};
+        for (; j + 4 <= first + count; j += 4) {
+          const float* rows[4];
+          for (int r = 0; r < 4; ++r) rows[r] = b.data() + (j + r) * b.outerStride();
+          simd128::dots_2x4(pair, rows, k, &c(i, j), c.outerStride());
+        }
+        for (; j < first + count; ++j) {
+          c(i, j) = simd128::dot(pair[0], b.data() + j * b.outerStride(), k);
+          c(i + 1, j) = simd128::dot(pair[1], b.data() + j * b.outerStride(), k);
+        }
+        ++i;
+        continue;
+      }
+      for (; j + 4 <= first + count; j += 4) {  // four of B's rows at a time (the same sums as one by one)
+        const float* rows[4];
+        float out[4];
+        for (int r = 0; r < 4; ++r) rows[r] = b.data() + (j + r) * b.outerStride();
+        simd128::dot4(x, rows, k, out);
+        for (int r = 0; r < 4; ++r) c(i, j + r) = out[r];
+      }
+      for (; j < first + count; ++j) c(i, j) = simd128::dot(x, b.data() + j * b.outerStride(), k);
+    }
 #else
     c.middleCols(first, count).noalias() = a * b.middleRows(first, count).transpose();  // Eigen's vectorised GEMV
 #endif

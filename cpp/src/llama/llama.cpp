@@ -106,13 +106,9 @@ Eigen::Map<const Eigen::RowVectorXf> Llama::vector(int slot) const {
 
 // ---- The pieces of a block ----
 
-// Below this many rows (decoding a token or a few), a product reads W's rows where they lie instead of
-// packing W first: packing costs as much as a one-row product (SmolLM2's 135M parameters per token).
-constexpr Eigen::Index kRowDotsBelow = 5;
-
 Matrix Llama::project(const Matrix& x, int slot, int bias_slot) const {
   // x [n×in] · W[out×in]ᵀ (+ b [out]) → [n×out]
-  Matrix y = x.rows() < kRowDotsBelow ? kernels::row_dots(x, weight(slot)) : kernels::matmul_transposed(x, weight(slot));
+  Matrix y = kernels::linear(x, weight(slot));
   if (bias_slot >= 0) y.rowwise() += vector(bias_slot);
   return y;
 }
@@ -194,7 +190,7 @@ void Llama::finish_block(Matrix& x, Matrix& z, const BlockStep& step) const {
 Matrix Llama::logits(const Matrix& normalized) const {
   // [n×d] → [n×V] = normalized · (lm_head or embed_tokens)ᵀ
   const auto unembed = weight(lm_head_ >= 0 ? lm_head_ : embed_);
-  return normalized.rows() < kRowDotsBelow ? kernels::row_dots(normalized, unembed) : kernels::matmul_transposed(normalized, unembed);
+  return kernels::linear(normalized, unembed);
 }
 
 void Llama::pass_attention_hooks(const std::string& block, const Matrix& v, const GroupedAttentionShape& shape,
