@@ -938,6 +938,12 @@ export interface Lab {
   createTranslatorTrainer(options?: { seed?: number; totalSteps?: number }): Promise<TranslatorTrainer>;
   /** The built-in model's training log (models/kjv/training-log.jsonl), parsed. */
   loadBuiltinTrainingLog(options?: { baseUrl?: string | URL }): Promise<TrainingLog>;
+  /** attnlab-kjv-llama (models/kjv-llama/, import 'attnlab/builtin-llama'): the Llama-architecture model trained
+   *  beside attnlab-kjv on the same King James text — 4 query heads sharing 2 key/value heads, RoPE, RMSNorm,
+   *  SwiGLU, context 256 — read as loadModel reads a Hugging Face folder. */
+  loadBuiltinLlama(options?: { baseUrl?: string | URL }): Promise<{ model: LlamaModel; tokenizer: HFTokenizer }>;
+  /** attnlab-kjv-llama's training log (models/kjv-llama/training-log.jsonl), parsed. */
+  loadBuiltinLlamaTrainingLog(options?: { baseUrl?: string | URL }): Promise<LlamaTrainingLog>;
   /** A GPT with GPT-2's initialisation from a seed. */
   createGPT(config: GPTConfig & { seed?: number }): Promise<GPTModel>;
   /** GPT-2's tokenizer from the text of its vocab.json and merges.txt. */
@@ -995,6 +1001,22 @@ export interface TrainingLog {
     fileBytes: number;
     samples: { prompt: string; seed: number; text: string }[];
   } | null;
+}
+
+/** scripts/llama/train.py's log of attnlab-kjv-llama's run (Lab.loadBuiltinLlamaTrainingLog), keys in camelCase.
+ *  The run stops and resumes across sessions: a resume from the last checkpoint logs the steps after it
+ *  again, and `steps` keeps the resumed run's record of each (the steps the weights went through). */
+export interface LlamaTrainingLog {
+  /** The training config as committed (corpus, tokenizer, model, optimiser, schedule). */
+  setup: { config: Record<string, unknown> } & Record<string, unknown>;
+  /** Every step once, in order: the batch's loss, the learning rate, the gradient norm before clipping, seconds. */
+  steps: { step: number; loss: number; lr: number; gradNorm: number; seconds: number }[];
+  /** Every evaluation: held-out cross-entropy in windows of 256 and of 128 tokens, and each head's scores
+   *  (one number per head, layer after layer); bestStep: the evaluation whose weights are shipped so far. */
+  evals: { step: number; heldoutLoss: number; heldoutLoss128: number; bestStep: number;
+           heads: { previousToken: number[]; firstToken: number[]; induction: number[]; duplicateToken: number[] } }[];
+  stops: { atStep: number; reason: string; time: string }[];
+  resumes: { fromStep: number; lastLoggedStep: number; time: string; threads: number }[];
 }
 
 export function init(options?: InitOptions): Promise<Lab>;

@@ -11,7 +11,7 @@ import { CheckpointFiles, checkpointFamily, streamLlamaWeights } from './lib/che
 import { checkIds, gptClasses, samplingOptions } from './lib/gpt.js';
 import { llamaClasses } from './lib/llama.js';
 import { LazyModule } from './lib/lazy-module.js';
-import { allInOrder, checkBaseUrl, parseTrainingLog, prefetchFile, readBuiltinFile } from './lib/builtin-model.js';
+import { allInOrder, checkBaseUrl, parseLlamaTrainingLog, parseTrainingLog, prefetchFile, readBuiltinFile } from './lib/builtin-model.js';
 import { checkThreads, chooseVariant, instantiate, pageCanUseThreads, prefetchBuild } from './lib/loader.js';
 import { moduleClasses } from './lib/modules.js';
 import { taskModelClass } from './lib/task-model.js';
@@ -234,29 +234,41 @@ class Lab {
     if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, `onProgress must be a function, got ${describe(onProgress)}`);
     const folder = new CheckpointFiles(fn, files);
     const { family, config, configText } = await checkpointFamily(fn, folder);
-    const { raw, call, classes } = await this.#gptModule(fn);
-    const hfTokenizer = async () => {
-      const json = wellFormed(await folder.text('tokenizer.json'));
-      return new classes.HFTokenizer(call(fn, () => raw.HFTokenizerHandle.fromJson(json)));
-    };
-    if (family === 'gpt2') {
-      if (!folder.has('model.safetensors')) fail(fn, `no model.safetensors among the files (given: ${folder.names})`);
-      const numHeads = config?.n_head ?? 0;
-      const bytes = await folder.bytes('model.safetensors', onProgress);
-      const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes, numHeads, false)));
-      if (!folder.has('tokenizer.json') && !(folder.has('vocab.json') && folder.has('merges.txt'))) {
-        fail(fn, `no tokenizer.json, nor vocab.json with merges.txt, among the files (given: ${folder.names}): the model's tokenizer is needed`);
-      }
-      const gpt2Tokenizer = async () => {
-        const [vocab, merges] = [await folder.text('vocab.json'), await folder.text('merges.txt')];
-        return new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(vocab, merges)));
-      };
-      const tokenizer = folder.has('tokenizer.json') ? await hfTokenizer() : await gpt2Tokenizer();
-      return { model, tokenizer, family };
+    const loaded = family === 'gpt2'
+      ? await this.#gpt2FromFolder(fn, folder, config, onProgress)
+      : await this.#llamaFromFolder(fn, folder, configText, onProgress);
+    return { ...loaded, family };
+  }
+
+  // A GPT-2 folder → { model: GPTModel, tokenizer }: model.safetensors read whole (the GPT loads from bytes),
+  // the tokenizer from tokenizer.json, or from vocab.json and merges.txt.
+  async #gpt2FromFolder(fn, folder, config, onProgress) {
+    if (!folder.has('model.safetensors')) fail(fn, `no model.safetensors among the files (given: ${folder.names})`);
+    if (!folder.has('tokenizer.json') && !(folder.has('vocab.json') && folder.has('merges.txt'))) {
+      fail(fn, `no tokenizer.json, nor vocab.json with merges.txt, among the files (given: ${folder.names}): the model's tokenizer is needed`);
     }
-    const tokenizer = await hfTokenizer();
+    const { raw, call, classes } = await this.#gptModule(fn);
+    const numHeads = config?.n_head ?? 0;
+    const bytes = await folder.bytes('model.safetensors', onProgress);
+    const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes, numHeads, false)));
+    if (folder.has('tokenizer.json')) return { model, tokenizer: await this.#hfTokenizer(fn, folder) };
+    const [vocab, merges] = [await folder.text('vocab.json'), await folder.text('merges.txt')];
+    return { model, tokenizer: new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(vocab, merges))) };
+  }
+
+  // A Llama-family folder (config.json's text already read) → { model: LlamaModel, tokenizer: HFTokenizer }:
+  // the weights streamed into the model.
+  async #llamaFromFolder(fn, folder, configText, onProgress) {
+    const { raw, call, classes } = await this.#gptModule(fn);
+    const tokenizer = await this.#hfTokenizer(fn, folder);
     const handle = await streamLlamaWeights(fn, folder, { raw, call, configText, onProgress });
-    return { model: new classes.LlamaModel(handle), tokenizer, family };
+    return { model: new classes.LlamaModel(handle), tokenizer };
+  }
+
+  async #hfTokenizer(fn, folder) {
+    const { raw, call, classes } = await this.#gptModule(fn);
+    const json = wellFormed(await folder.text('tokenizer.json'));
+    return new classes.HFTokenizer(call(fn, () => raw.HFTokenizerHandle.fromJson(json)));
   }
 
   // attnlab's own trained GPT and its tokenizer (the package's models/kjv/, fetched on this call):
@@ -274,6 +286,29 @@ class Lab {
     const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes, 0, false)));
     const tokenizer = new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(vocab, merges)));
     return { model, tokenizer };
+  }
+
+  // attnlab-kjv-llama, the Llama-architecture model trained beside attnlab-kjv on the same text (grouped-query
+  // attention, RoPE, RMSNorm, SwiGLU; the package's models/kjv-llama/, fetched on this call, read as
+  // loadModel reads a Hugging Face folder): { model: LlamaModel, tokenizer: HFTokenizer }. options: { baseUrl }.
+  async loadBuiltinLlama(options) {
+    const fn = 'loadBuiltinLlama';
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options, ['baseUrl']).baseUrl);
+    const [config, weights, tokenizer] = await allInOrder([
+      readBuiltinFile(fn, 'llamaConfig', { baseUrl, as: 'text' }),
+      readBuiltinFile(fn, 'llamaModel', { baseUrl }),
+      readBuiltinFile(fn, 'llamaTokenizer', { baseUrl }),
+    ]);
+    const folder = new CheckpointFiles(fn, { 'config.json': config, 'model.safetensors': weights, 'tokenizer.json': tokenizer });
+    return this.#llamaFromFolder(fn, folder, config);
+  }
+
+  // attnlab-kjv-llama's training log (parseLlamaTrainingLog in lib/builtin-model.js: its steps, its evaluations
+  // with held-out loss and head scores, its stops and resumes). options: { baseUrl }.
+  async loadBuiltinLlamaTrainingLog(options) {
+    const fn = 'loadBuiltinLlamaTrainingLog';
+    const baseUrl = checkBaseUrl(fn, checkOptions(fn, options, ['baseUrl']).baseUrl);
+    return parseLlamaTrainingLog(await readBuiltinFile(fn, 'llamaLog', { baseUrl, as: 'text' }));
   }
 
   // The built-in model's tokenizer alone (vocab.json and merges.txt, 106 kB; not the weights): for text

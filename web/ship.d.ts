@@ -1,4 +1,4 @@
-// The feature entries — 'attnlab/training', 'attnlab/gpt', 'attnlab/builtin-model',
+// The feature entries — 'attnlab/training', 'attnlab/gpt', 'attnlab/builtin-model', 'attnlab/builtin-llama',
 // 'attnlab/builtin-tokenizer', 'attnlab/builtin-training-log', 'attnlab/referent-model',
 // 'attnlab/translator' — are imported
 // for their effect alone (`import 'attnlab/gpt';`): a bundler then ships that feature's files with the

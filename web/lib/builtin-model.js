@@ -13,6 +13,7 @@ const FILE_NAMES = {
   translatorModel: 'model.safetensors', translatorVocab: 'vocab.json', translatorHeldOut: 'heldout.json',
   translatorLog: 'training-log.jsonl',
   model: 'model.safetensors', vocab: 'vocab.json', merges: 'merges.txt', log: 'training-log.jsonl',
+  llamaConfig: 'config.json', llamaModel: 'model.safetensors', llamaTokenizer: 'tokenizer.json', llamaLog: 'training-log.jsonl',
 };
 
 // `baseUrl`: a folder (string or URL, ending in "/") holding the four files, for hosts that serve them
@@ -100,5 +101,29 @@ export function parseTrainingLog(text) {
     else if (kind === 'eval') log.evals.push(record);
     else if (kind === 'summary') log.summary = record;
   }
+  return log;
+}
+
+// attnlab-kjv-llama's training-log.jsonl (scripts/llama/train.py) → { setup, steps: [{ step, loss, lr,
+// gradNorm, seconds }], evals: [{ step, heldoutLoss, heldoutLoss128, heads: { previousToken, firstToken,
+// induction, duplicateToken } (one score per head, layer by layer), bestStep }], stops: [{ atStep,
+// reason, time }], resumes: [{ fromStep, lastLoggedStep, time, threads }] }. A run that resumed from its
+// last checkpoint logged the steps after it twice; the record kept is the one the resumed run wrote
+// (the steps the shipped weights went through), so `steps` holds each step once, in order.
+export function parseLlamaTrainingLog(text) {
+  const log = { setup: null, steps: [], evals: [], stops: [], resumes: [] };
+  const byStep = new Map();
+  const evals = new Map();
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const { type, ...record } = camelKeys(JSON.parse(line));
+    if (type === 'setup') log.setup = record;
+    else if (type === 'step') byStep.set(record.step, record);
+    else if (type === 'eval') evals.set(record.step, record);
+    else if (type === 'stop') log.stops.push(record);
+    else if (type === 'resume') log.resumes.push(record);
+  }
+  log.steps = [...byStep.values()].sort((a, b) => a.step - b.step);
+  log.evals = [...evals.values()].sort((a, b) => a.step - b.step);
   return log;
 }

@@ -41,6 +41,10 @@ export const FILE_ENTRIES = {
   translatorVocab: { entry: 'translator', path: 'models/translator/vocab.json' },
   translatorHeldOut: { entry: 'translator', path: 'models/translator/heldout.json' },
   translatorLog: { entry: 'translator', path: 'models/translator/training-log.jsonl' },
+  llamaConfig: { entry: 'builtin-llama', path: 'models/kjv-llama/config.json' },
+  llamaModel: { entry: 'builtin-llama', path: 'models/kjv-llama/model.safetensors' },
+  llamaTokenizer: { entry: 'builtin-llama', path: 'models/kjv-llama/tokenizer.json' },
+  llamaLog: { entry: 'builtin-llama', path: 'models/kjv-llama/training-log.jsonl' },
 };
 
 // What prefetch() (index.js) starts downloading for each feature: its module's build (without the
