@@ -88,7 +88,7 @@ export const QUOTED_FIGURES = [
     measured: (files) => [number(files.read('site/src/repeats.js'), /DEFAULT_REPETITION_PENALTY = ([\d.]+)/),
       loopShare(kjvMeasured(files), 'repetition penalty 1.2')],
     compare: ['equal', 'below'] },
-  { file: 'site/src/lessons/kv-cache.js', quote: 'measured on 100 samples of 60 tokens',
+  { file: 'site/src/lessons/kv-cache.js', quote: '100 samples of 60 tokens per setting',
     source: 'cpp/train/runs/kjv-3/measurements.json: samples per setting; site/src/repeats.js: SAMPLE_TOKENS',
     measured: (files) => [kjvMeasured(files).settings.find((s) => s.setting === 'no penalty').samples,
       number(files.read('site/src/repeats.js'), /SAMPLE_TOKENS = (\d+)/)] },
@@ -170,14 +170,12 @@ export const QUOTED_FIGURES = [
 
   { file: 'site/src/lessons/your-model.js', quote: 'about 4 bytes per parameter',
     source: 'the model is held as float32: 32 bits', measured: () => [32 / 8], compare: ['about'] },
-  { file: 'site/src/lessons/your-model.js', quote: 'GPT-2 small (124M parameters) about 500 MB',
-    source: 'Hugging Face’s gpt2 model card (124M parameters); 124M × 4 bytes',
-    measured: () => [124, (124e6 * 4) / 1e6], compare: ['equal', 'about'] },
-  { file: 'site/src/lessons/your-model.js', quote: 'pick 2 GiB for it below',
-    source: 'site/src/lessons/your-model.js: the largest memory budget offered',
-    measured: ({ read }) => [number(read('site/src/lessons/your-model.js'), /\[(\d+) \* GiB, `\$\{sizeText/)] },
   { file: 'site/src/lessons/your-model.js', quote: 'GPT-2 small: 12',
     source: 'Hugging Face’s gpt2 config.json: n_head 12 (Radford et al. 2019)' },
+  { file: 'site/src/your-model-errors.js', quote: 'GPT-2 small: 12',
+    source: 'Hugging Face’s gpt2 config.json: n_head 12 (Radford et al. 2019)' },
+  { file: 'site/src/model-memory.js', quote: '4 bytes each as float32',
+    source: 'a float32 is 32 bits', measured: () => [32 / 8] },
   // The induction circuit: ARENA's previous-token head ablation, beside attnlab-kjv's live numbers.
   { file: 'site/src/lessons/induction-circuit.js', quote: 'from 0.67 and 0.87 to about 0.01',
     source: 'ARENA 3.0, chapter 1.2 “Intro to Mech Interp”, reverse-engineering induction circuits: its two-layer attention-only ' +

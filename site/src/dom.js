@@ -75,6 +75,12 @@ export function count(n, noun, plural = `${noun}s`) {
   return `${n.toLocaleString('en')} ${n === 1 ? noun : plural}`;
 }
 
+// What a cut left out, in words that agree with the count: "the last character was left out", "the last
+// 3 were left out" (the sentence has named what they are; verb: 'not translated', say, for another outcome).
+export function lastLeftOut(n, noun, verb = 'left out') {
+  return n === 1 ? `the last ${noun} was ${verb}` : `the last ${n.toLocaleString('en')} were ${verb}`;
+}
+
 // A probability as a percentage a learner can read: one decimal from 0.1% up, two significant digits
 // below it (a rare token drawn reads 0.031%, not 0.0%), and 0% only for what cannot be drawn.
 export function formatPercent(p) {

@@ -27,6 +27,21 @@ export function rankedInductionHeads(scores) {
     .map((i) => ({ layer: Math.floor(i / scores.cols), head: i % scores.cols, score: scores.data[i] }));
 }
 
+// The layer and head a link names, inside the model: a link made on a bigger model (or edited) may
+// name one this model does not have. The nearest one it has is shown, and said above the lesson, as
+// the link's other corrections are; the URL then names what is shown. layers: how many layers the
+// choice may come from (patching's sender: all but the last).
+export function headInModel(ctx, { numLayers, numHeads }, layer, head, layers = numLayers) {
+  const fitted = { layer: Math.min(layer, layers - 1), head: Math.min(head, numHeads - 1) };
+  if (fitted.layer !== layer || fitted.head !== head) {
+    const has = layers === numLayers ? `This model has ${numLayers} layers of ${numHeads} heads`
+      : `The choice is among layers 0 … ${layers - 1} of this model’s ${numLayers}, of ${numHeads} heads each`;
+    ctx.notice(`${has}: showing layer ${fitted.layer}, head ${fitted.head} instead of layer ${layer}, head ${head}.`);
+    ctx.remember(fitted);
+  }
+  return fitted;
+}
+
 // The longest repeated half that fits the context, at most `wanted`.
 export const repeatLength = (model, wanted) => Math.max(2, Math.min(wanted, Math.floor(model.config.contextLength / 2)));
 

@@ -5,6 +5,7 @@
 import { AttnLabError } from 'attnlab';
 
 import { el, noteUnder } from './dom.js';
+import { TOKEN_MARKS } from './token-label.js';
 
 const DB = 'attnlab-your-model';
 const STORE = 'files';
@@ -46,7 +47,7 @@ export const saveYourModel = (files) => withStore('readwrite', (store) => store.
 export const forgetYourModel = () => withStore('readwrite', (store) => store.delete(KEY)).catch(() => undefined);
 
 // A picked model's files → { model, tokenizer }; AttnLabError (the package's message) if refused.
-// numHeads 0: from the file's metadata. memoryBudget: bytes the lab may use (GPT-2 needs about 1 GiB).
+// numHeads 0: from the file's metadata. memoryBudget: bytes the lab may use (model-memory.js says how many it needs).
 export async function loadPickedModel(lab, { weights, vocabJson, mergesText, numHeads = 0, memoryBudget }) {
   if (memoryBudget) lab.setMemoryBudget(memoryBudget);
   const model = await lab.loadGPT(weights, { numHeads });
@@ -88,12 +89,12 @@ export async function lessonModel(lab, notices, loading = () => {}) {
   return { model, tokenizer, name: 'attnlab-kjv', yours: false, description: describeConfig(model.config) };
 }
 
-// The model, in one line under the lesson's introduction.
+// The model, in one line under the lesson's introduction, and how its token labels read.
 export function modelLine({ model, name, yours }) {
   return el('p', { class: 'model-line' }, yours
-    ? `Model: your ${name}, ${describeConfig(model.config)}.`
+    ? `Model: ${name}, yours (${describeConfig(model.config)}). `
     : `Model: attnlab-kjv, a GPT that attnlab trained on the King James Bible (${describeConfig(model.config)}). ` +
-      'Everything below is computed in this page by the attnlab package.');
+      'Everything below is computed in this page by the attnlab package. ', TOKEN_MARKS);
 }
 
 // The learner's text as the model's token ids: at most the context length (the last ones kept), and

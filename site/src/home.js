@@ -76,7 +76,7 @@ function render() {
         'against PyTorch on the same inputs: attention’s weights and outputs to within 1e-5, a trained GPT’s logits to within 1e-4 ' +
         '— and you can step through it, edit any number and watch what changes. The site is static and brings everything it ' +
         'needs (no other server, no CDN), but each page and its model download the first time you open them: there ' +
-        'is no offline copy.' }),
+        'is no offline copy. On every page layers, heads, positions and sentences are counted from 0, as the code counts them.' }),
       start, progress,
       el('h2', { text: 'By the end you will be able to' }),
       el('ul', { class: 'skills' }, SKILLS.map((s) => el('li', { text: s }))),

@@ -9,6 +9,7 @@ import { AttnLabError, prefetch } from 'attnlab';
 
 import { el } from './dom.js';
 import { siteHeader } from './header.js';
+import { watchFormulaWidth } from './formula-fit.js';
 import { FIRST_LOADING, headingTrees, loadingBodyTree, loadingText, pageTitle } from './lesson-frame.js';
 import { buildTree } from './tree.js';
 import { offerIsolation } from './isolation.js';
@@ -99,8 +100,9 @@ function snippetFile(snippet) {
   const made = snippet.file && !shipped.length ? el('a', { download: snippet.file, text: `Download ${snippet.file}` }) : null;
   const node = el('p', { class: 'code-file' }, made
     ? ['The program reads the page’s inputs and weights from a file, made here from the settings below: ', made]
-    : ['The program reads the files this page itself runs: ', ...links.flatMap((link, i) => (i ? [', ', link] : [link]))],
-  made ? ' (save it beside your notebook). ' : ' (save them beside your notebook). ', problem);
+    : [shipped.length === 1 ? 'The program reads the file this page itself runs: ' : 'The program reads the files this page itself runs: ',
+      ...links.flatMap((link, i) => (i ? [', ', link] : [link]))],
+  made || shipped.length === 1 ? ' (save it beside your notebook). ' : ' (save them beside your notebook). ', problem);
   let url = '';
   return {
     node,
@@ -178,6 +180,7 @@ export async function lessonPage(lesson) {
     notices, errorBox, root,
     el('div', { class: 'code-pair' }, ...snippets.map((c) => c.node)));
   document.body.replaceChildren(siteHeader(lesson.slug), main);
+  watchFormulaWidth(main);
 
   const { state, messages } = readState(lesson.schema ?? {});
   for (const snippet of snippets) snippet.refresh(state);
@@ -214,11 +217,18 @@ export async function lessonPage(lesson) {
     root,
     // Shows an AttnLabError's message (text only) instead of the lesson's last result: the figures
     // drawn for the previous inputs are hidden (styles.css, [data-refused]) until an input is accepted,
-    // so nothing on screen contradicts the inputs; the controls stay, to fix the input.
-    report(error) {
+    // so nothing on screen contradicts the inputs; the controls stay, to fix the input. With `words` (the
+    // lesson's sentence for this refusal, naming its own controls) the package's message is kept under
+    // them, folded: it is written for a developer.
+    report(error, words) {
       if (!(error instanceof AttnLabError)) throw error;
       errorBox.hidden = false;
-      errorBox.textContent = error.message;
+      if (words) {
+        errorBox.replaceChildren(el('p', { class: 'error-words', text: words }),
+          el('details', { class: 'error-detail' }, el('summary', { text: 'The attnlab package’s message' }), el('code', { text: error.message })));
+      } else {
+        errorBox.textContent = error.message;
+      }
       root.dataset.refused = 'true';
     },
     clearError() {

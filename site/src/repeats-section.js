@@ -21,8 +21,9 @@ export function repeatsSection({ lab, model, tokenizer, prompt, samples, setSamp
     el('p', { text: 'An induction head predicts that what followed a token earlier follows it again. In the text a model ' +
       'writes, its own last words are that “earlier”: once a phrase has come twice, the induction heads see a repeat and ' +
       'predict it once more, and a small model, unsure what else to say, follows them into a loop. Sample the prompt ' +
-      `many times and count the samples that loop (a 4-gram of tokens three times in ${SAMPLE_TOKENS} tokens; ordinary King James ` +
-      'text does that in about 3.5 windows in 100).' }),
+      `many times and count the samples that loop (a 4-gram of tokens three times in ${SAMPLE_TOKENS} tokens; held-out King James ` +
+      'text does that in about 3.5 windows in 100, as attnlab measured it). The counts are this page’s own, for your prompt: ' +
+      'they change from prompt to prompt.' }),
     el('p', { text: heads.length
       ? `This model’s induction heads (score ≥ ${INDUCTION_THRESHOLD} on a repeated random sequence, layer.head): ${headList}. ` +
         '“Knocked out” sets their outputs to zero while sampling.'

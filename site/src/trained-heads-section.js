@@ -7,6 +7,7 @@ import { AttnLabError } from 'attnlab';
 import { el, field, select } from './dom.js';
 import { describeHead } from './gpt-heads.js';
 import { lessonModel, promptIds, tokenLabel } from './gpt-model.js';
+import { TOKEN_MARKS } from './token-label.js';
 import { heatmap, panel } from './views.js';
 
 const FALLBACK = 'the cat sat on the mat';
@@ -70,7 +71,7 @@ export function trainedHeadsSection(ctx) {
       'only by chance and most rows are spread thin. A trained model’s heads have each learned a job. Here is your ' +
       'sentence through a trained GPT (attnlab-kjv, trained by attnlab on the King James Bible, unless you loaded ' +
       'your own model), one layer at a time: its own tokens, causal attention, and under each head where its ' +
-      'largest weights fall.' }),
+      `largest weights fall. ${TOKEN_MARKS}` }),
     notices, controls, button, status, grid);
   return { node, update };
 }

@@ -3,7 +3,7 @@
 // where the sentence leaves the model's grammar marked, and a plain verdict when a translation cannot be
 // trusted. Everything comes from translate()'s report (grammar, unknownWords, truncated, unattendedWords)
 // and the model's sourceWordKinds: nothing here knows the grammar itself.
-import { el, formatNumber, isolated } from './dom.js';
+import { el, formatNumber, isolated, lastLeftOut } from './dom.js';
 
 const quoted = (words) => words.map((w) => `“${isolated(w)}”`).join(', ');
 const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -30,16 +30,20 @@ export function knownWords(kinds, box) {
 }
 
 // The words the model read, each marked: unknown (read as <unk>), or where the sentence leaves the grammar.
-export function markedWords(node, words, unknownWords, grammar) {
+// words: the sentence's words; read: how many of them the model reads (its maxLen): the rest are listed
+// apart, as left out, so the list never shows more words than the model read.
+export function markedWords(node, words, unknownWords, grammar, read = words.length) {
   const unknown = new Set(unknownWords);
-  node.replaceChildren(el('span', { class: 'field-label', text: 'The words the model reads: ' }), ...words.flatMap((word, i) => {
+  const left = words.slice(read);
+  const leftOut = left.length ? el('span', { class: 'left-out', text: `Left out, past the ${read} words it reads: ${left.join(' ')}.` }) : null;
+  node.replaceChildren(el('span', { class: 'field-label', text: 'The words the model reads: ' }), ...words.slice(0, read).flatMap((word, i) => {
     const notes = [unknown.has(word) ? 'not a word it knows' : '', grammar && i === grammar.position ? 'its grammar ends here' : '']
       .filter(Boolean);
     const chip = el(notes.length ? 'mark' : 'span', { class: `read-word${unknown.has(word) ? ' unknown' : ''}` +
       `${grammar && i === grammar.position ? ' off-grammar' : ''}`, text: word });
     if (notes.length) chip.append(el('span', { class: 'sr-only', text: ` (${notes.join('; ')})` }));
     return [chip, ' '];
-  }));
+  }), leftOut);
   node.hidden = words.length === 0;
 }
 
@@ -55,17 +59,17 @@ export function trustVerdict(t, example) {
     const allWords = [...words, ...Array(t.truncated?.dropped ?? 0).fill(null)];
     reasons.push(grammar.position >= allWords.length
       ? `${shape} Your sentence stops too early: after “${isolated(words.at(-1))}” it expected ${expected}.`
-      : `${shape} Your sentence leaves that pattern at word ${grammar.position + 1}${words[grammar.position] ? `, “${isolated(words[grammar.position])}”` : ''}: ` +
+      : `${shape} Your sentence leaves that pattern at word ${grammar.position}${words[grammar.position] ? `, “${isolated(words[grammar.position])}”` : ''}: ` +
         `there it expected ${expected}.`);
   }
-  if (t.unknownWords.length) reasons.push(`It does not know ${quoted(t.unknownWords)}: it read each as “unknown”.`);
-  if (t.truncated) reasons.push(`It reads ${t.truncated.kept} words at most: the last ${t.truncated.dropped} were not translated.`);
+  if (t.unknownWords.length) reasons.push(`It does not know ${quoted(t.unknownWords)}: it read ${t.unknownWords.length === 1 ? 'it' : 'each'} as “unknown”.`);
+  if (t.truncated) reasons.push(`It reads ${t.truncated.kept} words at most: ${lastLeftOut(t.truncated.dropped, 'word', 'not translated')}.`);
   // Unattended words alone are no reason: a sentence of the grammar translated exactly can leave a size
   // adjective unattended (its French word looks elsewhere), so they are named only beside another reason.
   if (t.unattendedWords.length && reasons.length) {
     reasons.push(`No French word looked mostly at ${quoted(t.unattendedWords.map((w) => w.word))}, so the translation ` +
-      'has probably left them out. (Measured: for each French word, the English word with the largest weight in the ' +
-      'last layer’s cross-attention, its heads averaged.)');
+      `has probably left ${t.unattendedWords.length === 1 ? 'it' : 'them'} out. (Measured: for each French word, the English word ` +
+      'with the largest weight in the last layer’s cross-attention, its heads averaged.)');
   }
   if (!reasons.length) return '';
   // The model's own probability is as high outside its grammar as inside: say what it does not measure.

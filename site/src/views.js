@@ -1,5 +1,5 @@
 // Small view helpers shared by the lessons: panels, heatmaps, token chips, sentence input.
-import { el, field, keepNotes, noteUnder, select } from './dom.js';
+import { el, field, keepNotes, lastLeftOut, noteUnder, select } from './dom.js';
 import { builtinBpe, loadBuiltinBpe, sentenceTokens } from './sentence-tokens.js';
 
 export function panel(title, ...children) {
@@ -47,7 +47,7 @@ export function sentenceInput(label, value, onInput, maxLength = 200, { key, lin
       const typed = e.target.value;
       if (typed.length > maxLength) e.target.value = typed.slice(0, maxLength);
       noteUnder(node, typed.length > maxLength
-        ? `The box holds ${maxLength} characters: the last ${typed.length - maxLength} were left out.` : '', 'cut');
+        ? `The box holds ${maxLength} characters: ${lastLeftOut(typed.length - maxLength, 'character')}.` : '', 'cut');
       onInput(e.target.value);
     } } });
   box.value = value;
@@ -84,10 +84,21 @@ export function sliceRows(m, start, count) {
 }
 
 // The lessons' seed box: a whole number in 0 … 999,999 (anything else is clamped or read as 0).
+// A seed typed outside 0 … 999,999, or not a whole number, is corrected, and the box says to what (as
+// a link's corrections are said), rather than changing under the learner without a word.
 export function seedField(value, onChange) {
   const clamp = (raw) => Math.max(0, Math.min(999999, Math.trunc(Number(raw)) || 0));
-  return showsState('seed', field('Seed', el('input', { type: 'number', min: 0, max: 999999, value,
-    on: { change: (e) => onChange(clamp(e.target.value)) } })));
+  const note = el('span', { class: 'field-hint', role: 'status' });
+  const node = field('Seed', el('input', { type: 'number', min: 0, max: 999999, value,
+    on: { change: (e) => {
+      const typed = e.target.value.trim();
+      const seed = clamp(typed);
+      note.textContent = String(seed) === typed ? ''
+        : `A seed is a whole number from 0 to 999,999: using ${seed} instead of ${typed === '' ? 'an empty box' : `“${typed}”`}.`;
+      onChange(seed);
+    } } }));
+  node.append(note);
+  return showsState('seed', node);
 }
 
 export const MAX_TOKENS = 32;
@@ -97,7 +108,7 @@ export const MAX_TOKENS = 32;
 export { TOKENS_SCHEMA } from './sentence-tokens.js';
 export function tokensField(ctx) {
   return field('Tokens', select([['words', 'words (lab.tokenize)'], ['bpe', 'BPE (the trained GPT’s tokenizer)']],
-    ctx.state.tokens, (tokens) => ctx.set({ tokens })));
+    ctx.state.tokens, (tokens) => ctx.set({ tokens })), 'BPE tokens show · for a space and ↵ for a line break.');
 }
 
 // Tokens of the learner's sentence, at most maxTokens (sentence-tokens.js splits them); an empty sentence

@@ -70,11 +70,11 @@ describe('controls keep their state and focus', () => {
 
   const lesson = (slug, query = '') => openLesson(browser, `${server.url}/lessons/${slug}.html${query}`);
 
-  test('cross-attention: the Step slider, the head and the held-out sentence', async () => {
+  test('cross-attention: the French position slider, the head and the held-out sentence', async () => {
     const { page, problems } = await lesson('cross-attention');
-    const step = await change(page, page.getByRole('slider', { name: 'Step' }), 'ArrowRight', 'step');
+    const step = await change(page, page.getByRole('slider', { name: 'French position' }), 'ArrowRight', 'step');
     assert.equal(step.value, step.url);
-    assert.ok(await captionMatching(page, new RegExp(`the cross-attention row of step ${Number(step.url) + 1}$`)), 'the row shown is the step chosen');
+    assert.ok(await captionMatching(page, new RegExp(`the cross-attention row of French position ${Number(step.url)}$`)), 'the row shown is the step chosen');
 
     const head = await change(page, control(page, 'Cross-attention head (aligned: how often its largest weight is on the right English word, in held-out sentences)'), 'ArrowDown', 'head');
     const [layer, h] = head.value.split(':');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
 import { launch } from './browser.js';
+import { GPT2_SMALL, gpt2SmallHeader } from './gpt2-small-file.js';
 import { serve } from './static-server.js';
 
 const repo = new URL('../../', import.meta.url).pathname;
@@ -26,28 +27,9 @@ test('a GPT-2-sized checkpoint loads in Chromium and runs a 64-token forward', {
   const errors = [];
   page.on('pageerror', (error) => errors.push(String(error)));
   await page.goto(`${server.url}/bench/blank.html`);
-  const result = await page.evaluate(async () => {
+  const result = await page.evaluate(async ({ header: text, dataBytes: offset, V }) => {
     const { init } = await import('/web/index.js');
-    // GPT-2 small's tensors, F32, values from a small LCG (the shapes are what is tested)
-    const V = 50257, C = 1024, d = 768, L = 12;
-    const shapes = [['wte.weight', [V, d]], ['wpe.weight', [C, d]]];
-    for (let i = 0; i < L; i++) {
-      for (const [name, shape] of [['ln_1.weight', [d]], ['ln_1.bias', [d]], ['attn.c_attn.weight', [d, 3 * d]], ['attn.c_attn.bias', [3 * d]],
-        ['attn.c_proj.weight', [d, d]], ['attn.c_proj.bias', [d]], ['ln_2.weight', [d]], ['ln_2.bias', [d]],
-        ['mlp.c_fc.weight', [d, 4 * d]], ['mlp.c_fc.bias', [4 * d]], ['mlp.c_proj.weight', [4 * d, d]], ['mlp.c_proj.bias', [d]]]) {
-        shapes.push([`h.${i}.${name}`, shape]);
-      }
-    }
-    shapes.push(['ln_f.weight', [d]], ['ln_f.bias', [d]]);
-    const header = { __metadata__: { n_head: '12', format: 'pt' } };
-    let offset = 0;
-    for (const [name, shape] of shapes) {
-      const bytes = shape.reduce((a, b) => a * b, 1) * 4;
-      header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-      offset += bytes;
-    }
-    let text = JSON.stringify(header);
-    text += ' '.repeat((8 - (text.length % 8)) % 8);
+    // GPT-2 small's tensors (gpt2-small-file.js), F32, values from a small LCG (the shapes are what is tested)
     const file = new Uint8Array(8 + text.length + offset);
     new DataView(file.buffer).setBigUint64(0, BigInt(text.length), true);
     file.set(new TextEncoder().encode(text), 8);
@@ -81,7 +63,7 @@ test('a GPT-2-sized checkpoint loads in Chromium and runs a 64-token forward', {
     };
     model.dispose();
     return result;
-  });
+  }, { ...gpt2SmallHeader(), V: GPT2_SMALL.vocabSize });
   assert.deepEqual(errors, []);
   assert.match(result.refused, /^loadGPT: needs about .* but the memory budget is 512 MiB/);
   assert.equal(result.parameters, 124439808);

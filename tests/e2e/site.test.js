@@ -163,7 +163,7 @@ describe('the site', () => {
     assert.deepEqual(first.data, Array.from(weights.data), 'the weights tensor is the package\'s');
     assert.deepEqual([first.batch, first.head, first.caption], [1, 0, 'weights — batch 1, head 0 of (2, 2, 4, 4)']);
     assert.deepEqual(first.rowLabels, padded[1]);
-    // Sentence 2's padded keys get weight 0 from every query of head 0.
+    // Sentence 1's (batch item 1's) padded keys get weight 0 from every query of head 0.
     const slice = first.data.slice(32, 48);
     assert.deepEqual([0, 1, 2, 3].flatMap((q) => [slice[q * 4 + 2], slice[q * 4 + 3]]), new Array(8).fill(0));
     assert.match(await page.getByText('Check: the layer in one call').textContent(), /equal to these step-by-step ones, number for number/);
@@ -315,7 +315,7 @@ describe('the site', () => {
     while (await status() < scoresIndex) await next.click();
     await page.locator('attn-stepper attn-heatmap').last().locator('svg').first().hover();
     await page.waitForFunction(() => document.querySelector('.explain')?.textContent.startsWith('score['));
-    assert.match(await page.textContent('.explain'), /^score\[\d+\]\[\d+\] = q_\d+·k_\d+ .* = −?\d+\.\d{4}$/);
+    assert.match(await page.textContent('.explain'), /^score\[\d+\]\[\d+\] = q_\d+·k_\d+ .* = −?\d+\.\d{4}\. \(q and k are shown rounded to 2 decimals; /);
     await page.locator('attn-stepper').getByRole('button', { name: /prev/i }).click();
     while (await status() > 2) await page.locator('attn-stepper').getByRole('button', { name: /prev/i }).click();
     // Keyboard: focus the stepper's Next button and use the arrow keys.

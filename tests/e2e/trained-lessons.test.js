@@ -333,20 +333,24 @@ describe('the trained-model lessons', () => {
     } catch (error) {
       refused = error.message;
     }
-    assert.equal(await page.textContent('.error'), refused);
+    // The page's words name the file picked; the package's message is kept under them (issue 53, item 3).
+    assert.equal(await page.textContent('.error details code'), refused);
+    assert.match(await page.textContent('.error .error-words'), /^The checkpoint “broken\.safetensors” is cut short/);
     assert.match(await page.textContent('[role=status].explain'), /run on your model tiny-gpt2\.safetensors/);
     // A head count that differs from the file's is named as the page's field, not as the package's option.
     await page.getByLabel('Heads').fill('5');
     await pick('tiny-gpt2.safetensors');
-    await page.waitForFunction(() => document.querySelector('.error').textContent.includes('Heads = 5'));
-    assert.equal(await page.textContent('.error'), 'loadGPT: Heads = 5 (the field above; 0 takes n_head from the file) ' +
-      'differs from the metadata n_head = 2 of the file');
+    await page.waitForFunction(() => document.querySelector('.error').textContent.includes('Heads is 5'));
+    assert.equal(await page.textContent('.error .error-words'), 'Heads is 5, but “tiny-gpt2.safetensors” says it has 2 heads ' +
+      '(n_head in its metadata). Set Heads to 0 to take the count from the file.');
     await page.getByLabel('Heads').fill('0');
     assert.deepEqual(problems, []);
     // The other lessons (in this browser profile: the model is in its IndexedDB) now run on it, and say so.
     await page.goto(`${server.url}/lessons/next-token.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
     assert.match(await page.textContent('.notices'), /Running on your model, tiny-gpt2\.safetensors \(2 layers × 2 heads/);
+    // The model line names the file as yours (not "your tiny-gpt2.safetensors"), and says how token labels read.
+    assert.match(await page.textContent('.model-line'), /^Model: tiny-gpt2\.safetensors, yours \(2 layers × 2 heads.*\). In the token labels, · is a space, ↵ a line break/);
     assert.equal((await barLabels(page, 0)).length, 10);
     // The tokens lesson describes the tokenizer loaded, not the King James one.
     await page.goto(`${server.url}/lessons/tokens.html`);

@@ -158,7 +158,8 @@ describe('lesson: watch it learn', () => {
     assert.equal(before.state, 'idle');
     assert.ok(Math.abs(before.accuracy - untrained.tokenAccuracy) < 1e-9, `page ${before.accuracy} vs package ${untrained.tokenAccuracy}`);
     const maps = await heatmaps(page);
-    const cross = maps.find((m) => m.caption === 'Cross-attention, decoder layer 2, head 2');
+    // Layers counted from 0, as the package's crossAttention[1] and the cross-attention lesson count them.
+    const cross = maps.find((m) => m.caption === 'Cross-attention, decoder layer 1, head 2');
     assert.ok(cross, maps.map((m) => m.caption).join(' | '));
     assert.deepEqual(cross.labels, [...watched.french, '</s>'].map((w) => `→ ${w}`));
     assert.equal(cross.cols, watched.english.length);

@@ -78,12 +78,13 @@ describe('the cross-attention lesson runs the trained translator', () => {
     const marked = (kind) => page.$$eval(`.read-words mark.${kind}`, (ns) => ns.map((n) => n.firstChild.textContent));
     const quoted = (words) => words.map((w) => `“\u2068${w}\u2069”`).join(', ');
     // By hand from the grammar (subject, verb, object …): "is" is no verb, "children" no noun; the
-    // words no French word looked at are the package's (computed in Node).
+    // words no French word looked at are the package's (computed in Node). Words are counted from 0, as
+    // everywhere on the site: "is" is word 3 of "a blue car is …".
     const cases = [
       { sentence: 'a blue car is near the big tree', unknown: ['is', 'near', 'tree'], at: 'is',
-        says: ['leaves that pattern at word 4, “\u2068is\u2069”: there it expected a verb agreeing with a singular subject (sees, eats, likes, …).'] },
+        says: ['leaves that pattern at word 3, “\u2068is\u2069”: there it expected a verb agreeing with a singular subject (sees, eats, likes, …).'] },
       { sentence: 'the children like the white cats', unknown: ['children'], at: 'children',
-        says: ['leaves that pattern at word 2, “\u2068children\u2069”: there it expected an adjective French puts before the noun ' +
+        says: ['leaves that pattern at word 1, “\u2068children\u2069”: there it expected an adjective French puts before the noun ' +
           '(small, big, good, …), or an adjective French puts after the noun (red, black, green, …), or a noun (cat, cats, dog, …).'] },
     ];
     for (const c of cases) {

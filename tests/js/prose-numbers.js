@@ -20,6 +20,7 @@ export const PROSE_FILES = [
   // sections and helpers that write a lesson's text
   'site/src/exercise-set.js', 'site/src/gpt-heads.js', 'site/src/gpt-model.js', 'site/src/repeats-section.js',
   'site/src/trained-heads-section.js', 'site/src/training-run.js', 'site/src/training-tasks.js',
+  'site/src/model-memory.js', 'site/src/your-model-errors.js',
 ];
 
 const CODE_FIELDS = new Set(['formula', 'pytorch', 'call', 'schema', 'slug', 'prefetch', 'training', 'lab']);

@@ -138,4 +138,32 @@ test('the found claims say what was measured', () => {
   assert.match(watch, /The translation task trains a bigger model/);
   // Induction heads: the lessons that show them say the training mixed in repeated passages, and why.
   assert.match(text('site/src/lessons/head-jobs.js'), /some of its training windows were one passage read over and over/);
+  // KV cache (issue 53, item 4): the loop shares are attnlab's measurement of attnlab-kjv on other prompts,
+  // said as such; the counts the page's own button makes are for the learner's prompt.
+  assert.match(text('site/src/lessons/kv-cache.js'), /When attnlab measured attnlab-kjv on four prompts of its documentation/);
+  assert.match(text('site/src/repeats-section.js'), /The counts are this page’s own, for your prompt/);
+});
+
+// Words (issue 53, item 9): a learner reads no repository path (cpp/train/…, training-log.jsonl), and a
+// quotation inside a quotation takes the other quotation marks (“The ‘it’ sentence, trained”).
+test('the prose names no repository file, and quotes inside quotes alternate', () => {
+  const prose = PROSE_FILES.flatMap((file) => proseStrings(readRepoFile(file)).map((s) => ({ file, text: s.text })));
+  const paths = prose.filter(({ text }) => /\b(?:cpp|web|site|scripts|tests|docs)\/[\w./-]+|\b[\w-]+\.(?:jsonl|cpp|hpp|mjs)\b/.test(text));
+  assert.deepEqual(paths.map(({ file, text }) => `${file}: ${text.slice(0, 120)}`), []);
+  const nested = prose.filter(({ text }) => /“[^”]*“/.test(text));
+  assert.deepEqual(nested.map(({ file, text }) => `${file}: ${text.slice(0, 120)}`), []);
+});
+
+// One way of counting (issue 53, item 5): a layer, head, sentence, position, token, word or step that
+// the code indexes is shown by its index, counted from 0 ("layer 1, head 0" means what model.forward's
+// attention[1][0] is), never as index + 1; "3 of 7" counts (lessons, samples) are not indices. The home
+// page says so, and only the home page: said once.
+test('layers, heads, sentences, positions and words are counted from 0, as the code counts them, and the home page says so once', () => {
+  const sources = ['site/src', 'site/src/lessons'].flatMap((dir) => readdirSync(new URL(`../../${dir}/`, import.meta.url))
+    .filter((f) => f.endsWith('.js')).map((f) => `${dir}/${f}`));
+  const plusOne = /\b(layer|head|sentence|position|token|word|step)'?\}?\s*\$\{[^}]*\+\s*1\s*\}(?! of)/gi;
+  const found = sources.flatMap((file) => [...readRepoFile(file).matchAll(plusOne)].map((m) => `${file}: ${m[0]}`));
+  assert.deepEqual(found, []);
+  const saying = sources.filter((file) => proseStrings(readRepoFile(file)).some((s) => /counted from 0/.test(s.text)));
+  assert.deepEqual(saying, ['site/src/home.js']);
 });

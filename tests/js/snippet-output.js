@@ -52,3 +52,28 @@ export function closeTo(printed, expected, label, relative = RELATIVE, absolute 
   }
   return null;
 }
+
+// A bar chart a trained program prints as the page draws it: its title line, then one line per bar,
+// "  <token as the page labels it>   12.3%", "  (chosen)" after the drawn one. → [{ label, percent,
+// chosen }] (percent as printed, a string), or null when no line starts with the title.
+export function printedChart(text, title) {
+  const lines = text.split('\n');
+  const start = lines.findIndex((line) => line.startsWith(title));
+  if (start < 0) return null;
+  const rows = [];
+  for (const line of lines.slice(start + 1)) {
+    const bar = /^ {2}(.+?) +(\d+(?:\.\d+)?(?:e-?\d+)?)%( {2}\(chosen\))?$/.exec(line);
+    if (!bar) break;
+    rows.push({ label: bar[1], percent: bar[2], chosen: Boolean(bar[3]) });
+  }
+  return rows;
+}
+
+// Whether a percentage printed to its last digit ("12.3", "0.031") is `p` (a probability): within half a
+// unit of that digit, and a float32 rounding beyond it.
+export function samePercent(printed, p) {
+  const decimals = printed.includes('.') ? printed.split('.')[1].replace(/e.*$/, '').length : 0;
+  const mantissa = /e(-?\d+)$/.exec(printed);
+  const unit = 10 ** (-decimals + (mantissa ? Number(mantissa[1]) : 0));
+  return Math.abs(Number(printed) - 100 * p) <= unit / 2 + 1e-4 * Math.max(1, 100 * p);
+}

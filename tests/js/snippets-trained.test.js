@@ -20,7 +20,7 @@ import { MODEL_FILES } from '../../site/snippets/trained/model-files.js';
 import { TRAINED_SNIPPETS, wholeProgram } from '../../site/snippets/trained/settings.js';
 import { renderSnippet } from '../../site/src/snippet-render.js';
 import { lab as loadLab } from './helpers.js';
-import { closeTo, printedNumbers } from './snippet-output.js';
+import { closeTo, printedChart, printedNumbers, samePercent } from './snippet-output.js';
 
 const PYTHON = '/usr/bin/python3';  // Debian's, with python3-torch (scripts/install-deps.sh)
 const TRAINED = new URL('../../site/snippets/trained/', import.meta.url);
@@ -74,13 +74,28 @@ for (const slug of Object.keys(TRAINED_SNIPPETS)) {
       const state = { ...cases.states[0], ...partial };
       const printed = await runProgram(wholeProgram(MODEL_PART, renderSnippet(source, settings?.(state) ?? {})));
       const numbers = printedNumbers(printed.split('\n').filter((line) => !line.startsWith('#')).join('\n'));
-      return { state, expected: await cases.expected(lab, { model, tokenizer }, state), printed: numbers };
+      return { state, expected: await cases.expected(lab, { model, tokenizer }, state), printed: numbers, text: printed,
+        charts: await cases.charts?.(lab, { model, tokenizer }, state) };
     }));
-    for (const { state, expected, printed } of results) {
+    for (const { state, expected, printed, text, charts } of results) {
       for (const [label, values] of Object.entries(expected)) {
         assert.ok(printed.has(label), `${JSON.stringify(state)}: the program printed no "${label}:" (it printed ${[...printed.keys()].join(', ')})`);
         const problem = closeTo(printed.get(label), Array.from(values), label);
         assert.equal(problem, null, `${JSON.stringify(state)}: ${problem}`);
+      }
+      // The page's bar charts, printed as the page draws them: the same tokens by the same labels, in
+      // the same order, each probability as the page rounds it, the drawn one marked (issue 53, item 7).
+      for (const [title, bars] of Object.entries(charts ?? {})) {
+        const rows = printedChart(text, title);
+        assert.ok(rows, `${JSON.stringify(state)}: the program printed no chart "${title}"`);
+        assert.deepEqual(rows.map((r) => r.label), bars.map((b) => b.label), `${JSON.stringify(state)}: ${title}`);
+        assert.deepEqual(rows.map((r) => r.chosen), bars.map((b) => b.chosen), `${JSON.stringify(state)}: ${title}, the bar marked chosen`);
+        rows.forEach((r, i) => assert.ok(samePercent(r.percent, bars[i].probability),
+          `${JSON.stringify(state)}: ${title}, ${r.label}: printed ${r.percent}%, the page shows ${100 * bars[i].probability}%`));
+      }
+      if (cases.maxLines) {
+        const lines = text.trimEnd().split('\n').length;
+        assert.ok(lines <= cases.maxLines, `${JSON.stringify(state)}: the program printed ${lines} lines; its page reads in at most ${cases.maxLines}`);
       }
     }
   });

@@ -101,9 +101,16 @@ for (const slug of slugs) {
         ? Object.fromEntries(Object.entries(spec.shippedFiles).map(([name, path]) => [name, readFileSync(new URL(path, REPOSITORY))]))
         : spec.file ? { [spec.file]: safetensorsBytes(await spec.tensors(lab, state, loaded.prepared)) } : {};
       const expected = await cases.expected(lab, state);
-      return { state, expected, printed: printedNumbers(await runSnippet(program, files)) };
+      const text = await runSnippet(program, files);
+      // Lines that start with "#" are words for the learner (as in snippets-trained.test.js), not numbers.
+      return { state, expected, text, printed: printedNumbers(text.split('\n').filter((line) => !line.startsWith('#')).join('\n')) };
     }));
-    for (const { state, expected, printed } of results) {
+    for (const { state, expected, printed, text } of results) {
+      // What it prints reads like its page: a case may bound its length (issue 53, item 7).
+      if (cases.maxLines) {
+        const lines = text.trimEnd().split('\n').length;
+        assert.ok(lines <= cases.maxLines, `${JSON.stringify(state)}: the program printed ${lines} lines; its page reads in at most ${cases.maxLines}`);
+      }
       // A quantity is its numbers, or { values, absolute } with the extra room its case explains.
       for (const [label, quantity] of Object.entries(expected)) {
         assert.ok(printed.has(label), `${JSON.stringify(state)}: the snippet printed no "${label}:" (it printed ${[...printed.keys()].join(', ')})`);

@@ -131,6 +131,7 @@ class Tokenizer:
         printable = [b for b in range(256) if 33 <= b <= 126 or 161 <= b <= 172 or b >= 174]
         others = [b for b in range(256) if b not in printable]
         self.byte_char = {b: chr(b) for b in printable} | {b: chr(256 + n) for n, b in enumerate(others)}
+        self.char_byte = {c: b for b, c in self.byte_char.items()}
 
     def merge_steps(self, piece):
         """A piece's bytes, then after each merge the tokens: the lowest-ranked adjacent pair that is a
@@ -157,8 +158,16 @@ class Tokenizer:
         return [self.ids[token] for piece in pieces(text) for token in self.merge_steps(piece)[-1][1]]
 
     def decode(self, ids):
-        char_byte = {c: b for b, c in self.byte_char.items()}
-        return bytes(char_byte[c] for i in ids for c in self.spelled[i]).decode("utf-8", errors="replace")
+        return bytes(self.char_byte[c] for i in ids for c in self.spelled[i]).decode("utf-8", errors="replace")
+
+    def label(self, i):
+        """Token i as the pages write it: · for a space, ↵ for a line break, and a token that is only part
+        of a character as its bytes in hex, ⟨c3⟩."""
+        raw = bytes(self.char_byte[c] for c in self.spelled[i])
+        try:
+            return raw.decode("utf-8").replace(" ", "·").replace("\n", "↵")
+        except UnicodeDecodeError:
+            return "⟨" + " ".join(f"{b:02x}" for b in raw) + "⟩"
 
 
 # ---- The next-token distribution the page draws from (Hugging Face's generate reshapes in this order) ----

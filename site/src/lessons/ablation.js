@@ -21,6 +21,14 @@ const parseHeads = (text, { numLayers, numHeads }) => text.split(',').map((p) =>
 const SHOWN = 10;  // next tokens drawn as bars
 const formatHeads = (heads) => heads.map(({ layer, head }) => `${layer}.${head}`).join(',');
 
+// The top next token before and after the knock-out, in words that fit: it changes, or it stays.
+function topChange(tokenizer, p0, before, p1, after) {
+  const percent = (p, id) => `${formatNumber(100 * p[id], 1)}%`;
+  return before === after
+    ? `The top next token stays “${tokenLabel(tokenizer, before)}”, its probability going from ${percent(p0, before)} to ${percent(p1, after)}`
+    : `The top next token changes from “${tokenLabel(tokenizer, before)}” (${percent(p0, before)}) to “${tokenLabel(tokenizer, after)}” (${percent(p1, after)})`;
+}
+
 lessonPage({
   slug: 'ablation',
   intro: [
@@ -34,7 +42,7 @@ lessonPage({
       'others still do its job. The last table knocks the induction heads out one more at a time, best first, ' +
       'so you can watch the loss climb as the backups go too.',
   ],
-  formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \underbrace{0}_{\text{head}_h}, \dots)\,W_O^\top`,
+  formula: String.raw`\begin{aligned}&\operatorname{MultiHead}(X)\\ &\quad= \operatorname{Concat}(\text{head}_1, \dots, \underbrace{0}_{\text{head}_h}, \dots)\,W_O^\top\end{aligned}`,
   // The snippets follow the mode control: zero, or the head's mean over the prompt's positions.
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS.ablation },
   call: (state) => `const { logits } = model.forward(ids, { ablate: [{ layer, head }], ablation: '${state.mode}' });\n` +
@@ -135,9 +143,8 @@ lessonPage({
       let kl = 0;
       for (let i = 0; i < p0.length; i++) if (p0[i] > 0) kl += p0[i] * Math.log(p0[i] / Math.max(p1[i], 1e-30));
       nextReadout.textContent = heads.length === 0 ? 'No head is knocked out: press one above.'
-        : `${heads.length} head${heads.length > 1 ? 's' : ''} knocked out (${state.mode}). The top next token goes from ` +
-          `“${tokenLabel(tokenizer, top0[0])}” (${formatNumber(100 * p0[top0[0]], 1)}%) to “${tokenLabel(tokenizer, top1[0])}” ` +
-          `(${formatNumber(100 * p1[top1[0]], 1)}%); the two distributions differ by KL = ${formatNumber(kl, 3)} nats.`;
+        : `${heads.length} head${heads.length > 1 ? 's' : ''} knocked out (${state.mode}). ${topChange(tokenizer, p0, top0[0], p1, top1[0])}; ` +
+          `the two distributions differ by KL = ${formatNumber(kl, 3)} nats.`;
 
       const intact = inductionRun(lab, model, { length: T(), seed: state.seed });
       const ablated = heads.length ? inductionRun(lab, model, { length: T(), seed: state.seed, ablate: heads, ablation: state.mode }) : intact;

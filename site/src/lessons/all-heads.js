@@ -3,7 +3,7 @@
 // choosing one enlarges it with the tokens on its axes), and the chosen layer's heads as lines from
 // token to token in <attn-head-view>.
 import { el } from '../dom.js';
-import { describeHead } from '../gpt-heads.js';
+import { describeHead, headInModel } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
@@ -35,7 +35,6 @@ lessonPage({
   setup(ctx) {
     const { state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
-    const { numLayers, numHeads } = model.config;
     const views = el('attn-model-view', { caption: 'Every layer’s and head’s attention (choose a head to enlarge it; with a mouse, point at a row to mark the same query in every head)' });
     views.addEventListener('head-select', (event) => ctx.set({ layer: event.detail.layer, head: event.detail.head }));
     const lines = el('attn-head-view');
@@ -55,7 +54,7 @@ lessonPage({
         cached.labels = Array.from(ids, (id) => tokenLabel(tokenizer, id));
         Object.assign(views, { attention: cached.attention, tokens: cached.labels });
       }
-      const layer = Math.min(state.layer, numLayers - 1), head = Math.min(state.head, numHeads - 1);
+      const { layer, head } = headInModel(ctx, model.config, state.layer, state.head);
       views.selected = { layer, head };
       Object.assign(lines, { attention: cached.attention[layer], tokens: cached.labels,
         caption: `Layer ${layer}: each token’s attention as lines (opacity = weight); point at or tap a token, or pick a head` });

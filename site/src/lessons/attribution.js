@@ -7,7 +7,7 @@ import { AttnLabError } from 'attnlab';
 import { el, field, formatDifference, formatNumber, isolated, select, setOptions } from '../dom.js';
 import { probabilityBars } from '../bars.js';
 import { checkHeadGuess, orderTerms, signed } from '../attribution-parts.js';
-import { CHOSEN_HEAD, layerHeadPickers } from '../gpt-heads.js';
+import { CHOSEN_HEAD, headInModel, layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
@@ -61,7 +61,6 @@ lessonPage({
   setup(ctx) {
     const { state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
-    const { numLayers, numHeads } = model.config;
     const promptBox = sentenceInput('Prompt', state.prompt, (prompt) => ctx.set({ prompt }), 300, { key: 'prompt', lines: 2 });
     const targetBox = sentenceInput('Target token', state.target, (target) => ctx.set({ target }), 40, { key: 'target' });
     const baselineBox = sentenceInput('Against (baseline token)', state.baseline, (baseline) => ctx.set({ baseline }), 40, { key: 'baseline' });
@@ -136,8 +135,7 @@ lessonPage({
 
       const heads = result.terms.filter((x) => x.part === 'head');
       const strongest = heads.reduce((a, x) => (x.value > a.value ? x : a));
-      const layer = state.layer < 0 ? strongest.layer : Math.min(state.layer, numLayers - 1);
-      const head = state.head < 0 ? strongest.head : Math.min(state.head, numHeads - 1);
+      const { layer, head } = state.layer < 0 || state.head < 0 ? strongest : headInModel(ctx, model.config, state.layer, state.head);
       headsByLabel = new Map(heads.map((x) => [x.label, x]));
       Object.assign(bars, {
         items: orderTerms(result.terms, state.order).map((x) => ({

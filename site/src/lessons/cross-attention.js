@@ -3,7 +3,7 @@
 // each new French word's cross-attention row over the English words is shown as it is written, then
 // the whole alignment, every head's, the encoder's and decoder's self-attention, and a check of each
 // head against the gold alignment of sentences the model never trained on.
-import { el, field, formatNumber, isolated, noteUnder, select, setOptions } from '../dom.js';
+import { el, field, formatNumber, isolated, lastLeftOut, noteUnder, select, setOptions } from '../dom.js';
 import { translatorModel } from '../models.js';
 import { knownWords, markedWords, trustVerdict } from '../translator-trust.js';
 import { lessonPage } from '../page.js';
@@ -41,11 +41,12 @@ lessonPage({
       'which words matter now: while writing “chat” it should look at “cat”.',
     'This page runs a small encoder–decoder transformer that attnlab trained to translate English into French ' +
       '(sentences from a small grammar: 77 English and 117 French words — articles, nouns, adjectives, verbs, prepositions). French ' +
-      'puts most adjectives after the noun, so “the red car” becomes “la voiture rouge”: watch the alignment cross. ' +
+      'puts most adjectives after the noun, so the sentence below, “the small cat sees the red car”, becomes “le petit chat ' +
+      'voit la voiture rouge”: watch the alignment cross at “red car”. ' +
       'Nothing told the model where to look; the alignment is what its training found useful.',
     'The weights are rectangular: one row per French position (query), one column per English word (key).',
   ],
-  formula: String.raw`\operatorname{CrossAttention}(Y, X) = \operatorname{softmax}\Big(\frac{(YW_q^\top)(XW_k^\top)^\top}{\sqrt{d_k}}\Big)\,XW_v^\top`,
+  formula: String.raw`\begin{aligned}&\operatorname{CrossAttention}(Y, X)\\ &\quad= \operatorname{softmax}\Big(\frac{(YW_q^\top)(XW_k^\top)^\top}{\sqrt{d_k}}\Big)\,XW_v^\top\end{aligned}`,
   // The trained translator rebuilt in PyTorch from the files this page runs, translating the learner's sentence.
   pytorch: { source: pytorchSource, ...snippet, fileUrls: { [MODEL_FILE]: modelUrl, [VOCAB_FILE]: vocabUrl } },
   call: 'const { model } = await lab.loadBuiltinTranslator();\n' +
@@ -89,7 +90,8 @@ lessonPage({
     const readWords = el('p', { class: 'read-words', hidden: true });
     const trust = el('p', { class: 'trust', 'aria-live': 'polite', hidden: true });
     const translation = el('p', { class: 'feedback', 'aria-live': 'polite' });
-    const stepSlider = slider('Step', { min: 0, max: 0, value: 0 }, (s) => ctx.set({ step: s }));
+    // The row shown, by its French position: counted from 0 as the rows of the weights are (the URL keeps it as step).
+    const stepSlider = slider('French position', { min: 0, max: 0, value: 0 }, (s) => ctx.set({ step: s }));
     const stepLine = el('p', { class: 'explain', 'aria-live': 'polite' });
     const stepRow = heatmap({ rowTitle: 'Writing', colTitle: 'English word (key)' });
     const lines = el('attn-head-view');
@@ -110,7 +112,7 @@ lessonPage({
       rowLabels: Array.from({ length: layers }, (_, l) => `layer ${l}`), colLabels: Array.from({ length: heads }, (_, h) => `head ${h}`),
       caption: 'This sentence: share of French words whose head puts its largest weight on the gold English word' });
     const measured = el('p', { class: 'explain', text:
-      `Measured by the training run (training-log.jsonl) on ${setup.heldoutPairs} held-out sentences the model never trained on: ` +
+      `Measured by the training run (its log ships with the model) on ${setup.heldoutPairs} held-out sentences the model never trained on: ` +
       `${percent(summary.heldoutExactMatch)} are translated exactly (greedy decoding); per layer, the head whose largest ` +
       `cross-attention weight most often lands on the gold English word: ${best.map((b, l) => `layer ${l} head ${b.head}, ` +
       `${percent(b.share)} of French words`).join('; ')}. The model has ${setup.parameters.toLocaleString('en')} parameters ` +
@@ -147,7 +149,7 @@ lessonPage({
       if (t.unknownWords.length) {
         notes.push(`Not in the model’s vocabulary, read as <unk> (unknown): ${t.unknownWords.map((w) => `“${isolated(w)}”`).join(', ')}.`);
       }
-      if (t.truncated) notes.push(`The model reads ${maxLen} words: the last ${t.truncated.dropped} were left out.`);
+      if (t.truncated) notes.push(`The model reads ${maxLen} words: ${lastLeftOut(t.truncated.dropped, 'word')}.`);
       const run = longestRun(t.text.split(' '));
       if (run.count >= 3) {
         notes.push(`The model wrote “${run.word}” ${run.count} times in a row: it learned whole sentences of its grammar only ` +
@@ -155,7 +157,7 @@ lessonPage({
           'writing a likely word.');
       }
       noteUnder(sentenceBox, notes.join(' '));
-      markedWords(readWords, words.words, t.unknownWords, t.grammar);
+      markedWords(readWords, words.words, t.unknownWords, t.grammar, t.sourceTokens.length);
       trust.textContent = trustVerdict(t, DEFAULT_SENTENCE);
       trust.hidden = trust.textContent === '';
 
@@ -167,14 +169,14 @@ lessonPage({
       const cross = t.crossAttention[layer][head];
       const rows = cross.rows;
       const step = Math.min(state.step, rows - 1);
-      setSlider(stepSlider, { max: rows - 1, value: step, format: (s) => `${s + 1} of ${rows}: ${labels[s]}` });
+      setSlider(stepSlider, { max: rows - 1, value: step, format: (s) => `${s} (of 0–${rows - 1}): ${labels[s]}` });
       const row = rowOfMatrix(cross, step);
       const top = argmax(row);
       const writes = t.targetTokens[step + 1] ?? '</s> (the end)';
-      stepLine.textContent = `Step ${step + 1}: having read “${t.targetTokens[step]}”, the decoder writes “${writes}”. ` +
+      stepLine.textContent = `French position ${step}: having read “${t.targetTokens[step]}”, the decoder writes “${writes}”. ` +
         `Layer ${layer}, head ${head} looks hardest at “${isolated(t.sourceTokens[top])}” (weight ${formatNumber(row[top], 2)}).`;
       Object.assign(stepRow, { matrix: { rows: 1, cols: row.length, data: row }, rowLabels: [labels[step]], colLabels: t.sourceTokens,
-        caption: `Layer ${layer}, head ${head}: the cross-attention row of step ${step + 1}` });
+        caption: `Layer ${layer}, head ${head}: the cross-attention row of French position ${step}` });
       Object.assign(lines, { attention: cross, tokens: labels, keyTokens: t.sourceTokens,
         caption: `Layer ${layer}, head ${head}: lines from each French position to the English words (opacity = weight)` });
       lines.setAttribute('query', String(step));

@@ -16,7 +16,7 @@ lessonPage({
     'Post-norm (PyTorch’s default) normalises after each residual add; pre-norm normalises the input of each sub-layer ' +
       'instead. Step through every intermediate below.',
   ],
-  formula: String.raw`\begin{aligned}\text{post-norm: }\; & h = \operatorname{Norm}(x + \operatorname{MHA}(x)), & y &= \operatorname{Norm}(h + \operatorname{FFN}(h))\\ \text{pre-norm: }\; & h = x + \operatorname{MHA}(\operatorname{Norm}(x)), & y &= h + \operatorname{FFN}(\operatorname{Norm}(h))\end{aligned}`,
+  formula: String.raw`\begin{aligned}\text{post-norm: }\; h &= \operatorname{Norm}(x + \operatorname{MHA}(x))\\ y &= \operatorname{Norm}(h + \operatorname{FFN}(h))\\ \text{pre-norm: }\; h &= x + \operatorname{MHA}(\operatorname{Norm}(x))\\ y &= h + \operatorname{FFN}(\operatorname{Norm}(h))\end{aligned}`,
   pytorch: { source: pytorchSource, ...snippet },
   call: "const layer = new lab.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256 });\nconst steps = layer.trace(x);",
   schema: snippet.schema,

@@ -2,7 +2,7 @@
 // (previous-token and first-token on the prompt; induction and duplicate-token on random tokens
 // repeated twice), then the induction demo: the stripe, and the loss falling on the second copy.
 import { el, formatNumber } from '../dom.js';
-import { bestHead, inductionRun, layerHeadPickers, nats, repeatLength, repeatRange, scoreMap } from '../gpt-heads.js';
+import { bestHead, headInModel, inductionRun, layerHeadPickers, nats, repeatLength, repeatRange, scoreMap } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
@@ -51,7 +51,6 @@ lessonPage({
   setup(ctx) {
     const { lab, state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
-    const { numLayers, numHeads } = model.config;
     const maps = Object.fromEntries(SCORES.map(([key, title, what]) => [key, scoreMap(`${title}: ${what}`, model.config)]));
     const findings = el('p', { class: 'explain', 'aria-live': 'polite' });
     const pickers = layerHeadPickers(model.config, (l, h) => ctx.set({ layer: l, head: h }));
@@ -81,8 +80,8 @@ lessonPage({
         `A head that spread each row’s weight evenly over the tokens it may see would score ${formatNumber(evenSpreadInduction(T), 3)} ` +
         `on induction (the mean of 1/(i + 1) over the second copy’s rows, about ln 2 / ${T}).`;
 
-      const layer = state.layer < 0 ? induction.layer : Math.min(state.layer, numLayers - 1);
-      const head = state.head < 0 ? induction.head : Math.min(state.head, numHeads - 1);
+      // −1 (the default): the strongest induction head; a head the model lacks: the nearest, said above.
+      const { layer, head } = state.layer < 0 || state.head < 0 ? induction : headInModel(ctx, model.config, state.layer, state.head);
       pickers.show(layer, head);
 
       const run = inductionRun(lab, model, { length: T, seed: state.seed });

@@ -42,7 +42,7 @@ lessonPage({
       'trains them, seeds 0 to 9 all changed phase, after between 450 and 1150 steps. Train the ' +
       'two-layer model and watch for it; then switch to one layer, or take the position embedding away, and train again.',
   ],
-  formula: String.raw`\text{induction}(h) = \frac{1}{L-1}\sum_{i=1}^{L-1} A^{h}_{\,P+L+i-1,\;P+i}, \qquad \text{previous}(h) = \frac{1}{L}\sum_{t=P+L}^{N-1} A^{h}_{\,t,\;t-1}`,
+  formula: String.raw`\begin{aligned}\text{induction}(h) &= \frac{1}{L-1}\sum_{i=1}^{L-1} A^{h}_{\,P+L+i-1,\;P+i}\\ \text{previous}(h) &= \frac{1}{L}\sum_{t=P+L}^{N-1} A^{h}_{\,t,\;t-1}\end{aligned}`,
   pytorch: { source: pytorchSource, ...snippet },
   call: (state) => 'await lab.loadTraining();\n' +
     `const model = new lab.TaskModel({ task: 'repeat', layers: ${state.layers}, positions: ${state.positions === 'learned'}, ` +

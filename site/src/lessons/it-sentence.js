@@ -87,7 +87,7 @@ lessonPage({
     sharesMap.matrix = { rows: numLayers, cols: numHeads, data: Float32Array.from(held.flat()) };
     const perLayer = held.map((heads, l) => `layer ${l}: ${heads.map((s, h) => `head ${h} ${percent(s)}`).join(', ')}`).join('; ');
     const measured = el('p', { class: 'explain', text:
-      `Measured by the training run on ${summary.heldoutSentences} held-out sentences (training-log.jsonl): the named head — ` +
+      `Measured by the training run on ${summary.heldoutSentences} held-out sentences (its log ships with the model): the named head — ` +
       `layer ${named.layer}, head ${named.head}, chosen on the ${summary.trainSentences} training sentences as the head whose largest ` +
       `weight from “it” most often lands on the right noun — puts its largest weight on the right noun in ` +
       `${percent(summary.namedHeadHeldoutShare)} of held-out sentences (${percent(summary.namedHeadTrainShare)} of training ones). ` +
@@ -98,7 +98,7 @@ lessonPage({
       'An honest caveat: the same answers can also be computed another way — layer 0 copies the matching noun into the ' +
       'adjective’s position and “it” then reads the adjective. Both reach 100% accuracy. Which one training finds ' +
       'depended on the seed: with other seeds (1–5, same recipe) the best head’s held-out share ranged from 50% to 97%. ' +
-      'The shipped model is seed 1; cpp/train/train_referent.cpp records the study.' });
+      'The shipped model is seed 1; the program that trained it records the study in its opening comment.' });
 
     const controls = el('div', { class: 'controls' }, field('Frame', frameSelect), field('First noun', firstSelect),
       field('Second noun', secondSelect), field('Adjective', adjectiveSelect), swap);

@@ -15,7 +15,7 @@ lessonPage({
     'A causal mask (torch.tril) lets position i see only positions 0…i, as when generating text left to right: every ' +
       'value above the diagonal is exactly 0.0. A padding mask hides the filler tokens at the end of a short sequence in a batch.',
   ],
-  formula: String.raw`\operatorname{softmax}\Big(\frac{QK^\top}{\sqrt{d_k}} + M\Big),\qquad M_{ij} = \begin{cases}0 & \text{mask}_{ij}=1\\ -\infty & \text{mask}_{ij}=0\end{cases}`,
+  formula: String.raw`\begin{gathered}\operatorname{softmax}\Big(\frac{QK^\top}{\sqrt{d_k}} + M\Big)\\ M_{ij} = \begin{cases}0 & \text{mask}_{ij}=1\\ -\infty & \text{mask}_{ij}=0\end{cases}\end{gathered}`,
   pytorch: { source: pytorchSource, ...snippet },
   call: 'const mask = lab.causalMask(n);            // or lab.keyPaddingMask(n, n, valid)\nconst { weights } = mha.forward(x, x, x, { mask });',
   schema: snippet.schema,

@@ -20,7 +20,7 @@ lessonPage({
     'Each head can learn a different pattern: random heads cannot show that, so under them the same sentence runs ' +
       'through a trained model. Try a d_model that num_heads does not divide to see why it must divide it.',
   ],
-  formula: String.raw`\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1,\dots,\text{head}_h)\,W_o^\top,\quad \text{head}_i = \operatorname{Attention}(XW_q^{(i)\top}, XW_k^{(i)\top}, XW_v^{(i)\top})`,
+  formula: String.raw`\begin{aligned}&\operatorname{MultiHead}(X)\\ &\quad= \operatorname{Concat}(\text{head}_1,\dots,\text{head}_h)\,W_o^\top\\ &\text{head}_i = \operatorname{Attention}(Q_i, K_i, V_i)\\ &(Q_i, K_i, V_i) = (XW_q^{(i)\top}, XW_k^{(i)\top}, XW_v^{(i)\top})\end{aligned}`,
   // The snippets quote the page's settings.
   pytorch: { source: pytorchSource, ...snippet },
   call: (state) => `const mha = new lab.MultiHeadAttention({ dModel: ${state.dModel}, numHeads: ${state.heads}, seed: ${state.seed} });\n` +

@@ -6,7 +6,7 @@
 import { AttnLabError } from 'attnlab';
 
 import { el, field, formatNumber, formatPercent, isolated, select, setOptions } from '../dom.js';
-import { CHOSEN_HEAD, layerHeadPickers } from '../gpt-heads.js';
+import { CHOSEN_HEAD, headInModel, layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
@@ -33,7 +33,7 @@ lessonPage({
       'one, as long in tokens, where one changed token changes the answer. Measure both by the same number after the last token: the logit of a ' +
       'target token minus that of a baseline token, chosen so that the clean prompt favours the target and the corrupted ' +
       'one the baseline. Then run the corrupted prompt again with ' +
-      'one activation taken from the clean run — the residual stream entering one block at one position, or one head’s ' +
+      'one activation taken from the clean run (the patched run) — the residual stream entering one block at one position, or one head’s ' +
       'output — and see how much of the clean number comes back: 0 is none, 1 is all of it.',
     'Where that fraction is large, the activation carries what the change in the prompt changed. Swept over every block ' +
       'and position it shows the information moving: entering the first block it can only be at the changed token; ' +
@@ -44,7 +44,7 @@ lessonPage({
       'different questions: where two heads do the same job, putting one back can restore nearly everything while taking ' +
       'one away loses little.',
   ],
-  formula: String.raw`\text{restored} = \frac{m(\text{corrupted with } a_{\text{clean}}) - m(\text{corrupted})}{m(\text{clean}) - m(\text{corrupted})},\quad m = \text{logit}[t] - \text{logit}[b]`,
+  formula: String.raw`\begin{gathered}\text{restored} = \frac{m(\text{patched}) - m(\text{corrupted})}{m(\text{clean}) - m(\text{corrupted})}\\ m = \text{logit}[t] - \text{logit}[b]\end{gathered}`,
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS.patching },
   call: () => 'const metric = { target, baseline };\n' +
     'const residual = await model.activationPatching(clean, corrupted, { what: \'resid_pre\', metric, onProgress, signal });\n' +
@@ -244,7 +244,7 @@ lessonPage({
         verdict.textContent = '';
       }
       const gridKey = JSON.stringify([clean, corrupted, target, baseline]);
-      const wanted = state.layer < 0 || state.head < 0 ? null : { layer: Math.min(state.layer, senderLayers - 1), head: Math.min(state.head, numHeads - 1) };
+      const wanted = state.layer < 0 || state.head < 0 ? null : headInModel(ctx, model.config, state.layer, state.head, senderLayers);
       // Drawn at once: the chosen head, or the strongest of these prompts' sweep; before that sweep has found
       // it, the first head, redrawn as the strongest when the sweep is done.
       const known = grids?.key === gridKey ? strongestHead(grids.heads.grid, senderLayers) : { layer: 0, head: 0 };

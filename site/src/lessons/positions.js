@@ -6,32 +6,7 @@ import { attentionCache } from '../models.js';
 import { lessonPage } from '../page.js';
 import { heatmap, panel, sentenceInput, slider, tokensField, tokensOf } from '../views.js';
 import pytorchSource from '../../snippets/positions.py?raw';
-import { D_MODEL, DIMS, FALLBACK, snippet } from '../../snippets/positions.js';
-
-const DISTANCES = 32;
-
-// The score between position 0 and position k, for k = 0 … DISTANCES−1, computed by the core as
-// q·k with a scale that makes identical positions score 1 where the scheme has a fixed norm.
-function falloff(lab, d, seed) {
-  const row0 = (m) => ({ rows: 1, cols: m.cols, data: m.data.slice(0, m.cols) });
-  const against0 = (m, scale) => Array.from(lab.scaledDotProductAttention(row0(m), m, m, { scale }).scaledScores.data);
-  const sinusoidal = lab.positionalEncoding(DISTANCES, d);                      // |PE_p|² = d/2
-  const learned = lab.positionalEncoding(DISTANCES, d, 'learned', { seed });    // N(0,1) rows: |row|² ≈ d
-  // RoPE on one seeded random vector at every position: the score then depends only on the distance,
-  // with a shape of its own (an all-ones vector would land exactly on the sinusoidal curve and hide it).
-  const content = lab.randn(1, d, seed + 7);
-  const norm2 = content.data.reduce((sum, v) => sum + v * v, 0);
-  const rope = lab.applyRotary(lab.matrix(DISTANCES, d, Array.from({ length: DISTANCES }, () => Array.from(content.data)).flat()));
-  const slope = lab.alibiSlopes(8)[4];
-  const alibi = Array.from(lab.alibiBias(DISTANCES, DISTANCES, slope).data.slice(0, DISTANCES));
-  const points = (values) => values.map((v, k) => [k, v]);
-  return [
-    { name: 'sinusoidal (added to X)', points: points(against0(sinusoidal, 2 / d)) },
-    { name: 'learned table (random init)', points: points(against0(learned, 1 / d)) },
-    { name: 'RoPE (rotates q and k)', points: points(against0(rope, 1 / norm2)) },
-    { name: `ALiBi bias (slope 1/${Math.round(1 / slope)})`, points: points(alibi) },
-  ];
-}
+import { D_MODEL, DIMS, FALLBACK, positionFalloff, snippet } from '../../snippets/positions.js';
 
 // Each sine/cosine pair's wavelength in positions, read off the package's encoding: PE[1, 2i] =
 // sin(ω_i) with ω_i = 1/10000^(2i/d) ≤ 1 rad, so ω_i = asin(PE[1, 2i]) and the pair repeats every
@@ -50,7 +25,7 @@ lessonPage({
       'so positions 1, 2 and 100 all get different vectors. Learned tables (BERT, GPT) are just trained rows; RoPE rotates ' +
       'q and k so their dot product depends on the distance; ALiBi adds a penalty proportional to the distance.',
   ],
-  formula: String.raw`PE_{(p,\,2i)} = \sin\!\Big(\frac{p}{10000^{2i/d}}\Big),\qquad PE_{(p,\,2i+1)} = \cos\!\Big(\frac{p}{10000^{2i/d}}\Big)`,
+  formula: String.raw`\begin{aligned}PE_{(p,\,2i)} &= \sin\!\Big(\frac{p}{10000^{2i/d}}\Big)\\ PE_{(p,\,2i+1)} &= \cos\!\Big(\frac{p}{10000^{2i/d}}\Big)\end{aligned}`,
   pytorch: { source: pytorchSource, ...snippet },
   call: "const pe = lab.positionalEncoding(50, 128);          // or 'learned'\nconst q2 = lab.applyRotary(q);  lab.alibiBias(n, n, slope);",
   schema: snippet.schema,
@@ -125,7 +100,7 @@ lessonPage({
       Object.assign(shuffled, { rowLabels: reversed, colLabels: reversed, matrix: b });
       Object.assign(withPositions, { rowLabels: reversed, colLabels: reversed, matrix: weightsOf(reversed, 'sinusoidal') });
 
-      chart.replaceChildren(lineChart(falloff(lab, D_MODEL, state.seed), {
+      chart.replaceChildren(lineChart(positionFalloff(lab, D_MODEL, state.seed), {
         xLabel: 'distance k (positions)', yLabel: 'score with position 0', yDomain: [-1, 1], width: chartWidth(chart),
         title: 'Score between position 0 and position k for sinusoidal, learned, RoPE and ALiBi' }));
     };

@@ -15,7 +15,7 @@ lessonPage({
     'The weights here come from randomly initialised projections, so the pattern means nothing yet — training is what ' +
       'makes “it” look at “animal”. What you can see is the mechanism: every row is a probability distribution over the words.',
   ],
-  formula: String.raw`\operatorname{SelfAttention}(X) = \operatorname{softmax}\Big(\frac{(XW_q^\top)(XW_k^\top)^\top}{\sqrt{d_k}}\Big)\,XW_v^\top`,
+  formula: String.raw`\begin{aligned}&\operatorname{SelfAttention}(X)\\ &\quad= \operatorname{softmax}\Big(\frac{(XW_q^\top)(XW_k^\top)^\top}{\sqrt{d_k}}\Big)\,XW_v^\top\end{aligned}`,
   // The snippets quote the page's settings: the same sizes, the seed of the page's weights (the PyTorch
   // program reads them from the file the page writes).
   pytorch: { source: pytorchSource, ...snippet },

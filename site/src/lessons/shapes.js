@@ -26,7 +26,7 @@ lessonPage({
       'dimensions; permute (and transpose) moves them. And a mask of shape (seq, seq) meets scores of shape ' +
       '(batch, heads, seq, seq) by broadcasting: viewed as (1, 1, seq, seq), it repeats over every batch item and head.',
   ],
-  formula: String.raw`\underbrace{\operatorname{softmax}\Big(\tfrac{QK^\top}{\sqrt{d_k}} + M\Big)}_{(B,\,h,\,n,\,n)}\underbrace{V}_{(B,\,h,\,n,\,d_k)},\qquad Q, K, V \in \mathbb{R}^{B\times h\times n\times d_k}`,
+  formula: String.raw`\begin{gathered}\underbrace{\operatorname{softmax}\Big(\tfrac{QK^\top}{\sqrt{d_k}} + M\Big)}_{(B,\,h,\,n,\,n)}\underbrace{V}_{(B,\,h,\,n,\,d_k)}\\ Q, K, V \in \mathbb{R}^{B\times h\times n\times d_k}\end{gathered}`,
   pytorch: { source: pytorchSource, ...snippet },
   call: (state) => {
     const { batch, seq, dModel, heads } = shapesOf(state);
@@ -41,11 +41,11 @@ lessonPage({
     const { lab, state, root } = ctx;
     const attention = attentionCache(lab);
     const boxes = [
-      sentenceInput(`Sentence 1 (up to ${MAX_TOKENS} tokens)`, state.first, (first) => ctx.set({ first })),
-      sentenceInput(`Sentence 2 (up to ${MAX_TOKENS} tokens)`, state.second, (second) => ctx.set({ second })),
+      sentenceInput(`Sentence 0 (up to ${MAX_TOKENS} tokens)`, state.first, (first) => ctx.set({ first })),
+      sentenceInput(`Sentence 1 (up to ${MAX_TOKENS} tokens)`, state.second, (second) => ctx.set({ second })),
     ];
     const chips = [tokenChips([]), tokenChips([])];
-    chips.forEach((list, b) => list.setAttribute('aria-label', `Tokens of sentence ${b + 1}, padded`));
+    chips.forEach((list, b) => list.setAttribute('aria-label', `Tokens of sentence ${b}, padded`));
     const padding = el('p', { class: 'explain', 'aria-live': 'polite' });
     const steps = el('ol', { class: 'shape-steps' });
     const memory = el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'qkv’s numbers in memory order' });
@@ -70,7 +70,7 @@ lessonPage({
       el('h2', { text: 'reshape keeps the order, permute moves the numbers' }), memory,
       el('h2', { text: 'The masks broadcast against the scores' }), broadcast,
       el('div', { class: 'controls' },
-        field('Batch item', select([[0, 'sentence 1 (item 0)'], [1, 'sentence 2 (item 1)']], state.item, (item) => ctx.set({ item: Number(item) }))),
+        field('Batch item', select([[0, 'sentence 0'], [1, 'sentence 1']], state.item, (item) => ctx.set({ item: Number(item) }))),
         headField),
       panel(null, weightsMap), check,
       el('h2', { text: `The tutorials’ exercise: ${exerciseShape} with a causal mask` }), exercise);
@@ -89,7 +89,7 @@ lessonPage({
       const pad = lab.tensor([batch, n], sentences.flatMap((t) => Array.from({ length: n }, (_, i) => (i < t.length ? 0 : 1))));
       const padRows = padded.map((t, b) => `[${Array.from(pad.data.slice(b * n, (b + 1) * n)).join(', ')}]`);
       padding.textContent = `key_padding_mask ${tuple([batch, n])} = [${padRows.join(', ')}]: 1 marks padding (PyTorch’s convention, ` +
-        `True = pad), the opposite of a mask’s 1 = may attend. Sentence 1 has ${count(sentences[0].length, 'token')}, sentence 2 has ${count(sentences[1].length, 'token')}.`;
+        `True = pad), the opposite of a mask’s 1 = may attend. Sentence 0 has ${count(sentences[0].length, 'token')}, sentence 1 has ${count(sentences[1].length, 'token')}.`;
 
       // x: each sentence's embedding rows, packed into (batch, seq, d_model).
       const mha = attention({ dModel, numHeads: heads, seed: state.seed });
@@ -178,7 +178,7 @@ function movedSentence(shape, dModel) {
     const origin = ((b * seq + s) * 3 + part) * dModel + h * dK + j;
     if (origin === p) continue;
     return `reshape leaves every number where it was: its row is qkv’s row, read with other dimensions. permute makes a new ` +
-      `order: data[0 … ${p - 1}] happen to stay, but data[${p}] is now ${'qkv'[part]} of sentence ${b + 1}, head ${h}, token ${s}, ` +
+      `order: data[0 … ${p - 1}] happen to stay, but data[${p}] is now ${'qkv'[part]} of sentence ${b}, head ${h}, token ${s}, ` +
       `dimension ${j}, which sat at data[${origin}] in qkv.`;
   }
   return 'With these sizes permute happens to leave every number where it was.';

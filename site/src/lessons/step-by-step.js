@@ -8,6 +8,13 @@ import { panel, rowOf, seedField, sentenceInput, tokenChips, tokensField, tokens
 import pytorchSource from '../../snippets/step-by-step.py?raw';
 import { applyEdits, D_MODEL, editedInputs, EDITABLE, editsInShape, FALLBACK, formatEdits, MAX_TOKENS, parseEdits, snippet } from '../../snippets/step-by-step.js';
 
+const SHOWN = 2;  // decimals of q and k in a score's sum of products
+
+// How to pick a score cell, for the screen in hand: a touch screen has no pointer to hover and no Tab key.
+const HOW_TO_PICK_A_CELL = () => (matchMedia('(hover: none) and (pointer: coarse)').matches
+  ? 'Tap a cell of the scores to see its sum of products.'
+  : 'Point at a cell of the scores, or focus it (Tab, then the arrow keys), to see its sum of products.');
+
 lessonPage({
   slug: 'step-by-step',
   intro: [
@@ -19,7 +26,7 @@ lessonPage({
       'figure, where the arrows move between cells). On the scores step, focus a cell to see it as a sum of ' +
       'products. Change any number of X, W_q, W_k, W_v, Q, K or V and everything after it is recomputed.',
   ],
-  formula: String.raw`Q = XW_q^\top,\; K = XW_k^\top,\; V = XW_v^\top,\qquad \operatorname{Attention}(Q,K,V) = \operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}}\Big)V`,
+  formula: String.raw`\begin{gathered}Q = XW_q^\top,\quad K = XW_k^\top,\quad V = XW_v^\top\\ \operatorname{Attention}(Q,K,V) = \operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt{d_k}}\Big)V\end{gathered}`,
   pytorch: { source: pytorchSource, ...snippet },
   call: 'const front = mha.trace(x);              // X, W_q/W_k/W_v, Q, K, V\n' +
     'const back = lab.traceAttention(q, k, v, { causal });  // scores … output',
@@ -69,9 +76,13 @@ lessonPage({
       const { row, col, value } = e.detail;
       const q = rowOf(step.tensors.Q, row);
       const k = rowOf(step.tensors.K, col);
-      const terms = q.map((x, t) => `${formatNumber(x)}×${formatNumber(k[t])}`).join(' + ');
+      const terms = q.map((x, t) => `${formatNumber(x, SHOWN)}×${formatNumber(k[t], SHOWN)}`).join(' + ');
       dot.hidden = false;
-      dot.textContent = `score[${row}][${col}] = q_${row}·k_${col} (“${isolated(tokens[row])}” asks, “${isolated(tokens[col])}” answers) = ${terms} = ${formatNumber(value, 4)}`;
+      // q and k are shown to 2 decimals, the score to 4 from their every digit: the rounded products add
+      // to a slightly different number, so the sentence says which is which.
+      dot.textContent = `score[${row}][${col}] = q_${row}·k_${col} (“${isolated(tokens[row])}” asks, “${isolated(tokens[col])}” answers) = ${terms} = ` +
+        `${formatNumber(value, 4)}. (q and k are shown rounded to ${SHOWN} decimals; the score uses their full values, so the rounded ` +
+        'products can add up to a slightly different number.)';
     };
     stepper.addEventListener('cell-focus', explainCell);
     stepper.addEventListener('cell-hover', explainCell);
@@ -82,7 +93,7 @@ lessonPage({
     function showEditor() {
       const step = steps[stepper.index];
       dot.hidden = step?.id !== 'scores';
-      if (step?.id === 'scores' && dot.textContent === '') dot.textContent = 'Point at a cell of the scores, or focus it (Tab, then the arrow keys), to see its sum of products.';
+      if (step?.id === 'scores' && dot.textContent === '') dot.textContent = HOW_TO_PICK_A_CELL();
       const names = (step && EDITABLE[step.id]) ?? [];
       const key = JSON.stringify([step?.id, tokens, names.map((name) => shape(step.tensors[name]))]);
       if (key === editorsShown.key) {

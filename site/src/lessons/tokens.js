@@ -79,7 +79,7 @@ lessonPage({
           `${count(ids.length, 'token')} (${formatNumber(bytes / Math.max(1, ids.length), 1)} bytes per token).`;
 
       table.replaceChildren(
-        el('caption', { class: 'sr-only', text: 'Each token: its position, its text (· is a space) and its id' }),
+        el('caption', { class: 'sr-only', text: 'Each token: its position, its text (· is a space, ↵ a line break) and its id' }),
         el('tr', {}, el('th', { scope: 'col', text: 'Position' }), el('th', { scope: 'col', text: 'Token' }), el('th', { scope: 'col', text: 'Id' })),
         ...ids.map((id, t) => el('tr', {}, el('td', { text: String(t) }), el('td', { class: 'token-cell', text: tokenLabel(tokenizer, id) }), el('td', { text: String(id) }))));
 

@@ -82,7 +82,7 @@ lessonPage({
       '4 heads), untrained, on 32 fresh sentence pairs per step with AdamW. Every 10 steps it is scored on 50 of the ' +
       '100 sentences its trainer holds out, and it stops at the same 95%.',
   ],
-  formula: String.raw`\begin{aligned}\mathcal{L} &= -\frac{1}{N}\sum_{i=1}^{N} \log \operatorname{softmax}(z_i)_{y_i} \\ \theta &\leftarrow \theta - \eta\,\frac{\hat m}{\sqrt{\hat v} + \epsilon}, \qquad \hat m, \hat v = \text{bias-corrected running means of } \nabla_\theta\mathcal{L} \text{ and } (\nabla_\theta\mathcal{L})^2\end{aligned}`,
+  formula: String.raw`\begin{aligned}\mathcal{L} &= -\frac{1}{N}\sum_{i=1}^{N} \log \operatorname{softmax}(z_i)_{y_i} \\ \theta &\leftarrow \theta - \eta\,\frac{\hat m}{\sqrt{\hat v} + \epsilon}\\ \hat m, \hat v &= \text{bias-corrected running means}\\ &\phantom{{}={}}\text{of } \nabla_\theta\mathcal{L} \text{ and } (\nabla_\theta\mathcal{L})^2\end{aligned}`,
   // The learning rate quoted is the one the page trains the chosen task with; the translation task has a
   // program of its own (its model, AdamW and schedule), which starts from the page's fresh translator.
   pytorch: { source: pytorchSource, sources: { 'watch-it-learn-translate': translateSource }, ...snippet },
@@ -175,7 +175,7 @@ lessonPage({
       if (heads.length !== count) {
         const translating = Boolean(run.colTokens);
         heads = layers.flatMap((l, li) => l.map((_, h) => heatmap({
-          caption: layers.length > 1 ? `${translating ? 'Cross-attention, decoder layer' : 'Layer'} ${li + 1}, head ${h}` : `Head ${h}`,
+          caption: layers.length > 1 ? `${translating ? 'Cross-attention, decoder layer' : 'Layer'} ${li}, head ${h}` : `Head ${h}`,
           rowTitle: translating ? 'French word to write (query)' : 'Query', colTitle: translating ? 'English word (key)' : 'Key' })));
         maps.replaceChildren(...heads.map((h) => panel(null, h)));
       }

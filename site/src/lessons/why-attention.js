@@ -28,9 +28,9 @@ lessonPage({
       'each key matched.',
     'The weights below are not drawn by hand: they are measured, computed in this page from a small model ' +
       'attnlab trained to answer “which noun does ‘it’ stand for?”. Nobody told its heads where to look; one head ' +
-      'learned to look from “it” at the right noun. The lesson “The “it” sentence, trained” shows the whole model.',
+      'learned to look from “it” at the right noun. The lesson “The ‘it’ sentence, trained” shows the whole model.',
   ],
-  formula: String.raw`\text{weights} = \operatorname{softmax}\!\Big(\frac{q\,K^\top}{\sqrt{d_k}}\Big),\qquad \text{answer} = \text{weights}\cdot V`,
+  formula: String.raw`\begin{aligned}\text{weights} &= \operatorname{softmax}\!\Big(\frac{q\,K^\top}{\sqrt{d_k}}\Big)\\ \text{answer} &= \text{weights}\cdot V\end{aligned}`,
   // The "it" lesson's program on this lesson's sentence, reading the model's own weights.
   pytorch: { source: pytorchSource, ...snippet, fileUrls: { [MODEL_FILE]: modelUrl } },
   call: 'const referent = await loadReferentModel();  // no init(): its own module\n' +
