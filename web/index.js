@@ -4,7 +4,7 @@
 import { AttnLabError } from './lib/errors.js';
 import {
   addOutArrays, checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail,
-  maskOptions, toFloat32, wellFormed,
+  maskOptions, noMoreArguments, toFloat32, wellFormed,
 } from './lib/checks.js';
 import { makeCaller } from './lib/call.js';
 import { CheckpointFiles, checkpointFamily, streamLlamaWeights } from './lib/checkpoint-files.js';
@@ -191,12 +191,14 @@ class Lab {
 
   // Loads the training module (the same build, SIMD or scalar, as the main one) with the current
   // memory budget; resolves to this lab. Every call returns the same promise.
-  loadTraining() {
+  loadTraining(...extra) {
+    noMoreArguments('loadTraining', extra);
     return this.#training.load('loadTraining');
   }
 
   // Loads the GPT module (the calls below do on first use); resolves to this lab.
-  loadGPTModule() {
+  loadGPTModule(...extra) {
+    noMoreArguments('loadGPTModule', extra);
     return this.#gpt.load('loadGPTModule');
   }
 
@@ -426,8 +428,9 @@ class Lab {
   }
 
   // GPT-2's tokenizer files: vocab.json's text and merges.txt's text.
-  async loadTokenizer(vocabJson, mergesText) {
+  async loadTokenizer(vocabJson, mergesText, ...extra) {
     const fn = 'loadTokenizer';
+    noMoreArguments(fn, extra, ['vocabJson', 'mergesText']);
     if (typeof vocabJson !== 'string') fail(fn, `vocabJson must be the text of vocab.json, got ${describe(vocabJson)}`);
     if (typeof mergesText !== 'string') fail(fn, `mergesText must be the text of merges.txt, got ${describe(mergesText)}`);
     const { raw, call, classes } = await this.#gptModule(fn);
@@ -473,8 +476,9 @@ class Lab {
   }
 
   // A Matrix owning a copy of `data` (zeros when omitted).
-  matrix(rows, cols, data) {
+  matrix(rows, cols, data, ...extra) {
     const fn = 'matrix';
+    noMoreArguments(fn, extra, ['rows', 'cols', 'data']);
     checkSize(fn, 'rows', rows);
     checkSize(fn, 'cols', cols);
     const bytes = rows * cols * 4;
@@ -491,10 +495,14 @@ class Lab {
   // rows×cols standard normals from the seeded generator: the same numbers natively and in wasm.
   // randn(shape, seed) gives a tensor: randn([2, 4, 8], 1) holds randn(8, 8, 1)'s numbers in the
   // same row-major order (the leading dims' rows one after another).
-  randn(rows, cols, seed) {
+  randn(rows, cols, seed, ...extra) {
     const fn = 'randn';
-    // The tensor form takes two arguments: randn([3], 5, 7) is a mistake, refused as rows = [3].
-    if (Array.isArray(rows) && seed === undefined) return this.#randnTensor(fn, rows, cols);
+    // The tensor form takes two arguments: a third (randn([3], 5, 7), or an options object) is refused.
+    if (Array.isArray(rows)) {
+      noMoreArguments(fn, [seed, ...extra], ['shape', 'seed']);
+      return this.#randnTensor(fn, rows, cols);
+    }
+    noMoreArguments(fn, extra, ['rows', 'cols', 'seed']);
     checkSize(fn, 'rows', rows);
     checkSize(fn, 'cols', cols);
     checkSeed(fn, seed);
@@ -511,8 +519,9 @@ class Lab {
   }
 
   // A tensor { shape, data } owning a copy of `data` (zeros when omitted): tensor([2, 4, 8]).
-  tensor(shape, data) {
+  tensor(shape, data, ...extra) {
     const fn = 'tensor';
+    noMoreArguments(fn, extra, ['shape', 'data']);
     const checked = checkShape(fn, 'shape', shape);
     this.#checkTensorBytes(fn, checked);
     const count = elementCount(checked);
@@ -532,27 +541,31 @@ class Lab {
 
   // torch's x.reshape(shape) (one dim may be −1), x.permute(dims) and x.transpose(dim0, dim1), each
   // returning a new row-major tensor: reshape keeps the numbers in place, permute and transpose move them.
-  reshape(t, shape) {
+  reshape(t, shape, ...extra) {
     const fn = 'reshape';
+    noMoreArguments(fn, extra, ['t', 'shape']);
     const [x] = checkTensors(fn, { t });
     const dims = checkIntegers(fn, 'shape', shape);
     return this.#call(fn, () => this.#raw.reshapeTensor(x, dims));
   }
 
-  permute(t, dims) {
+  permute(t, dims, ...extra) {
     const fn = 'permute';
+    noMoreArguments(fn, extra, ['t', 'dims']);
     const [x] = checkTensors(fn, { t });
     const order = checkIntegers(fn, 'dims', dims);
     return this.#call(fn, () => this.#raw.permuteTensor(x, order));
   }
 
-  transpose(t, dim0, dim1) {
+  transpose(t, dim0, dim1, ...extra) {
     const fn = 'transpose';
+    noMoreArguments(fn, extra, ['t', 'dim0', 'dim1']);
     const [x] = checkTensors(fn, { t });
     return this.#call(fn, () => this.#raw.transposeTensor(x, checkDim(fn, 'dim0', dim0), checkDim(fn, 'dim1', dim1)));
   }
 
-  softmax(m) {
+  softmax(m, ...extra) {
+    noMoreArguments('softmax', extra, ['m']);
     const logits = checkMatrix('softmax', 'm', m);
     return this.#call('softmax', () => this.#raw.softmax(logits));
   }
@@ -613,21 +626,24 @@ class Lab {
 
   // 1 = may attend, 0 = blocked. causalMask(n) is torch.tril(torch.ones(n, n)); causalMask(n_q, n_k)
   // aligns the queries to the last keys (decoding with a cache).
-  causalMask(rows, cols = rows) {
+  causalMask(rows, cols = rows, ...extra) {
+    noMoreArguments('causalMask', extra, ['rows', 'cols']);
     checkSize('causalMask', 'rows', rows);
     checkSize('causalMask', 'cols', cols);
     return this.#call('causalMask', () => this.#raw.causalMask(rows, cols));
   }
 
-  keyPaddingMask(rows, cols, validLength) {
+  keyPaddingMask(rows, cols, validLength, ...extra) {
     const fn = 'keyPaddingMask';
+    noMoreArguments(fn, extra, ['rows', 'cols', 'validLength']);
     checkSize(fn, 'rows', rows);
     checkSize(fn, 'cols', cols);
     checkSize(fn, 'validLength', validLength, { min: 0 });
     return this.#call(fn, () => this.#raw.keyPaddingMask(rows, cols, validLength));
   }
 
-  combineMasks(a, b) {
+  combineMasks(a, b, ...extra) {
+    noMoreArguments('combineMasks', extra, ['a', 'b']);
     const [am, bm] = [checkMatrix('combineMasks', 'a', a), checkMatrix('combineMasks', 'b', b)];
     return this.#call('combineMasks', () => this.#raw.combineMasks(am, bm));
   }
@@ -644,19 +660,22 @@ class Lab {
   }
 
   // RoPE: rotates column pairs of x (n×d, d even) by position·frequency; positions start at offset.
-  applyRotary(x, positionOffset = 0) {
+  applyRotary(x, positionOffset = 0, ...extra) {
+    noMoreArguments('applyRotary', extra, ['x', 'positionOffset']);
     const m = checkMatrix('applyRotary', 'x', x);
     checkSize('applyRotary', 'positionOffset', positionOffset, { min: 0 });
     return this.#call('applyRotary', () => this.#raw.applyRotary(m, positionOffset));
   }
 
-  alibiSlopes(numHeads) {
+  alibiSlopes(numHeads, ...extra) {
+    noMoreArguments('alibiSlopes', extra, ['numHeads']);
     checkSize('alibiSlopes', 'numHeads', numHeads);
     return this.#call('alibiSlopes', () => this.#raw.alibiSlopes(numHeads));
   }
 
-  alibiBias(rows, cols, slope) {
+  alibiBias(rows, cols, slope, ...extra) {
     const fn = 'alibiBias';
+    noMoreArguments(fn, extra, ['rows', 'cols', 'slope']);
     checkSize(fn, 'rows', rows);
     checkSize(fn, 'cols', cols);
     checkFloat32(fn, 'slope', slope);
@@ -664,14 +683,16 @@ class Lab {
   }
 
   // Word-level tokens: lower-case words (apostrophes inside words kept), punctuation on its own.
-  tokenize(text) {
+  tokenize(text, ...extra) {
+    noMoreArguments('tokenize', extra, ['text']);
     if (typeof text !== 'string') fail('tokenize', `text must be a string, got ${describe(text)}`);
     return this.#call('tokenize', () => this.#raw.tokenize(wellFormed(text)));
   }
 
   // Wasm heap: its size, the bytes in use by live allocations (for leak checks), and the budget; the
   // training module's heap (a separate one) as `training`, once it is loaded.
-  memory() {
+  memory(...extra) {
+    noMoreArguments('memory', extra);
     const stats = this.#raw.memoryStats();
     if (this.#training.loaded) stats.training = this.#training.loaded.raw.memoryStats();
     if (this.#gpt.loaded) stats.gpt = this.#gpt.loaded.raw.memoryStats();
@@ -681,7 +702,8 @@ class Lab {
   // A call whose working memory would exceed `bytes` is refused with an AttnLabError before it
   // allocates (seq 100,000 with weights asks for ~150 GiB). Default 512 MiB; at most 2 GiB. It holds
   // for TaskModel too (the training module, now or when it loads).
-  setMemoryBudget(bytes) {
+  setMemoryBudget(bytes, ...extra) {
+    noMoreArguments('setMemoryBudget', extra, ['bytes']);
     const checked = checkMemoryBudget('setMemoryBudget', bytes);
     applyBudget('setMemoryBudget', { raw: this.#raw, call: this.#call }, checked);
     for (const module of [this.#training.loaded, this.#gpt.loaded]) if (module) applyBudget('setMemoryBudget', module, checked);

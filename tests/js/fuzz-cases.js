@@ -276,10 +276,12 @@ function alibiBiasCase({ lab, r, call }) {
   });
 }
 
+// memory() takes no arguments: one given is refused, not ignored (issue 53.8).
 function memoryCase({ lab, r, call }) {
   const junk = r.chance(0.3) ? [r.int(0, 9)] : [];
   call({
-    fn: 'memory', args: junk, run: () => lab.memory(...junk), expect: 'ok',
+    fn: 'memory', args: junk, run: () => lab.memory(...junk), expect: junk.length ? 'error' : 'ok',
+    match: /^memory: takes no arguments, got \d$/,
     check: (m) => {
       if (Object.keys(m).sort().join() !== 'budget,heapSize,inUse') throw new Error(`keys ${Object.keys(m)}`);
       if (!(m.heapSize >= m.inUse && m.inUse > 0 && m.budget === 512 * 2 ** 20)) throw new Error(JSON.stringify(m));

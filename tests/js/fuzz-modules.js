@@ -178,7 +178,10 @@ function attentionBlob(a, r, d, hasBias) {
   const blob = { inProjWeight, outProjWeight };
   if (inProjBias !== undefined || r.chance(0.5)) blob.inProjBias = inProjBias;
   if (outProjBias !== undefined || r.chance(0.5)) blob.outProjBias = outProjBias;
-  if (r.chance(0.1)) blob.note = 'extra fields are ignored';
+  if (r.chance(0.1)) {
+    blob.note = 'an unknown field is refused (a misspelt bias would otherwise be dropped)';
+    a.valid = false;
+  }
   const loaded = inW && outW && { inProjWeight: inW, outProjWeight: outW, ...(hasBias ? { inProjBias: inB, outProjBias: outB } : {}) };
   return [blob, worst(inBiasGrade, outBiasGrade), loaded];
 }

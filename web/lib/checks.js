@@ -1,7 +1,7 @@
 // Argument checks done in JS before anything reaches wasm: types, integer sizes, data lengths.
 // (Shapes that depend on each other, and NaN/±Inf, are checked by the C++ core.)
 import { AttnLabError } from './errors.js';
-import { refuseUnknownNames } from './option-names.js';
+import { nearestName, refuseUnknownNames } from './option-names.js';
 
 export function fail(fn, message) {
   throw new AttnLabError(`${fn}: ${message}`);
@@ -122,7 +122,9 @@ export function addOutArrays(fn, options, opts, shapes) {
   for (const [name, array] of Object.entries(out)) {
     if (array === undefined) continue;
     if (!Object.hasOwn(shapes, name)) {
-      fail(fn, `out.${name}: this call returns ${Object.keys(shapes).join(', ')}${because}, not ${name}`);
+      const near = nearestName(name, Object.keys(shapes));
+      fail(fn, `out.${name}: this call returns ${Object.keys(shapes).join(', ')}${because}, not ${name}` +
+        (near ? ` — did you mean "${near}"?` : ''));
     }
     const kind = typedArrayName.call(array);
     if (kind !== 'Float32Array') fail(fn, `out.${name} must be a Float32Array, got ${describe(array)}`);
@@ -156,6 +158,35 @@ export function checkOptions(fn, options, accepted, what = 'options') {
   refuseUnknownNames(fn, options, accepted, what === 'options' ? 'option' : `${what} field`);
   return options;
 }
+
+// An object inside the options (ablate[0], metric, a patch, a part of the weights): checked as the options
+// are, so that { layer: 1, haed: 0 } says 'ablate[0]: unknown field "haed" — did you mean "head"?' rather
+// than that head is undefined, and a misspelt optional field (a bias) is not dropped without a word.
+// `where` names it in the messages.
+export function checkFields(fn, where, value, accepted) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    fail(fn, `${where} must be an object { ${accepted.join(', ')} }, got ${describe(value)}`);
+  }
+  refuseUnknownNames(`${fn}: ${where}`, value, accepted, 'field');
+  return value;
+}
+
+// For a call that takes no options: its arguments past its own (a rest parameter), refused if any is
+// given. model.session({ maxLen: 10 }) or tokenizer.encode(text, { allowed_special: 'all' }) would
+// otherwise look as if they set something and set nothing. `takes` names the call's own arguments, for
+// the message. An undefined is no argument (a wrapper passing its own optional argument on).
+export function noMoreArguments(fn, extra, takes = []) {
+  const given = extra.find((value) => value !== undefined);
+  if (given === undefined) return;
+  if (isPlainObject(given)) {
+    const keys = Object.keys(given);
+    fail(fn, `takes no options, got ${keys.length ? `{ ${keys.join(', ')} }` : '{}'}`);
+  }
+  fail(fn, takes.length ? `takes ${takes.join(', ')} only, got ${describe(given)} too` : `takes no arguments, got ${describe(given)}`);
+}
+
+const isPlainObject = (value) => value !== null && typeof value === 'object' &&
+  [Object.prototype, null].includes(Object.getPrototypeOf(value));
 
 // The Matrix form's { mask?: Matrix, maskKind?, causal?: boolean } as the core takes them, and of what
 // `more` names: weights (false asks for the output alone, no n×n weight matrices copied out), scale,

@@ -5,7 +5,8 @@
 //   const { logits, attention } = model.forward(tokenizer.encode('The cat'), { attention: true });
 //   const next = lab.sample(logits.data.subarray(-model.config.vocabSize), { temperature: 0.8, seed: 1 });
 import {
-  checkBoolean, checkFloat32, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, wellFormed,
+  checkBoolean, checkFields, checkFloat32, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, noMoreArguments,
+  wellFormed,
 } from './checks.js';
 import * as interp from './interp.js';
 import { WasmModule } from './modules.js';
@@ -84,8 +85,8 @@ export function checkAblate(fn, ablate) {
   if (ablate === undefined) return undefined;
   if (!Array.isArray(ablate)) fail(fn, `ablate must be an array of { layer, head }, got ${describe(ablate)}`);
   return ablate.map((entry, i) => {
-    if (entry === null || typeof entry !== 'object') fail(fn, `ablate[${i}] must be { layer, head }, got ${describe(entry)}`);
-    return { layer: checkSize(fn, `ablate[${i}].layer`, entry.layer, { min: 0 }), head: checkSize(fn, `ablate[${i}].head`, entry.head, { min: 0 }) };
+    const { layer, head } = checkFields(fn, `ablate[${i}]`, entry, ['layer', 'head']);
+    return { layer: checkSize(fn, `ablate[${i}].layer`, layer, { min: 0 }), head: checkSize(fn, `ablate[${i}].head`, head, { min: 0 }) };
   });
 }
 
@@ -132,8 +133,8 @@ export class ModelWeights extends WasmModule {
     return interp.headCircuit(this, this.#module, layer, head, options);
   }
 
-  copyingScores() {
-    return interp.copyingScores(this, this.#module);
+  copyingScores(...extra) {
+    return interp.copyingScores(this, this.#module, extra);
   }
 
   compositionScores(options) {
@@ -147,12 +148,14 @@ export class ModelWeights extends WasmModule {
     return this.call(fn, () => this.handle('save').save(dtype));
   }
 
-  tensorNames() {
+  tensorNames(...extra) {
+    noMoreArguments(`${this.#name}.tensorNames`, extra);
     return this.handle('tensorNames').tensorNames();
   }
 
-  tensor(name) {
+  tensor(name, ...extra) {
     const fn = `${this.#name}.tensor`;
+    noMoreArguments(fn, extra, ['name']);
     if (typeof name !== 'string') fail(fn, `name must be a string, got ${describe(name)}`);
     return this.call(fn, () => this.handle('tensor').tensor(name));
   }
@@ -179,13 +182,15 @@ export class CacheSession extends WasmModule {
   }
 
   // { keys, values }: layer `layer`'s cache.
-  cache(layer) {
+  cache(layer, ...extra) {
     const fn = `${this.#name}.cache`;
+    noMoreArguments(fn, extra, ['layer']);
     checkSize(fn, 'layer', layer, { min: 0 });
     return this.call(fn, () => this.handle('cache').cache(layer));
   }
 
-  reset() {
+  reset(...extra) {
+    noMoreArguments(`${this.#name}.reset`, extra);
     this.handle('reset').reset();
     return this;
   }
@@ -209,7 +214,8 @@ export function gptClasses(module) {
       return this.#config;
     }
 
-    parameterCount() {
+    parameterCount(...extra) {
+      noMoreArguments('GPTModel.parameterCount', extra);
       return this.#parameterCount;
     }
 
@@ -299,8 +305,9 @@ export function gptClasses(module) {
     }
 
     // A KV-cache decoder over this model (dispose it, or it is freed with the model's last reference).
-    session() {
+    session(...extra) {
       const fn = 'GPTModel.session';
+      noMoreArguments(fn, extra);
       const handle = this.call(fn, () => module.raw.GPTSessionHandle.create(this.handle('session')));
       return new GPTSession(handle, this);
     }
@@ -332,15 +339,17 @@ export function gptClasses(module) {
       return this;
     }
 
-    trainStep(ids, targets, batch = 1) {
+    trainStep(ids, targets, batch = 1, ...extra) {
       const fn = 'GPTModel.trainStep';
+      noMoreArguments(fn, extra, ['ids', 'targets', 'batch']);
       const [x, y] = [checkIds(fn, 'ids', ids), checkIds(fn, 'targets', targets, { allowIgnore: true })];
       checkSize(fn, 'batch', batch);
       return this.call(fn, () => this.handle('trainStep').trainStep(x, y, batch));
     }
 
-    loss(ids, targets, batch = 1) {
+    loss(ids, targets, batch = 1, ...extra) {
       const fn = 'GPTModel.loss';
+      noMoreArguments(fn, extra, ['ids', 'targets', 'batch']);
       const [x, y] = [checkIds(fn, 'ids', ids), checkIds(fn, 'targets', targets, { allowIgnore: true })];
       checkSize(fn, 'batch', batch);
       return this.call(fn, () => this.handle('loss').loss(x, y, batch));
@@ -354,8 +363,9 @@ export function gptClasses(module) {
 
     // Feeds one token → { logits: Float32Array [vocabSize], attention: Matrix[layer][head] (1×length) }.
     // (cache(layer): { keys, values }, each a Matrix length×dModel, head h in columns h·dHead ….)
-    append(id) {
+    append(id, ...extra) {
       const fn = 'GPTSession.append';
+      noMoreArguments(fn, extra, ['id']);
       checkSize(fn, 'id', id, { min: 0 });
       this.checkModel('append');
       return this.call(fn, () => this.handle('append').append(id));
@@ -371,52 +381,60 @@ export function gptClasses(module) {
     }
 
     // text → Int32Array of ids (GPT-2's pre-tokenisation, then the merges).
-    encode(text) {
+    encode(text, ...extra) {
       const fn = 'Tokenizer.encode';
+      noMoreArguments(fn, extra, ['text']);
       if (typeof text !== 'string') fail(fn, `text must be a string, got ${describe(text)}`);
       return this.call(fn, () => this.handle('encode').encode(wellFormed(text)));
     }
 
     // How each pre-tokenised piece became tokens: [{ text, start (one id per byte), steps: [{ rank,
     // left, right, merged, tokens }], ids }].
-    encodeWithSteps(text) {
+    encodeWithSteps(text, ...extra) {
       const fn = 'Tokenizer.encodeWithSteps';
+      noMoreArguments(fn, extra, ['text']);
       if (typeof text !== 'string') fail(fn, `text must be a string, got ${describe(text)}`);
       const pieces = this.call(fn, () => this.handle('encodeWithSteps').encodeWithSteps(wellFormed(text)));
       return pieces.map(({ bytes, ...piece }) => ({ text: utf8.decode(bytes), ...piece }));
     }
 
     // ids → string (a character split across the ids' ends shows as U+FFFD).
-    decode(ids) {
+    decode(ids, ...extra) {
+      noMoreArguments('Tokenizer.decode', extra, ['ids']);
       return utf8.decode(this.decodeBytes(ids));
     }
 
-    decodeBytes(ids) {
-      const fn = 'Tokenizer.decode';
+    decodeBytes(ids, ...extra) {
+      noMoreArguments('Tokenizer.decodeBytes', extra, ['ids']);
+      const fn = 'Tokenizer.decode';  // decode's errors too
       const tokens = checkIds(fn, 'ids', ids);
       return this.call(fn, () => this.handle('decode').decode(tokens));
     }
 
     // One token: its text (its bytes decoded; U+FFFD where it holds part of a character) and GPT-2's
     // spelling of it ('Ġcat' for ' cat').
-    tokenString(id) {
+    tokenString(id, ...extra) {
+      noMoreArguments('Tokenizer.tokenString', extra, ['id']);
       return utf8.decode(this.tokenBytes(id));
     }
 
-    tokenBytes(id) {
+    tokenBytes(id, ...extra) {
       const fn = 'Tokenizer.tokenBytes';
+      noMoreArguments(fn, extra, ['id']);
       checkSize(fn, 'id', id, { min: 0 });
       return this.call(fn, () => this.handle('tokenBytes').tokenBytes(id));
     }
 
-    tokenText(id) {
+    tokenText(id, ...extra) {
       const fn = 'Tokenizer.tokenText';
+      noMoreArguments(fn, extra, ['id']);
       checkSize(fn, 'id', id, { min: 0 });
       return this.call(fn, () => this.handle('tokenText').tokenText(id));
     }
 
     // GPT-2's two files for this tokenizer: { vocabJson, mergesText }.
-    toGPT2Files() {
+    toGPT2Files(...extra) {
+      noMoreArguments('Tokenizer.toGPT2Files', extra);
       return { vocabJson: this.handle('toGPT2Files').vocabJson(), mergesText: this.handle('toGPT2Files').mergesText() };
     }
   }

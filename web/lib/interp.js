@@ -5,7 +5,7 @@
 //   const { logits, cache } = model.runWithCache(ids);
 //   cache.get('blocks.1.attn.hook_pattern');                     // Tensor (heads, seq, seq)
 //   const grid = await model.activationPatching(clean, corrupted, { what: 'resid_pre', metric: { target, baseline } });
-import { checkOneOf, checkOptions, checkSeed, checkSize, describe, fail } from './checks.js';
+import { checkFields, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, noMoreArguments } from './checks.js';
 import { checkIds } from './gpt.js';
 import { nearestName } from './option-names.js';
 import { checkTensor } from './tensor.js';
@@ -21,17 +21,20 @@ export class ActivationCache {
     Object.freeze(this);
   }
 
-  names() {
+  names(...extra) {
+    noMoreArguments('ActivationCache.names', extra);
     return [...this.#tensors.keys()];
   }
 
-  has(name) {
+  has(name, ...extra) {
+    noMoreArguments('ActivationCache.has', extra, ['name']);
     return this.#tensors.has(name);
   }
 
   // { shape, data } of one hook point (a copy, so the cache stays as the run left it).
-  get(name) {
+  get(name, ...extra) {
     const fn = 'ActivationCache.get';
+    noMoreArguments(fn, extra, ['name']);
     if (typeof name !== 'string') fail(fn, `name must be a hook name such as 'blocks.0.hook_resid_pre', got ${describe(name)}`);
     const tensor = this.#tensors.get(name);
     if (!tensor) {
@@ -69,7 +72,7 @@ function checkPatches(fn, patch) {
   return patch.map((entry, i) => {
     const where = `patch[${i}]`;
     const { name, value, from, ablate, positions, heads } =
-      checkOptions(fn, entry, ['name', 'value', 'from', 'ablate', 'positions', 'heads'], where);
+      checkFields(fn, where, entry, ['name', 'value', 'from', 'ablate', 'positions', 'heads']);
     if (typeof name !== 'string') fail(fn, `${where}.name must be a hook name, got ${describe(name)}`);
     const given = [value, from, ablate].filter((v) => v !== undefined).length;
     if (given !== 1) fail(fn, `${where} needs exactly one of value (a tensor), from (an ActivationCache) or ablate ('zero' | 'mean')`);
@@ -150,7 +153,7 @@ export function directLogitAttribution(model, module, ids, options) {
 }
 
 function checkMetric(fn, metric) {
-  const { target, baseline, position = -1 } = checkOptions(fn, metric, ['target', 'baseline', 'position'], 'metric');
+  const { target, baseline, position = -1 } = checkFields(fn, 'metric', metric, ['target', 'baseline', 'position']);
   checkSize(fn, 'metric.target', target, { min: 0 });
   checkSize(fn, 'metric.baseline', baseline, { min: 0 });
   if (position !== -1) checkSize(fn, 'metric.position', position, { min: 0 });
@@ -206,13 +209,13 @@ export function pathPatching(model, module, clean, corrupted, options) {
   const fn = `${model.className}.pathPatching`;
   const { sender, receivers, metric } = checkOptions(fn, options, ['sender', 'receivers', 'metric']);
   const head = (value, where) => {
-    const { layer, head: h } = checkOptions(fn, value, ['layer', 'head'], where);
+    const { layer, head: h } = checkFields(fn, where, value, ['layer', 'head']);
     return { layer: checkSize(fn, `${where}.layer`, layer, { min: 0 }), head: checkSize(fn, `${where}.head`, h, { min: 0 }) };
   };
   const from = head(sender, 'sender');
   if (!Array.isArray(receivers)) fail(fn, `receivers must be an array of { layer, head, input: 'q' | 'k' | 'v' }, got ${describe(receivers)}`);
   const to = receivers.map((r, i) => {
-    const { layer, head: h, input } = checkOptions(fn, r, ['layer', 'head', 'input'], `receivers[${i}]`);
+    const { layer, head: h, input } = checkFields(fn, `receivers[${i}]`, r, ['layer', 'head', 'input']);
     return { ...head({ layer, head: h }, `receivers[${i}]`), input: checkOneOf(fn, `receivers[${i}].input`, input, ['q', 'k', 'v']) };
   });
   return withSweep(model, module, fn, clean, corrupted, metric, (sweep) => model.call(fn, () => sweep.pathPatching(from, to)));
@@ -222,7 +225,8 @@ export function pathPatching(model, module, clean, corrupted, options) {
 export function headCircuit(model, module, layer, head, options) {
   const fn = `${model.className}.headCircuit`;
   const [l, h] = [checkSize(fn, 'layer', layer, { min: 0 }), checkSize(fn, 'head', head, { min: 0 })];
-  const { distance = 0 } = checkOptions(fn, options, model.interpPrefix ? ['distance'] : []);
+  if (!model.interpPrefix) noMoreArguments(fn, [options], ['layer', 'head']);  // a GPT's circuit has no distance
+  const { distance = 0 } = checkOptions(fn, options, ['distance']);
   checkSize(fn, 'distance', distance, { min: 0 });
   const circuit = model.interpPrefix
     ? model.call(fn, () => module.raw.llamaHeadCircuit(model.handle(fn), l, h, distance))
@@ -232,8 +236,10 @@ export function headCircuit(model, module, layer, head, options) {
 }
 
 // Every head's copying score at once (layers × heads): the d×V×d product they share is computed once.
-export function copyingScores(model, module) {
+// extra: the arguments it was given (it takes none).
+export function copyingScores(model, module, extra) {
   const fn = `${model.className}.copyingScores`;
+  noMoreArguments(fn, extra);
   return model.call(fn, () => raw(model, module, 'ovCopyingScores')(model.handle(fn)));
 }
 

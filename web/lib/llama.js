@@ -4,7 +4,7 @@
 //   const { model, tokenizer } = await lab.loadModel(files);     // config.json, *.safetensors, tokenizer.json
 //   const { logits } = model.forward(tokenizer.encode('In the beginning'));
 //   const { cache } = model.runWithCache(ids);  cache.get('blocks.0.attn.hook_rot_q');
-import { checkBoolean, checkOneOf, checkOptions, checkSize, describe, fail, wellFormed } from './checks.js';
+import { checkBoolean, checkOneOf, checkOptions, checkSize, describe, fail, noMoreArguments, wellFormed } from './checks.js';
 import { CacheSession, checkAblate, checkIds, generateOptions, ModelWeights } from './gpt.js';
 import { WasmModule } from './modules.js';
 
@@ -41,7 +41,8 @@ export function llamaClasses(module) {
       return this.#config;
     }
 
-    parameterCount() {
+    parameterCount(...extra) {
+      noMoreArguments('LlamaModel.parameterCount', extra);
       return this.#config.parameterCount;
     }
 
@@ -74,7 +75,8 @@ export function llamaClasses(module) {
     }
 
     // Every hook point's name, in the order the forward reaches them.
-    hookNames() {
+    hookNames(...extra) {
+      noMoreArguments('LlamaModel.hookNames', extra);
       return module.raw.llamaHookNames(this.handle('hookNames'));
     }
 
@@ -109,15 +111,17 @@ export function llamaClasses(module) {
     }
 
     // The cached tokens' positions in the text (with sinks: the first ones and the last window).
-    cachedTokens() {
+    cachedTokens(...extra) {
+      noMoreArguments('LlamaSession.cachedTokens', extra);
       return this.handle('cachedTokens').cachedTokens();
     }
 
     // One id or several → { logits: Matrix n×vocabSize (the token after each), attention:
     // Matrix[layer][head] (1×cached: the last token's weights over the cache) }. (cache(layer): { keys,
     // values }, Matrix cached × numKeyValueHeads·headDim each.)
-    append(ids) {
+    append(ids, ...extra) {
       const fn = 'LlamaSession.append';
+      noMoreArguments(fn, extra, ['ids']);
       const tokens = checkIds(fn, 'ids', typeof ids === 'number' ? [ids] : ids);
       this.checkModel('append');
       return this.call(fn, () => this.handle('append').append(tokens));
@@ -156,12 +160,14 @@ export function llamaClasses(module) {
     }
 
     // One token's text (its bytes decoded), and its spelling in tokenizer.json ('Ġthe').
-    tokenString(id) {
+    tokenString(id, ...extra) {
+      noMoreArguments('HFTokenizer.tokenString', extra, ['id']);
       return this.decode([id]);
     }
 
-    tokenText(id) {
+    tokenText(id, ...extra) {
       const fn = 'HFTokenizer.tokenText';
+      noMoreArguments(fn, extra, ['id']);
       checkSize(fn, 'id', id, { min: 0 });
       return this.call(fn, () => this.handle('tokenText').token(id));
     }

@@ -2,8 +2,8 @@
 // C++ object in the wasm heap; dispose() frees it at once, and a FinalizationRegistry frees it if the
 // JS object is garbage-collected first.
 import {
-  addOutArrays, checkBoolean, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize, checkVector,
-  describe, fail, maskOptions,
+  addOutArrays, checkBoolean, checkFields, checkFloat32, checkMatrix, checkOneOf, checkOptions, checkSeed, checkSize,
+  checkVector, fail, maskOptions, noMoreArguments,
 } from './checks.js';
 import { checkTensors, tensorOptions, usesTensors } from './tensor.js';
 
@@ -26,17 +26,20 @@ export class WasmModule {
     return this.#handle;
   }
 
-  parameterCount() {
+  parameterCount(...extra) {
+    noMoreArguments(`${this.#name}.parameterCount`, extra);
     return this.handle('parameterCount').parameterCount();
   }
 
   // Training mode turns dropout on (seeded); modules start in evaluation mode.
-  train(on = true) {
+  train(on = true, ...extra) {
+    noMoreArguments(`${this.#name}.train`, extra, ['on']);
     this.handle('train').setTraining(checkBoolean(`${this.#name}.train`, 'on', on));
     return this;
   }
 
-  dispose() {
+  dispose(...extra) {
+    noMoreArguments(`${this.#name}.dispose`, extra);
     if (!this.#handle) return;
     finalizer.unregister(this);
     this.#handle.delete();
@@ -49,8 +52,11 @@ function optionalVector(fn, name, value) {
   return value === undefined || value === null ? undefined : checkVector(fn, name, value);
 }
 
+// nn.MultiheadAttention's weights (prefix 'selfAttn.': a layer's). A misspelt name (inProjBais) is refused:
+// the optional bias it meant would otherwise be left out without a word.
+const ATTENTION_WEIGHTS = ['inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias'];
 function attentionWeights(fn, w, prefix = '') {
-  if (w === null || typeof w !== 'object') fail(fn, `${prefix ? prefix.slice(0, -1) : 'weights'} must be an object, got ${describe(w)}`);
+  checkFields(fn, prefix ? prefix.slice(0, -1) : 'weights', w, ATTENTION_WEIGHTS);
   return {
     inProjWeight: checkMatrix(fn, `${prefix}inProjWeight`, w.inProjWeight),
     inProjBias: optionalVector(fn, `${prefix}inProjBias`, w.inProjBias),
@@ -93,7 +99,8 @@ export function moduleClasses(raw, call) {
       return this;
     }
 
-    weights() {
+    weights(...extra) {
+      noMoreArguments('MultiHeadAttention.weights', extra);
       return this.call('MultiHeadAttention.weights', () => this.handle('weights').weights());
     }
 
@@ -168,18 +175,18 @@ export function moduleClasses(raw, call) {
     }
 
     // { selfAttn, feedForward, norms, total }
-    parameterCounts() {
+    parameterCounts(...extra) {
+      noMoreArguments('TransformerEncoderLayer.parameterCounts', extra);
       return this.handle('parameterCounts').parameterCounts();
     }
 
     loadWeights(weights) {
       const fn = 'TransformerEncoderLayer.loadWeights';
-      if (weights === null || typeof weights !== 'object') fail(fn, `weights must be an object, got ${describe(weights)}`);
+      checkFields(fn, 'weights', weights, ['selfAttn', 'linear1', 'linear2', 'norm1', 'norm2']);
       const part = (name) => {
         const value = weights[name];
         if (value === undefined || value === null) fail(fn, `${name} is missing`);
-        if (typeof value !== 'object') fail(fn, `${name} must be an object, got ${describe(value)}`);
-        return value;
+        return checkFields(fn, name, value, ['weight', 'bias']);
       };
       const linear = (name) => {
         const { weight, bias } = part(name);

@@ -6,7 +6,7 @@
 //   const s = referent.sentence({ frame: 'cross', first: 'animal', second: 'street', adjective: 'wide' });
 //   const { prediction, fromIt } = referent.forward(s);   // fromIt[layer][head]: Float32Array [n]
 //   referent.namedHead  // { layer, head }: the head the training run named (see its log)
-import { checkOptions, describe, fail } from './checks.js';
+import { checkOptions, describe, fail, noMoreArguments } from './checks.js';
 import { WasmModule } from './modules.js';
 
 export function referentClass(module, { log }) {
@@ -29,7 +29,8 @@ export function referentClass(module, { log }) {
       return this.#config;
     }
 
-    parameterCount() {
+    parameterCount(...extra) {
+      noMoreArguments('ReferentModel.parameterCount', extra);
       return this.parameterCountValue;
     }
 
@@ -78,8 +79,9 @@ export function referentClass(module, { log }) {
 
     // A sentence from sentence() → { prediction (the word), probabilities: Float32Array [vocabSize],
     // attention: Matrix[layer][head] (n×n), fromIt: Float32Array[layer][head] (the row of "it") }.
-    forward(sentence) {
+    forward(sentence, ...extra) {
       const fn = 'ReferentModel.forward';
+      noMoreArguments(fn, extra, ['sentence']);
       if (sentence === null || typeof sentence !== 'object' || !Array.isArray(sentence.tokens) ||
           !Number.isInteger(sentence.itPosition)) {
         fail(fn, `sentence must be what referent.sentence() returns, got ${describe(sentence)}`);

@@ -7,7 +7,7 @@
 //   t.crossAttention[1][2]       // Matrix: rows t.targetTokens ('<s>', 'le', …), columns t.sourceTokens
 // lab.loadSeq2Seq(bytes, config) loads a learner's own nn.Transformer checkpoint (ids in, ids out;
 // translate() too when the config names both vocabularies).
-import { checkBoolean, checkOptions, checkSize, describe, fail } from './checks.js';
+import { checkBoolean, checkOptions, checkSize, describe, fail, noMoreArguments } from './checks.js';
 import { WasmModule } from './modules.js';
 
 // Words as the translator's vocabularies hold them: lower case, letters, digits and apostrophes;
@@ -26,7 +26,8 @@ export class WordTokenizer {
   }
 
   // text → { words, ids: Int32Array, unknown: the words not in the vocabulary }
-  encode(text) {
+  encode(text, ...extra) {
+    noMoreArguments('WordTokenizer.encode', extra, ['text']);
     if (typeof text !== 'string') fail('WordTokenizer.encode', `text must be a string, got ${describe(text)}`);
     const words = text.toLowerCase().match(WORD) ?? [];
     const unknown = words.filter((w) => !this.#ids.has(w));
@@ -34,7 +35,8 @@ export class WordTokenizer {
   }
 
   // ids → the words joined by spaces
-  decode(ids) {
+  decode(ids, ...extra) {
+    noMoreArguments('WordTokenizer.decode', extra, ['ids']);
     return Array.from(ids, (id) => this.vocabulary[id] ?? '<unk>').join(' ');
   }
 }
@@ -119,8 +121,9 @@ export function seq2seqClass(module) {
 
     // source ids, target ids (what the decoder reads, the start token first) → { logits: Matrix
     // [n × targetVocabSize], encoderSelfAttention, decoderSelfAttention, crossAttention: Matrix[layer][head] }.
-    forward(sourceIds, targetIds) {
+    forward(sourceIds, targetIds, ...extra) {
       const fn = 'Seq2SeqModel.forward';
+      noMoreArguments(fn, extra, ['sourceIds', 'targetIds']);
       const source = this.#ids(fn, 'sourceIds', sourceIds, this.#config.sourceVocabSize);
       const target = this.#ids(fn, 'targetIds', targetIds, this.#config.targetVocabSize);
       const out = this.call(fn, () => this.handle('forward').forward(source, target));
@@ -243,8 +246,9 @@ export function translatorTrainerClass(module) {
 
     // The first `count` held-out pairs (at most 100; never trained on) → { loss, tokenAccuracy,
     // exactMatch, alignment: [layer][head] share of French words on their gold English word }.
-    evaluate(count = 100) {
+    evaluate(count = 100, ...extra) {
       const fn = 'TranslatorTrainer.evaluate';
+      noMoreArguments(fn, extra, ['count']);
       checkSize(fn, 'count', count);
       return this.call(fn, () => this.handle('evaluate').evaluate(count));
     }
@@ -253,8 +257,9 @@ export function translatorTrainerClass(module) {
     // English index), translation (greedy, words), source, target (Int32Array: the ids the encoder and
     // the decoder read, the start token first), crossAttention: Matrix[layer][head] (French × English,
     // teacher-forced: row i is the query that must write French word i) }.
-    watch(index = 0) {
+    watch(index = 0, ...extra) {
       const fn = 'TranslatorTrainer.watch';
+      noMoreArguments(fn, extra, ['index']);
       checkSize(fn, 'index', index, { min: 0 });
       const out = this.call(fn, () => this.handle('watch').watch(index));
       return { ...out, alignment: Array.from(out.alignment) };
@@ -264,8 +269,9 @@ export function translatorTrainerClass(module) {
     // tutorial's model: src_tok_emb.weight, transformer.encoder.layers.0.self_attn.in_proj_weight, …,
     // generator.bias) → { name: Tensor { shape, data: Float32Array } } in PyTorch's order: what a
     // PyTorch program loads to start where this trainer stands.
-    parameters() {
+    parameters(...extra) {
       const fn = 'TranslatorTrainer.parameters';
+      noMoreArguments(fn, extra);
       const list = this.call(fn, () => this.handle('parameters').parameters());
       return Object.fromEntries(list.map((t) => [t.name, { shape: t.shape, data: t.data }]));
     }

@@ -9,7 +9,9 @@
 //   model.attentionWeights(test[0]).layers[0][0];    // head 0 of layer 0, a Matrix
 // The induction-head lesson: { task: 'repeat', layers: 2, dFF: 0 } (attention only; positions: false
 // drops the position embedding), and model.inductionScores(test) per head.
-import { checkBoolean, checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail } from './checks.js';
+import {
+  checkBoolean, checkNumber, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, noMoreArguments,
+} from './checks.js';
 import { WasmModule } from './modules.js';
 
 const TASKS = ['copy', 'reverse', 'sort', 'coreference', 'sentiment', 'repeat'];
@@ -49,21 +51,24 @@ export function taskModelClass(trainingModule) {
       return this.handle('steps').steps();
     }
 
-    parameterCount() {
+    parameterCount(...extra) {
+      noMoreArguments('TaskModel.parameterCount', extra);
       return this.#info.parameterCount;
     }
 
     // `count` examples drawn from the seed: [{ tokens, targets }].
-    examples(count, seed = 0) {
+    examples(count, seed = 0, ...extra) {
       const fn = 'TaskModel.examples';
+      noMoreArguments(fn, extra, ['count', 'seed']);
       checkSize(fn, 'count', count, { min: 0 });
       checkSeed(fn, seed);
       return this.call(fn, () => this.handle('examples').examples(count, seed));
     }
 
     // Training and held-out examples, no held-out input ever among the training ones.
-    split(trainCount, testCount, seed = 0) {
+    split(trainCount, testCount, seed = 0, ...extra) {
       const fn = 'TaskModel.split';
+      noMoreArguments(fn, extra, ['trainCount', 'testCount', 'seed']);
       checkSize(fn, 'trainCount', trainCount, { min: 0 });
       checkSize(fn, 'testCount', testCount, { min: 0 });
       checkSeed(fn, seed);
@@ -72,21 +77,24 @@ export function taskModelClass(trainingModule) {
 
     // One Adam step on the batch's mean loss; returns that loss. A NaN loss stops with an AttnLabError
     // and leaves the model as it was.
-    trainStep(batch) {
+    trainStep(batch, ...extra) {
       const fn = 'TaskModel.trainStep';
+      noMoreArguments(fn, extra, ['batch']);
       const examples = this.#examples(fn, 'batch', batch);
       return this.call(fn, () => this.handle('trainStep').trainStep(examples));
     }
 
-    evaluate(examples) {
+    evaluate(examples, ...extra) {
       const fn = 'TaskModel.evaluate';
+      noMoreArguments(fn, extra, ['examples']);
       const checked = this.#examples(fn, 'examples', examples);
       return this.call(fn, () => this.handle('evaluate').evaluate(checked));
     }
 
     // { layers: Matrix[layer][head] (n×n attention weights), logits, loss } for one example.
-    attentionWeights(example) {
+    attentionWeights(example, ...extra) {
       const fn = 'TaskModel.attentionWeights';
+      noMoreArguments(fn, extra, ['example']);
       const [checked] = this.#examples(fn, 'example', [example], false);
       const { attention, logits, loss } = this.call(fn, () => this.handle('inspect').inspect(checked));
       return { layers: attention, logits, loss };
@@ -96,21 +104,24 @@ export function taskModelClass(trainingModule) {
     // (layer · numHeads + head), each the mean over the examples of: the attention from each position of
     // the second copy to the position before it; the attention from the second copy's s_i to the first
     // copy's s_{i+1}, the token to predict.
-    inductionScores(examples) {
+    inductionScores(examples, ...extra) {
       const fn = 'TaskModel.inductionScores';
+      noMoreArguments(fn, extra, ['examples']);
       if (this.#info.task !== 'repeat') fail(fn, `the model's task is '${this.#info.task}', not 'repeat'`);
       const checked = this.#examples(fn, 'examples', examples);
       return this.call(fn, () => this.handle('inductionScores').inductionScores(checked));
     }
 
     // Everything training changes (parameters, Adam's moments, the step count), as plain data.
-    snapshot() {
+    snapshot(...extra) {
       const fn = 'TaskModel.snapshot';
+      noMoreArguments(fn, extra);
       return { task: this.#info.task, ...this.call(fn, () => this.handle('snapshot').snapshot()) };
     }
 
-    restore(snapshot) {
+    restore(snapshot, ...extra) {
       const fn = 'TaskModel.restore';
+      noMoreArguments(fn, extra, ['snapshot']);
       if (snapshot === null || typeof snapshot !== 'object') fail(fn, `snapshot must be an object from snapshot(), got ${describe(snapshot)}`);
       if (snapshot.task !== this.#info.task) fail(fn, `the snapshot is of task ${describe(snapshot.task)} but this model's task is '${this.#info.task}'`);
       const lists = (name) => {
@@ -127,8 +138,9 @@ export function taskModelClass(trainingModule) {
       return this;
     }
 
-    decode(ids) {
+    decode(ids, ...extra) {
       const fn = 'TaskModel.decode';
+      noMoreArguments(fn, extra, ['ids']);
       return this.#ids(fn, 'ids', ids).map((id) => this.#info.vocabulary[id]).join(' ');
     }
 
