@@ -81,10 +81,10 @@ Matrix matmul_transposed(MatrixView a, MatrixView b);
 // Large products split B's rows over threads; each entry is summed in the same order on any thread count.
 Matrix row_dots(MatrixView a, MatrixView b);
 // x·Wᵀ for a weight W [out×in] as nn.Linear keeps it (x [n×in] → [n×out]), W never copied: a model's
-// projections and its output layer. With wasm SIMD, dot products over W's rows as they lie for any n (2
-// rows of x by 4 of W per tile): packing W for one product reads and writes every weight once more
-// and holds a copy of it (113 MB for SmolLM2's output layer). Elsewhere row_dots for a few rows of x,
-// the packed GEMM for more.
+// projections and its output layer. With wasm SIMD, row_dots for any n (2 rows of x by 4 of W per
+// tile, a last odd row one W row after the other): packing W for one product reads and writes every
+// weight once more and holds a copy of it (113 MB for SmolLM2's output layer). Elsewhere row_dots for
+// a few rows of x, the packed GEMM for more.
 Matrix linear(MatrixView x, MatrixView w);
 
 // In place, row by row: x ← exp(x − max) / Σ exp(x − max). Entries of −∞ (blocked) become exactly
@@ -133,7 +133,6 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
           bool accumulate, float* c, Eigen::Index ldc);
 void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale);
 float dot(const float* x, const float* y, Eigen::Index k);  // Σ x[i]·y[i] in 4 lanes × 2
-void dot4(const float* x, const float* const y[4], Eigen::Index k, float* out);  // out[r] = dot(x, y[r], k), r < 4
 // out[r·ldo + j] = Σ_i x[r][i]·y[j][i] for 2 rows x and 4 rows y of k floats (a tile of linear()).
 void dots_2x4(const float* const x[2], const float* const y[4], Eigen::Index k, float* out, Eigen::Index ldo);
 }  // namespace simd128
