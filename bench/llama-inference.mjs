@@ -360,14 +360,16 @@ one thread (cpp/src/tensor/parallel.cpp): in a decode step every projection (576
 on one thread and only the output projection (576 × 49,152) is shared.`;
 }
 
-// Why attnlab's heap is larger than weights + cache (read from the code: wasm_bindings/gpt/llama.cpp,
-// cpp/src/llama/llama_checkpoint.cpp); `heap`: its GPT module's heap at the end of a memory walk.
-const memoryNote = (fileBytes, weights, heap) => `Where attnlab's memory and load time go (read from the code, wasm_bindings/gpt/llama.cpp and
-cpp/src/llama/llama_checkpoint.cpp): \`LlamaHandle.fromFiles\` copies each file into the wasm heap (the
-${MB(fileBytes)} MB checkpoint, into a zero-filled std::vector), the model zero-fills its float32 buffer (${MB(weights)} MB), then
-decodes the BF16 tensors into it and checks every value is finite: five passes over about half a gigabyte.
-The file's copy is freed once the model is made, but a wasm heap never shrinks, so the GPT module's heap
-stays at about weights + file (${heap ? `${MB(heap)} MB` : '—'}) while its live allocations are weights + cache (the "heap in use" column below).`;
+// Where attnlab's load time and heap go (read from the code: web/lib/checkpoint-files.js,
+// cpp/src/llama/llama_loader.cpp); `heap`: its GPT module's heap at the end of a memory walk.
+const memoryNote = (fileBytes, weights, heap) => `Where attnlab's memory and load time go (read from the code, web/lib/checkpoint-files.js and
+cpp/src/llama/llama_loader.cpp): \`lab.loadModel\` streams the ${MB(fileBytes)} MB checkpoint into the model 4 MiB at a
+time (a LlamaLoaderHandle): config.json sizes the model's float32 buffer (${MB(weights)} MB, zero-filled), each piece is
+copied into the heap and its BF16 values are widened into their places, then every weight is checked finite.
+The heap never holds the file. The GPT module's heap (${heap ? `${MB(heap)} MB` : '—'}) is larger than what it holds (weights +
+cache, the "heap in use" column below): a wasm heap grows in steps of up to a fifth of its size (Emscripten's
+geometric growth) and never shrinks, and the pages it has not touched take no memory — the peak RSS growth stays
+near weights + cache.`;
 
 // What the 2-thread columns compare, in words from the data.
 function likeForLikeNote(runs) {
@@ -506,8 +508,17 @@ growth over weights + cache (${MB(weightsAndCache)} MB).
 ${goalRows(runs, walks, weightsAndCache).join('\n')}
 
 ${likeForLikeNote(runs)}
+
+${DECODE_NOTE}
 `;
 }
+
+// Why decoding has a ceiling both sides are near (the breakdown table's last column shows it).
+const DECODE_NOTE = `A decode step reads every weight once for one token: both sides run at the memory bandwidth of one core
+(the breakdown's last column), so a float32 decoder cannot get much further ahead of another. What would move
+it is reading fewer bytes: keeping a BF16 checkpoint's weights as BF16 in memory and widening them inside the
+dot products (exact: BF16 → float32 loses nothing, so the logits would not change) halves the bytes a token
+reads, and the memory; attnlab does not do that yet.`;
 
 // ---- the run ----
 
