@@ -37,8 +37,14 @@ export function trainedHeadsSection(ctx) {
     }
     button.remove();
     const { numLayers, numHeads } = loaded.model.config;
+    // A link (or a bigger model before) may name a layer this model lacks: say which one is shown, as
+    // headInModel does for the lessons that pick a head.
+    if (state.layer > numLayers - 1) {
+      ctx.notice(`This model has ${numLayers} layers: showing layer ${numLayers - 1} instead of layer ${state.layer}.`);
+      ctx.remember({ layer: numLayers - 1 });
+    }
     const layers = Array.from({ length: numLayers }, (_, l) => [l, String(l)]);
-    controls.append(field('Layer of the trained model', select(layers, Math.min(state.layer, numLayers - 1),
+    controls.append(field('Layer of the trained model', select(layers, state.layer,
       (l) => ctx.set({ layer: Number(l) }))));
     maps = Array.from({ length: numHeads }, () => heatmap({ rowTitle: 'Query', colTitle: 'Key' }));
     grid.replaceChildren(...maps.map((m) => panel(null, m, el('p', { class: 'field-hint' }))));

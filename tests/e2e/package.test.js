@@ -137,7 +137,7 @@ describe('the packed npm package', () => {
       'lib/interp.js', 'lib/lazy-module.js', 'lib/llama.js', 'lib/loader.js',
       'lib/modules.js', 'lib/option-names.js', 'lib/referent.js', 'lib/registry.js', 'lib/seq2seq.js', 'lib/ship-builtin-llama.js', 'lib/ship-builtin-model.js', 'lib/ship-builtin-tokenizer.js',
       'lib/ship-builtin-training-log.js', 'lib/ship-gpt.js', 'lib/ship-referent-model.js', 'lib/ship-training.js', 'lib/ship-translator.js',
-      'lib/task-model.js', 'lib/tensor.js', 'models/kjv-llama/config.json', 'models/kjv-llama/model.safetensors',
+      'lib/task-model.js', 'lib/tensor.js', 'models/kjv-llama/README.md', 'models/kjv-llama/config.json', 'models/kjv-llama/model.safetensors',
       'models/kjv-llama/tokenizer.json', 'models/kjv-llama/training-config.json', 'models/kjv-llama/training-log.jsonl', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
       'models/kjv/training-log.jsonl', 'models/kjv/vocab.json', 'models/referent/model.safetensors',
       'models/referent/sentences.json', 'models/referent/training-log.jsonl', 'models/translator/heldout.json',

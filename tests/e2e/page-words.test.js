@@ -143,6 +143,19 @@ describe('the lessons\' words, on the built pages', () => {
     }
   });
 
+  test('multi-head\'s trained section, linked to a layer the model lacks: the page says which layer it shows', async () => {
+    const { numLayers } = setup.model.config;
+    const { page, problems } = await open('multi-head', `?layer=${numLayers + 3}`);
+    await page.getByRole('button', { name: /Load attnlab’s trained model/ }).click();
+    await page.waitForFunction(() => document.querySelector('.trained-heads attn-heatmap')?.caption?.startsWith('Trained: layer'));
+    assert.match(await page.textContent('.notices'),
+      new RegExp(`This model has ${numLayers} layers: showing layer ${numLayers - 1} instead of layer ${numLayers + 3}\\.`));
+    await page.waitForFunction((l) => new URLSearchParams(location.search).get('layer') === String(l), numLayers - 1);
+    assert.equal(await page.evaluate(() => document.querySelector('.trained-heads attn-heatmap').caption), `Trained: layer ${numLayers - 1}, head 0`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('one file to save is "it"; token labels are explained where tokens are shown; sentences are counted from 0', async () => {
     const why = await open('why-attention');
     assert.match(await why.page.textContent('.code-file'), /^The program reads the file this page itself runs: .* \(save it beside your notebook\)\./);
