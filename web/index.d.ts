@@ -597,6 +597,10 @@ export interface ActivationPatchingOptions {
   onProgress?: (progress: { done: number; total: number }) => void;
   /** Stops the sweep between layers (the promise rejects with an AbortError); the model stays usable. */
   signal?: AbortSignal;
+  /** A pair whose clean run does not favour the target over the baseline by more than 0.5 logit beyond the
+   *  corrupted run (clean − corrupted ≤ 0.5) is refused with an AttnLabError giving both values; true returns
+   *  its numbers instead, with `warning` set. */
+  allowUnfavourable?: boolean;
 }
 
 export interface ActivationPatchingResult {
@@ -605,6 +609,22 @@ export interface ActivationPatchingResult {
   clean: number;
   corrupted: number;
   position: number;
+  /** What a cell means, outside [0, 1] too: above 1 past the clean run's value, below 0 away from it. */
+  meaning: string;
+  /** Only with allowUnfavourable, when clean − corrupted ≤ 0.5: why the shares mislead, with both values. */
+  warning?: string;
+}
+
+/** TransformerLens's weight processing (HookedTransformer.process_weights_) for the copying score, each step off by
+ *  default. The score moves with each: on attnlab-kjv L3H0 is −0.866 raw, +0.339 with foldLn and centreWriting, −0.384
+ *  with centreUnembed as well — a shift of every logit by the same amount, which softmax ignores, changes an eigenvalue score. */
+export interface CopyingProcessing {
+  /** ln_1's weight into W_V and ln_f's into W_U, then those reading weights centred over d_model. */
+  foldLn?: boolean;
+  /** W_E and W_O centred over d_model (what a LayerNorm removes from the residual stream anyway). */
+  centreWriting?: boolean;
+  /** W_U centred over the vocabulary. */
+  centreUnembed?: boolean;
 }
 
 export interface PathPatchingResult {
@@ -614,6 +634,10 @@ export interface PathPatchingResult {
   patched: number;
   /** (patched − clean) / (clean − corrupted): 0 = no effect, −1 = the whole drop to the corrupted run. */
   normalised: number;
+  /** What normalised means, outside [−1, 0] too. */
+  meaning: string;
+  /** Only with allowUnfavourable, when clean − corrupted ≤ 0.5 (see ActivationPatchingOptions). */
+  warning?: string;
 }
 
 /** A head's circuits from the weights: QK = wQ·wKᵀ, OV = wV·wO (row-vector convention, biases left out). */
@@ -681,10 +705,13 @@ export interface GPTModel extends LogitLensCalls {
     sender: { layer: number; head: number };
     receivers: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
     metric: LogitDiffMetric;
+    /** As ActivationPatchingOptions.allowUnfavourable. */
+    allowUnfavourable?: boolean;
   }): PathPatchingResult;
   headCircuit(layer: number, head: number): HeadCircuit;
-  /** Every head's HeadCircuit.copyingScore at once, layers × heads (the product they share computed once). */
-  copyingScores(): Matrix;
+  /** Every head's HeadCircuit.copyingScore at once, layers × heads (the product they share computed once): of the raw
+   *  W_E·W_V·W_O·W_U, no LayerNorm folded and nothing centred, unless options ask for TransformerLens's processing. */
+  copyingScores(options?: CopyingProcessing): Matrix;
   /** draws defaults to 200, seed to 0. */
   compositionScores(options?: { draws?: number; seed?: number }): CompositionScores;
   dispose(): void;
@@ -783,8 +810,9 @@ export interface LlamaModel extends LogitLensCalls {
   /** wQ is W_Q·R(distance): the QK circuit wQ·wKᵀ between a query and a key `distance` tokens before it (RoPE makes it
    *  depend on the distance; default 0); wK, wV are the key/value head the head reads. */
   headCircuit(layer: number, head: number, options?: { distance?: number }): HeadCircuit;
-  /** Every head's copying score, layers × heads. */
-  copyingScores(): Matrix;
+  /** Every head's copying score, layers × heads, of the raw weights unless options ask for processing: foldLn
+   *  scales by the RMSNorms' weights without centring (an RMSNorm removes no mean); centreWriting is refused. */
+  copyingScores(options?: CopyingProcessing): Matrix;
   /** Q-, K- and V-composition with the QK circuits at distance 0; draws defaults to 200, seed to 0. */
   compositionScores(options?: { draws?: number; seed?: number }): CompositionScores;
   generate(ids: ArrayLike<number>, options?: SamplingOptions & CachePolicy & {

@@ -71,13 +71,6 @@ export function scoreMap(caption, { numLayers, numHeads }) {
     rowLabels: Array.from({ length: numLayers }, (_, l) => String(l)), colLabels: Array.from({ length: numHeads }, (_, h) => String(h)) });
 }
 
-// The (layer, head) with the largest entry of a [layers × heads] Matrix.
-export function bestHead(m) {
-  let best = 0;
-  for (let i = 1; i < m.data.length; i++) if (m.data[i] > m.data[best]) best = i;
-  return { layer: Math.floor(best / m.cols), head: best % m.cols, score: m.data[best] };
-}
-
 // The position each row's weight is largest at, as a short description of what the head does here.
 export function describeHead(weights) {
   const n = weights.rows;

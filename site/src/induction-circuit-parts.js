@@ -1,6 +1,6 @@
 // The induction circuit lesson's measurements and its Try-this check, DOM-free (tests/js run them): the
 // heads' scores on seeded repeated random sequences, the circuit's two heads, and which layer-0 head's
-// output the induction head's keys read most (K-composition).
+// output the induction head's keys read most (K-composition). Ties among the heads: head-ties.js.
 export const SAMPLES = 4;  // repeated sequences per score, as head-jobs measures them
 
 // Two scores of each head over SAMPLES seeded random sequences of `length` tokens in [low, high) repeated once, with

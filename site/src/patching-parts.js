@@ -76,3 +76,19 @@ export function checkPositionGuess(grid, layer, guess, labels, differing) {
     ? { correct: true, message: `Right: patching ${at(position)} restores ${formatNumber(value, 2)} of the clean answer, more than any other position.${moved}` }
     : { correct: false, message: `Not this one: patching ${at(guess)} restores ${restored(guess)}. The position that restores most is ${at(position)}, ${formatNumber(value, 2)}.${moved}` };
 }
+
+// What the page says when the package finds that the clean run does not favour the target over the baseline
+// more than the corrupted run does (its result's warning): the two values, and why the grids' shares then
+// say nothing about restoring. t and b: the target and baseline as the page quotes them.
+export function unfavourableWords(clean, corrupted, t, b) {
+  const more = clean <= corrupted ? 'as much or more' : 'barely less';
+  return `Careful: patching cannot be read on this pair. It measures how much of the gap between the two runs’ ` +
+    `logit[${t}] − logit[${b}] a patch brings back, so the clean prompt has to favour ${t} over ${b} clearly more than ` +
+    `the corrupted one. Here the clean prompt gives ${formatNumber(clean, 3)} and the corrupted one ${formatNumber(corrupted, 3)}: ` +
+    `the corrupted prompt favours ${t} ${more}. The grids below divide by that gap (${formatNumber(clean - corrupted, 3)}), ` +
+    'so a share above 1 or below 0 is not “more than all” or “less than none” of an answer, only a small or backwards gap ' +
+    `made large. Swap the target and the baseline, or change the corrupted prompt so that it favours ${b}.`;
+}
+
+// Said in place of each readout of a pair patching cannot read.
+export const NOT_READ = 'Not read: on this pair these shares do not measure what comes back (see the warning above).';

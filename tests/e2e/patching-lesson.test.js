@@ -3,7 +3,8 @@
 // patching grids, the path-patching table and the take-away numbers are the package's (computed here in
 // Node); at 390 px with touch a sweep held mid-way is stopped with its Stop button and run again; by the
 // keyboard alone the sender is changed (focus stays, the path table follows) and the Try-this is checked;
-// prompts of different lengths are refused with both tokenisations. The sweeps yield between tasks with
+// prompts of different lengths are refused with both tokenisations; a pair whose clean run does not favour the
+// target (issue 51's) is drawn under a warning that gives both values, and no readout says a head restores. The sweeps yield between tasks with
 // setTimeout: the held sweep is held by queueing the page's timers, never by waiting for time.
 // Screenshots: test-output/screenshots/.
 import assert from 'node:assert/strict';
@@ -138,6 +139,36 @@ describe('the patching lesson', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     assert.match(await page.textContent('section.exercise [role=status]'), new RegExp(`^Right: patching position ${right} `));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  // Issue 51's pair: the clean prompt favours " Aaron" over " Joshua" by 5.787, the corrupted one by 6.284.
+  test('a pair the clean run does not favour is drawn under a warning with both values, and no head is said to restore', async () => {
+    const moses = { clean: 'And Moses spake unto Aaron his brother. And Moses spake unto',
+      corrupted: 'And Nebuchadnezzar spake unto Aaron his brother. And Nebuchadnezzar spake unto', target: ' Aaron', baseline: ' Joshua' };
+    const { page, problems } = await openLesson(browser, `${url}?${new URLSearchParams(moses)}`);
+    await swept(page);
+    const warning = page.locator('.patch-warning');
+    assert.ok(await warning.isVisible());
+    const words = await warning.textContent();
+    assert.ok(words.includes('5.787') && words.includes('6.284'), words);
+    assert.match(words, /above 1 or below 0/);
+    for (const readout of ['.resid-readout', '.head-readout', '.path-readout']) {
+      const text = await page.textContent(readout);
+      assert.match(text, /^Not read/, readout);
+      assert.doesNotMatch(text, /restores most/, readout);
+    }
+    assert.equal(await page.locator('.path-readout + .panel').isVisible(), false);
+    assert.equal(await heatmapData(page, 'Share of the clean answer restored'), null);
+    assert.ok(await heatmapData(page, '(patched − corrupted) / (clean − corrupted), not a share restored on this pair'));
+    await page.locator('.patch-warning').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENSHOTS}patching-unfavourable.png`, fullPage: true });
+    // Back to a preset: the warning goes, the readouts name the heads again.
+    await page.selectOption('label:has-text("Pair") select', INDUCTION.id);
+    await page.waitForFunction(() => document.querySelector('.patch-warning').hidden);
+    await swept(page);
+    assert.match(await page.textContent('.head-readout'), /restores most with L\dH\d/);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -128,9 +128,19 @@ for (const variant of VARIANTS) {
         assert.deepEqual(progress, reference.map((_, i) => i + 1));
         assert.ok(Math.abs(result.clean - patching.clean_metric) < 1e-4 * Math.abs(patching.clean_metric));
       }
+      // The same pair measured the other way round (baseline − target): the clean run no longer favours the
+      // target, so the sweep is refused with PyTorch's two values (issue 51).
+      await assert.rejects(model.activationPatching(want.prompt, patching.corrupted, { what: 'z', per: 'head', metric: { target: baseline, baseline: target } }),
+        (e) => e instanceof AttnLabError && /^LlamaModel\.activationPatching: the clean prompt does not favour/.test(e.message) &&
+          e.message.includes((-patching.clean_metric).toFixed(3)) && e.message.includes((-patching.corrupted_metric).toFixed(3)));
       // Circuits: the copying scores (layers × heads) and the composition scores.
       const copying = model.copyingScores();
       want.interp.copying_scores.forEach((v, i) => assert.ok(Math.abs(copying.data[i] - v) < 1e-4, `${name} copying ${i}`));
+      // Under TransformerLens's processing (an RMSNorm's: folded, not centred), against make_llama_fixtures.py.
+      for (const [key, scores] of Object.entries(want.interp.copying_processed)) {
+        const processed = model.copyingScores({ foldLn: key.includes('foldLn'), centreUnembed: key.includes('centreUnembed') });
+        scores.forEach((v, i) => assert.ok(Math.abs(processed.data[i] - v) < 1e-4, `${name} ${key} copying ${i}`));
+      }
       const composition = model.compositionScores({ draws: 5 });
       want.interp.composition.forEach(([, , , , q, k, v], i) => {
         const pair = composition.pairs[i];

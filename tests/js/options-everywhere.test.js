@@ -167,6 +167,8 @@ const OPTION_CALLS = {
   'LlamaModel.activationPatching': ['metrc', 'metric', (c, o) => c.llama.activationPatching(IDS, IDS, o)],
   'LlamaModel.headCircuit': ['distanse', 'distance', (c, o) => c.llama.headCircuit(0, 0, o)],
   'LlamaModel.compositionScores': ['sed', 'seed', (c, o) => c.llama.compositionScores(o)],
+  'GPTModel.copyingScores': ['foldLm', 'foldLn', (c, o) => c.gpt.copyingScores(o)],
+  'LlamaModel.copyingScores': ['centreUnembd', 'centreUnembed', (c, o) => c.llama.copyingScores(o)],
   'LlamaModel.generate': ['windw', 'window', (c, o) => c.llama.generate(IDS, o)],
   'LlamaModel.session': ['sink', 'sinks', (c, o) => c.llama.session(o)],
   'LlamaModel.save': ['dtyp', 'dtype', (c, o) => c.llama.save(o)],
@@ -232,7 +234,6 @@ const NO_OPTION_CALLS = {
   'GPTModel.trainStep': (c, x) => c.gpt.startTraining().trainStep(IDS, IDS, 1, x),
   'GPTModel.loss': (c, x) => c.gpt.loss(IDS, IDS, 1, x),
   'GPTModel.headCircuit': (c, x) => c.gpt.headCircuit(0, 0, x),
-  'GPTModel.copyingScores': (c, x) => c.gpt.copyingScores(x),
   'GPTModel.dispose': (c, x) => c.gpt.dispose(x),
   'GPTSession.append': (c, x) => c.gptSession.append(1, x),
   'GPTSession.cache': (c, x) => c.gptSession.cache(0, x),
@@ -249,7 +250,6 @@ const NO_OPTION_CALLS = {
   'Tokenizer.dispose': (c, x) => c.tokenizer.dispose(x),
   'LlamaModel.parameterCount': (c, x) => c.llama.parameterCount(x),
   'LlamaModel.hookNames': (c, x) => c.llama.hookNames(x),
-  'LlamaModel.copyingScores': (c, x) => c.llama.copyingScores(x),
   'LlamaModel.tensorNames': (c, x) => c.llama.tensorNames(x),
   'LlamaModel.tensor': (c, x) => c.llama.tensor('model.norm.weight', x),
   'LlamaModel.dispose': (c, x) => c.llama.dispose(x),
@@ -299,7 +299,8 @@ test('index.d.ts: every call it declares is in one table, the one its options sa
   const misplaced = [...calls].filter(([call, options]) => !EXCLUDED.has(call) && options !== Object.hasOwn(OPTION_CALLS, call));
   assert.deepEqual(misplaced.map(([call, options]) => `${call} ${options ? 'takes' : 'takes no'} options`), [], 'calls in the wrong table');
   // The calls the issue names, as the walk sees them.
-  for (const call of ['Tokenizer.encode', 'GPTModel.session', 'GPTModel.copyingScores']) assert.equal(calls.get(call), false, call);
+  for (const call of ['Tokenizer.encode', 'GPTModel.session']) assert.equal(calls.get(call), false, call);
+  assert.equal(calls.get('GPTModel.copyingScores'), true, 'TransformerLens\'s processing steps (issue 51)');
   assert.equal(calls.get('GPTModel.pathPatching'), true, 'its metric has an optional position');
 });
 
@@ -337,8 +338,10 @@ describe('every call refuses what it does not take', () => {
     const refused = (run, message) => assert.throws(run, (e) => e instanceof AttnLabError && e.message === message);
     refused(() => c.tokenizer.encode('x', { allowed_special: 'all' }), 'Tokenizer.encode: takes no options, got { allowed_special }');
     refused(() => c.gpt.session({ maxLen: 10 }), 'GPTModel.session: takes no options, got { maxLen }');
-    refused(() => c.gpt.copyingScores({ foldLn: true }), 'GPTModel.copyingScores: takes no options, got { foldLn }');
-    refused(() => c.gpt.copyingScores({}), 'GPTModel.copyingScores: takes no options, got {}');
+    refused(() => c.gpt.copyingScores({ foldLn: 1 }), 'GPTModel.copyingScores: foldLn must be a boolean, got 1');
+    refused(() => c.gpt.copyingScores({}, 2), 'GPTModel.copyingScores: takes options only, got 2 too');
+    assert.throws(() => c.llama.copyingScores({ centreWriting: true }), (e) => e instanceof AttnLabError &&
+      /^LlamaModel\.copyingScores: .*centre_writing needs a LayerNorm/.test(e.message));
     // A GPT's circuit has no RoPE distance (a Llama's has).
     refused(() => c.gpt.headCircuit(0, 0, { distance: 2 }), 'GPTModel.headCircuit: takes no options, got { distance }');
     refused(() => c.gpt.session(5), 'GPTModel.session: takes no arguments, got 5');

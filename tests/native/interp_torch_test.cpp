@@ -188,6 +188,18 @@ TEST_P(InterpAgainstTorch, CopyingAndCompositionScores) {
       EXPECT_NEAR(ov_copying_score(f.model, l, h), reference, 1e-3) << "L" << l << "H" << h;
       EXPECT_NEAR(all[static_cast<std::size_t>(l * c.num_heads + h)], reference, 1e-3) << "all, L" << l << "H" << h;
     }
+  // Under TransformerLens's processing, each combination of the three steps against PyTorch's (issue 51:
+  // attnlab-kjv's L3H0 −0.866 raw, +0.339 with foldLn and centreWriting, −0.384 with centreUnembed too).
+  for (const auto& [key, rows] : expected.at("copying_processed").items()) {
+    const CopyingProcessing p{.fold_ln = key.find("foldLn") != std::string::npos,
+                              .centre_writing = key.find("centreWriting") != std::string::npos,
+                              .centre_unembed = key.find("centreUnembed") != std::string::npos};
+    const std::vector<double> processed = ov_copying_scores(f.model, p);
+    for (int l = 0; l < c.num_layers; ++l)
+      for (int h = 0; h < c.num_heads; ++h)
+        EXPECT_NEAR(processed[static_cast<std::size_t>(l * c.num_heads + h)], rows[l][h].get<double>(), 1e-3)
+            << key << ", L" << l << "H" << h;
+  }
   const CompositionScores scores = composition_scores(f.model, 200, 0);
   ASSERT_EQ(scores.pairs.size(), expected.at("pairs").size());
   for (std::size_t i = 0; i < scores.pairs.size(); ++i) {

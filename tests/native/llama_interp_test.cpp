@@ -130,6 +130,14 @@ TEST(LlamaInterp, CopyingAndCompositionScoresAgreeWithTheDefinitions) {
     ASSERT_EQ(copying.size(), expected.size());
     for (std::size_t i = 0; i < copying.size(); ++i) EXPECT_NEAR(copying[i], expected[i], 1e-4) << "head " << i;
     EXPECT_NEAR(ov_copying_score(c.model, 1, 2), expected[static_cast<std::size_t>(c.model.config().num_heads + 2)], 1e-4);
+    // TransformerLens's processing steps (an RMSNorm's: folded without centring), against the fixture's definitions.
+    for (const auto& [key, scores] : c.interp["copying_processed"].items()) {
+      const CopyingProcessing p{.fold_ln = key.find("foldLn") != std::string::npos,
+                                .centre_unembed = key.find("centreUnembed") != std::string::npos};
+      const std::vector<double> processed = ov_copying_scores(c.model, p);
+      for (std::size_t i = 0; i < processed.size(); ++i) EXPECT_NEAR(processed[i], scores[i].get<double>(), 1e-4) << key << ", head " << i;
+    }
+    expect_error_containing([&] { ov_copying_scores(c.model, {.centre_writing = true}); }, "centre_writing needs a LayerNorm");
     const CompositionScores composition = composition_scores(c.model, 10, 0);
     ASSERT_EQ(composition.pairs.size(), c.interp["composition"].size());
     for (std::size_t i = 0; i < composition.pairs.size(); ++i) {

@@ -202,10 +202,11 @@ val head_scores_to_js(const std::vector<double>& scores, int layers, int heads) 
   return matrix_to_js(m);
 }
 
-val ov_copying_scores_js(const GPTHandle& model) {
+val ov_copying_scores_js(const GPTHandle& model, bool fold_ln, bool centre_writing, bool centre_unembed) {
   return guarded([&] {
     const GPTConfig& c = model.model().config();
-    return head_scores_to_js(ov_copying_scores(model.model()), c.num_layers, c.num_heads);
+    const CopyingProcessing processing{.fold_ln = fold_ln, .centre_writing = centre_writing, .centre_unembed = centre_unembed};
+    return head_scores_to_js(ov_copying_scores(model.model(), processing), c.num_layers, c.num_heads);
   });
 }
 

@@ -95,7 +95,8 @@ val direct_logit_attribution_js(const GPTHandle& model, const val& ids, int posi
 // → { wQ, wK, wV, wO } (Matrix each)
 val head_circuit_js(const GPTHandle& model, int layer, int head);
 val ov_copying_score_js(const GPTHandle& model, int layer, int head);  // a number
-val ov_copying_scores_js(const GPTHandle& model);                     // Matrix [layers×heads]
+// Matrix [layers×heads], under TransformerLens's processing steps (CopyingProcessing)
+val ov_copying_scores_js(const GPTHandle& model, bool fold_ln, bool centre_writing, bool centre_unembed);
 // → { pairs: [{ from: {layer, head}, to: {layer, head}, q, k, v }], baseline, draws }
 val composition_scores_js(const GPTHandle& model, int draws, double seed);
 

@@ -95,10 +95,11 @@ val llama_ov_copying_score_js(const LlamaHandle& model, int layer, int head) {
   return guarded([&] { return val(ov_copying_score(model.model(), layer, head)); });
 }
 
-val llama_ov_copying_scores_js(const LlamaHandle& model) {
+val llama_ov_copying_scores_js(const LlamaHandle& model, bool fold_ln, bool centre_writing, bool centre_unembed) {
   return guarded([&] {
     const LlamaConfig& c = model.model().config();
-    return head_scores_to_js(ov_copying_scores(model.model()), c.num_layers, c.num_heads);
+    const CopyingProcessing processing{.fold_ln = fold_ln, .centre_writing = centre_writing, .centre_unembed = centre_unembed};
+    return head_scores_to_js(ov_copying_scores(model.model(), processing), c.num_layers, c.num_heads);
   });
 }
 

@@ -133,8 +133,8 @@ export class ModelWeights extends WasmModule {
     return interp.headCircuit(this, this.#module, layer, head, options);
   }
 
-  copyingScores(...extra) {
-    return interp.copyingScores(this, this.#module, extra);
+  copyingScores(options, ...extra) {
+    return interp.copyingScores(this, this.#module, options, extra);
   }
 
   compositionScores(options) {

@@ -5,9 +5,10 @@
 //   const { logits, cache } = model.runWithCache(ids);
 //   cache.get('blocks.1.attn.hook_pattern');                     // Tensor (heads, seq, seq)
 //   const grid = await model.activationPatching(clean, corrupted, { what: 'resid_pre', metric: { target, baseline } });
-import { checkFields, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, noMoreArguments } from './checks.js';
+import { checkBoolean, checkFields, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, noMoreArguments } from './checks.js';
 import { checkIds } from './gpt.js';
 import { nearestName } from './option-names.js';
+import { allowUnfavourable, GRID_MEANING, gapVerdict, PATH_MEANING } from './patching-gap.js';
 import { checkTensor } from './tensor.js';
 
 // The values of one run at its hook points, in TransformerLens's shapes for one sequence (its batch
@@ -179,11 +180,14 @@ function withSweep(model, module, fn, clean, corrupted, metric, body) {
 // Between layers: let the page paint and events run (an abort, a click), then go on.
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-// async: every refusal, of the arguments or of the prompts, is a rejected promise.
+// async: every refusal, of the arguments or of the prompts, is a rejected promise. A pair whose clean run
+// does not favour the target more than the corrupted run does is refused before any cell is computed
+// (patching-gap.js), or with allowUnfavourable: true swept and returned with a warning.
 export async function activationPatching(model, module, clean, corrupted, options) {
   const fn = `${model.className}.activationPatching`;
-  const { what, per = 'position', metric, onProgress, signal } =
-    checkOptions(fn, options, ['what', 'per', 'metric', 'onProgress', 'signal']);
+  const { what, per = 'position', metric, onProgress, signal, allowUnfavourable: allow } =
+    checkOptions(fn, options, ['what', 'per', 'metric', 'onProgress', 'signal', 'allowUnfavourable']);
+  const allowed = allowUnfavourable(fn, allow);
   checkOneOf(fn, 'what', what, ['resid_pre', 'attn_out', 'mlp_out', 'z', 'pattern', 'q', 'k', 'v']);
   checkOneOf(fn, 'per', per, ['position', 'head', 'all']);
   if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, `onProgress must be a function, got ${describe(onProgress)}`);
@@ -191,6 +195,7 @@ export async function activationPatching(model, module, clean, corrupted, option
   return withSweep(model, module, fn, clean, corrupted, metric, async (sweep) => {
     const shape = model.call(fn, () => sweep.gridShape(what, per));
     const metrics = sweep.metrics();
+    const verdict = gapVerdict(fn, metrics.clean, metrics.corrupted, allowed);
     const layers = shape[0];
     const data = new Float32Array(shape.reduce((n, s) => n * s, 1));
     const perLayer = data.length / layers;
@@ -201,13 +206,14 @@ export async function activationPatching(model, module, clean, corrupted, option
       await nextTask();
     }
     signal?.throwIfAborted();
-    return { grid: { shape, data }, clean: metrics.clean, corrupted: metrics.corrupted, position: metrics.position };
+    return { grid: { shape, data }, clean: metrics.clean, corrupted: metrics.corrupted, position: metrics.position, meaning: GRID_MEANING, ...verdict };
   });
 }
 
 export function pathPatching(model, module, clean, corrupted, options) {
   const fn = `${model.className}.pathPatching`;
-  const { sender, receivers, metric } = checkOptions(fn, options, ['sender', 'receivers', 'metric']);
+  const { sender, receivers, metric, allowUnfavourable: allow } = checkOptions(fn, options, ['sender', 'receivers', 'metric', 'allowUnfavourable']);
+  const allowed = allowUnfavourable(fn, allow);
   const head = (value, where) => {
     const { layer, head: h } = checkFields(fn, where, value, ['layer', 'head']);
     return { layer: checkSize(fn, `${where}.layer`, layer, { min: 0 }), head: checkSize(fn, `${where}.head`, h, { min: 0 }) };
@@ -218,7 +224,11 @@ export function pathPatching(model, module, clean, corrupted, options) {
     const { layer, head: h, input } = checkFields(fn, `receivers[${i}]`, r, ['layer', 'head', 'input']);
     return { ...head({ layer, head: h }, `receivers[${i}]`), input: checkOneOf(fn, `receivers[${i}].input`, input, ['q', 'k', 'v']) };
   });
-  return withSweep(model, module, fn, clean, corrupted, metric, (sweep) => model.call(fn, () => sweep.pathPatching(from, to)));
+  return withSweep(model, module, fn, clean, corrupted, metric, (sweep) => {
+    const { clean: c, corrupted: k } = sweep.metrics();
+    const verdict = gapVerdict(fn, c, k, allowed);  // before the patched run: a refusal costs nothing
+    return { ...model.call(fn, () => sweep.pathPatching(from, to)), meaning: PATH_MEANING, ...verdict };
+  });
 }
 
 // A Llama's circuit takes { distance }: W_Q·R(distance), the QK circuit for a key that many tokens back.
@@ -236,11 +246,15 @@ export function headCircuit(model, module, layer, head, options) {
 }
 
 // Every head's copying score at once (layers × heads): the d×V×d product they share is computed once.
-// extra: the arguments it was given (it takes none).
-export function copyingScores(model, module, extra) {
+// options: TransformerLens's weight processing steps, each off by default (the raw W_E·W_V·W_O·W_U), because
+// the score moves with each (core: CopyingProcessing in circuits.hpp; a Llama's core refuses centreWriting).
+// extra: the arguments after the options (it takes none).
+export function copyingScores(model, module, options, extra) {
   const fn = `${model.className}.copyingScores`;
-  noMoreArguments(fn, extra);
-  return model.call(fn, () => raw(model, module, 'ovCopyingScores')(model.handle(fn)));
+  noMoreArguments(fn, extra, ['options']);
+  const given = checkOptions(fn, options, ['foldLn', 'centreWriting', 'centreUnembed']);
+  const steps = ['foldLn', 'centreWriting', 'centreUnembed'].map((name) => (given[name] === undefined ? false : checkBoolean(fn, name, given[name])));
+  return model.call(fn, () => raw(model, module, 'ovCopyingScores')(model.handle(fn), ...steps));
 }
 
 export function compositionScores(model, module, options) {

@@ -60,6 +60,41 @@ double copying_score(const HeadCircuit& c, const Matrix& unembed_embed) {
   return lambda.sum().real() / lambda.cwiseAbs().sum();
 }
 
+namespace {
+
+// x − each row's mean (centring over columns), and x − each column's mean (over rows).
+// (The means are taken first: Eigen would otherwise read x while writing it.)
+void centre_rows(Matrix& x) {
+  const Vector mean = x.rowwise().mean();
+  x.colwise() -= mean;
+}
+void centre_columns(Matrix& x) {
+  const Eigen::RowVectorXf mean = x.colwise().mean();
+  x.rowwise() -= mean;
+}
+
+}  // namespace
+
+// TransformerLens's order: fold_layer_norm (with its centring of reading weights), center_writing_weights,
+// center_unembed. The steps are linear maps of the weights, so each is written as its definition.
+Matrix process(const CopyingProcessing& p, ProcessingInputs in, std::vector<HeadCircuit>& heads, int num_heads) {
+  if (p.fold_ln) {
+    in.unembed = in.final_norm.asDiagonal() * in.unembed;  // the norm's weight scales W_U's rows
+    if (in.centre_reading) centre_columns(in.unembed);
+  }
+  if (p.centre_writing) centre_rows(in.embed);
+  if (p.centre_unembed) centre_rows(in.unembed);
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    HeadCircuit& head = heads[i];
+    if (p.fold_ln) {
+      head.w_v = in.layer_norms[i / static_cast<std::size_t>(num_heads)].asDiagonal() * head.w_v;
+      if (in.centre_reading) centre_columns(head.w_v);
+    }
+    if (p.centre_writing) centre_rows(head.w_o);
+  }
+  return matmul(in.unembed, in.embed);
+}
+
 std::vector<double> copying_scores(const std::vector<HeadCircuit>& heads, const Matrix& unembed_embed) {
   std::vector<double> scores;
   for (const HeadCircuit& head : heads) scores.push_back(copying_score(head, unembed_embed));

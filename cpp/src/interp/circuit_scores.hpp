@@ -28,4 +28,16 @@ std::vector<HeadCircuit> every_head(const Model& model, int num_layers, int num_
 // Each head's copying score, layer-major, W_U·W_E computed once by the caller.
 std::vector<double> copying_scores(const std::vector<HeadCircuit>& heads, const Matrix& unembed_embed);
 
+// The copying score's weights under CopyingProcessing (circuits.hpp), whatever model they come from:
+// embed W_E [V×d], unembed W_U [d×V], final_norm (ln_f / model.norm weight, d) and each layer's first norm
+// weight (d); centre_reading: the norm removes the mean (LayerNorm), so folded reading weights are centred.
+struct ProcessingInputs {
+  Matrix embed, unembed;
+  Vector final_norm;
+  std::vector<Vector> layer_norms;
+  bool centre_reading = true;
+};
+// W_U·W_E [d×d] processed, and every head's W_V and W_O processed in place.
+Matrix process(const CopyingProcessing& p, ProcessingInputs inputs, std::vector<HeadCircuit>& heads, int num_heads);
+
 }  // namespace attnlab::circuit_scores

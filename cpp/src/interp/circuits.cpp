@@ -23,6 +23,12 @@ Eigen::Map<const Matrix> weight(const GPT& model, const std::string& name) {
   return {model.values().data() + slot.offset, static_cast<Eigen::Index>(slot.shape[0]), static_cast<Eigen::Index>(slot.shape[1])};
 }
 
+// A LayerNorm's weight [d].
+Vector norm_weight(const GPT& model, const std::string& name) {
+  const GPTTensorSlot& slot = model.tensor(name);
+  return Eigen::Map<const Vector>(model.values().data() + slot.offset, static_cast<Eigen::Index>(slot.shape[0]));
+}
+
 }  // namespace
 
 HeadCircuit head_circuit(const GPT& model, int layer, int head) {
@@ -51,9 +57,16 @@ double ov_copying_score(const GPT& model, int layer, int head) {
   return circuit_scores::copying_score(head_circuit(model, layer, head), unembed_embed(model));
 }
 
-std::vector<double> ov_copying_scores(const GPT& model) {
+std::vector<double> ov_copying_scores(const GPT& model, const CopyingProcessing& processing) {
   const GPTConfig& c = model.config();
-  return circuit_scores::copying_scores(circuit_scores::every_head(model, c.num_layers, c.num_heads), unembed_embed(model));
+  std::vector<HeadCircuit> heads = circuit_scores::every_head(model, c.num_layers, c.num_heads);
+  if (!processing.fold_ln && !processing.centre_writing && !processing.centre_unembed)
+    return circuit_scores::copying_scores(heads, unembed_embed(model));
+  const auto wte = weight(model, "wte.weight");
+  circuit_scores::ProcessingInputs inputs{.embed = wte, .unembed = wte.transpose(), .final_norm = norm_weight(model, "ln_f.weight")};
+  for (int l = 0; l < c.num_layers; ++l) inputs.layer_norms.push_back(norm_weight(model, "h." + std::to_string(l) + ".ln_1.weight"));
+  const Matrix processed = circuit_scores::process(processing, std::move(inputs), heads, c.num_heads);
+  return circuit_scores::copying_scores(heads, processed);
 }
 
 CompositionScores composition_scores(const GPT& model, int draws, std::uint64_t seed) {

@@ -20,10 +20,20 @@ Eigen::Map<const Matrix> weight(const Llama& model, const std::string& name) {
   return {model.values().data() + slot.offset, static_cast<Eigen::Index>(slot.shape[0]), static_cast<Eigen::Index>(slot.shape[1])};
 }
 
+// An RMSNorm's weight [d].
+Vector norm_weight(const Llama& model, const std::string& name) {
+  const LlamaTensorSlot& slot = model.tensor(name);
+  return Eigen::Map<const Vector>(model.values().data() + slot.offset, static_cast<Eigen::Index>(slot.shape[0]));
+}
+
+const char* unembedding_name(const Llama& model) {
+  return model.config().tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight";
+}
+
 // W_U·W_E [d×d] = unembeddingᵀ·embed_tokens (lm_head or, tied, embed_tokens itself)
 Matrix unembed_embed(const Llama& model) {
   const auto embed = weight(model, "model.embed_tokens.weight");  // [V×d]
-  const auto unembed = weight(model, model.config().tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight");
+  const auto unembed = weight(model, unembedding_name(model));
   return kernels::matmul(unembed.transpose(), embed);
 }
 
@@ -52,9 +62,23 @@ double ov_copying_score(const Llama& model, int layer, int head) {
   return circuit_scores::copying_score(head_circuit(model, layer, head), unembed_embed(model));
 }
 
-std::vector<double> ov_copying_scores(const Llama& model) {
+// An RMSNorm removes no mean: folded weights are not centred, and centring the writing weights would change
+// what the model computes (TransformerLens skips that step for RMSNorm models; here it is refused).
+std::vector<double> ov_copying_scores(const Llama& model, const CopyingProcessing& processing) {
   const LlamaConfig& c = model.config();
-  return circuit_scores::copying_scores(circuit_scores::every_head(model, c.num_layers, c.num_heads), unembed_embed(model));
+  if (processing.centre_writing)
+    detail::fail("ov_copying_scores", "centre_writing needs a LayerNorm, which removes the residual stream's mean; a Llama's ",
+                 "RMSNorm does not, so centring W_E and W_O would change the model (fold_ln and centre_unembed apply)");
+  std::vector<HeadCircuit> heads = circuit_scores::every_head(model, c.num_layers, c.num_heads);
+  if (!processing.fold_ln && !processing.centre_unembed) return circuit_scores::copying_scores(heads, unembed_embed(model));
+  circuit_scores::ProcessingInputs inputs{.embed = weight(model, "model.embed_tokens.weight"),
+                                          .unembed = weight(model, unembedding_name(model)).transpose(),
+                                          .final_norm = norm_weight(model, "model.norm.weight"),
+                                          .centre_reading = false};
+  for (int l = 0; l < c.num_layers; ++l)
+    inputs.layer_norms.push_back(norm_weight(model, "model.layers." + std::to_string(l) + ".input_layernorm.weight"));
+  const Matrix processed = circuit_scores::process(processing, std::move(inputs), heads, c.num_heads);
+  return circuit_scores::copying_scores(heads, processed);
 }
 
 CompositionScores composition_scores(const Llama& model, int draws, std::uint64_t seed) {

@@ -4,6 +4,7 @@
 import { el, field, formatNumber, select } from '../dom.js';
 import { probabilityBars, topIds } from '../bars.js';
 import { headGrid, INDUCTION_THRESHOLD, inductionRun, inductionScores, nats, rankedInductionHeads, repeatLength } from '../gpt-heads.js';
+import { rankHeads, tieWords } from '../head-ties.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
@@ -39,7 +40,7 @@ lessonPage({
       'passages in the model’s training encouraged, as that lesson says) should make the second copy of a repeated ' +
       'random sequence almost as hard to predict as the first.',
     'One head alone rarely matters much: a model has several heads that copy, and when one is gone the ' +
-      'others still do its job. The last table knocks the induction heads out one more at a time, best first, ' +
+      'others still do its job. The last table knocks the induction heads out one more at a time, highest induction score first, ' +
       'so you can watch the loss climb as the backups go too.',
   ],
   formula: String.raw`\begin{aligned}&\operatorname{MultiHead}(X)\\ &\quad= \operatorname{Concat}(\text{head}_1, \dots, \underbrace{0}_{\text{head}_h}, \dots)\,W_O^\top\end{aligned}`,
@@ -122,6 +123,12 @@ lessonPage({
       return climb.rows;
     };
 
+    // The climb's first head is one of a tie when others score within 0.01 of it (head-ties.js): then say so.
+    const firstIsATie = (scores) => {
+      const { tied } = rankHeads(scores.data, model.config);
+      return tied.length < 2 ? '' : ` ${tieWords({ tied }, { then: 'knock out each of them in the grid above and compare' })}`;
+    };
+
     return () => {
       const heads = parseHeads(state.heads, model.config);
       const scores = scoresNow();
@@ -162,7 +169,7 @@ lessonPage({
 
       const rows = climbRows();
       climbTable.replaceChildren(
-        el('tr', {}, el('th', { scope: 'col', text: 'Knocked out (best induction head first)' }),
+        el('tr', {}, el('th', { scope: 'col', text: 'Knocked out (highest induction score first)' }),
           el('th', { scope: 'col', text: 'Second copy' }), el('th', { scope: 'col', text: 'Saved by copying' })),
         ...rows.map(({ heads: knocked, first, second }) => el('tr', {},
           el('th', { scope: 'row', text: knocked.length ? formatHeads(knocked).replaceAll(',', ', ') : 'none' }),
@@ -170,8 +177,9 @@ lessonPage({
       const [none, one, all] = [rows[0], rows[1], rows[rows.length - 1]];
       climbReadout.textContent = rows.length < 2
         ? `No head scores ${INDUCTION_THRESHOLD} or more as an induction head at this length and seed.`
-        : `Knocking out the best induction head alone moves the second copy from ${nats(none.second)} to ${nats(one.second)}; ` +
-          `knocking out all ${rows.length - 1} moves it to ${nats(all.second)}. While any copying head is left, it covers for the others.`;
+        : `Knocking out ${formatHeads(one.heads)}, the highest induction score, alone moves the second copy from ${nats(none.second)} to ` +
+          `${nats(one.second)}; knocking out all ${rows.length - 1} moves it to ${nats(all.second)}. While any copying head is left, it ` +
+          `covers for the others.${firstIsATie(scoresNow())}`;
     };
   },
 });

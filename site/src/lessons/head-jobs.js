@@ -2,7 +2,8 @@
 // (previous-token and first-token on the prompt; induction and duplicate-token on random tokens
 // repeated twice), then the induction demo: the stripe, and the loss falling on the second copy.
 import { el, formatNumber } from '../dom.js';
-import { bestHead, headInModel, inductionRun, layerHeadPickers, nats, repeatLength, repeatRange, scoreMap } from '../gpt-heads.js';
+import { headInModel, inductionRun, layerHeadPickers, nats, repeatLength, repeatRange, scoreMap } from '../gpt-heads.js';
+import { rankHeads, tieWords } from '../head-ties.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { chartWidth, lineChart } from '../line-chart.js';
 import { lessonPage } from '../page.js';
@@ -44,7 +45,7 @@ lessonPage({
     prompt: { type: 'text', maxLength: 300, default: DEFAULT_PROMPT },
     length: { type: 'int', min: 5, max: 64, default: 30 },
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
-    layer: { type: 'int', min: -1, max: 47, default: -1 },  // −1: the best induction head
+    layer: { type: 'int', min: -1, max: 47, default: -1 },  // −1: the head with the highest induction score
     head: { type: 'int', min: -1, max: 63, default: -1 },
   },
   prepare: lessonModel,
@@ -74,13 +75,14 @@ lessonPage({
       const scores = model.headScores(ids, { repeatLength: T, samples: 4, seed: state.seed, tokenLow: repeatRange(model).low,
         tokenHigh: repeatRange(model).high });
       for (const [key] of SCORES) maps[key].matrix = scores[key];
-      const induction = bestHead(scores.induction), previous = bestHead(scores.previousToken);
-      findings.textContent = `Strongest induction head: layer ${induction.layer}, head ${induction.head} (score ${formatNumber(induction.score)}). ` +
-        `Strongest previous-token head: layer ${previous.layer}, head ${previous.head} (score ${formatNumber(previous.score)}). ` +
+      // Heads within 0.01 of the highest are called a tie (head-ties.js): every score is in the maps above.
+      const inductionRanks = rankHeads(scores.induction.data, model.config), previousRanks = rankHeads(scores.previousToken.data, model.config);
+      const [induction] = inductionRanks.ranked;
+      findings.textContent = `${tieWords(inductionRanks)} ${tieWords(previousRanks, { score: 'previous-token score' })} ` +
         `A head that spread each row’s weight evenly over the tokens it may see would score ${formatNumber(evenSpreadInduction(T), 3)} ` +
         `on induction (the mean of 1/(i + 1) over the second copy’s rows, about ln 2 / ${T}).`;
 
-      // −1 (the default): the strongest induction head; a head the model lacks: the nearest, said above.
+      // −1 (the default): the first of the highest induction scores; a head the model lacks: the nearest, said above.
       const { layer, head } = state.layer < 0 || state.head < 0 ? induction : headInModel(ctx, model.config, state.layer, state.head);
       pickers.show(layer, head);
 

@@ -3,8 +3,9 @@
 // attends to the token after the current token's earlier occurrence, and its OV circuit copies that token.
 // Everything is found and measured live: the heads by their scores on seeded repeated random sequences,
 // the composition and copying scores from the weights, the knock-out on the same sequences.
-import { el, field, formatNumber, select } from '../dom.js';
-import { repeatLength, repeatRange } from '../gpt-heads.js';
+import { el, field, formatNumber, select, setOptions } from '../dom.js';
+import { CHOSEN_HEAD, repeatLength, repeatRange, scoreMap } from '../gpt-heads.js';
+import { inductionRanking, tieWords } from '../head-ties.js';
 import { checkKeyReader, circuitHeads, repeatScores, SAMPLES } from '../induction-circuit-parts.js';
 import { lessonModel, modelLine, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
@@ -41,12 +42,14 @@ lessonPage({
   formula: String.raw`\text{K-comp}(A, B) = \frac{\lVert \mathrm{OV}_A\,\mathrm{QK}_B^{\top} \rVert_F}{\lVert \mathrm{OV}_A\rVert_F\,\lVert \mathrm{QK}_B\rVert_F}`,
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['induction-circuit'] },
   call: (state) => 'const { pairs, baseline } = model.compositionScores();\n' +
-    'const copying = model.copyingScores();                  // every head’s, layers × heads\n' +
+    'const copying = model.copyingScores();                  // every head’s, layers × heads (raw weights)\n' +
+    'const processed = model.copyingScores({ foldLn: true, centreWriting: true });\n' +
     `const { attention } = model.forward(repeated, { attention: true, ablate: [previousHead], ablation: '${state.mode}' });`,
   schema: {
     length: { type: 'int', min: 5, max: 64, default: 30 },
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
     mode: { type: 'enum', values: ['zero', 'mean'], default: 'zero' },
+    ...CHOSEN_HEAD,  // the induction head studied; −1: the one with the highest induction score
   },
   prepare: lessonModel,
   setup(ctx) {
@@ -55,11 +58,21 @@ lessonPage({
     const { numLayers, numHeads } = model.config;
     // From the weights: measured once.
     const composition = model.compositionScores();
-    const copying = model.copyingScores().data;  // layers × heads
+    const copying = model.copyingScores().data;  // layers × heads, of the raw weights
+    // The same under TransformerLens's processing (web/README.md): the score moves with each step.
+    const folded = model.copyingScores({ foldLn: true, centreWriting: true }).data;
+    const centred = model.copyingScores({ foldLn: true, centreWriting: true, centreUnembed: true }).data;
     const later = composition.pairs.filter((p) => p.from.layer === 0).map((p) => p.to)
       .filter((to, i, all) => all.findIndex((x) => x.layer === to.layer && x.head === to.head) === i);
 
-    const found = el('p', { class: 'explain', 'aria-live': 'polite' });
+    const found = el('p', { class: 'explain induction-found', 'aria-live': 'polite' });
+    const inductionMap = scoreMap('Induction score of every head on these sequences', model.config);
+    inductionMap.decimals = 3;  // the tie is read to 3 decimals (0.945, 0.938, 0.935): 2 would hide it
+    // Every head that can read a layer-0 head's output, with its score: the learner picks the one to study.
+    const chooser = select([], '', (value) => {
+      const [layer, head] = value.split(':').map(Number);
+      ctx.set({ layer, head });
+    });
     // Drawn as the excess over the random baseline, so white is the baseline, blue above it and red below.
     const kMap = heatmap({ ...SIGNED, caption: `K-composition minus the random baseline (${formatNumber(composition.baseline, 3)}): ` +
       'layer-0 head (row) → later head’s keys (column); white is the baseline', decimals: 3, showValues: true, rowTitle: 'From', colTitle: 'To',
@@ -70,7 +83,7 @@ lessonPage({
         composition.baseline;
     }) };
     const kReadout = el('p', { class: 'explain kcomp-readout' });
-    const copyMap = heatmap({ ...SIGNED, domain: [-1, 1], caption: 'Copying score of each head’s OV circuit', decimals: 2, showValues: true,
+    const copyMap = heatmap({ ...SIGNED, domain: [-1, 1], caption: 'Copying score of each head’s OV circuit (raw weights)', decimals: 2, showValues: true,
       rowTitle: 'Layer', colTitle: 'Head', rowLabels: Array.from({ length: numLayers }, (_, l) => String(l)),
       colLabels: Array.from({ length: numHeads }, (_, h) => String(h)) });
     copyMap.matrix = { rows: numLayers, cols: numHeads, data: copying };
@@ -99,21 +112,37 @@ lessonPage({
         field('Repeated length', select([...new Set([10, 20, 30, 40, 64, state.length])].sort((a, b) => a - b).map((n) => [n, String(n)]), state.length, (n) => ctx.set({ length: Number(n) }))),
         seedField(state.seed, (seed) => ctx.set({ seed })),
         field('Knocked-out heads output', select([['zero', 'zero'], ['mean', 'their mean over the sequence']], state.mode, (mode) => ctx.set({ mode })))),
-      found, exercise,
+      found, el('div', { class: 'panel' }, inductionMap),
+      el('div', { class: 'controls' }, field('Induction head to study', chooser)),
+      exercise,
       el('h2', { text: 'The link through the keys: K-composition' }), kReadout, el('div', { class: 'panel' }, kMap),
       el('h2', { text: 'Copying: the OV circuit' }), copyReadout, el('div', { class: 'panel' }, copyMap),
       el('h2', { text: 'Knock the previous-token head out' }), knockReadout, el('div', { class: 'table-wrap' }, knockTable),
       el('h2', { text: 'The induction stripe' }), stripeReadout, el('div', { class: 'panel' }, stripe));
+
+    // The head the URL chose, if it is one of the ranked (layer ≥ 1, in the model); else the first ranked.
+    function chosenHead({ ranked }) {
+      if (state.layer < 0 || state.head < 0) return ranked[0];
+      const chosen = ranked.find((x) => x.layer === state.layer && x.head === state.head);
+      if (!chosen) ctx.notice(`L${state.layer}H${state.head} is not a head an induction head can be here (layers 1 … ${numLayers - 1}, ` +
+        `heads 0 … ${numHeads - 1}): showing ${name(ranked[0])}, the highest induction score.`);
+      return chosen ?? ranked[0];
+    }
 
     return () => {
       const T = repeatLength(model, state.length);
       const intact = repeatScores(lab, model, { length: T, seed: state.seed, ...repeatRange(model) });
       const heads = circuitHeads(intact, model.config);
       const [prev, second] = heads.previous;
-      induction = heads.induction;
+      const ranking = inductionRanking(intact, model.config);
+      induction = chosenHead(ranking);
+      inductionMap.matrix = { rows: numLayers, cols: numHeads, data: Float32Array.from(intact.induction) };
+      setOptions(chooser, ranking.ranked.map((x) => [`${x.layer}:${x.head}`, `${name(x)} (${formatNumber(x.score, 3)})`]),
+        `${induction.layer}:${induction.head}`);
       found.textContent = `On ${SAMPLES} random sequences of ${T} tokens repeated once (seed ${state.seed}), the strongest previous-token ` +
-        `head in layer 0 is ${name(prev)} (previous-token score ${f2(prev.score)}; the next is ${name(second)}, ${f2(second.score)}), and the ` +
-        `strongest induction head is ${name(induction)} (induction score ${f2(induction.score)}).`;
+        `head in layer 0 is ${name(prev)} (previous-token score ${f2(prev.score)}; the next is ${name(second)}, ${f2(second.score)}). ` +
+        `${tieWords(ranking)} Studied below: ${name(induction)} (induction score ${formatNumber(induction.score, 3)}).`;
+      found.dataset.tied = ranking.tied.map(name).join(',');
 
       const largest = composition.pairs.reduce((a, p) => (p.k > a.k ? p : a));
       const pair = composition.pairs.find((p) => p.from.layer === 0 && p.from.head === prev.head && p.to.layer === induction.layer && p.to.head === induction.head);
@@ -126,8 +155,17 @@ lessonPage({
 
       const own = copying[induction.layer * numHeads + induction.head];
       const higher = Array.from(copying).filter((c) => c > own).length;
+      const scoreOf = (scores) => scores[induction.layer * numHeads + induction.head];
+      const above = (scores) => {
+        const n = Array.from(scores).filter((x) => x > scoreOf(scores)).length;
+        return `${n} head${n === 1 ? '' : 's'} higher`;
+      };
       copyReadout.textContent = `${name(induction)}’s OV circuit has copying score ${f2(own)}: ${higher} of the other ` +
-        `${copying.length - 1} heads score higher. A score near 1 means the head writes, for the token it attends to, that same token.`;
+        `${copying.length - 1} heads score higher. A score near 1 means the head writes, for the token it attends to, that same token. ` +
+        'That is of the raw weights (W_E·W_V·W_O·W_U, no LayerNorm folded, nothing centred). Processed as TransformerLens does, ' +
+        `it moves: with the LayerNorms folded and the writing weights centred, ${f2(scoreOf(folded))} (${above(folded)}); with the ` +
+        `unembedding centred as well, ${f2(scoreOf(centred))} (${above(centred)}). That last step shifts every logit by the same ` +
+        'amount, which softmax ignores and this eigenvalue score does not: read the score as a hint, and the knock-out below as the test.';
       copyReadout.dataset.copying = String(own);
 
       const options = (knocked) => ({ ablate: knocked.map(({ layer, head }) => ({ layer, head })), ablation: state.mode });

@@ -10,8 +10,8 @@ import { CHOSEN_HEAD, headInModel, layerHeadPickers } from '../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
-import { checkPositionGuess, differingPositions, exerciseLayer, lengthMismatch, PRESETS, presetOf, rankedHeads, strongestHead, strongestPosition }
-  from '../patching-parts.js';
+import { checkPositionGuess, differingPositions, exerciseLayer, lengthMismatch, NOT_READ, PRESETS, presetOf, rankedHeads, strongestHead,
+  strongestPosition, unfavourableWords } from '../patching-parts.js';
 import { nextTurn, sweepRunner } from '../sweep-runner.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from '../../snippets/trained/patching.py?raw';
@@ -29,12 +29,14 @@ const RESTORED = { ...SIGNED, domain: [-1, 1], decimals: 2, showValues: true };
 lessonPage({
   slug: 'patching',
   intro: [
-    'The lens and the attribution read one run. Patching compares two: a clean prompt the model answers, and a corrupted ' +
-      'one, as long in tokens, where one changed token changes the answer. Measure both by the same number after the last token: the logit of a ' +
-      'target token minus that of a baseline token, chosen so that the clean prompt favours the target and the corrupted ' +
-      'one the baseline. Then run the corrupted prompt again with ' +
-      'one activation taken from the clean run (the patched run) — the residual stream entering one block at one position, or one head’s ' +
-      'output — and see how much of the clean number comes back: 0 is none, 1 is all of it.',
+    'The lens and the attribution read one run. Patching compares two: a clean prompt and a corrupted one, as long in ' +
+      'tokens, that differ in one token. What is measured is not the top prediction — that can be the same word in both ' +
+      'runs — but one number after the last token, the logit difference: the logit of a target token minus that of a ' +
+      'baseline token, chosen so that the clean prompt favours the target and the corrupted one the baseline. Then run ' +
+      'the corrupted prompt again with one activation taken from the clean run (the patched run) — the residual stream ' +
+      'entering one block at one position, or one head’s output — and see how much of the gap between the two logit ' +
+      'differences comes back: 0 is none, 1 is all of it. If the clean prompt does not favour the target clearly more ' +
+      'than the corrupted one, there is no gap to bring back, and the page says so instead of reading the grids.',
     'Where that fraction is large, the activation carries what the change in the prompt changed. Swept over every block ' +
       'and position it shows the information moving: entering the first block it can only be at the changed token; ' +
       'by the last block it has to be at the last position, where the prediction is read. The heads in between moved it.',
@@ -83,6 +85,7 @@ lessonPage({
     };
     const sides = [side('Clean'), side('Corrupted')];
     const runs = el('p', { class: 'readout patch-runs', 'aria-live': 'polite' });
+    const warning = el('p', { class: 'notice patch-warning', role: 'status', hidden: true });
 
     const sweep = sweepRunner('the patching sweeps', (error) => ctx.report(error));
     const residMap = heatmap({ ...RESTORED, rowTitle: 'Entering block', colTitle: 'Position' });
@@ -92,6 +95,7 @@ lessonPage({
     const headReadout = el('p', { class: 'explain head-readout' });
     const pathMap = heatmap({ ...RESTORED, rowTitle: 'Receiver', colTitle: 'Through its' });
     const pathReadout = el('p', { class: 'explain path-readout' });
+    const pathPanel = el('div', { class: 'panel' }, pathMap);
 
     // Try this: which position carries the answer into block 1?
     const askLayer = exerciseLayer(numLayers);
@@ -99,7 +103,8 @@ lessonPage({
     const verdict = el('p', { class: 'explain', role: 'status' });
     let checkable = null;  // { grid, labels, differing } of the sweep drawn last
     const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
-      verdict.textContent = checkable ? checkPositionGuess(checkable.grid, askLayer, Number(guess.value), checkable.labels, checkable.differing).message
+      verdict.textContent = checkable?.misleading ? `${NOT_READ} Choose a pair the warning does not stop.`
+        : checkable ? checkPositionGuess(checkable.grid, askLayer, Number(guess.value), checkable.labels, checkable.differing).message
         : 'The sweep has not finished yet: check again when the grid below is drawn.';
     } } });
     const exercise = el('section', { class: 'exercise', 'aria-label': `Try this: which position carries it into block ${askLayer}?` },
@@ -113,17 +118,24 @@ lessonPage({
       el('div', { class: 'controls' }, field('Pair', presets)),
       el('div', { class: 'controls' }, cleanBox, corruptedBox),
       el('div', { class: 'controls' }, targetBox, baselineBox),
-      runs,
+      runs, warning,
       el('p', { class: 'explain', text: 'The sender: the head drawn on both prompts below, and the one path patching sends from ' +
-        '(at first the head whose output restores most, outside the last layer).' }),
+        '(at first the head whose output restores most, outside the last layer; on a pair patching cannot read, the first head).' }),
       el('div', { class: 'controls', role: 'group', 'aria-label': 'Sender head' }, ...senderPickers.nodes),
       el('div', { class: 'grid' }, ...sides.map((s) => s.node)),
       exercise, sweep.node,
       el('h2', { text: 'Patching the residual stream' }), residReadout, el('div', { class: 'panel' }, residMap),
       el('h2', { text: 'Patching one head’s output' }), headReadout, el('div', { class: 'panel' }, headMap),
-      el('h2', { text: 'Path patching from the sender' }), pathReadout, el('div', { class: 'panel' }, pathMap));
+      el('h2', { text: 'Path patching from the sender' }), pathReadout, pathPanel);
 
     let grids = null;  // { key, resid, heads } of the prompts and metric drawn last
+    const readable = (g) => g.resid.warning === undefined;
+
+    // A sweep's result with the package's warning (or null, before the sweep): the warning in the learner's words.
+    function showWarning(result, t, b) {
+      warning.hidden = result?.warning === undefined;
+      warning.textContent = warning.hidden ? '' : unfavourableWords(result.clean, result.corrupted, t, b);
+    }
 
     function drawSender(ids, labels, sender) {
       senderPickers.show(sender.layer, sender.head);
@@ -134,22 +146,28 @@ lessonPage({
       });
     }
 
+    // A pair the package warns about (the clean run does not favour the target more): the grids are drawn, but
+    // no readout names a position or head as restoring anything.
     function drawGrids(resid, heads, labels, differing) {
       const T = labels.length;
+      const misleading = resid.warning !== undefined;
+      const share = misleading ? '(patched − corrupted) / (clean − corrupted), not a share restored on this pair, for'
+        : 'Share of the clean answer restored by';
       Object.assign(residMap, { matrix: { rows: numLayers, cols: T, data: resid.grid.data },
         rowLabels: Array.from({ length: numLayers }, (_, l) => `${l}`), colLabels: labels.map((text, j) => `${j}: ${text}`),
-        caption: 'Share of the clean answer restored by putting back resid_pre at one block and position' });
+        caption: `${share} putting back resid_pre at one block and position` });
       const moves = Array.from({ length: numLayers }, (_, l) => strongestPosition(resid.grid, l));
       residReadout.textContent = 'The position that restores most, entering each block: ' + moves.map(({ position, value }, l) =>
         `block ${l}, position ${position} (“${isolated(labels[position])}”, ${f2(value)})`).join('; ') +
         `. The prompts differ at ${differing.map((j) => `position ${j} (“${isolated(labels[j])}”)`).join(' and ')}.`;
       residReadout.dataset.moves = moves.map((m) => m.position).join(',');
-      checkable = { grid: resid.grid, labels, differing };
+      if (misleading) residReadout.textContent = NOT_READ;
+      checkable = { grid: resid.grid, labels, differing, misleading };
 
       headMap.matrix = { rows: numLayers, cols: numHeads, data: heads.grid.data };
-      headMap.caption = 'Share of the clean answer restored by putting back one head’s output (hook_z) at every position';
+      headMap.caption = `${share} putting back one head’s output (hook_z) at every position`;
       const ranked = rankedHeads(heads.grid).slice(0, 3).map((x) => `${name(x)} (${f2(x.value)})`);
-      headReadout.textContent = `Putting back one head’s output restores most with ${ranked.join(', then ')}.`;
+      headReadout.textContent = misleading ? NOT_READ : `Putting back one head’s output restores most with ${ranked.join(', then ')}.`;
     }
 
     // (logit difference of the clean run with these heads' z from the corrupted run − clean) / (clean − corrupted):
@@ -244,23 +262,33 @@ lessonPage({
         verdict.textContent = '';
       }
       const gridKey = JSON.stringify([clean, corrupted, target, baseline]);
+      // The package's verdict on the pair arrives with its first sweep; until then, none from earlier prompts.
+      showWarning(grids?.key === gridKey ? grids.resid : null, t, b);
       const wanted = state.layer < 0 || state.head < 0 ? null : headInModel(ctx, model.config, state.layer, state.head, senderLayers);
       // Drawn at once: the chosen head, or the strongest of these prompts' sweep; before that sweep has found
       // it, the first head, redrawn as the strongest when the sweep is done.
-      const known = grids?.key === gridKey ? strongestHead(grids.heads.grid, senderLayers) : { layer: 0, head: 0 };
+      const known = grids?.key === gridKey && readable(grids) ? strongestHead(grids.heads.grid, senderLayers) : { layer: 0, head: 0 };
       drawSender([clean, corrupted], rowLabels, wanted ?? known);
       sweep.start(JSON.stringify([gridKey, wanted]), async ({ signal, progress }) => {
         if (grids?.key !== gridKey) {
           checkable = null;
           const onProgress = (what) => ({ done, total }) => progress(`${what}, layer ${done} of ${total}`);
-          const resid = await model.activationPatching(clean, corrupted, { what: 'resid_pre', metric, signal, onProgress: onProgress('the residual stream') });
-          const heads = await model.activationPatching(clean, corrupted, { what: 'z', per: 'head', metric, signal, onProgress: onProgress('each head') });
+          // allowUnfavourable: a pair patching cannot read is drawn with the package's warning, put in words above.
+          const options = { metric, signal, allowUnfavourable: true };
+          const resid = await model.activationPatching(clean, corrupted, { ...options, what: 'resid_pre', onProgress: onProgress('the residual stream') });
+          const heads = await model.activationPatching(clean, corrupted, { ...options, what: 'z', per: 'head', onProgress: onProgress('each head') });
           grids = { key: gridKey, resid, heads };
           drawGrids(resid, heads, labels[0], differing);
+          showWarning(resid, t, b);
         }
-        const { layer, head } = wanted ?? strongestHead(grids.heads.grid, senderLayers);
+        const { layer, head } = wanted ?? (readable(grids) ? strongestHead(grids.heads.grid, senderLayers) : { layer: 0, head: 0 });
         const sender = { layer, head };
         drawSender([clean, corrupted], rowLabels, sender);
+        pathPanel.hidden = !readable(grids);
+        if (!readable(grids)) {
+          pathReadout.textContent = `${NOT_READ} Path patching is not run on it.`;
+          return;
+        }
         if (numLayers < 2) {
           pathReadout.textContent = 'Path patching needs a later layer to send to: this model has one layer.';
           return;

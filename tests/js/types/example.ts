@@ -234,9 +234,13 @@ async function interpretability(lab: Lab): Promise<void> {
     what: 'z', per: 'head', metric: { target, baseline }, signal: controller.signal, onProgress: ({ done, total }) => console.log(done / total),
   });
   const path: PathPatchingResult = model.pathPatching(ids, corrupted, {
-    sender: { layer: 0, head: 1 }, receivers: [{ layer: 1, head: 2, input: 'k' }], metric: { target, baseline },
+    sender: { layer: 0, head: 1 }, receivers: [{ layer: 1, head: 2, input: 'k' }], metric: { target, baseline }, allowUnfavourable: true,
   });
+  const warned: string | undefined = patching.warning ?? path.warning;
+  console.log(warned, patching.meaning, path.meaning);
   const circuit: HeadCircuit = model.headCircuit(1, 2);
+  const processed: Matrix = model.copyingScores({ foldLn: true, centreWriting: true, centreUnembed: false });
+  console.log(processed.data[0]);
   const scores: CompositionScores = model.compositionScores({ draws: 100 });
   console.log(pattern.shape, patched.cache?.names(), rank, dla.sum - dla.logit, patching.grid.shape, path.normalised, circuit.copyingScore, scores.baseline);
 }

@@ -35,9 +35,21 @@ struct HeadCircuit {
 HeadCircuit head_circuit(const GPT& model, int layer, int head);
 
 double ov_copying_score(const GPT& model, int layer, int head);
+
+// TransformerLens's weight processing (HookedTransformer.process_weights_), applied to the weights the copying
+// score reads; all off (the default) is the raw W_E·W_V·W_O·W_U above. The score changes with each step: a
+// shift of every logit by the same amount (what centre_unembed removes) is ignored by softmax but not by the
+// eigenvalues, so say which processing a score was computed under.
+struct CopyingProcessing {
+  bool fold_ln = false;         // ln_1.weight into W_V and ln_f.weight into W_U, then those reading weights
+                                // centred over d_model (a LayerNorm's output has mean 0; a Llama: no centring)
+  bool centre_writing = false;  // W_E and W_O centred over d_model (LayerNorm only: it removes that mean)
+  bool centre_unembed = false;  // W_U centred over the vocabulary
+};
+
 // Every head's copying score, layer-major [layers·heads]: W_U·W_E (a d×V×d product, the cost of one
 // score) computed once for all of them.
-std::vector<double> ov_copying_scores(const GPT& model);
+std::vector<double> ov_copying_scores(const GPT& model, const CopyingProcessing& processing = {});
 
 struct CompositionPair {
   int from_layer, from_head;  // A, the earlier head

@@ -108,7 +108,8 @@ PatchingGrid activation_patching(const Llama& model, std::span<const int> clean,
 HeadCircuit head_circuit(const Llama& model, int layer, int head, int distance = 0);
 // W_E·W_V·W_O·W_U's copying score (circuits.hpp) of one head and of every head, layer-major.
 double ov_copying_score(const Llama& model, int layer, int head);
-std::vector<double> ov_copying_scores(const Llama& model);
+// processing (circuits.hpp): fold_ln scales by the RMSNorms' weights without centring; centre_writing is refused.
+std::vector<double> ov_copying_scores(const Llama& model, const CopyingProcessing& processing = {});
 // Q-, K- and V-composition as circuits.hpp defines them, the QK circuits at distance 0.
 CompositionScores composition_scores(const Llama& model, int draws = 200, std::uint64_t seed = 0);
 
