@@ -48,7 +48,7 @@ To bit_cast(const From& from) {
 constexpr const char* kParse = "parse_safetensors";
 constexpr const char* kRead = "read_tensor";
 constexpr const char* kWrite = "write_safetensors";
-constexpr std::uint64_t kMaxHeader = 100'000'000;  // the format's own limit
+constexpr std::uint64_t kMaxHeader = detail::kMaxSafetensorsHeader;
 // nlohmann/json's parsed tree takes up to ~37 bytes per byte of header text (measured on "[[[[…]]]]";
 // ~13 on long arrays of numbers), so a header is also checked against the memory budget before parsing.
 constexpr double kParsedBytesPerHeaderByte = 40.0;

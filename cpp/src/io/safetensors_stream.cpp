@@ -41,7 +41,7 @@ void SafetensorsStream::feed(std::span<const std::uint8_t> bytes) {
 std::size_t SafetensorsStream::header_end() const {
   std::uint64_t length;
   std::memcpy(&length, start_.data(), 8);
-  if (length > file_size_ - 8 || length > 100'000'000) (void)parse_safetensors_header(start_, file_size_);
+  if (length > file_size_ - 8 || length > detail::kMaxSafetensorsHeader) (void)parse_safetensors_header(start_, file_size_);
   return 8 + static_cast<std::size_t>(length);
 }
 
