@@ -10,11 +10,13 @@
 // which page.js imports).
 // A formula KaTeX cannot typeset, or a literal with `${` (not known until it runs), fails the build.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 import katex from 'katex';
 
-const LESSON_FILE = /[\\/]site[\\/]src[\\/]lessons[\\/][^\\/]+\.js$/;
+import { lessonSourceFiles } from './lesson-files.js';
+
+const LESSON_FILE = /[\\/]site[\\/]src[\\/]lessons[\\/](?:[^\\/]+[\\/])?[^\\/]+\.js$/;
 const ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" };
 
 const unescape = (text, where) => text.replace(/&([^;&\s]*);/g, (whole, name) => {
@@ -135,11 +137,8 @@ export function typesetLesson(code, file) {
 
 // Every lesson module in site/src/lessons/ typeset, so that the stylesheet holds each formula's classes
 // whichever modules the bundler has transformed so far.
-const LESSONS_DIR = new URL('./src/lessons/', import.meta.url);
 function typesetEveryLesson() {
-  for (const file of readdirSync(LESSONS_DIR).filter((f) => f.endsWith('.js'))) {
-    typesetLesson(readFileSync(new URL(file, LESSONS_DIR), 'utf8'), `site/src/lessons/${file}`);
-  }
+  for (const file of lessonSourceFiles()) typesetLesson(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'), file);
 }
 
 const STYLES_ID = 'virtual:attnlab-formula-styles.css';

@@ -13,6 +13,7 @@ import { parseAst } from 'vite';
 
 import { FILE_ENTRIES, PREFETCH_FEATURES } from '../web/lib/registry.js';
 import { typeset } from './formula-plugin.js';
+import { lessonModule, lessonModuleUrl } from './lesson-files.js';
 import { headerTree } from './src/header.js';
 import { headingTrees, loadingBodyTree, pageTitle } from './src/lesson-frame.js';
 import { treeHtml } from './src/tree.js';
@@ -129,8 +130,8 @@ function featurePreloads(features, bundle, where) {
 }
 
 const lessonSource = (slug) => ({
-  source: readFileSync(new URL(`./src/lessons/${slug}.js`, import.meta.url), 'utf8'),
-  where: `site/src/lessons/${slug}.js`,
+  source: readFileSync(lessonModuleUrl(slug), 'utf8'),
+  where: `site/${lessonModule(slug)}`,
 });
 
 export function prerenderPlugin() {

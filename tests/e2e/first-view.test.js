@@ -12,13 +12,14 @@ import katex from 'katex';
 
 import { serverHeaders } from '../../site/csp.js';
 import { formulaPlugin, typesetLesson } from '../../site/formula-plugin.js';
+import { lessonModuleUrl } from '../../site/lesson-files.js';
 import { LESSONS } from '../../site/src/lessons.js';
 import { launch } from './browser.js';
 import { ownModuleOnly, SCREENSHOTS } from './lesson-page.js';
 import { serve } from './static-server.js';
 
 const DIST = process.env.SITE_DIST ?? new URL('../../site/dist/', import.meta.url).pathname;
-const lessonSource = (slug) => readFileSync(new URL(`../../site/src/lessons/${slug}.js`, import.meta.url), 'utf8');
+const lessonSource = (slug) => readFileSync(lessonModuleUrl(slug), 'utf8');
 // The TeX as the lesson writes it, read from its source (null: the lesson has no formula).
 const texOf = (slug) => lessonSource(slug).match(/^\s*formula: String\.raw`([^`]*)`/m)?.[1] ?? null;
 const WASM_MESSAGE = 'Loading attnlab’s WebAssembly module…';

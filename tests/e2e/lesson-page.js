@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 
 import { serverHeaders } from '../../site/csp.js';
+import { lessonModuleUrl } from '../../site/lesson-files.js';
 import { init } from '../../web/index.js';
 import { launch } from './browser.js';
 import { serve } from './static-server.js';
@@ -16,11 +17,19 @@ const axePath = new URL('../../node_modules/axe-core/axe.min.js', import.meta.ur
 // Whether a lesson runs on its own model's module alone (lab: false in site/src/page.js): its page
 // fetches no main module.
 export const ownModuleOnly = (slug) =>
-  /^\s*lab: false,/m.test(readFileSync(new URL(`../../site/src/lessons/${slug}.js`, import.meta.url), 'utf8'));
+  /^\s*lab: false,/m.test(readFileSync(lessonModuleUrl(slug), 'utf8'));
 
-// phone: a 390 × 844 touch screen, as the lessons are tested with touch.
-export async function openLesson(browser, url, { width = 1200, height = 900, phone = false } = {}) {
+// phone: a 390 × 844 touch screen, as the lessons are tested with touch. cpuSlowdown: the CPU slowed that many
+// times (DevTools' "4× slowdown", as a mid-range phone) from before the first script. Every main-thread task over
+// 50 ms is recorded from the first script on: longTasks(page) reads them.
+export async function openLesson(browser, url, { width = 1200, height = 900, phone = false, cpuSlowdown = 1 } = {}) {
   const page = await browser.newPage(phone ? { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } : { viewport: { width, height } });
+  await page.addInitScript(() => {
+    window.attnlabLongTasks = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.attnlabLongTasks.push(e.duration); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+  if (cpuSlowdown !== 1) await (await page.context().newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
   const problems = [];
   const fetched = [];
   page.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
@@ -33,6 +42,14 @@ export async function openLesson(browser, url, { width = 1200, height = 900, pho
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   return { page, problems, fetched, wasm: fetched.filter((f) => f.endsWith('.wasm')) };
 }
+
+// The main-thread tasks over 50 ms (their durations in ms) since the page opened or since the last call with
+// { clear: true }, which empties the list after reading it (so a test can measure one interaction).
+export const longTasks = (page, { clear = false } = {}) => page.evaluate((c) => {
+  const tasks = window.attnlabLongTasks.slice();
+  if (c) window.attnlabLongTasks.length = 0;
+  return tasks;
+}, clear);
 
 // axe-core's serious and critical violations on the open page.
 export async function axeViolations(page) {

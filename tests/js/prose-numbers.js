@@ -8,14 +8,18 @@
 // learner never reads (class, id, …), and a string that is nothing but a number (a control's value).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
 import { parseAst } from 'vite';
+
+import { lessonSourceFiles } from '../../site/lesson-files.js';
 
 // PROSE_ROOT: another checkout to scan (the test's check that it fails on an older text).
 const ROOT = process.env.PROSE_ROOT ?? new URL('../../', import.meta.url).pathname;
 
 // The modules that write the lessons' and the home page's words.
 export const PROSE_FILES = [
-  ...readdirSync(join(ROOT, 'site/src/lessons')).filter((f) => f.endsWith('.js')).sort().map((f) => `site/src/lessons/${f}`),
+  ...lessonSourceFiles(pathToFileURL(join(ROOT, 'site/'))),
   'site/src/home.js', 'site/src/home-previews.js',
   // sections and helpers that write a lesson's text
   'site/src/exercise-set.js', 'site/src/gpt-heads.js', 'site/src/gpt-model.js', 'site/src/repeats-section.js',

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 
+import { lessonSourceFiles } from '../../site/lesson-files.js';
 import { QUOTED_FIGURES } from '../../site/quoted-figures.js';
 import { evenSpreadInduction } from '../../site/src/uniform-attention.js';
 import { PROSE_FILES, figureValue, proseNumbers, proseStrings, readRepoFile, repoFileSize, typedNumbers } from './prose-numbers.js';
@@ -98,9 +99,8 @@ test('head-jobs: an even spread scores (1/T)·Σ 1/(i + 1) on induction, compute
 });
 
 test('every lesson writes a projection by W_q, W_k, W_v or W_o as PyTorch stores it: X·Wᵀ', () => {
-  const lessons = readdirSync(new URL('../../site/src/lessons/', import.meta.url)).filter((f) => f.endsWith('.js'));
-  for (const file of lessons) {
-    const formula = /formula: String\.raw`([^`]*)`/.exec(readRepoFile(`site/src/lessons/${file}`))?.[1] ?? '';
+  for (const file of lessonSourceFiles()) {
+    const formula = /formula: String\.raw`([^`]*)`/.exec(readRepoFile(file))?.[1] ?? '';
     for (const m of formula.matchAll(/W_(?:\{?[qkvoQKVO]\}?)(\^\{[^}]*\}|\^\\top)?/g)) {
       assert.ok(m[1]?.includes('\\top'), `${file}: ${m[0]} in ${formula.slice(0, 80)}… has no ᵀ`);
     }
@@ -159,8 +159,8 @@ test('the prose names no repository file, and quotes inside quotes alternate', (
 // attention[1][0] is), never as index + 1; "3 of 7" counts (lessons, samples) are not indices. The home
 // page says so, and only the home page: said once.
 test('layers, heads, sentences, positions and words are counted from 0, as the code counts them, and the home page says so once', () => {
-  const sources = ['site/src', 'site/src/lessons'].flatMap((dir) => readdirSync(new URL(`../../${dir}/`, import.meta.url))
-    .filter((f) => f.endsWith('.js')).map((f) => `${dir}/${f}`));
+  const sources = [...readdirSync(new URL('../../site/src/', import.meta.url)).filter((f) => f.endsWith('.js')).map((f) => `site/src/${f}`),
+    ...lessonSourceFiles()];
   const plusOne = /\b(layer|head|sentence|position|token|word|step)'?\}?\s*\$\{[^}]*\+\s*1\s*\}(?! of)/gi;
   const found = sources.flatMap((file) => [...readRepoFile(file).matchAll(plusOne)].map((m) => `${file}: ${m[0]}`));
   assert.deepEqual(found, []);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
+import { lessonModuleUrl, lessonSlugs } from '../../site/lesson-files.js';
 import { LESSONS } from '../../site/src/lessons.js';
 import { checkpointSizes, GiB, loadingNeed, memoryAdvice, MiB, readCheckpointHeader, sizeText } from '../../site/src/model-memory.js';
 import { pageWords } from '../../site/src/your-model-errors.js';
@@ -122,8 +123,8 @@ test('"Lessons that run on it" lists every lesson that loads the kept model, and
   const sections = readdirSync(new URL('../../site/src/', import.meta.url)).filter((f) => f.endsWith('.js') && f !== 'gpt-model.js' &&
     /\blessonModel\(/.test(read(f))).map((f) => f.slice(0, -3));
   assert.ok(sections.includes('trained-heads-section'));
-  const running = readdirSync(new URL('../../site/src/lessons/', import.meta.url)).map((f) => f.slice(0, -3)).filter((slug) => {
-    const source = read(`lessons/${slug}.js`);
+  const running = lessonSlugs().filter((slug) => {
+    const source = readFileSync(lessonModuleUrl(slug), 'utf8');
     return slug !== 'your-model' && (/prepare: lessonModel\b/.test(source) || sections.some((s) => source.includes(`../${s}.js`)));
   }).sort();
   assert.ok(running.includes('logit-lens') && running.includes('multi-head'));
