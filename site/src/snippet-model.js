@@ -5,7 +5,8 @@
 import { wholeProgram } from '../snippets/trained/settings.js';
 import { el } from './dom.js';
 
-// snippet: a lesson's pytorch field; { model: source, files: [{ name, url, what }] } when it has a model part.
+// snippet: a lesson's pytorch field; { model: source, files: [{ name, url, what, download? }] } when it has a model
+// part, with modelSummary, filesIntro and filesAdvice where the words for attnlab-kjv's GPT alone do not fit.
 // → a node, or null for a snippet without a model part.
 export function snippetModel(snippet) {
   if (typeof snippet !== 'object' || !snippet?.model) return null;
@@ -13,11 +14,11 @@ export function snippetModel(snippet) {
   const status = el('span', { class: 'field-hint', role: 'status' });
   const node = el('div', { class: 'code-model' },
     el('details', {},
-      el('summary', { text: `The model in ${lines} lines (GPT-2 in PyTorch, its tokenizer and the page’s seeded draws): the program starts with it` }),
+      el('summary', { text: `The model in ${lines} lines (${snippet.modelSummary ?? 'GPT-2 in PyTorch, its tokenizer and the page’s seeded draws'}): the program starts with it` }),
       el('pre', { tabindex: '0', 'aria-label': 'The model’s code' }, el('code', { text: snippet.model }))),
-    el('p', { class: 'code-file' }, 'It reads attnlab-kjv’s three files: ',
-      ...snippet.files.flatMap((f, i) => [i ? ', ' : '', el('a', { href: f.url.href, download: f.name, text: f.name }), ` (${f.what})`]),
-      '. Save them beside your notebook (a GPT-2-format model of your own, with these three names, works too). ',
+    el('p', { class: 'code-file' }, snippet.filesIntro ?? 'It reads attnlab-kjv’s three files: ',
+      ...snippet.files.flatMap((f, i) => [i ? ', ' : '', el('a', { href: f.url.href, download: f.download ?? f.name, text: f.name }), ` (${f.what})`]),
+      '. ', snippet.filesAdvice ?? 'Save them beside your notebook (a GPT-2-format model of your own, with these three names, works too). ',
       el('button', { type: 'button', text: 'Copy the whole program', on: { click: () => copy() } }), ' ', status));
   // The lesson part as shown now (the block's own <pre>), after the model part.
   const copy = async () => {

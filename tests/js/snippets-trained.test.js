@@ -9,13 +9,15 @@
 // which may hold anything), not numbers: they are left out before reading.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
+import { lessonSlugs } from '../../site/lesson-files.js';
+import { MODERN_FILES } from '../../site/snippets/modern/model-files.js';
 import { MODEL_FILES } from '../../site/snippets/trained/model-files.js';
 import { TRAINED_SNIPPETS, wholeProgram } from '../../site/snippets/trained/settings.js';
 import { renderSnippet } from '../../site/src/snippet-render.js';
@@ -26,22 +28,41 @@ const PYTHON = '/usr/bin/python3';  // Debian's, with python3-torch (scripts/ins
 const TRAINED = new URL('../../site/snippets/trained/', import.meta.url);
 const LESSONS = new URL('../../site/src/lessons/', import.meta.url);
 const MODEL_PART = readFileSync(new URL('gpt2_kjv.py', TRAINED), 'utf8');
+// Part four's programs: the GPT part, then attnlab-kjv-llama's (site/src/modern-program.js joins them so).
+const MODERN_PART = wholeProgram(MODEL_PART, readFileSync(new URL('../../site/snippets/modern/llama_kjv.py', import.meta.url), 'utf8'));
+// The lessons in their own folder keep their program there: program.py, and settings.js's PROGRAM.settings.
+const FOLDER_PROGRAMS = lessonSlugs().filter((slug) => existsSync(new URL(`${slug}/program.py`, LESSONS)));
 const run = promisify(execFile);
 
-let builtin = null;
-async function labAndModel() {
-  const lab = await loadLab(true);
-  builtin ??= await lab.loadBuiltinModel();
-  return { lab, ...builtin };
+// slug → { source, settings, modelPart, files } of its program, wherever the lesson keeps it.
+async function lessonProgram(slug) {
+  if (!FOLDER_PROGRAMS.includes(slug)) {
+    return { source: readFileSync(new URL(`${slug}.py`, TRAINED), 'utf8'), settings: TRAINED_SNIPPETS[slug].settings, modelPart: MODEL_PART, files: MODEL_FILES };
+  }
+  const { PROGRAM } = await import(new URL(`${slug}/settings.js`, LESSONS));
+  return { source: readFileSync(new URL(`${slug}/program.py`, LESSONS), 'utf8'), settings: PROGRAM.settings, modelPart: MODERN_PART, files: MODERN_FILES };
 }
 
-// Runs one whole program in a fresh folder holding the model's three files; resolves to what it printed,
-// or with `written` to { stdout, files: name → the bytes of each file it wrote by that name }.
-async function runProgram(program, written) {
+let builtin = null;
+let builtinLlama = null;
+// The package with attnlab-kjv (model, tokenizer) and, for part four's programs, attnlab-kjv-llama (llama, llamaTokenizer).
+async function labAndModel({ llama = false } = {}) {
+  const lab = await loadLab(true);
+  builtin ??= await lab.loadBuiltinModel();
+  if (llama) builtinLlama ??= await lab.loadBuiltinLlama();
+  return { lab, ...builtin, ...(llama ? { llama: builtinLlama.model, llamaTokenizer: builtinLlama.tokenizer } : {}) };
+}
+
+// Runs one whole program in a fresh folder holding the model's files (each where the program looks for it);
+// resolves to what it printed, or with `written` to { stdout, files: name → the bytes of each file it wrote by that name }.
+async function runProgram(program, written, files = MODEL_FILES) {
   const dir = mkdtempSync(join(tmpdir(), 'attnlab-trained-snippet-'));
   try {
     writeFileSync(join(dir, 'program.py'), program);
-    for (const f of MODEL_FILES) copyFileSync(fileURLToPath(f.url), join(dir, f.name));
+    for (const f of files) {
+      mkdirSync(dirname(join(dir, f.name)), { recursive: true });
+      copyFileSync(fileURLToPath(f.url), join(dir, f.name));
+    }
     const { stdout } = await run(PYTHON, ['program.py'], { cwd: dir, maxBuffer: 1 << 27, env: { ...process.env, PYTHONHASHSEED: '0' } });
     if (!written) return stdout;
     return { stdout, files: Object.fromEntries(written.map((name) => [name, readFileSync(join(dir, name))])) };
@@ -59,23 +80,29 @@ test('trained snippets: every program has a lesson that shows it, a case, and th
     assert.match(lesson, new RegExp(`snippets/trained/${slug}\\.py\\?raw`), `site/src/lessons/${slug}.js does not show its program`);
     assert.match(lesson, /snippets\/trained\/gpt2_kjv\.py\?raw/, `site/src/lessons/${slug}.js does not show the model part`);
   }
+  for (const slug of FOLDER_PROGRAMS) {
+    assert.ok(existsSync(new URL(`snippet-cases/${slug}.js`, import.meta.url)), `tests/js/snippet-cases/${slug}.js is missing`);
+    const lesson = readFileSync(new URL(`${slug}/lesson.js`, LESSONS), 'utf8');
+    assert.match(lesson, /'\.\/program\.py\?raw'/, `site/src/lessons/${slug}/lesson.js does not show its program`);
+    assert.match(lesson, /\bMODERN_PROGRAM\b/, `site/src/lessons/${slug}/lesson.js does not show the model part (site/src/modern-program.js)`);
+  }
 });
 
-for (const slug of Object.keys(TRAINED_SNIPPETS)) {
-  test(`trained snippet ${slug}: runs under python3-torch on attnlab-kjv and prints what the page shows`, async () => {
-    const { lab, model, tokenizer } = await labAndModel();
-    const { settings } = TRAINED_SNIPPETS[slug];
+for (const slug of [...Object.keys(TRAINED_SNIPPETS), ...FOLDER_PROGRAMS]) {
+  test(`trained snippet ${slug}: runs under python3-torch on attnlab's models and prints what the page shows`, async () => {
+    const { source, settings, modelPart, files } = await lessonProgram(slug);
+    const models = await labAndModel({ llama: modelPart === MODERN_PART });
+    const { lab } = models;
     const cases = await import(new URL(`snippet-cases/${slug}.js`, import.meta.url));
-    const source = readFileSync(new URL(`${slug}.py`, TRAINED), 'utf8');
     // The file on disk is itself the lesson's part for the lesson's default settings.
-    assert.equal(renderSnippet(source, settings?.(cases.states[0]) ?? {}), source, `site/snippets/trained/${slug}.py is not its own default rendering`);
+    assert.equal(renderSnippet(source, settings?.(cases.states[0]) ?? {}), source, `${slug}'s program is not its own default rendering`);
     assert.ok(cases.states.length >= 2, 'the default settings and at least one other');
     const results = await Promise.all(cases.states.map(async (partial) => {
       const state = { ...cases.states[0], ...partial };
-      const printed = await runProgram(wholeProgram(MODEL_PART, renderSnippet(source, settings?.(state) ?? {})));
+      const printed = await runProgram(wholeProgram(modelPart, renderSnippet(source, settings?.(state) ?? {})), undefined, files);
       const numbers = printedNumbers(printed.split('\n').filter((line) => !line.startsWith('#')).join('\n'));
-      return { state, expected: await cases.expected(lab, { model, tokenizer }, state), printed: numbers, text: printed,
-        charts: await cases.charts?.(lab, { model, tokenizer }, state) };
+      return { state, expected: await cases.expected(lab, models, state), printed: numbers, text: printed,
+        charts: await cases.charts?.(lab, models, state) };
     }));
     for (const { state, expected, printed, text, charts } of results) {
       for (const [label, values] of Object.entries(expected)) {
