@@ -836,6 +836,14 @@ export interface LlamaSession {
   cachedTokens(): Int32Array;
   /** One id or several → the logits after each (n×vocabSize) and the last token's weights over the cache. */
   append(ids: number | ArrayLike<number>): { logits: Matrix; attention: Matrix[][] };
+  /** As GPTModel's; a receiver read through 'q' is a query head, through 'k' or 'v' a key/value head (0 … numKeyValueHeads − 1),
+   *  which every query head of its group reads. */
+  pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: {
+    sender: { layer: number; head: number };
+    receivers: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
+    metric: LogitDiffMetric;
+    allowUnfavourable?: boolean;
+  }): PathPatchingResult;
   /** Layer `layer`'s cache, cached × numKeyValueHeads·headDim each (keys turned by RoPE, unless sinks). */
   cache(layer: number): { keys: Matrix; values: Matrix };
   reset(): this;

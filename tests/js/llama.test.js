@@ -128,6 +128,12 @@ for (const variant of VARIANTS) {
         assert.deepEqual(progress, reference.map((_, i) => i + 1));
         assert.ok(Math.abs(result.clean - patching.clean_metric) < 1e-4 * Math.abs(patching.clean_metric));
       }
+      // Path patching: each case of make_llama_fixtures.py's two steps (k and v receivers are key/value heads).
+      for (const { sender, receivers, normalised } of want.interp.path_patching) {
+        const got = model.pathPatching(want.prompt, patching.corrupted, { sender: { layer: sender[0], head: sender[1] }, metric,
+          receivers: receivers.map(([layer, head, input]) => ({ layer, head, input })) });
+        assert.ok(Math.abs(got.normalised - normalised) < tolerance, `${name} path ${JSON.stringify({ sender, receivers })}: ${got.normalised} vs ${normalised}`);
+      }
       // The same pair measured the other way round (baseline − target): the clean run no longer favours the
       // target, so the sweep is refused with PyTorch's two values (issue 51).
       await assert.rejects(model.activationPatching(want.prompt, patching.corrupted, { what: 'z', per: 'head', metric: { target: baseline, baseline: target } }),
@@ -157,7 +163,11 @@ for (const variant of VARIANTS) {
       const { cache } = model.runWithCache(want.prompt, { names: ['blocks.0.hook_resid_pre'], firstPosition: 2 });
       assert.deepEqual(cache.names(), ['blocks.0.hook_resid_pre']);
       assert.equal(model.hookNames().length, 3 + 20 * model.config.numLayers);
-      assert.equal(model.pathPatching, undefined);  // path patching is the GPT's alone
+      const kvHeads = model.config.numKeyValueHeads;
+      assert.throws(() => model.pathPatching(want.prompt, want.interp.patching.corrupted, { sender: { layer: 0, head: 0 },
+        receivers: [{ layer: 1, head: kvHeads, input: 'v' }], metric: { target: want.interp.target, baseline: want.interp.baseline } }),
+      (e) => e instanceof AttnLabError &&
+        e.message.includes(`a receiver must be ${kvHeads < model.config.numHeads ? 'a key/value head' : 'a head'} (0 … ${kvHeads - 1})`));
       // Bad input names the call and the point; the model stays usable.
       assert.throws(() => model.runWithCache(want.prompt, { names: ['blocks.0.attn.hook_rotq'] }),
         (e) => e instanceof AttnLabError && /LlamaModel.runWithCache: .*did you mean "blocks.0.attn.hook_rot_q"/.test(e.message));

@@ -121,6 +121,37 @@ TEST(LlamaInterp, ActivationPatchingGridsAgreeWithTheReferencePatches) {
   }
 }
 
+// Path patching against the reference's two steps (make_llama_fixtures.py): each receiver of sender L0H0 alone —
+// q per query head, k and v per key/value head — and one case with three receivers.
+TEST(LlamaInterp, PathPatchingAgreesWithTheReferenceSteps) {
+  for (const char* name : kInterpFixtures) {
+    SCOPED_TRACE(name);
+    const InterpCase c = load_case(name);
+    const nlohmann::json& patching = c.interp["patching"];
+    const std::vector<int> corrupted = patching["corrupted"].get<std::vector<int>>();
+    const LlamaPatchingSweep sweep(c.model, c.prompt, corrupted, {c.interp["target"].get<int>(), c.interp["baseline"].get<int>(), -1});
+    const double clean = patching["clean_metric"].get<double>(), bad = patching["corrupted_metric"].get<double>();
+    const double tolerance = 2e-4 * std::max(std::abs(clean), std::abs(bad)) / std::abs(clean - bad);
+    const std::map<std::string, Hook> inputs = {{"q", Hook::q}, {"k", Hook::k}, {"v", Hook::v}};
+    ASSERT_FALSE(c.interp["path_patching"].empty());
+    for (const nlohmann::json& want : c.interp["path_patching"]) {
+      std::vector<PathReceiver> receivers;
+      for (const nlohmann::json& r : want["receivers"]) receivers.push_back({r[0].get<int>(), r[1].get<int>(), inputs.at(r[2].get<std::string>())});
+      const PathPatchingResult got = path_patching(sweep, {want["sender"][0].get<int>(), want["sender"][1].get<int>()}, receivers);
+      EXPECT_NEAR(got.normalised, want["normalised"].get<double>(), tolerance) << want.dump();
+      EXPECT_NEAR(got.clean_metric, clean, 1e-4 * std::abs(clean));
+    }
+  }
+  // A k or v receiver is a key/value head: llama_gqa has 2, so head 2 through k is refused, through q accepted.
+  const InterpCase c = load_case("llama_gqa");
+  const std::vector<int> corrupted = c.interp["patching"]["corrupted"].get<std::vector<int>>();
+  const LlamaPatchingSweep sweep(c.model, c.prompt, corrupted, {c.interp["target"].get<int>(), c.interp["baseline"].get<int>(), -1});
+  const std::vector<PathReceiver> through_k{{1, 2, Hook::k}}, through_q{{1, 2, Hook::q}};
+  expect_error([&] { path_patching(sweep, {0, 0}, through_k); },
+               "path_patching: receivers[0] is layer 1, head 2: a receiver must be a key/value head (0 … 1) of a later layer than the sender's 0 (up to 1)");
+  EXPECT_NO_THROW(path_patching(sweep, {0, 0}, through_q));
+}
+
 TEST(LlamaInterp, CopyingAndCompositionScoresAgreeWithTheDefinitions) {
   for (const char* name : kInterpFixtures) {
     SCOPED_TRACE(name);

@@ -94,7 +94,8 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
       .class_function("create", &LlamaPatchingSweepHandle::create, allow_raw_pointers())
       .function("metrics", &LlamaPatchingSweepHandle::metrics)
       .function("gridShape", &LlamaPatchingSweepHandle::grid_shape)
-      .function("layerCells", &LlamaPatchingSweepHandle::layer_cells);
+      .function("layerCells", &LlamaPatchingSweepHandle::layer_cells)
+      .function("pathPatching", &LlamaPatchingSweepHandle::path_patching);
   function("llamaRunWithHooks", &llama_run_with_hooks_js);
   function("llamaHookNames", &llama_hook_names_js);
   function("llamaLogitLens", &llama_logit_lens_js);

@@ -104,23 +104,8 @@ val PatchingSweepHandle::layer_cells(const std::string& what, const std::string&
   return sweep_layer_cells_js(sweep_, what, per, layer);
 }
 
-val PatchingSweepHandle::path_patching(const val& sender, const val& receivers_js) const {
-  return guarded([&] {
-    std::vector<PathReceiver> receivers;
-    for (std::size_t i = 0, n = receivers_js["length"].as<std::size_t>(); i < n; ++i) {
-      const val r = receivers_js[i];
-      const std::string input = r["input"].as<std::string>();
-      receivers.push_back({r["layer"].as<int>(), r["head"].as<int>(), input == "q" ? Hook::q : input == "k" ? Hook::k : Hook::v});
-    }
-    const PathPatchingResult result =
-        attnlab::path_patching(sweep_, {sender["layer"].as<int>(), sender["head"].as<int>()}, receivers);
-    val js = val::object();
-    js.set("clean", result.clean_metric);
-    js.set("corrupted", result.corrupted_metric);
-    js.set("patched", result.patched_metric);
-    js.set("normalised", result.normalised);
-    return js;
-  });
+val PatchingSweepHandle::path_patching(const val& sender, const val& receivers) const {
+  return sweep_path_patching_js(sweep_, sender, receivers);
 }
 
 // ---- Free functions ----

@@ -79,6 +79,26 @@ template <class Sweep>
 val sweep_grid_shape_js(const Sweep& sweep, const std::string& what, const std::string& per) {
   return guarded([&] { return shape_to_js(sweep.grid_shape(what_from(what), per_from(per))); });
 }
+// Path patching on a sweep: sender { layer, head }, receivers [{ layer, head, input }] (checked by the package)
+// → { clean, corrupted, patched, normalised }.
+template <class Sweep>
+val sweep_path_patching_js(const Sweep& sweep, const val& sender, const val& receivers_js) {
+  return guarded([&] {
+    std::vector<PathReceiver> receivers;
+    for (std::size_t i = 0, n = receivers_js["length"].as<std::size_t>(); i < n; ++i) {
+      const val r = receivers_js[i];
+      const std::string input = r["input"].as<std::string>();
+      receivers.push_back({r["layer"].as<int>(), r["head"].as<int>(), input == "q" ? Hook::q : input == "k" ? Hook::k : Hook::v});
+    }
+    const PathPatchingResult result = path_patching(sweep, {sender["layer"].as<int>(), sender["head"].as<int>()}, receivers);
+    val js = val::object();
+    js.set("clean", result.clean_metric);
+    js.set("corrupted", result.corrupted_metric);
+    js.set("patched", result.patched_metric);
+    js.set("normalised", result.normalised);
+    return js;
+  });
+}
 template <class Sweep>
 val sweep_layer_cells_js(const Sweep& sweep, const std::string& what, const std::string& per, int layer) {
   return guarded([&] {

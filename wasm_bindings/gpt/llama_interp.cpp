@@ -69,6 +69,9 @@ val LlamaPatchingSweepHandle::metrics() const { return sweep_metrics_to_js(sweep
 val LlamaPatchingSweepHandle::grid_shape(const std::string& what, const std::string& per) const {
   return sweep_grid_shape_js(sweep_, what, per);
 }
+val LlamaPatchingSweepHandle::path_patching(const val& sender, const val& receivers) const {
+  return sweep_path_patching_js(sweep_, sender, receivers);
+}
 val LlamaPatchingSweepHandle::layer_cells(const std::string& what, const std::string& per, int layer) const {
   return sweep_layer_cells_js(sweep_, what, per, layer);
 }

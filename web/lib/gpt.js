@@ -93,7 +93,7 @@ export function checkAblate(fn, ablate) {
 // What every model in the GPT module offers (GPTModel, LlamaModel): save({ dtype }) as a .safetensors
 // file, tensorNames(), tensor(name) → { shape, data: Float32Array } by the checkpoint's name, and the
 // interpretability calls of interp.js on its weights (TransformerLens's hook points, the logit lens,
-// attribution, activation patching, a head's circuits).
+// attribution, activation and path patching, a head's circuits).
 export class ModelWeights extends WasmModule {
   #name;
   #module;
@@ -127,6 +127,9 @@ export class ModelWeights extends WasmModule {
 
   activationPatching(clean, corrupted, options) {
     return interp.activationPatching(this, this.#module, clean, corrupted, options);
+  }
+  pathPatching(clean, corrupted, options) {
+    return interp.pathPatching(this, this.#module, clean, corrupted, options);
   }
 
   headCircuit(layer, head, options) {
@@ -296,12 +299,6 @@ export function gptClasses(module) {
       const tokens = checkIds(fn, 'ids', ids);
       const opts = generateOptions(fn, options);
       return this.call(fn, () => this.handle('generate').generate(tokens, opts));
-    }
-
-    // Interpretability (interp.js, through ModelWeights): TransformerLens's hook points, the logit lens,
-    // attribution, patching and a head's circuits, on this model's weights; path patching is the GPT's.
-    pathPatching(clean, corrupted, options) {
-      return interp.pathPatching(this, module, clean, corrupted, options);
     }
 
     // A KV-cache decoder over this model (dispose it, or it is freed with the model's last reference).

@@ -67,8 +67,8 @@ export function llamaClasses(module) {
     // The interpretability calls come from ModelWeights (interp.js), as a GPTModel's: runWithCache(ids,
     // { names, firstPosition }) keeps TransformerLens's points for this family (hookNames() lists them:
     // hook_q and hook_rot_q per query head, hook_k, hook_v and hook_rot_k per key/value head);
-    // runWithHooks patches them; logitLens, directLogitAttribution, activationPatching (k and v per
-    // key/value head), headCircuit(layer, head, { distance }), copyingScores, compositionScores.
+    // runWithHooks patches them; logitLens, directLogitAttribution, activationPatching and pathPatching (k and v
+    // per key/value head), headCircuit(layer, head, { distance }), copyingScores, compositionScores.
     // Their bindings are the GPT's names with "llama" before them.
     get interpPrefix() {
       return 'llama';

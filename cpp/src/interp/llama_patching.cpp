@@ -2,6 +2,8 @@
 // values through a hook function.
 #include "attnlab/interp/llama_interp.hpp"
 
+#include <algorithm>
+
 #include "interp/patch_grid.hpp"
 #include "tensor/checks.hpp"
 
@@ -32,7 +34,12 @@ LlamaPatchingSweep::LlamaPatchingSweep(const Llama& model, std::span<const int> 
   clean_run.hooks = &kept;
   clean_metric_ = metric_from(model.forward(clean, clean_run).logits, metric_);
   for (auto& [name, value] : kept) clean_.emplace(std::move(name), std::move(value));
-  corrupted_metric_ = metric_from(model.forward(corrupted, metric_run(metric_, T)).logits, metric_);
+  HookValues corrupted_kept;
+  LlamaForwardOptions corrupted_run = metric_run(metric_, T);
+  corrupted_run.hooks = &corrupted_kept;
+  corrupted_metric_ = metric_from(model.forward(corrupted, corrupted_run).logits, metric_);
+  for (auto& [name, value] : corrupted_kept)
+    if (name.ends_with("attn.hook_z")) corrupted_z_.push_back(std::move(value));
   patch_grid::require_difference("activation_patching", clean_metric_, corrupted_metric_);
 }
 
@@ -44,12 +51,11 @@ Shape LlamaPatchingSweep::grid_shape(PatchWhat what, PatchPer per) const {
   return patch_grid::shape(what, per, model_.config().num_layers, heads_at(patch_grid::point_of(what, 0).hook), static_cast<int>(clean_ids_.size()));
 }
 
-double LlamaPatchingSweep::metric_of(const Patch& patch) const {
-  const int T = static_cast<int>(corrupted_ids_.size());
+double LlamaPatchingSweep::metric_of(std::span<const int> ids, std::vector<LlamaPatch> patches) const {
+  const int T = static_cast<int>(ids.size());
   LlamaForwardOptions options = metric_run(metric_, T);
-  options.hook_fn = patch_function("activation_patching", model_,
-                                   {{hook_name(patch.point), patch.source, patch.value, patch.positions, patch.heads}}, T);
-  return metric_from(model_.forward(corrupted_ids_, options).logits, metric_);
+  options.hook_fn = patch_function("activation_patching", model_, std::move(patches), T);
+  return metric_from(model_.forward(ids, options).logits, metric_);
 }
 
 std::vector<float> LlamaPatchingSweep::layer_cells(PatchWhat what, PatchPer per, int layer) const {
@@ -59,8 +65,10 @@ std::vector<float> LlamaPatchingSweep::layer_cells(PatchWhat what, PatchPer per,
     detail::fail("activation_patching", "layer ", layer, " is outside the model's layers 0 … ", shape[0] - 1);
   const Tensor& clean_value = clean_.at(hook_name(patch_grid::point_of(what, layer)));
   std::vector<float> values;
-  for (const Patch& cell : patch_grid::layer_patches(what, per, layer, clean_value, heads_at(patch_grid::point_of(what, 0).hook), static_cast<int>(clean_ids_.size())))
-    values.push_back(patch_grid::normalised(metric_of(cell), clean_metric_, corrupted_metric_));
+  for (const Patch& cell : patch_grid::layer_patches(what, per, layer, clean_value, heads_at(patch_grid::point_of(what, 0).hook), static_cast<int>(clean_ids_.size()))) {
+    const double patched = metric_of(corrupted_ids_, {{hook_name(cell.point), cell.source, cell.value, cell.positions, cell.heads}});
+    values.push_back(patch_grid::normalised(patched, clean_metric_, corrupted_metric_));
+  }
   return values;
 }
 
@@ -68,6 +76,45 @@ PatchingGrid activation_patching(const Llama& model, std::span<const int> clean,
                                  PatchWhat what, PatchPer per, LogitDiffMetric metric,
                                  const std::function<bool(int, int)>& progress) {
   return patch_grid::sweep(LlamaPatchingSweep(model, clean, corrupted, metric), what, per, progress);
+}
+
+PathPatchingResult path_patching(const LlamaPatchingSweep& sweep, HeadRef sender, std::span<const PathReceiver> receivers) {
+  const char* fn = "path_patching";
+  const Llama& model = sweep.model();
+  const LlamaConfig& c = model.config();
+  patch_grid::check_path(fn, sender, receivers, c.num_layers, c.num_heads, c.num_kv_heads);
+  const auto ids = sweep.clean_ids();
+  const int T = static_cast<int>(ids.size());
+
+  // Step 1: the clean run, the sender's z from the corrupted run, every other head's z from the sender's layer
+  // on frozen at its clean value (the MLPs recompute); keep what the receivers read.
+  std::vector<LlamaPatch> step1{{hook_name({Hook::z, sender.layer}), PatchSource::value, sweep.corrupted_z(sender.layer), {}, {sender.head}}};
+  for (int l = sender.layer; l < c.num_layers; ++l) {
+    std::vector<int> others;
+    for (int h = 0; h < c.num_heads; ++h)
+      if (l != sender.layer || h != sender.head) others.push_back(h);
+    const std::string z = hook_name({Hook::z, l});
+    if (!others.empty()) step1.push_back({z, PatchSource::value, sweep.clean_value(z), {}, others});
+  }
+  HookValues sent;
+  LlamaForwardOptions run;
+  run.logits = LogitRows::none;
+  run.hooks = &sent;
+  run.hook_fn = patch_function(fn, model, std::move(step1), T);
+  model.forward(ids, run);
+  const auto sent_value = [&](const std::string& name) -> const Tensor& {
+    return std::find_if(sent.begin(), sent.end(), [&](const auto& kept) { return kept.first == name; })->second;
+  };
+
+  // Step 2: the clean run with only the receivers' inputs from step 1.
+  std::vector<LlamaPatch> step2;
+  for (const PathReceiver& r : receivers) {
+    const std::string name = hook_name({r.input, r.layer});
+    step2.push_back({name, PatchSource::value, sent_value(name), {}, {r.head}});
+  }
+  const double patched = sweep.metric_of(ids, std::move(step2));
+  return {sweep.clean_metric(), sweep.corrupted_metric(), patched,
+          patch_grid::path_normalised(patched, sweep.clean_metric(), sweep.corrupted_metric())};
 }
 
 }  // namespace attnlab

@@ -36,6 +36,22 @@ void require_difference(const char* fn, double clean_metric, double corrupted_me
                  "): there is no difference for patching to recover");
 }
 
+void check_path(const char* fn, HeadRef sender, std::span<const PathReceiver> receivers, int L, int H, int kv_heads) {
+  if (sender.layer < 0 || sender.layer >= L || sender.head < 0 || sender.head >= H)
+    detail::fail(fn, "sender is layer ", sender.layer, ", head ", sender.head, " but the model has layers 0 … ", L - 1,
+                 " and heads 0 … ", H - 1);
+  if (receivers.empty()) detail::fail(fn, "receivers is empty (name at least one { layer, head, input })");
+  for (std::size_t i = 0; i < receivers.size(); ++i) {
+    const PathReceiver& r = receivers[i];
+    if (r.input != Hook::q && r.input != Hook::k && r.input != Hook::v) detail::fail(fn, "receivers[", i, "].input must be q, k or v");
+    const int heads = r.input == Hook::q ? H : kv_heads;
+    const char* kind = r.input == Hook::q || kv_heads == H ? "a head" : "a key/value head";
+    if (r.layer <= sender.layer || r.layer >= L || r.head < 0 || r.head >= heads)
+      detail::fail(fn, "receivers[", i, "] is layer ", r.layer, ", head ", r.head, ": a receiver must be ", kind, " (0 … ",
+                   heads - 1, ") of a later layer than the sender's ", sender.layer, " (up to ", L - 1, ")");
+  }
+}
+
 Shape shape(PatchWhat what, PatchPer per, int num_layers, int heads, int T) {
   const std::int64_t L = num_layers, H = heads;
   const bool per_head = point_of(what, 0).per_head();

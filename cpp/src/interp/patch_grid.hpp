@@ -31,6 +31,14 @@ Shape shape(PatchWhat what, PatchPer per, int num_layers, int heads, int T);
 // One layer's cells: `point` given `clean_value` at each cell's positions and heads, in row-major order.
 std::vector<Patch> layer_patches(PatchWhat what, PatchPer per, int layer, const Tensor& clean_value, int heads, int T);
 
+// Error (naming `function`) unless the sender is a head of the model and every receiver a head of a later
+// layer read through q, k or v: a query head (0 … heads − 1) for q, a key/value head (0 … kv_heads − 1) for k and v.
+void check_path(const char* function, HeadRef sender, std::span<const PathReceiver> receivers, int num_layers, int heads,
+                int kv_heads);
+
+// Path patching's normalised effect: (patched − clean) / (clean − corrupted), 0 = none, −1 = the whole drop.
+inline double path_normalised(double patched, double clean, double corrupted) { return (patched - clean) / (clean - corrupted); }
+
 // (patched − corrupted) / (clean − corrupted): 0 = the corrupted run's metric, 1 = the clean run's.
 inline float normalised(double patched, double clean, double corrupted) {
   return static_cast<float>((patched - corrupted) / (clean - corrupted));

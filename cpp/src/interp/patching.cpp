@@ -59,20 +59,9 @@ PatchingGrid activation_patching(const HookedGPT& model, std::span<const int> cl
 }
 
 PathPatchingResult path_patching(const PatchingSweep& sweep, HeadRef sender, std::span<const PathReceiver> receivers) {
-  const char* fn = "path_patching";
   const HookedGPT& model = sweep.model();
   const GPTConfig& c = model.config();
-  if (sender.layer < 0 || sender.layer >= c.num_layers || sender.head < 0 || sender.head >= c.num_heads)
-    detail::fail(fn, "sender is layer ", sender.layer, ", head ", sender.head, " but the model has layers 0 … ",
-                 c.num_layers - 1, " and heads 0 … ", c.num_heads - 1);
-  if (receivers.empty()) detail::fail(fn, "receivers is empty (name at least one { layer, head, input })");
-  for (std::size_t i = 0; i < receivers.size(); ++i) {
-    const PathReceiver& r = receivers[i];
-    if (r.layer <= sender.layer || r.layer >= c.num_layers || r.head < 0 || r.head >= c.num_heads)
-      detail::fail(fn, "receivers[", i, "] is layer ", r.layer, ", head ", r.head, ": a receiver must be a head (0 … ",
-                   c.num_heads - 1, ") of a later layer than the sender's ", sender.layer, " (up to ", c.num_layers - 1, ")");
-    if (r.input != Hook::q && r.input != Hook::k && r.input != Hook::v) detail::fail(fn, "receivers[", i, "].input must be q, k or v");
-  }
+  patch_grid::check_path("path_patching", sender, receivers, c.num_layers, c.num_heads, c.num_heads);
   const auto ids = sweep.clean_ids();
   const int H = c.num_heads;
 
@@ -99,9 +88,9 @@ PathPatchingResult path_patching(const PatchingSweep& sweep, HeadRef sender, std
   for (const PathReceiver& r : receivers)
     step2.patches.push_back({.point = {r.input, r.layer}, .value = sent.cache.get(hook_name({r.input, r.layer})), .heads = {r.head}});
 
-  PathPatchingResult result{sweep.clean_metric(), sweep.corrupted_metric(), sweep.metric_of(ids, step2), 0.0};
-  result.normalised = (result.patched_metric - result.clean_metric) / (result.clean_metric - result.corrupted_metric);
-  return result;
+  const double patched = sweep.metric_of(ids, step2);
+  return {sweep.clean_metric(), sweep.corrupted_metric(), patched,
+          patch_grid::path_normalised(patched, sweep.clean_metric(), sweep.corrupted_metric())};
 }
 
 }  // namespace attnlab

@@ -72,9 +72,9 @@ LogitLens logit_lens(const Llama& model, std::span<const int> ids, std::span<con
 Attribution direct_logit_attribution(const Llama& model, std::span<const int> ids, int position, int target,
                                      int baseline = -1);
 
-// The clean and corrupted runs of a sweep, every hook point of the clean run kept; each cell runs the
-// corrupted prompt with one point given the clean run's values (the whole forward: a Llama's run does
-// not resume from a cache).
+// The clean and corrupted runs of a sweep, every hook point of the clean run kept (and the corrupted run's
+// hook_z, for path patching); each cell runs the corrupted prompt with one point given the clean run's values
+// (the whole forward: a Llama's run does not resume from a cache).
 class LlamaPatchingSweep {
  public:
   // Error unless the prompts have the same number of tokens and the metric's tokens and position are
@@ -87,21 +87,32 @@ class LlamaPatchingSweep {
   // As PatchingSweep's, with Hkv in place of H for k and v.
   Shape grid_shape(PatchWhat what, PatchPer per) const;
   std::vector<float> layer_cells(PatchWhat what, PatchPer per, int layer) const;
+  // The metric of `ids` run with these patches (path patching's steps use it).
+  double metric_of(std::span<const int> ids, std::vector<LlamaPatch> patches) const;
+
+  const Llama& model() const { return model_; }
+  std::span<const int> clean_ids() const { return clean_ids_; }
+  const Tensor& clean_value(const std::string& name) const { return clean_.at(name); }
+  const Tensor& corrupted_z(int layer) const { return corrupted_z_.at(static_cast<std::size_t>(layer)); }
 
  private:
   int heads_at(Hook hook) const;  // H, or Hkv for hook_k and hook_v
-  double metric_of(const Patch& patch) const;
 
   const Llama& model_;
   std::vector<int> clean_ids_, corrupted_ids_;
   LogitDiffMetric metric_;
   std::map<std::string, Tensor> clean_;  // every hook point of the clean run
+  std::vector<Tensor> corrupted_z_;      // each layer's hook_z in the corrupted run
   double clean_metric_ = 0.0, corrupted_metric_ = 0.0;
 };
 
 PatchingGrid activation_patching(const Llama& model, std::span<const int> clean, std::span<const int> corrupted,
                                  PatchWhat what, PatchPer per, LogitDiffMetric metric,
                                  const std::function<bool(int, int)>& progress = {});
+
+// Path patching as the GPT's (patching.hpp): the sender's hook_z from the corrupted run reaches the receivers
+// only through their q (a query head), or k or v (a key/value head, which every query head of its group reads).
+PathPatchingResult path_patching(const LlamaPatchingSweep& sweep, HeadRef sender, std::span<const PathReceiver> receivers);
 
 // The head's W_Q·R(distance), W_K, W_V [d×hd] and W_O [hd×d]; distance ≥ 0 (a key that many tokens
 // before the query).
