@@ -656,6 +656,15 @@ export interface CompositionScores {
   /** The mean score of random factors of the same shapes over `draws` seeded draws. */
   baseline: number;
   draws: number;
+/** Path patching's sender (a head), its receivers (heads of later layers, each read through its q, k or v) and metric. */
+export interface PathPatchingOptions {
+  sender: { layer: number; head: number };
+  receivers: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
+  metric: LogitDiffMetric;
+  /** As ActivationPatchingOptions.allowUnfavourable. */
+  allowUnfavourable?: boolean;
+}
+
 }
 
 /** The logit lens of a GPTModel (ln_final and the unembedding) or a LlamaModel (model.norm with each point's own
@@ -701,13 +710,7 @@ export interface GPTModel extends LogitLensCalls {
   /** The corrupted prompt with one clean activation put back per cell (prompts of the same token length). */
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: ActivationPatchingOptions): Promise<ActivationPatchingResult>;
   /** Wang et al.'s path patching: the sender's corrupted output reaching the receivers (later layers) only through the named inputs. */
-  pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: {
-    sender: { layer: number; head: number };
-    receivers: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
-    metric: LogitDiffMetric;
-    /** As ActivationPatchingOptions.allowUnfavourable. */
-    allowUnfavourable?: boolean;
-  }): PathPatchingResult;
+  pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: PathPatchingOptions): PathPatchingResult;
   headCircuit(layer: number, head: number): HeadCircuit;
   /** Every head's HeadCircuit.copyingScore at once, layers × heads (the product they share computed once): of the raw
    *  W_E·W_V·W_O·W_U, no LayerNorm folded and nothing centred, unless options ask for TransformerLens's processing. */
@@ -838,12 +841,7 @@ export interface LlamaSession {
   append(ids: number | ArrayLike<number>): { logits: Matrix; attention: Matrix[][] };
   /** As GPTModel's; a receiver read through 'q' is a query head, through 'k' or 'v' a key/value head (0 … numKeyValueHeads − 1),
    *  which every query head of its group reads. */
-  pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: {
-    sender: { layer: number; head: number };
-    receivers: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
-    metric: LogitDiffMetric;
-    allowUnfavourable?: boolean;
-  }): PathPatchingResult;
+  pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: PathPatchingOptions): PathPatchingResult;
   /** Layer `layer`'s cache, cached × numKeyValueHeads·headDim each (keys turned by RoPE, unless sinks). */
   cache(layer: number): { keys: Matrix; values: Matrix };
   reset(): this;

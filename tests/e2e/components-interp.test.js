@@ -157,7 +157,13 @@ describe('<attn-logit-lens> and <attn-attribution> in Chromium', () => {
 
   test('the lens by the keyboard: Enter on a header and Space on a cell choose their position, fire position-change, keep the focus', async () => {
     const { page, errors } = await openPage();
-    assert.equal((await tabTo(page, '2:  sat')).text, '2:  sat', 'Tab reaches position 2\'s header');
+    // The grid is one tab stop (position 0's header while none is chosen); the arrow keys move inside it.
+    assert.equal((await tabTo(page, '0: The')).text, '0: The', 'Tab reaches the grid at position 0\'s header');
+    assert.equal(await page.evaluate(() => [...document.getElementById('lens').shadowRoot.querySelectorAll('button')]
+      .filter((b) => b.tabIndex === 0).length), 1, 'one button of the grid in the tab order');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    assert.equal((await focused(page)).text, '2:  sat', '→ → reaches position 2\'s header');
     await page.keyboard.press('Enter');
     assert.deepEqual(await page.evaluate(() => window.seen), [{ type: 'position-change', id: 'lens', position: 2 }]);
     assert.equal(await page.evaluate(() => document.getElementById('lens').getAttribute('position')), '2');
@@ -173,13 +179,18 @@ describe('<attn-logit-lens> and <attn-attribution> in Chromium', () => {
     lens = await readLens(page);
     assert.deepEqual(lens.cells.map((row) => row.map((c) => c.text)), next.map((row) => row.map(([id]) => VOCABULARY[id])));
     assert.equal((await page.evaluate(() => window.seen)).length, 1);
-    // Tab on past the last header to the first cell (point 0, position 0): Space chooses position 0.
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
+    // ↓ to point 0's cell under the header, Home to position 0: Space chooses position 0.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Home');
     assert.match((await focused(page)).label, /^0 resid_pre, position 0: /);
     await page.keyboard.press('Space');
     assert.deepEqual((await page.evaluate(() => window.seen)).at(-1), { type: 'position-change', id: 'lens', position: 0 });
     assert.match((await focused(page)).label, /^0 resid_pre, position 0: /, 'the cell keeps the focus');
+    // End goes to the row's last position; Tab leaves the grid in one press.
+    await page.keyboard.press('End');
+    assert.match((await focused(page)).label, /^0 resid_pre, position 3: /);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id === 'lens'), false, 'Tab left the grid');
     // A click on a cell of the last row, position 3.
     await page.locator('#lens .cell').nth(4 * 4 + 3).click();
     assert.deepEqual((await page.evaluate(() => window.seen)).at(-1), { type: 'position-change', id: 'lens', position: 3 });

@@ -76,14 +76,18 @@ describe('the logit lens lesson', () => {
     await page.close();
   });
 
-  test('by the keyboard alone: Tab to a position\'s header, Enter chooses it; a target of two tokens is refused in words', async () => {
+  test('by the keyboard alone: Tab to the grid (one stop), the arrows to a position\'s header, Enter chooses it; a target of two tokens is refused in words', async () => {
     const { page, problems } = await openLesson(browser, url);
     let focused = '';
-    for (let i = 0; i < 60 && !focused.startsWith('1:'); i++) {
+    for (let i = 0; i < 60 && !focused; i++) {
       await page.keyboard.press('Tab');
       focused = await focusedHeader(page);
     }
-    assert.ok(focused.startsWith('1:'), 'Tab never reached position 1\'s header');
+    assert.ok(focused, 'Tab never reached the lens grid (its chosen position\'s header)');
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowRight');
+    focused = await focusedHeader(page);
+    assert.ok(focused.startsWith('1:'), `Home, → should reach position 1's header, got ${focused}`);
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('position') === '1');
     assert.equal((await focusedHeader(page)).startsWith('1:'), true, 'the focus left the header it chose');

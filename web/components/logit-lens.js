@@ -6,7 +6,9 @@
 // Choosing: a column's header and every cell of it are buttons (a cell is the larger target on a phone);
 // pressing one makes its position the `position` and fires position-change. The table is built once per
 // shape (points × positions) and rewritten in place after that, so the button pressed keeps the focus
-// when the page redraws with the new position.
+// when the page redraws with the new position. The grid is one tab stop, as <attn-heatmap> is: the arrow
+// keys move between the headers and cells, Home and End to the ends of a row (a roving tabindex), so that
+// crossing a 32-token lens takes one Tab, not hundreds.
 import { attributeProperties, RenderedElement } from './base.js';
 import { figureShell } from './figure.js';
 import { formatFixed } from './format.js';
@@ -34,6 +36,7 @@ td.chosen, th.chosen { background: color-mix(in srgb, currentColor 12%, transpar
 `;
 // The sequential palettes: a probability's colour runs from light (0) to dark (1) on [0, 1].
 const SEQUENTIAL = Object.keys(PALETTES).filter((name) => !PALETTES[name].diverging);
+const MOVES = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] };
 
 export class AttnLogitLens extends RenderedElement {
   static upgradedProperties = ['lens', 'tokens', 'tokenText'];
@@ -48,6 +51,7 @@ export class AttnLogitLens extends RenderedElement {
   #shape = '';
   #headers = []; // the column headers' <th>
   #cells = []; // cells[point][column] → the <td>
+  #active = null; // [row, column] of the one button in the tab order: row 0 the headers, row r + 1 point r
   #caption;
   #report;
 
@@ -61,7 +65,13 @@ export class AttnLogitLens extends RenderedElement {
     wrap.className = 'wrap';
     wrap.append(this.#table);
     this.#legend.className = 'legend-row';
-    body.append(wrap, this.#legend);
+    const help = document.createElement('p');
+    help.id = 'lens-help';
+    help.hidden = true;
+    help.textContent = 'Arrow keys move between the positions and points; Home and End go to the first and last position.';
+    this.#table.setAttribute('aria-describedby', 'lens-help');
+    this.#table.addEventListener('keydown', (event) => this.#onKey(event));
+    body.append(wrap, help, this.#legend);
   }
 
   get lens() { return this.#lens; }
@@ -117,6 +127,8 @@ export class AttnLogitLens extends RenderedElement {
       button.lastChild.textContent = this.#tokens ? this.#tokens[p] : '';
       button.setAttribute('aria-pressed', String(p === chosen));
     });
+    if (!this.#active) this.#active = [0, Math.max(0, lens.positions.indexOf(chosen))];
+    this.#rove();
     lens.points.forEach((point, r) => lens.cells[r].forEach((cell, i) => {
       const { id, probability } = cell.top[0];
       const p = lens.positions[i];
@@ -156,8 +168,10 @@ export class AttnLogitLens extends RenderedElement {
     const button = (position, className) => {
       const b = document.createElement('button');
       b.type = 'button';
+      b.tabIndex = -1;
       if (className) b.className = className;
       b.addEventListener('click', () => this.#choose(position));
+      b.addEventListener('focus', () => { this.#active = this.#find(b); this.#rove(); });
       return b;
     };
     const cell = (tag, attributes, ...children) => {
@@ -180,6 +194,47 @@ export class AttnLogitLens extends RenderedElement {
     }));
     const rows = points.map((point, r) => cell('tr', {}, cell('th', { scope: 'row' }, pointLabel(point)), ...this.#cells[r]));
     this.#table.replaceChildren(cell('tr', {}, cell('th', { scope: 'col', class: 'corner' }, 'point \\ position'), ...this.#headers), ...rows);
+    if (this.#active) this.#active = [Math.min(this.#active[0], points.length), Math.min(this.#active[1], positions.length - 1)];
+  }
+
+  // The grid's buttons by row: the headers, then each point's cells.
+  #button(row, column) {
+    return (row === 0 ? this.#headers[column] : this.#cells[row - 1][column]).firstElementChild;
+  }
+
+  #find(button) {
+    const column = this.#headers.findIndex((th) => th.firstElementChild === button);
+    if (column >= 0) return [0, column];
+    for (let r = 0; r < this.#cells.length; r++) {
+      const c = this.#cells[r].findIndex((td) => td.firstElementChild === button);
+      if (c >= 0) return [r + 1, c];
+    }
+    return this.#active;
+  }
+
+  // Exactly one button of the grid in the tab order: the active one.
+  #rove() {
+    const [row, column] = this.#active;
+    for (let r = 0; r <= this.#cells.length; r++) {
+      for (let c = 0; c < this.#headers.length; c++) this.#button(r, c).tabIndex = r === row && c === column ? 0 : -1;
+    }
+  }
+
+  #onKey(event) {
+    if (!this.#active || event.altKey || event.ctrlKey || event.metaKey) return;
+    const [row, column] = this.#active;
+    const last = this.#headers.length - 1;
+    let next = null;
+    if (MOVES[event.key]) {
+      const [dr, dc] = MOVES[event.key];
+      next = [Math.min(Math.max(row + dr, 0), this.#cells.length), Math.min(Math.max(column + dc, 0), last)];
+    } else if (event.key === 'Home') next = [row, 0];
+    else if (event.key === 'End') next = [row, last];
+    if (!next) return;
+    event.preventDefault();
+    this.#active = next;
+    this.#rove();
+    this.#button(...next).focus();
   }
 
   #choose(position) {
