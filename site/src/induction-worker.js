@@ -10,6 +10,7 @@
 import { AttnLabError, init } from 'attnlab';
 
 import { batchAt, evaluation, EVALUATE_EVERY, heldOut, makeModel, MAX_STEPS } from './induction-forming.js';
+import { pacer } from './pace.js';
 
 const WATCH_STEPS_PER_SECOND = 50;  // "watch": the phase change comes after tens of seconds, not in one
 
@@ -17,6 +18,7 @@ let labPromise = null;
 let model = null;
 let run = null;  // { id, seed, test, running, speed }
 let timer = 0;
+const pace = pacer();
 
 const post = (message) => self.postMessage({ ...message, id: run.id });
 
@@ -27,7 +29,8 @@ function fail(error) {
 }
 
 function schedule() {
-  timer = setTimeout(chunk, run.speed === 'full' ? 0 : (1000 * EVALUATE_EVERY) / WATCH_STEPS_PER_SECOND);
+  if (run.speed === 'full') pace.reset();
+  timer = setTimeout(chunk, run.speed === 'full' ? 0 : pace.wait(EVALUATE_EVERY, WATCH_STEPS_PER_SECOND));
 }
 
 function chunk() {
@@ -58,6 +61,7 @@ async function start({ id, layers, positions, seed, speed }) {
   model = makeModel(lab, { layers, positions, seed });
   run.test = heldOut(model, seed);
   run.running = true;
+  pace.reset();
   schedule();
 }
 
@@ -71,6 +75,7 @@ self.addEventListener('message', ({ data: message }) => {
     clearTimeout(timer);
   } else if (message.type === 'resume' && model && !run.running) {
     run.running = true;
+    pace.reset();
     schedule();
   } else if (message.type === 'speed') {
     run.speed = message.speed;

@@ -15,6 +15,7 @@ import { AttnLabError, init } from 'attnlab';
 import {
   PREDICTED_EXAMPLES, TASK_SETTINGS, TRANSLATION_EVALUATED, batchAt, predictions, toyTaskModel, translationState,
 } from './training-tasks.js';
+import { pacer } from './pace.js';
 
 const CHUNK = 2;              // Adam steps between two looks at the message queue (and two progress messages)
 const EVALUATE_EVERY = 10;    // steps between two held-out evaluations (200 examples)
@@ -23,6 +24,7 @@ const WATCH_STEPS_PER_SECOND = 50;  // "watch" speed: slow enough to see the cur
 // about 50 steps, which at full watching speed would be over in one second.
 const SLOW_STEPS = 100;
 const SLOW_STEPS_PER_SECOND = 10;
+const pace = pacer();
 const TARGET = 0.95;
 
 let labPromise = null;
@@ -65,6 +67,7 @@ async function start({ task, seed, id }) {
   }
   pending = [];
   running = true;
+  pace.reset();
   schedule();
 }
 
@@ -73,7 +76,9 @@ function schedule() {
   // still yielding to the message queue between chunks so Stop is heard at once.
   // (A translation step takes about a tenth of a second by itself: no pause needed to watch it.)
   const rate = model.steps < SLOW_STEPS ? SLOW_STEPS_PER_SECOND : WATCH_STEPS_PER_SECOND;
-  timer = setTimeout(chunk, speed === 'full' || data.translator ? 0 : (1000 * CHUNK) / rate);
+  const flat = speed === 'full' || data.translator;
+  if (flat) pace.reset();
+  timer = setTimeout(chunk, flat ? 0 : pace.wait(CHUNK, rate));
 }
 
 // The translation task's chunk: one AdamW step on a batch of fresh sentence pairs (about a tenth of a
@@ -141,6 +146,7 @@ self.addEventListener('message', ({ data: message }) => {
   } else if (message?.type === 'resume' && model && !running) {
     speed = message.speed;
     running = true;
+    pace.reset();
     schedule();
   } else if (message?.type === 'speed') {
     speed = message.speed;

@@ -83,7 +83,9 @@ describe('the induction-forming lesson', () => {
     assert.equal((await readout(page)).step, paused);
     await page.getByRole('button', { name: 'Resume' }).tap();
     await page.waitForFunction((s) => Number(document.querySelector('#induction-readout').dataset.step) > s + 200, paused);
-    assert.match(await page.textContent('.phase-readout'), /^No head’s induction score has passed 0\.5 yet\./);
+    // One layer can never form one: the page says why instead of "not yet" (issue 51.6).
+    assert.match(await page.textContent('.phase-readout'), /^No induction head can form in one layer: .*there is no earlier layer\.$/);
+    assert.doesNotMatch(await page.textContent('.phase-readout'), /\byet\b/);
     await page.screenshot({ path: `${SCREENSHOTS}induction-forming-390px-touch.png`, fullPage: true });
     assert.deepEqual(problems, []);
     await page.close();

@@ -74,7 +74,8 @@ lessonPage({
       const run = session.run();
       const change = run && phaseChange(run.evaluations);
       if (!change) {
-        verdict.textContent = 'No induction head has formed yet: train the two-layer model until the phase change, then check.';
+        verdict.textContent = cannotForm() ? `${cannotForm()} Switch to two layers with the position embedding, train until the phase change, then check.`
+          : 'No induction head has formed yet: train the two-layer model until the phase change, then check.';
         return;
       }
       const [, , previous] = run.evaluations.at(-1);
@@ -108,6 +109,19 @@ lessonPage({
         'draws a stripe one step right of the diagonal, a segment’s length back; a previous-token head draws the line just ' +
         'below the diagonal.' }), maps);
 
+    // Why this model can never form an induction head, or null when it can (then "not yet" is the honest word).
+    function cannotForm() {
+      if (state.layers === 1) {
+        return 'No induction head can form in one layer: its keys would have to read “the letter before me”, which only a ' +
+          'previous-token head in an earlier layer can write, and there is no earlier layer.';
+      }
+      if (state.positions === 'none') {
+        return 'No induction head can form without the position embedding: attention alone cannot tell which letter came just ' +
+          'before, so no head can become the previous-token head the induction head’s keys must read.';
+      }
+      return null;
+    }
+
     // The untrained model from the run's seed, computed here: the page shows it at once.
     function fresh() {
       const model = makeModel(lab, { layers: state.layers, positions: state.positions === 'learned', seed: state.seed });
@@ -135,7 +149,7 @@ lessonPage({
         ? `Phase change at step ${change.step}: ${headName(change.head, run.numHeads)}’s induction score passed ${INDUCTION_THRESHOLD} ` +
           `(${f2(change.score)}), and the held-out loss went from ${formatNumber(change.lossBefore, 2)} at step ${change.stepBefore} ` +
           `to ${formatNumber(change.loss, 2)}.`
-        : step > 0 ? `No head’s induction score has passed ${INDUCTION_THRESHOLD} yet.` : '';
+        : step > 0 ? cannotForm() ?? `No head’s induction score has passed ${INDUCTION_THRESHOLD} yet.` : '';
       phaseLine.dataset.step = change ? String(change.step) : '';
       const width = chartWidth(lossChart);
       lossChart.replaceChildren(lineChart([
