@@ -7,6 +7,10 @@
 // instead of being shrunk from a fixed 560 units (which made 5 px text on a phone). A series on the
 // right axis (accuracy beside a loss) gets its own scale and labelled axis.
 // Colour-blind-safe colours (Okabe–Ito) plus dash patterns, so series differ without colour too.
+// Ticks fall on round numbers (1, 2 or 5 times a power of ten, d3-array's ticks); a y range read from the
+// data is widened to round ends (d3-array's nice), so the top of the axis is labelled.
+import { nice, tickStep, ticks } from 'd3-array';
+
 const NS = 'http://www.w3.org/2000/svg';
 const COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00'];
 const DASHES = ['', '6 3', '2 3', '8 3 2 3', '1 2'];
@@ -49,7 +53,7 @@ export function lineChart(series, { xLabel, yLabel, y2Label, log2X = false, yDom
   const range = (axis, given) => {
     if (given) return given;
     const ys = series.filter((s) => (s.axis ?? 'left') === axis).flatMap((s) => [...s.points.map((p) => p[1]), ...(s.band ?? []).flatMap((b) => [b[1], b[2]])]);
-    return [Math.min(0, ...ys), Math.max(...ys)];
+    return nice(Math.min(0, ...ys), Math.max(...ys), 4);
   };
   const domains = { left: range('left', yDomain), right: hasRight ? range('right', y2Domain) : null };
   const sx = (x) => M.left + (tx(x) - x0) / (x1 - x0 || 1) * (W - M.left - M.right);
@@ -63,21 +67,22 @@ export function lineChart(series, { xLabel, yLabel, y2Label, log2X = false, yDom
   const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H + legendHeight}`, width: W, role: 'img', 'aria-label': title, class: 'line-chart' });
   svg.append(svgEl('line', { x1: M.left, x2: W - M.right, y1: H - M.bottom, y2: H - M.bottom, stroke: '#555' }),
     svgEl('line', { x1: M.left, x2: M.left, y1: M.top, y2: H - M.bottom, stroke: '#555' }));
-  // x ticks: the data's x values, as many as fit 12 px labels side by side.
-  const xTicks = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
+  // x ticks, as many as fit 12 px labels side by side: round numbers across the data's range, or on a log₂
+  // axis the data's own x values (powers of two).
   const fit = Math.max(2, Math.floor((W - M.left - M.right) / (FONT * 4.5)));
-  const every = Math.ceil(xTicks.length / fit);
-  xTicks.filter((_, i) => i % every === 0).forEach((x) => {
-    svg.append(svgEl('text', { x: sx(x), y: H - M.bottom + FONT + 6, 'text-anchor': 'middle', fill: '#333' }, String(x)));
+  const dataXs = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
+  const xTicks = log2X ? dataXs.filter((_, i) => i % Math.ceil(dataXs.length / fit) === 0) : ticks(x0, x1, fit);
+  xTicks.forEach((x) => {
+    svg.append(svgEl('text', { x: sx(x), y: H - M.bottom + FONT + 6, 'text-anchor': 'middle', fill: '#333', 'data-tick': 'x' }, String(x)));
   });
   for (const axis of hasRight ? ['left', 'right'] : ['left']) {
     const [y0, y1] = domains[axis];
-    const step = (y1 - y0) / 4 || 1;
+    const step = tickStep(y0, y1, 4) || 1;
     const at = axis === 'left' ? M.left - 6 : W - M.right + 6;
-    for (let i = 0; i <= 4; i++) {
-      const y = y0 + i * step;
+    for (const y of y1 > y0 ? ticks(y0, y1, 4) : [y0]) {
       if (axis === 'left') svg.append(svgEl('line', { x1: M.left, x2: W - M.right, y1: sy.left(y), y2: sy.left(y), stroke: '#e3e6ee' }));
-      svg.append(svgEl('text', { x: at, y: sy[axis](y) + 4, 'text-anchor': axis === 'left' ? 'end' : 'start', fill: '#333' }, tickText(y, step)));
+      svg.append(svgEl('text', { x: at, y: sy[axis](y) + 4, 'text-anchor': axis === 'left' ? 'end' : 'start', fill: '#333', 'data-tick': axis },
+        tickText(y, step)));
     }
   }
   if (hasRight) svg.append(svgEl('line', { x1: W - M.right, x2: W - M.right, y1: M.top, y2: H - M.bottom, stroke: '#555' }));

@@ -86,6 +86,16 @@ describe('the induction-forming lesson', () => {
     // One layer can never form one: the page says why instead of "not yet" (issue 51.6).
     assert.match(await page.textContent('.phase-readout'), /^No induction head can form in one layer: .*there is no earlier layer\.$/);
     assert.doesNotMatch(await page.textContent('.phase-readout'), /\byet\b/);
+    // The loss chart's ticks fall on round numbers (issue 51.6): evenly spaced multiples of 1, 2 or 5 × 10^k.
+    for (const axis of ['x', 'left']) {
+      const values = await page.$$eval(`.line-chart >> nth=0 >> text[data-tick="${axis}"]`, (ts) => ts.map((t) => Number(t.textContent)));
+      assert.ok(values.length >= 2, `${axis}: ${values}`);
+      const step = values[1] - values[0];
+      const unit = 10 ** Math.floor(Math.log10(step));
+      assert.ok([1, 2, 5].some((m) => Math.abs(step - m * unit) < 1e-9 * unit), `${axis} ticks ${values}: step ${step} is not round`);
+      values.forEach((v, i) => assert.ok(Math.abs(v - values[0] - i * step) < 1e-9 * unit && Math.abs(v / step - Math.round(v / step)) < 1e-9,
+        `${axis} ticks ${values} are not multiples of ${step}`));
+    }
     await page.screenshot({ path: `${SCREENSHOTS}induction-forming-390px-touch.png`, fullPage: true });
     assert.deepEqual(problems, []);
     await page.close();

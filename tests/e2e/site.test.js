@@ -516,6 +516,20 @@ describe('the site', () => {
 
   test('sentence lessons offer the trained GPT\'s BPE tokens; the word splitter keeps U.S.A. and 3.14 whole', async () => {
     const sentence = 'The U.S.A. paid 3.14 dollars';
+  test('touch targets at 390 px are at least 24 × 24 px: the previous and next lessons and the code\'s file links (issue 51.6)', async () => {
+    for (const slug of ['step-by-step', 'patching']) {
+      const { page, problems } = await open(browser, `${server.url}/lessons/${slug}.html`, { width: 390, height: 844 });
+      const small = await page.$$eval('.lesson-nav a, .code-file a', (links) => links.map((a) => {
+        const r = a.getBoundingClientRect();
+        return { text: a.textContent, width: r.width, height: r.height };
+      }).filter((r) => r.width < 24 || r.height < 24));
+      assert.deepEqual(small, [], `${slug}: targets under 24 px`);
+      assert.ok(await page.$$eval('.code-file a', (links) => links.length) > 0, `${slug} has file links`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
     const words = await open(browser, `${server.url}/lessons/self-attention.html?sentence=${encodeURIComponent(sentence)}`);
     assert.deepEqual(await words.page.$$eval('.tokens li', (l) => l.map((x) => x.textContent)), ['the', 'u.s.a.', 'paid', '3.14', 'dollars']);
     await words.page.locator('label.field', { hasText: 'Tokens' }).locator('select').selectOption('bpe');
