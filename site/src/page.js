@@ -99,7 +99,7 @@ function snippetFile(snippet) {
   const links = shipped.map(([name]) => el('a', { download: name, text: `Download ${name}` }));
   const made = snippet.file && !shipped.length ? el('a', { download: snippet.file, text: `Download ${snippet.file}` }) : null;
   const node = el('p', { class: 'code-file' }, made
-    ? ['The program reads the page’s inputs and weights from a file, made here from the settings below: ', made]
+    ? ['The program reads the page’s inputs and weights from a file, made here from the settings above: ', made]
     : [shipped.length === 1 ? 'The program reads the file this page itself runs: ' : 'The program reads the files this page itself runs: ',
       ...links.flatMap((link, i) => (i ? [', ', link] : [link]))],
   made || shipped.length === 1 ? ' (save it beside your notebook). ' : ' (save them beside your notebook). ', problem);

@@ -52,6 +52,12 @@ for (const [slug, query] of CASES) {
     const files = spec.shippedFiles
       ? Object.entries(spec.shippedFiles).map(([name, path]) => [name, readFileSync(new URL(`../../${path}`, import.meta.url))])
       : [[spec.file, safetensorsBytes(await spec.tensors(lab, state))]];
+    if (!spec.shippedFiles) {
+      // The file is made from the lesson's settings, which sit above the code (the code pair comes after the lesson).
+      assert.match(await page.locator('.code-file').first().textContent(), /made here from the settings above/);
+      const [controls, code] = await Promise.all(['.lesson-body .controls', '.code-pair'].map((s) => page.locator(s).first().boundingBox()));
+      assert.ok(controls.y < code.y, 'the settings are above the code');
+    }
     for (const [name, expected] of files) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: `Download ${name}` }).click()]);
       assert.equal(download.suggestedFilename(), name);
