@@ -167,3 +167,15 @@ test('layers, heads, sentences, positions and words are counted from 0, as the c
   const saying = sources.filter((file) => proseStrings(readRepoFile(file)).some((s) => /counted from 0/.test(s.text)));
   assert.deepEqual(saying, ['site/src/home.js']);
 });
+
+// Induction forming's formulas read N, P, L and A^h: its intro says what each is (issue 51.6).
+test('induction forming defines every letter its formulas use', () => {
+  const page = readRepoFile('site/src/lessons/induction-forming.js');
+  const formula = /formula: String\.raw`([^`]*)`/.exec(page)[1];
+  const intro = proseStrings(page).map((s) => s.text).join(' ');
+  for (const letter of ['N', 'P', 'L']) {
+    assert.match(formula, new RegExp(`\\b${letter}\\b`));
+    assert.match(intro, new RegExp(`\\b${letter} (letters|before)\\b|\\bits ${letter} letters\\b`), `the intro does not say what ${letter} is`);
+  }
+  assert.match(intro, /A\^h is head h’s attention/);
+});

@@ -32,8 +32,9 @@ lessonPage({
     'The induction circuit lesson took apart heads that attnlab-kjv had already learned. Here you watch such heads being ' +
       'learned, from random weights, in a model small enough to train in this tab: attention only (no MLPs), d_model 32, ' +
       'one head per layer, Adam at learning rate 0.005, 16 fresh examples per step.',
-    'Each example is 32 random letters whose end is a segment of 4 to 12 letters and the same segment again. Only the ' +
-      'second copy is scored: predicting it means finding where the current letter appeared before and copying the letter ' +
+    'Each example is 32 random letters whose end is a segment of 4 to 12 letters and the same segment again: in the ' +
+      'formulas below, N letters in all: P before the segment, then its L letters twice; A^h is head h’s attention, ' +
+      'query by key. Only the second copy is scored: predicting it means finding where the current letter appeared before and copying the letter ' +
       'after it. The segment’s length changes from example to example, so no head that looks a fixed distance back can do ' +
       'it. An induction head can, if an earlier layer has a previous-token head that writes “the letter before me” into ' +
       'each position for its keys to match.',
