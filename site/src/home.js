@@ -23,7 +23,7 @@ const SKILLS = [
 const PART_TEXT = {
   mechanism: 'The mechanism, on numbers you can edit: every matrix of attention computed live, step by step, from a ' +
     'sentence you type. Ends with exercises that check your answers against the library.',
-  trained: 'The destination: the same mechanism inside a GPT that attnlab trained on the King James Bible. What it ' +
+  trained: 'The same mechanism inside a GPT that attnlab trained on the King James Bible. What it ' +
     'predicts, how it generates, what each of its heads learned to do, and what breaks when you switch one off.',
   why: 'The experiments interpretability researchers run in Python, run here on the ' +
     'same trained model and your own prompts. Which layer first favours the answer, which heads wrote it, and how two ' +

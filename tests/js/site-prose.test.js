@@ -168,6 +168,11 @@ test('layers, heads, sentences, positions and words are counted from 0, as the c
   assert.deepEqual(saying, ['site/src/home.js']);
 });
 
+// Part two is one part of four, not where the site ends (issue 51.6).
+test('the home page does not call part two the destination', () => {
+  assert.doesNotMatch(proseStrings(readRepoFile('site/src/home.js')).map((s) => s.text).join(' '), /destination/i);
+});
+
 // Induction forming's formulas read N, P, L and A^h: its intro says what each is (issue 51.6).
 test('induction forming defines every letter its formulas use', () => {
   const page = readRepoFile('site/src/lessons/induction-forming.js');
