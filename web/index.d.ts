@@ -185,6 +185,35 @@ export interface FullAttentionResult extends AttentionResult {
   maskedScores: Matrix;
 }
 
+export interface FlashAttentionTraceOptions extends Omit<AttentionOptions, 'weights'> {
+  /** Keys per block, an integer ≥ 1 (default 256, the size scaledDotProductAttention's own blocks have). */
+  blockSize?: number;
+}
+
+/** The state of every query row after one key block of flashAttentionTrace. */
+export interface FlashAttentionBlock {
+  /** This block holds keys keyStart … keyStart + keyCount − 1. */
+  keyStart: number;
+  keyCount: number;
+  /** n_q×keyCount: this block's scaled scores (bias added, blocked entries −Infinity). */
+  scores: Matrix;
+  /** n_q values, m: the largest score each row has seen so far (−Infinity while all its keys so far are blocked). */
+  max: Float32Array;
+  /** n_q values, l: Σ exp(score − m) over the keys seen so far. */
+  sum: Float32Array;
+  /** n_q values, exp(m_before − m): what the accumulator from earlier blocks was multiplied by (0 on the first). */
+  rescale: Float32Array;
+  /** n_q×d_v: Σ exp(score − m)·v over the keys seen so far, the output before it is divided by l. */
+  accumulator: Matrix;
+}
+
+export interface FlashAttentionTraceResult {
+  /** One per key block, in order. */
+  blocks: FlashAttentionBlock[];
+  /** n_q×d_v: the last accumulator divided by the last sum, scaledDotProductAttention's output. */
+  output: Matrix;
+}
+
 /** One named intermediate of a forward pass, in the order it was computed. */
 export interface Step {
   /** Stable id, e.g. "head0.scores", "attn.head1.weights", "ffn.linear1". */
@@ -627,6 +656,15 @@ export interface CopyingProcessing {
   centreUnembed?: boolean;
 }
 
+/** Path patching's sender (a head), its receivers (heads of later layers, each read through its q, k or v) and metric. */
+export interface PathPatchingOptions {
+  sender: { layer: number; head: number };
+  receivers: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
+  metric: LogitDiffMetric;
+  /** As ActivationPatchingOptions.allowUnfavourable. */
+  allowUnfavourable?: boolean;
+}
+
 export interface PathPatchingResult {
   clean: number;
   corrupted: number;
@@ -656,15 +694,6 @@ export interface CompositionScores {
   /** The mean score of random factors of the same shapes over `draws` seeded draws. */
   baseline: number;
   draws: number;
-/** Path patching's sender (a head), its receivers (heads of later layers, each read through its q, k or v) and metric. */
-export interface PathPatchingOptions {
-  sender: { layer: number; head: number };
-  receivers: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
-  metric: LogitDiffMetric;
-  /** As ActivationPatchingOptions.allowUnfavourable. */
-  allowUnfavourable?: boolean;
-}
-
 }
 
 /** The logit lens of a GPTModel (ln_final and the unembedding) or a LlamaModel (model.norm with each point's own
@@ -810,6 +839,9 @@ export interface LlamaModel extends LogitLensCalls {
   directLogitAttribution(ids: ArrayLike<number>, options: { position?: number; target: number; baseline?: number }): Attribution;
   /** As GPTModel's; what 'k' and 'v' per head gives one cell per key/value head. Each cell runs the whole forward. */
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: ActivationPatchingOptions): Promise<ActivationPatchingResult>;
+  /** As GPTModel's; a receiver read through 'q' is a query head, through 'k' or 'v' a key/value head (0 … numKeyValueHeads − 1),
+   *  which every query head of its group reads. */
+  pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: PathPatchingOptions): PathPatchingResult;
   /** wQ is W_Q·R(distance): the QK circuit wQ·wKᵀ between a query and a key `distance` tokens before it (RoPE makes it
    *  depend on the distance; default 0); wK, wV are the key/value head the head reads. */
   headCircuit(layer: number, head: number, options?: { distance?: number }): HeadCircuit;
@@ -839,9 +871,6 @@ export interface LlamaSession {
   cachedTokens(): Int32Array;
   /** One id or several → the logits after each (n×vocabSize) and the last token's weights over the cache. */
   append(ids: number | ArrayLike<number>): { logits: Matrix; attention: Matrix[][] };
-  /** As GPTModel's; a receiver read through 'q' is a query head, through 'k' or 'v' a key/value head (0 … numKeyValueHeads − 1),
-   *  which every query head of its group reads. */
-  pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: PathPatchingOptions): PathPatchingResult;
   /** Layer `layer`'s cache, cached × numKeyValueHeads·headDim each (keys turned by RoPE, unless sinks). */
   cache(layer: number): { keys: Matrix; values: Matrix };
   reset(): this;
@@ -906,6 +935,10 @@ export interface Lab {
   scaledDotProductAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: ScaledDotProductAttentionOptions): FullAttentionResult;
   /** The same computation as named steps (scores … output, with the softmax's exp and row sums). */
   traceAttention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): Step[];
+  /** The output as weights: false computes it (FlashAttention: keys in blocks, an online softmax per
+   *  query row), with every block's scores, running max, running sum, rescale factor and unnormalised
+   *  output kept. Memory grows with n_q·n_k: for looking inside, not for long sequences. */
+  flashAttentionTrace(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: FlashAttentionTraceOptions): FlashAttentionTraceResult;
   /** One row per token; a word's row depends only on the word and the seed ('sinusoidal' adds positions). */
   embedTokens(tokens: string[], dModel: number, options?: { seed?: number; positions?: 'none' | 'sinusoidal' }): Matrix;
   causalMask(rows: number, cols?: number): Matrix;

@@ -263,8 +263,13 @@ class Lab {
   async #llamaFromFolder(fn, folder, configText, onProgress) {
     const { raw, call, classes } = await this.#gptModule(fn);
     const tokenizer = await this.#hfTokenizer(fn, folder);
-    const handle = await streamLlamaWeights(fn, folder, { raw, call, configText, onProgress });
-    return { model: new classes.LlamaModel(handle), tokenizer };
+    try {
+      const handle = await streamLlamaWeights(fn, folder, { raw, call, configText, onProgress });
+      return { model: new classes.LlamaModel(handle), tokenizer };
+    } catch (error) {
+      tokenizer.dispose();  // a refused or stopped load (onProgress threw) leaves nothing in the heap
+      throw error;
+    }
   }
 
   async #hfTokenizer(fn, folder) {
@@ -595,6 +600,18 @@ class Lab {
   traceAttention(q, k, v, options) {
     const args = this.#attentionArgs('traceAttention', q, k, v, options, []);
     return this.#call('traceAttention', () => this.#raw.traceAttention(...args));
+  }
+
+  // scaledDotProductAttention's output the way weights: false computes it (FlashAttention: keys in
+  // blocks, an online softmax), with every key block's state kept → { blocks: [{ keyStart, keyCount,
+  // scores (n_q×keyCount, scaled, blocked entries −Infinity), max, sum, rescale (Float32Array n_q each),
+  // accumulator (n_q×d_v, unnormalised) }], output }. blockSize: keys per block (default 256, the
+  // size scaledDotProductAttention's blocks have).
+  flashAttentionTrace(q, k, v, options) {
+    const fn = 'flashAttentionTrace';
+    const [qm, km, vm, opts] = this.#attentionArgs(fn, q, k, v, options, ['blockSize']);
+    const blockSize = checkSize(fn, 'blockSize', options?.blockSize ?? 256);  // options were checked above
+    return this.#call(fn, () => this.#raw.flashAttentionTrace(qm, km, vm, blockSize, opts));
   }
 
   // The Matrix form's inputs and options: mask, maskKind, causal, scale and what `more` names.

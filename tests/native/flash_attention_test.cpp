@@ -1,6 +1,7 @@
 // attention_output (online softmax over key blocks) against PyTorch and the full computation.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -138,6 +139,81 @@ TEST(AttentionOutput, TracesEveryBlockAndChecksItsArguments) {
   EXPECT_THROW(attention_output(randn(2, 4, 1), randn(3, 5, 2), randn(3, 4, 3)), Error);
   Rng rng(1);
   EXPECT_THROW(attention_output(randn(2, 4, 1), randn(3, 4, 2), randn(3, 4, 3), {.dropout = 0.5f, .rng = &rng}), Error);
+}
+
+// flash_attention_trace against the online-softmax formulas in double precision: after the block
+// ending at key e, row i has m = max_{j<e} s_ij, l = Σ_{j<e} exp(s_ij − m), acc = Σ_{j<e} exp(s_ij − m)·v_j,
+// and the rescale factor is exp(m_before − m); causal keys past a row's position count as absent.
+TEST(FlashAttentionTrace, EveryBlockMatchesTheFormulaInDoublePrecision) {
+  const Matrix q = randn(13, 8, 21) * 1.5f, k = randn(13, 8, 22) * 1.5f, v = randn(13, 6, 23);
+  const double scale = 1.0 / std::sqrt(8.0);
+  const testing::MatrixD s = q.cast<double>() * k.cast<double>().transpose() * scale;
+  const testing::MatrixD vd = v.cast<double>();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const bool causal : {false, true}) {
+    for (const Eigen::Index block : {1, 4, 5, 13, 40}) {
+      SCOPED_TRACE(std::string(causal ? "causal" : "full") + ", block " + std::to_string(block));
+      const FlashAttentionTrace trace = flash_attention_trace(q, k, v, block, {.causal = causal});
+      ASSERT_EQ(trace.blocks.size(), static_cast<std::size_t>((13 + block - 1) / block));
+      std::vector<double> previous_max(13, -inf);
+      for (const FlashAttentionBlock& b : trace.blocks) {
+        const Eigen::Index end = b.key_start + b.key_count;
+        EXPECT_EQ(b.scores.rows(), 13);
+        EXPECT_EQ(b.scores.cols(), b.key_count);
+        for (Eigen::Index i = 0; i < 13; ++i) {
+          const Eigen::Index seen = causal ? std::min(end, i + 1) : end;  // keys 0 … seen − 1
+          for (Eigen::Index c = 0; c < b.key_count; ++c) {
+            const Eigen::Index j = b.key_start + c;
+            if (causal && j > i) EXPECT_EQ(b.scores(i, c), -std::numeric_limits<float>::infinity());
+            else EXPECT_NEAR(b.scores(i, c), s(i, j), 1e-5);
+          }
+          double m = -inf;
+          for (Eigen::Index j = 0; j < seen; ++j) m = std::max(m, s(i, j));
+          double l = 0.0;
+          Eigen::RowVectorXd acc = Eigen::RowVectorXd::Zero(6);
+          for (Eigen::Index j = 0; j < seen; ++j) {
+            l += std::exp(s(i, j) - m);
+            acc += std::exp(s(i, j) - m) * vd.row(j);
+          }
+          if (seen == 0) {  // no key yet (only for causal rows is this impossible: key 0 is always first)
+            EXPECT_EQ(b.running_max(i, 0), -std::numeric_limits<float>::infinity());
+            EXPECT_EQ(b.running_sum(i, 0), 0.0f);
+            continue;
+          }
+          EXPECT_NEAR(b.running_max(i, 0), m, 1e-5);
+          EXPECT_NEAR(b.running_sum(i, 0), l, 1e-5 * l);
+          EXPECT_NEAR(b.rescale(i, 0), std::exp(previous_max[static_cast<std::size_t>(i)] - m), 1e-5);
+          for (Eigen::Index d = 0; d < 6; ++d) EXPECT_NEAR(b.accumulator(i, d), acc[d], 1e-5 * (1.0 + l));
+          previous_max[static_cast<std::size_t>(i)] = m;
+        }
+      }
+      // The last block's accumulator over its sum is the output, and that is softmax attention.
+      const Matrix causal_mask_matrix = causal_mask(13, 13);
+      const auto [weights, output] = testing::reference_attention(q.cast<double>(), k.cast<double>(), vd, scale,
+                                                                  causal ? &causal_mask_matrix : nullptr);
+      EXPECT_TRUE(MatricesNear(trace.output, output.cast<float>(), 1e-5f, 1e-4f));
+      const Matrix& last = trace.blocks.back().accumulator;
+      EXPECT_TRUE(MatricesNear(trace.output,
+                               (last.array().colwise() / trace.blocks.back().running_sum.col(0).array()).matrix(),
+                               1e-6f, 1e-5f));
+    }
+  }
+}
+
+TEST(FlashAttentionTrace, RunsTheSameStepsAsAttentionOutput) {
+  // With attention_output's own key block (256) and at most 128 queries, the two run the same
+  // arithmetic in the same order: the outputs are equal to the last bit.
+  const Matrix q = randn(100, 16, 31), k = randn(300, 16, 32), v = randn(300, 12, 33);
+  const Matrix bias = alibi_bias(100, 300, 0.2f);
+  for (const AttentionOptions& options : {AttentionOptions{}, AttentionOptions{.causal = true, .bias = &bias}}) {
+    const FlashAttentionTrace trace = flash_attention_trace(q, k, v, 256, options);
+    ASSERT_EQ(trace.blocks.size(), 2u);
+    EXPECT_TRUE(trace.output.cwiseEqual(attention_output(q, k, v, options)).all());
+  }
+  EXPECT_THROW(flash_attention_trace(q, k, v, 0), Error);
+  EXPECT_THROW(flash_attention_trace(q, randn(300, 15, 1), v, 8), Error);
+  Rng rng(1);
+  EXPECT_THROW(flash_attention_trace(q, k, v, 8, {.dropout = 0.5f, .rng = &rng}), Error);
 }
 
 }  // namespace

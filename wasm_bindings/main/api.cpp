@@ -100,6 +100,31 @@ val trace_attention(const val& q, const val& k, const val& v, const val& options
   });
 }
 
+val flash_attention_trace(const val& q, const val& k, const val& v, int block_size, const val& options) {
+  return guarded([&] {
+    const Matrix qm = matrix_from_js(q, "q"), km = matrix_from_js(k, "k"), vm = matrix_from_js(v, "v");
+    Matrix mask;
+    const FlashAttentionTrace trace =
+        attnlab::flash_attention_trace(qm, km, vm, block_size, attention_options_from_js(options, mask));
+    val blocks = val::array();
+    for (const FlashAttentionBlock& b : trace.blocks) {
+      val block = val::object();
+      block.set("keyStart", static_cast<double>(b.key_start));
+      block.set("keyCount", static_cast<double>(b.key_count));
+      block.set("scores", matrix_to_js(b.scores));
+      block.set("max", floats_to_js(b.running_max.data(), static_cast<std::size_t>(b.running_max.size())));
+      block.set("sum", floats_to_js(b.running_sum.data(), static_cast<std::size_t>(b.running_sum.size())));
+      block.set("rescale", floats_to_js(b.rescale.data(), static_cast<std::size_t>(b.rescale.size())));
+      block.set("accumulator", matrix_to_js(b.accumulator));
+      blocks.call<void>("push", block);
+    }
+    val out = val::object();
+    out.set("blocks", blocks);
+    out.set("output", matrix_to_js(trace.output));
+    return out;
+  });
+}
+
 val embed_tokens(const val& tokens, int d_model, double seed, bool sinusoidal_positions) {
   return guarded([&] {
     const auto words = emscripten::vecFromJSArray<std::string>(tokens);

@@ -19,6 +19,9 @@ val softmax(const val& logits);
 val scaled_dot_product_attention(const val& q, const val& k, const val& v, const val& options);
 // The same, returning the trace's steps (scores … output, with the softmax's exp and row sums).
 val trace_attention(const val& q, const val& k, const val& v, const val& options);
+// attention_output's key-block loop with every block's state kept: { blocks: [{ keyStart, keyCount,
+// scores, max, sum, rescale, accumulator }], output } (flash_attention_trace).
+val flash_attention_trace(const val& q, const val& k, const val& v, int block_size, const val& options);
 // tokens (string[]) → [n×d_model], each word's row seeded by the word itself (hashed_embedding),
 // plus the sinusoidal encoding of its position when asked.
 val embed_tokens(const val& tokens, int d_model, double seed, bool sinusoidal_positions);

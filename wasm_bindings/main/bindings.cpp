@@ -13,6 +13,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("softmax", &softmax);
   function("scaledDotProductAttention", &scaled_dot_product_attention);
   function("traceAttention", &trace_attention);
+  function("flashAttentionTrace", &flash_attention_trace);
   function("embedTokens", &embed_tokens);
   function("causalMask", &causal_mask);
   function("keyPaddingMask", &key_padding_mask);

@@ -2,7 +2,7 @@
 import {
   AttnLabError, init, loadReferentModel, type ActivationCache, type ActivationPatchingResult, type Attribution, type CompositionScores,
   type HeadCircuit, type HFTokenizer, type Lab, type LlamaConfig, type LlamaModel, type LlamaSession, type LogitLens, type Matrix,
-  type PathPatchingResult, type Step, type TaskExample, type TaskModelSnapshot,
+  type FlashAttentionTraceResult, type PathPatchingResult, type Step, type TaskExample, type TaskModelSnapshot,
   type Tensor, type TranslatorPair,
 } from 'attnlab';
 
@@ -26,6 +26,8 @@ async function main(): Promise<void> {
   });
   const probabilities: Matrix = lab.softmax(scores);
   const attentionSteps: Step[] = lab.traceAttention(q, k, v, { causal: true });
+  const flash: FlashAttentionTraceResult = lab.flashAttentionTrace(q, k, v, { blockSize: 2, causal: true });
+  console.log(flash.blocks[0].max[0], flash.blocks.at(-1)?.accumulator.rows, flash.output.cols);
   const embedded: Matrix = lab.embedTokens(['the', 'cat'], 16, { seed: 1 });
   console.log(attentionSteps.length, embedded.rows);
   console.log(output.rows, weights.cols, scaledScores.data[0], maskedScores.data[0], probabilities.cols);

@@ -4,6 +4,7 @@
 #include "attnlab/tensor/api.hpp"
 
 #include <optional>
+#include <vector>
 
 #include "attnlab/tensor/matrix.hpp"
 #include "attnlab/tensor/trace.hpp"
@@ -55,6 +56,28 @@ AttentionResult scaled_dot_product_attention(const Matrix& q, const Matrix& k, c
 // scaled scores, its exp(score − running max), and the running max and sum after it.
 Matrix attention_output(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options = {},
                         const Tracer& tracer = {});
+
+// One key block of flash_attention_trace: the state of every query row after it.
+struct FlashAttentionBlock {
+  Eigen::Index key_start = 0, key_count = 0;  // keys key_start … key_start + key_count − 1
+  Matrix scores;       // [n_q×key_count] this block's scaled scores (bias added, blocked entries −∞)
+  Matrix running_max;  // [n_q×1] m: the largest score seen so far (−∞ while every key so far is blocked)
+  Matrix running_sum;  // [n_q×1] l: Σ exp(score − m) over the keys seen so far
+  Matrix rescale;      // [n_q×1] exp(m_old − m_new), what the earlier accumulator was multiplied by
+  Matrix accumulator;  // [n_q×d_v] Σ exp(score − m)·v over the keys seen so far (unnormalised output)
+};
+
+struct FlashAttentionTrace {
+  std::vector<FlashAttentionBlock> blocks;  // one per key block, in order
+  Matrix output;                            // [n_q×d_v] the last accumulator divided by the last sum
+};
+
+// attention_output's loop made visible: keys in blocks of block_size, all query rows at once, every
+// block's scores, running max, running sum and accumulator kept (memory O(n_q·n_k + blocks·n_q·d_v):
+// for teaching, not for long sequences). The same block step as attention_output runs, so the output
+// equals it; mask, causal, scale, bias and ALiBi as there; no dropout.
+FlashAttentionTrace flash_attention_trace(const Matrix& q, const Matrix& k, const Matrix& v, Eigen::Index block_size,
+                                          const AttentionOptions& options = {});
 
 }  // namespace attnlab
 ATTNLAB_API_END
