@@ -545,14 +545,60 @@ export interface GPTStepResult {
 export type HookName = string;
 
 /** One run's activations in TransformerLens's shapes for one sequence (no batch dimension). */
+/** A stack of residual-stream components, TransformerLens's (components, seq, dModel), or (components, dModel) when
+ *  one position was chosen, with a label for each component. */
+export interface ResidualStack {
+  stack: Tensor;
+  labels: string[];
+}
+
+/** What the stacking calls share: layer 0 … numLayers, or −1 (= numLayers, up to the unembed); position one position
+ *  (−1 the last; TransformerLens's pos_slice=int: the positions dim is dropped), every position when left out. */
+export interface StackOptions {
+  layer?: number;
+  position?: number;
+  /** Apply the LayerNorm read at layer to the stack (applyLnToStack). */
+  applyLn?: boolean;
+}
+
 export interface ActivationCache {
   /** The run's token ids. */
   readonly ids: Int32Array;
   /** The kept points, in forward order. */
   names(): HookName[];
-  has(name: HookName): boolean;
-  /** A copy of one point's values; AttnLabError if this run did not keep it. */
-  get(name: HookName): Tensor;
+  /** By full name or get_act_name's short form, as get. */
+  has(name: HookName, layer?: number, layerType?: string): boolean;
+  /** A copy of one point's values; AttnLabError if this run did not keep it. The name is a full name or
+   *  TransformerLens's utils.get_act_name short form: get('pattern', 0) and get('pattern0') are
+   *  blocks.0.attn.hook_pattern, get('scale', 1, 'ln2') blocks.1.ln2.hook_scale, get('scale') ln_final.hook_scale.
+   *  On a GPT's cache also blocks.{l}.attn.hook_result (get('result', l)): (seq, heads, dModel), each head's z·W_O
+   *  before the output bias (hook_attn_out = Σ heads + b_O), computed from the kept hook_z. */
+  get(name: HookName, layer?: number, layerType?: string): Tensor;
+  /** TransformerLens's accumulated_resid: the residual stream at 0_pre (0_mid with inclMid), 1_pre, …, final_post (up to
+   *  layer's resid_pre; its resid_mid too with mlpInput). applyLn at the unembed applies ln_final itself to each
+   *  component, weight and bias, with the component's own statistics (TransformerLens's recompute_ln): times wteᵀ that
+   *  is logitLens's logits; at an earlier layer, the cached ln1 (ln2) scale. GPT only: refused on a Llama's cache. */
+  accumulatedResid(options?: StackOptions & { inclMid?: boolean; mlpInput?: boolean }): ResidualStack;
+  /** TransformerLens's decompose_resid: embed, pos_embed, 0_attn_out, 0_mlp_out, … (what wrote the stream entering
+   *  layer; mlpInput adds layer's attn_out; mode 'attn' or 'mlp' keeps one kind). Their sum is the stream. GPT only. */
+  decomposeResid(options?: StackOptions & { mlpInput?: boolean; mode?: 'all' | 'attn' | 'mlp'; inclEmbeds?: boolean }): ResidualStack;
+  /** TransformerLens's stack_head_results: L0H0, L0H1, … for every head before layer (hook_result, no b_O), and with
+   *  inclRemainder 'remainder' = resid_post of layer − 1 − Σ heads. GPT only. */
+  stackHeadResults(options?: StackOptions & { inclRemainder?: boolean }): ResidualStack;
+  /** TransformerLens's stack_activation: the point `name` (a short form: 'pattern', 'resid_pre', 'result') of layers
+   *  0 … layer − 1 stacked on a new first dim; labels are the full names (TransformerLens returns none). GPT only. */
+  stackActivation(name: string, options?: { layer?: number; layerType?: string }): ResidualStack;
+  /** TransformerLens's apply_ln_to_stack: each component centred (a LayerNorm removes the mean) and divided by the
+   *  cached scale of the LayerNorm at layer — ln_final (default), ln1, or ln2 with mlpInput — at each position; no
+   *  weight or bias. recomputeLn at the unembed: ln_final itself on each component (weight, bias, its own statistics).
+   *  position: the one the stack was taken at. GPT only. */
+  applyLnToStack(stack: Tensor, options?: { layer?: number; mlpInput?: boolean; recomputeLn?: boolean; position?: number }): Tensor;
+  /** TransformerLens's logit_attrs: each component through ln_final with its cached scale, read along
+   *  ln_final.weight ⊙ wte[token] (− wte[incorrectTokens]) — the residual direction TransformerLens's default fold_ln
+   *  gives — so decomposeResid's parts plus ln_final.bias·(wte[token] − wte[incorrect]) sum to the model's logit
+   *  (difference), and stackHeadResults' parts are directLogitAttribution's head terms. tokens: one id, or one per
+   *  position. → (components, seq), or (components) with a position. GPT only. */
+  logitAttrs(stack: Tensor, options: { tokens: number | ArrayLike<number>; incorrectTokens?: number | ArrayLike<number>; position?: number }): Tensor;
 }
 
 /** One replacement in runWithHooks: exactly one of value (the point's whole shape), from (a cache of a
@@ -731,6 +777,8 @@ export interface GPTModel extends LogitLensCalls {
   trainStep(ids: ArrayLike<number>, targets: ArrayLike<number>, batch?: number): GPTStepResult;
   loss(ids: ArrayLike<number>, targets: ArrayLike<number>, batch?: number): number;
   /** ids → the logits and every hook point (or the named ones), equal to forward's bit for bit. */
+  /** names: full hook names, or TransformerLens's short forms ('pattern0'; 'resid_pre' or 'pattern' for that point
+   *  in every block), a misspelt one refused with the nearest. Every point when left out. */
   runWithCache(ids: ArrayLike<number>, options?: { names?: HookName[] }): { logits: Matrix; cache: ActivationCache };
   /** A run with replaced activations; keep names points of the patched run to cache. */
   runWithHooks(ids: ArrayLike<number>, options: { patch: ActivationPatch[]; keep?: HookName[] }): { logits: Matrix; cache?: ActivationCache };

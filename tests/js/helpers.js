@@ -66,3 +66,16 @@ export function rowSums(m) {
 export function at(m, r, c) {
   return m.data[r * m.cols + c];
 }
+
+// A .safetensors file of F32 tensors (the fixture scripts write only those) → name → { shape, data }.
+export function readSafetensors(url) {
+  const file = readFileSync(url);
+  const length = Number(file.readBigUInt64LE(0));
+  const header = JSON.parse(file.subarray(8, 8 + length).toString('utf8'));
+  const tensors = new Map();
+  for (const [name, { shape, data_offsets: [begin, end] }] of Object.entries(header)) {
+    const raw = file.subarray(8 + length + begin, 8 + length + end);
+    tensors.set(name, { shape, data: new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)) });
+  }
+  return tensors;
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { lab, VARIANTS } from './helpers.js';
+import { lab, readSafetensors, VARIANTS } from './helpers.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url);
 const bytes = (url) => new Uint8Array(readFileSync(url));
@@ -14,19 +14,6 @@ const WEIGHTS = {
   small: new URL('gpt/small.safetensors', fixtures),
   kjv: new URL('../../web/models/kjv/model.safetensors', import.meta.url),
 };
-
-// A .safetensors file of F32 tensors (the fixture script writes only those) → name → { shape, data }.
-function readSafetensors(url) {
-  const file = readFileSync(url);
-  const length = Number(file.readBigUInt64LE(0));
-  const header = JSON.parse(file.subarray(8, 8 + length).toString('utf8'));
-  const tensors = new Map();
-  for (const [name, { shape, data_offsets: [begin, end] }] of Object.entries(header)) {
-    const raw = file.subarray(8 + length + begin, 8 + length + end);
-    tensors.set(name, { shape, data: new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length)) });
-  }
-  return tensors;
-}
 
 // |a − e| ≤ tol · max |e| (finite entries); −∞ must meet −∞.
 function assertNear(actual, expected, tol, what) {

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "attnlab/interp/attribution.hpp"
+#include "attnlab/interp/cache_algebra.hpp"
 #include "attnlab/interp/circuits.hpp"
 #include "attnlab/interp/logit_lens.hpp"
 #include "attnlab/interp/patching.hpp"
@@ -214,6 +215,100 @@ TEST_P(InterpAgainstTorch, CopyingAndCompositionScores) {
   // The baseline is a mean of 200 random draws: within 4 standard errors of PyTorch's 5000-draw mean.
   const double mean = expected.at("baseline_mean"), sd = expected.at("baseline_std");
   EXPECT_NEAR(scores.baseline, mean, 4 * sd / std::sqrt(200.0) + 4 * sd / std::sqrt(5000.0));
+}
+
+// TransformerLens's cache algebra (cache_algebra.hpp) against the fixture's ActivationCache methods written out in
+// PyTorch: the same stacks under the same labels, and logit_attrs along fold_ln's W_U.
+TEST_P(InterpAgainstTorch, CacheAlgebraAsTransformerLensComputesIt) {
+  const InterpFixture f = load(GetParam());
+  const HookedGPT hooked(f.model);
+  const GPTConfig& c = f.model.config();
+  const std::vector<int> clean = f.expected.at("clean").get<std::vector<int>>();
+  const HookedRun run = hooked.run_with_cache(clean);
+  const auto& algebra = f.expected.at("algebra");
+  const auto check = [&](const Tensor& ours, const std::string& name) {
+    const SafetensorInfo* info = f.cache_header.find("algebra." + name);
+    ASSERT_NE(info, nullptr) << name;
+    ASSERT_EQ(ours.shape(), Shape(info->shape.begin(), info->shape.end())) << name;
+    expect_close(ours.contiguous().to_vector().data(), f.tensor("algebra." + name), 1e-4, name);
+  };
+  const auto check_stack = [&](const ResidualStack& ours, const std::string& name) {
+    EXPECT_EQ(ours.labels, algebra.at("labels").at(name).get<std::vector<std::string>>()) << name;
+    check(ours.stack, name);
+  };
+  for (int l = 0; l < c.num_layers; ++l) check(head_results(hooked, run.cache, l), "result." + std::to_string(l));
+  const int last = static_cast<int>(clean.size()) - 1;
+  check_stack(accumulated_resid(hooked, run.cache, {.incl_mid = true, .apply_ln = true}), "accumulated");
+  check_stack(accumulated_resid(hooked, run.cache, {.layer = 1, .incl_mid = true, .mlp_input = true, .apply_ln = true, .position = -1}),
+              "accumulated_l1_last");
+  const ResidualStack decomposed = decompose_resid(hooked, run.cache);
+  check_stack(decomposed, "decompose");
+  check_stack(decompose_resid(hooked, run.cache, {.layer = 1, .mlp_input = true, .apply_ln = true, .position = last}), "decompose_l1_last");
+  check_stack(stack_head_results(hooked, run.cache, {.apply_ln = true, .incl_remainder = true}), "heads");
+  const ResidualStack heads_last = stack_head_results(hooked, run.cache, {.position = -1});
+  check_stack(heads_last, "heads_last");
+  check(apply_ln_to_stack(hooked, run.cache, decomposed.stack, {.layer = 1, .mlp_input = true}), "ln_stack_l1_mlp");
+
+  const std::vector<int> target = {algebra.at("target").get<int>()}, baseline = {algebra.at("baseline").get<int>()};
+  const ResidualStack decomposed_last = decompose_resid(hooked, run.cache, {.position = last});
+  const Tensor attrs = logit_attrs(hooked, run.cache, decomposed_last.stack, target, baseline, last);
+  check(attrs, "attrs_decompose_last");
+  check(logit_attrs(hooked, run.cache, heads_last.stack, target, baseline, -1), "attrs_heads_last");
+  const std::vector<int> following = algebra.at("following").get<std::vector<int>>();
+  const std::vector<int> baselines(clean.size(), baseline[0]);
+  check(logit_attrs(hooked, run.cache, decomposed.stack, following, baselines), "attrs_decompose_next");
+
+  // The decompositions check themselves: the parts plus ln_final's bias are the model's own logit difference, and
+  // each head's part is direct_logit_attribution's term for it.
+  const Attribution dla = direct_logit_attribution(hooked, clean, last, target[0], baseline[0]);
+  double sum = dla.terms.back().value;  // ln_final.b
+  for (const float v : attrs.to_vector()) sum += v;
+  EXPECT_NEAR(sum, dla.logit, 1e-4 * std::max(1.0, std::abs(dla.logit)));
+  const std::vector<float> head_attrs = logit_attrs(hooked, run.cache, heads_last.stack, target, baseline, -1).to_vector();
+  std::size_t i = 0;
+  for (const AttributionTerm& term : dla.terms)
+    if (term.part == AttributionPart::head) {
+      EXPECT_NEAR(head_attrs[i++], term.value, 1e-5 * std::max(1.0, std::abs(term.value))) << term.label;
+    }
+  EXPECT_EQ(i, head_attrs.size());
+  // The logit lens: accumulated_resid with apply_ln at the unembed, times wteᵀ, is the model's final logits at final_post.
+  const ResidualStack lens = accumulated_resid(hooked, run.cache, {.incl_mid = true, .apply_ln = true, .position = -1});
+  EXPECT_EQ(lens.labels.back(), "final_post");
+}
+
+TEST_P(InterpAgainstTorch, ActNamesAndShortForms) {
+  const InterpFixture f = load(GetParam());
+  const GPTConfig& c = f.model.config();
+  // utils.get_act_name's documented examples
+  EXPECT_EQ(act_name("k", 6, "a"), "blocks.6.attn.hook_k");
+  EXPECT_EQ(act_name("pre", 2), "blocks.2.mlp.hook_pre");
+  EXPECT_EQ(act_name("embed"), "hook_embed");
+  EXPECT_EQ(act_name("normalized", 27, "ln2"), "blocks.27.ln2.hook_normalized");
+  EXPECT_EQ(act_name("k6"), "blocks.6.attn.hook_k");
+  EXPECT_EQ(act_name("scale4ln1"), "blocks.4.ln1.hook_scale");
+  EXPECT_EQ(act_name("pre5"), "blocks.5.mlp.hook_pre");
+  EXPECT_EQ(act_name("pattern", 0), "blocks.0.attn.hook_pattern");
+  EXPECT_EQ(act_name("attn", 1), "blocks.1.attn.hook_pattern");
+  EXPECT_EQ(act_name("scale"), "ln_final.hook_scale");
+  EXPECT_EQ(act_name("blocks.1.hook_resid_pre"), "blocks.1.hook_resid_pre");
+  EXPECT_EQ(resolve_hook("get", "pattern", 1, "", c), (HookPoint{Hook::pattern, 1}));
+  const std::vector<std::string> names = {"resid_pre", "pattern0", "hook_embed"};
+  const std::vector<HookPoint> points = expand_hook_names("run_with_cache", names, c);
+  ASSERT_EQ(points.size(), static_cast<std::size_t>(c.num_layers + 2));
+  for (int l = 0; l < c.num_layers; ++l) EXPECT_EQ(points[static_cast<std::size_t>(l)], (HookPoint{Hook::resid_pre, l}));
+  const std::vector<std::string> misspelt = {"patern"};
+  try {
+    expand_hook_names("run_with_cache", misspelt, c);
+    ADD_FAILURE() << "a misspelt short form must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean \"pattern\""), std::string::npos) << e.what();
+  }
+  try {
+    resolve_hook("get", "resid_pre", -1, "", c);
+    ADD_FAILURE() << "a block's point without a layer must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("give its layer"), std::string::npos) << e.what();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, InterpAgainstTorch, ::testing::Values("small", "kjv"));

@@ -89,6 +89,8 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
   function("ovCopyingScore", &ov_copying_score_js);
   function("ovCopyingScores", &ov_copying_scores_js);
   function("compositionScores", &composition_scores_js);
+  function("cacheAlgebra", &cache_algebra_js);
+  function("actName", &act_name_js);
   // The same calls on a Llama (llama_interp.hpp), named llama<Call>.
   class_<LlamaPatchingSweepHandle>("llamaPatchingSweepHandle")
       .class_function("create", &LlamaPatchingSweepHandle::create, allow_raw_pointers())

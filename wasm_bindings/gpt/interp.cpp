@@ -1,6 +1,7 @@
 #include "interp.hpp"
 
 #include "attnlab/interp/attribution.hpp"
+#include "attnlab/interp/cache_algebra.hpp"
 #include "attnlab/interp/circuits.hpp"
 #include "attnlab/interp/logit_lens.hpp"
 #include "attnlab/tensor/error.hpp"
@@ -220,5 +221,73 @@ val composition_to_js(const CompositionScores& scores) {
 val composition_scores_js(const GPTHandle& model, int draws, double seed) {
   return guarded([&] { return composition_to_js(composition_scores(model.model(), draws, seed_from_js(seed))); });
 }
+
+// ---- The cache algebra ----
+
+namespace {
+
+val residual_stack_to_js(const ResidualStack& stack) {
+  val js = val::object();
+  js.set("stack", tensor_to_js(stack.stack));
+  js.set("labels", strings_to_js(stack.labels));
+  return js;
+}
+
+int algebra_position(const val& options) {
+  const val position = options["position"];
+  return position.isNull() || position.isUndefined() ? kAllPositions : position.as<int>();
+}
+
+int algebra_int(const val& options, const char* name, int fallback) {
+  const val v = options[name];
+  return v.isUndefined() || v.isNull() ? fallback : v.as<int>();
+}
+
+bool algebra_flag(const val& options, const char* name) {
+  const val v = options[name];
+  return !v.isUndefined() && !v.isNull() && v.as<bool>();
+}
+
+}  // namespace
+
+val cache_algebra_js(const GPTHandle& model, const val& ids_js, const val& tensors, const std::string& call, const val& options) {
+  return guarded([&] {
+    const char* fn = "ActivationCache";
+    const HookedGPT hooked(model.model());
+    const GPTConfig& c = hooked.config();
+    ActivationCache cache(c, ints_from_js(ids_js, fn));
+    for (std::size_t i = 0, n = tensors["length"].as<std::size_t>(); i < n; ++i) {
+      const val entry = tensors[i];
+      const HookPoint point = find_hook(fn, entry["name"].as<std::string>(), c);
+      const std::vector<float> values = tensor_from_js(entry, fn).contiguous().to_vector();
+      const Eigen::Index rows = hook_rows(point, cache.seq_len(), c), cols = hook_cols(point, cache.seq_len(), c);
+      if (static_cast<Eigen::Index>(values.size()) != rows * cols) throw Error(std::string(fn) + ": the cache's " + hook_name(point) + " is not of this model");
+      cache.set(point, Eigen::Map<const Matrix>(values.data(), rows, cols));
+    }
+    const int layer = algebra_int(options, "layer", -1), position = algebra_position(options);
+    if (call == "result") return tensor_to_js(head_results(hooked, cache, layer));
+    if (call == "stackActivation")
+      return residual_stack_to_js(stack_activation(hooked, cache, options["name"].as<std::string>(), layer, options["layerType"].as<std::string>()));
+    if (call == "applyLnToStack")
+      return tensor_to_js(apply_ln_to_stack(hooked, cache, tensor_from_js(options["stack"], "stack"),
+                                            {.layer = layer, .mlp_input = algebra_flag(options, "mlpInput"),
+                                             .recompute_ln = algebra_flag(options, "recomputeLn"), .position = position}));
+    if (call == "logitAttrs")
+      return tensor_to_js(logit_attrs(hooked, cache, tensor_from_js(options["stack"], "stack"), int_list(options["tokens"]),
+                                      int_list(options["incorrectTokens"]), position));
+    const std::string mode = options["mode"].isUndefined() ? "all" : options["mode"].as<std::string>();
+    const StackOptions o{.layer = layer, .incl_mid = algebra_flag(options, "inclMid"), .mlp_input = algebra_flag(options, "mlpInput"),
+                         .apply_ln = algebra_flag(options, "applyLn"),
+                         .incl_embeds = options["inclEmbeds"].isUndefined() || options["inclEmbeds"].as<bool>(),
+                         .mode = mode == "attn" ? DecomposeMode::attn : mode == "mlp" ? DecomposeMode::mlp : DecomposeMode::all,
+                         .incl_remainder = algebra_flag(options, "inclRemainder"), .position = position};
+    if (call == "accumulatedResid") return residual_stack_to_js(accumulated_resid(hooked, cache, o));
+    if (call == "decomposeResid") return residual_stack_to_js(decompose_resid(hooked, cache, o));
+    if (call == "stackHeadResults") return residual_stack_to_js(stack_head_results(hooked, cache, o));
+    throw Error(std::string(fn) + ": no cache call " + call);
+  });
+}
+
+std::string act_name_js(const std::string& name, int layer, const std::string& layer_type) { return act_name(name, layer, layer_type); }
 
 }  // namespace attnlab::wasm

@@ -120,4 +120,12 @@ val ov_copying_scores_js(const GPTHandle& model, bool fold_ln, bool centre_writi
 // → { pairs: [{ from: {layer, head}, to: {layer, head}, q, k, v }], baseline, draws }
 val composition_scores_js(const GPTHandle& model, int draws, double seed);
 
+// TransformerLens's cache algebra (cache_algebra.hpp) on the points a package ActivationCache holds: ids, tensors
+// [{ name, shape, data }] (the points the call reads), call 'result' | 'accumulatedResid' | 'decomposeResid' |
+// 'stackHeadResults' | 'stackActivation' | 'applyLnToStack' | 'logitAttrs' and its options (checked in web/lib/
+// interp.js; position null: every one) → { shape, data } or { stack: { shape, data }, labels }.
+val cache_algebra_js(const GPTHandle& model, const val& ids, const val& tensors, const std::string& call, const val& options);
+// utils.get_act_name: ('pattern', 0, '') → 'blocks.0.attn.hook_pattern' (layer −1: none).
+std::string act_name_js(const std::string& name, int layer, const std::string& layer_type);
+
 }  // namespace attnlab::wasm

@@ -12,12 +12,19 @@ import { allowUnfavourable, GRID_MEANING, gapVerdict, PATH_MEANING } from './pat
 import { checkTensor } from './tensor.js';
 
 // The values of one run at its hook points, in TransformerLens's shapes for one sequence (its batch
-// dimension left out): cache.get('blocks.0.attn.hook_z') is (seq, heads, dHead).
+// dimension left out): cache.get('blocks.0.attn.hook_z') is (seq, heads, dHead); cache.get('z', 0) is the same
+// point by get_act_name's short form. On a GPT's cache, TransformerLens's cache algebra (the core's
+// cache_algebra.hpp, through the module): accumulatedResid, decomposeResid, stackHeadResults, stackActivation,
+// applyLnToStack, logitAttrs, and blocks.{l}.attn.hook_result computed from hook_z.
 export class ActivationCache {
   #tensors;
+  #model;
+  #module;
 
-  constructor(tensors, ids) {
+  constructor(tensors, ids, model, module) {
     this.#tensors = tensors;
+    this.#model = model;
+    this.#module = module;
     this.ids = ids;
     Object.freeze(this);
   }
@@ -27,25 +34,139 @@ export class ActivationCache {
     return [...this.#tensors.keys()];
   }
 
-  has(name, ...extra) {
-    noMoreArguments('ActivationCache.has', extra, ['name']);
-    return this.#tensors.has(name);
+  // The full name of (name, layer?, layerType?) as TransformerLens's utils.get_act_name gives it.
+  #fullName(fn, name, layer, layerType) {
+    if (typeof name !== 'string') fail(fn, `name must be a hook name such as 'blocks.0.hook_resid_pre' or 'resid_pre', got ${describe(name)}`);
+    if (layer !== undefined) checkSize(fn, 'layer', layer, { min: 0 });
+    if (layerType !== undefined && typeof layerType !== 'string') fail(fn, `layerType must be a string such as 'ln1', got ${describe(layerType)}`);
+    if (layer === undefined && layerType === undefined && this.#tensors.has(name)) return name;
+    return this.#module.raw.actName(name, layer ?? -1, layerType ?? '');
   }
 
-  // { shape, data } of one hook point (a copy, so the cache stays as the run left it).
-  get(name, ...extra) {
-    const fn = 'ActivationCache.get';
-    noMoreArguments(fn, extra, ['name']);
-    if (typeof name !== 'string') fail(fn, `name must be a hook name such as 'blocks.0.hook_resid_pre', got ${describe(name)}`);
-    const tensor = this.#tensors.get(name);
-    if (!tensor) {
-      const near = nearestName(name, this.names());
-      fail(fn, `this cache has no "${name}"${near ? ` — did you mean "${near}"?` : ''} It holds ${this.#tensors.size} ` +
-        `point${this.#tensors.size === 1 ? '' : 's'} (${this.names().slice(0, 3).join(', ')}${this.#tensors.size > 3 ? ', …' : ''}); ` +
-        'runWithCache keeps every point unless names chooses some');
-    }
-    return { shape: [...tensor.shape], data: tensor.data.slice() };
+  has(name, layer, layerType, ...extra) {
+    const fn = 'ActivationCache.has';
+    noMoreArguments(fn, extra, ['name', 'layer', 'layerType']);
+    const full = this.#fullName(fn, name, layer, layerType);
+    const result = /^blocks\.(\d+)\.attn\.hook_result$/.exec(full);
+    return this.#tensors.has(full) || (result !== null && !this.#model.interpPrefix && this.#tensors.has(`blocks.${result[1]}.attn.hook_z`));
   }
+
+  // { shape, data } of one hook point (a copy, so the cache stays as the run left it), by full name or by
+  // get_act_name's short form: get('pattern', 0), get('pattern0'), get('scale', 1, 'ln2').
+  get(name, layer, layerType, ...extra) {
+    const fn = 'ActivationCache.get';
+    noMoreArguments(fn, extra, ['name', 'layer', 'layerType']);
+    const full = this.#fullName(fn, name, layer, layerType);
+    const tensor = this.#tensors.get(full);
+    if (tensor) return { shape: [...tensor.shape], data: tensor.data.slice() };
+    const result = /^blocks\.(\d+)\.attn\.hook_result$/.exec(full);
+    if (result) return this.#algebra(fn, 'result', { layer: Number(result[1]) }, /attn\.hook_z$/);
+    const near = nearestName(full, this.names());
+    const inBlock = this.#module.raw.actName(name, 0, layerType ?? '').split('.').slice(2).join('.');  // 'attn.hook_pattern'
+    const everyBlock = layer === undefined && !name.includes('.') && this.names().some((n) => n.endsWith(`.${inBlock}`));
+    fail(fn, `this cache has no "${full}"${full !== name ? ` (from "${name}")` : ''}` +
+      (everyBlock ? ` — "${name}" is a point in every block: give its layer, get('${name}', 0), or stack them with stackActivation('${name}')` :
+        near ? ` — did you mean "${near}"?` : '') +
+      ` It holds ${this.#tensors.size} point${this.#tensors.size === 1 ? '' : 's'} (${this.names().slice(0, 3).join(', ')}` +
+      `${this.#tensors.size > 3 ? ', …' : ''}); runWithCache keeps every point unless names chooses some`);
+  }
+
+  // TransformerLens's accumulated_resid: the stream at 0_pre (0_mid), 1_pre, …, final_post. applyLn at the
+  // unembed applies ln_final itself to each row (its recompute_ln): ·wteᵀ then gives the logit lens.
+  accumulatedResid(options, ...extra) {
+    const fn = 'ActivationCache.accumulatedResid';
+    noMoreArguments(fn, extra, ['options']);
+    const o = stackOptions(fn, options, ['inclMid', 'mlpInput', 'applyLn']);
+    return this.#algebra(fn, 'accumulatedResid', o, /hook_resid_(pre|mid|post)$|hook_scale$/);
+  }
+
+  // TransformerLens's decompose_resid: embed, pos_embed, 0_attn_out, 0_mlp_out, …
+  decomposeResid(options, ...extra) {
+    const fn = 'ActivationCache.decomposeResid';
+    noMoreArguments(fn, extra, ['options']);
+    const o = stackOptions(fn, options, ['mlpInput', 'applyLn', 'inclEmbeds', 'mode']);
+    if (o.mode !== undefined) checkOneOf(fn, 'mode', o.mode, ['all', 'attn', 'mlp']);
+    return this.#algebra(fn, 'decomposeResid', o, /hook_(embed|pos_embed|attn_out|mlp_out|scale)$/);
+  }
+
+  // TransformerLens's stack_head_results: L0H0, L0H1, … (and remainder): each head's z·W_O, no b_O.
+  stackHeadResults(options, ...extra) {
+    const fn = 'ActivationCache.stackHeadResults';
+    noMoreArguments(fn, extra, ['options']);
+    const o = stackOptions(fn, options, ['inclRemainder', 'applyLn']);
+    return this.#algebra(fn, 'stackHeadResults', o, /attn\.hook_z$|hook_resid_post$|hook_scale$/);
+  }
+
+  // TransformerLens's stack_activation: one point of layers 0 … layer − 1 stacked; labels: their full names.
+  stackActivation(name, options, ...extra) {
+    const fn = 'ActivationCache.stackActivation';
+    noMoreArguments(fn, extra, ['name', 'options']);
+    if (typeof name !== 'string') fail(fn, `name must be a short form such as 'pattern' or 'resid_pre', got ${describe(name)}`);
+    const { layer = -1, layerType = '' } = checkOptions(fn, options, ['layer', 'layerType']);
+    checkLayer(fn, layer);
+    if (typeof layerType !== 'string') fail(fn, `layerType must be a string such as 'ln1', got ${describe(layerType)}`);
+    return this.#algebra(fn, 'stackActivation', { name, layer, layerType }, () => true);
+  }
+
+  // TransformerLens's apply_ln_to_stack: each component centred and divided by the cached scale of the LayerNorm
+  // read at layer (ln_final by default; ln1, or ln2 with mlpInput); recomputeLn at the unembed: ln_final itself.
+  applyLnToStack(stack, options, ...extra) {
+    const fn = 'ActivationCache.applyLnToStack';
+    noMoreArguments(fn, extra, ['stack', 'options']);
+    const { layer = -1, mlpInput, recomputeLn, position } = checkOptions(fn, options, ['layer', 'mlpInput', 'recomputeLn', 'position']);
+    checkLayer(fn, layer);
+    const o = { layer, mlpInput: flag(fn, 'mlpInput', mlpInput), recomputeLn: flag(fn, 'recomputeLn', recomputeLn), position: checkPosition(fn, position) };
+    return this.#algebra(fn, 'applyLnToStack', { ...o, stack: checkTensor(fn, 'stack', stack) }, /hook_scale$/);
+  }
+
+  // TransformerLens's logit_attrs: each component through ln_final (cached scale) along ln_final.weight ⊙ wte[token]
+  // (− wte[incorrect]): the residual direction of fold_ln, TransformerLens's default.
+  logitAttrs(stack, options, ...extra) {
+    const fn = 'ActivationCache.logitAttrs';
+    noMoreArguments(fn, extra, ['stack', 'options']);
+    const { tokens, incorrectTokens, position } = checkOptions(fn, options, ['tokens', 'incorrectTokens', 'position']);
+    const ids = (value, name) => (typeof value === 'number' ? [checkSize(fn, name, value, { min: 0 })] : Array.from(checkIds(fn, name, value)));
+    const o = { tokens: ids(tokens, 'tokens'), incorrectTokens: incorrectTokens === undefined ? [] : ids(incorrectTokens, 'incorrectTokens'), position: checkPosition(fn, position) };
+    return this.#algebra(fn, 'logitAttrs', { ...o, stack: checkTensor(fn, 'stack', stack) }, /hook_scale$/);
+  }
+
+  // One call of the core's cache algebra on the points it reads (copied into the module for the call).
+  #algebra(fn, call, options, reads) {
+    const model = this.#model;
+    if (model.interpPrefix) {
+      fail(fn, "is a GPT's (TransformerLens's cache algebra reads a GPT's weights and LayerNorms); a LlamaModel's cache " +
+        'offers get, has and names');
+    }
+    const tensors = [...this.#tensors].filter(([name]) => (typeof reads === 'function' ? reads(name) : reads.test(name)))
+      .map(([name, t]) => ({ name, shape: t.shape, data: t.data }));
+    const out = model.call(fn, () => this.#module.raw.cacheAlgebra(model.handle(fn), this.ids, tensors, call, options));
+    return out.labels ? { stack: out.stack, labels: out.labels } : out;
+  }
+}
+
+function flag(fn, name, value) {
+  return value === undefined ? false : checkBoolean(fn, name, value);
+}
+
+function checkLayer(fn, layer) {
+  if (layer !== -1) checkSize(fn, 'layer', layer, { min: 0 });
+  return layer;
+}
+
+// A position (negative counts from the end, as a pos_slice int) or undefined (every position: null to the core).
+function checkPosition(fn, position) {
+  if (position === undefined) return null;
+  if (typeof position !== 'number' || !Number.isInteger(position)) fail(fn, `position must be an integer (−1 the last), got ${describe(position)}`);
+  return position;
+}
+
+// layer and position, and the flags a stacking call takes.
+function stackOptions(fn, options, more) {
+  const given = checkOptions(fn, options, ['layer', 'position', ...more]);
+  const out = { layer: checkLayer(fn, given.layer ?? -1), position: checkPosition(fn, given.position) };
+  for (const name of more) if (name !== 'mode') out[name] = name === 'inclEmbeds' ? (given[name] === undefined ? true : checkBoolean(fn, name, given[name])) : flag(fn, name, given[name]);
+  if (more.includes('mode')) out.mode = given.mode ?? 'all';
+  return out;
 }
 
 // The model's binding of an interpretability call: 'logitLens' → raw.logitLens, or raw.llamaLogitLens.
@@ -90,12 +211,12 @@ function run(model, module, fn, ids, names, patches, firstPosition = 0) {
   const tokens = checkIds(fn, 'ids', ids);
   if (model.interpPrefix) {
     const out = model.call(fn, () => module.raw.llamaRunWithHooks(model.handle(fn), tokens, names, patches, firstPosition));
-    return { logits: out.logits, cache: new ActivationCache(new Map(out.names.map((name) => [name, out.hooks[name]])), tokens) };
+    return { logits: out.logits, cache: new ActivationCache(new Map(out.names.map((name) => [name, out.hooks[name]])), tokens, model, module) };
   }
   const handle = model.call(fn, () => module.raw.ActivationCacheHandle.run(model.handle(fn), tokens, names, patches));
   try {
     const tensors = new Map(handle.names().map((name) => [name, handle.get(name)]));
-    return { logits: handle.logits(), cache: new ActivationCache(tensors, handle.ids()) };
+    return { logits: handle.logits(), cache: new ActivationCache(tensors, handle.ids(), model, module) };
   } finally {
     handle.delete();
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "attnlab/interp/cache_algebra.hpp"
 #include "gpt/gpt_ops.hpp"
 #include "interp/patch_entries.hpp"
 #include "kernels/kernels.hpp"
@@ -48,8 +49,9 @@ HookedGPT::HookedGPT(const GPT& model) : model_(model), packed_(model.packed_wei
 
 std::vector<bool> HookedGPT::keep_list(const char* function, std::span<const std::string> names) const {
   std::vector<bool> keep(static_cast<std::size_t>(hook_count(config().num_layers)), names.empty());
-  for (const std::string& name : names)
-    keep[static_cast<std::size_t>(hook_index(find_hook(function, name, config()), config().num_layers))] = true;
+  // Full names, or TransformerLens's short forms ("pattern0"; "resid_pre": that point in every block).
+  for (const HookPoint point : expand_hook_names(function, names, config()))
+    keep[static_cast<std::size_t>(hook_index(point, config().num_layers))] = true;
   return keep;
 }
 

@@ -91,14 +91,15 @@ class HookedGPT {
   const GPT& model() const { return model_; }
   const GPTConfig& config() const { return model_.config(); }
 
-  // ids [T] → logits [T×V] and the named points kept (every point when `names` is empty).
+  // ids [T] → logits [T×V] and the named points kept (every point when `names` is empty; names as keep_list's).
   HookedRun run_with_cache(std::span<const int> ids, std::span<const std::string> names = {}) const;
   HookedRun run(std::span<const int> ids, const HookedRunOptions& options) const;
 
   // Residual-stream rows [n×d] → logits [n×V]: ln_f with each row's own statistics, then the tied
   // unembedding (the logit lens; the final row of a run through here is the model's own).
   Matrix unembed(const Matrix& resid) const;
-  // One keep-list with the named points (Error for an unknown name), for HookedRunOptions::keep.
+  // One keep-list with the named points (Error for an unknown name), for HookedRunOptions::keep: full names or
+  // TransformerLens's short forms ("pattern0"; "resid_pre" for that point in every block; cache_algebra.hpp).
   std::vector<bool> keep_list(const char* function, std::span<const std::string> names) const;
 
  private:
