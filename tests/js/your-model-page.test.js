@@ -125,8 +125,12 @@ test('"Lessons that run on it" lists every lesson that loads the kept model, and
   assert.ok(sections.includes('trained-heads-section'));
   const running = lessonSlugs().filter((slug) => {
     const source = readFileSync(lessonModuleUrl(slug), 'utf8');
-    return slug !== 'your-model' && (/prepare: lessonModel\b/.test(source) || sections.some((s) => source.includes(`../${s}.js`)));
+    return slug !== 'your-model' && (/prepare: lessonModel(AnyFamily)?\b/.test(source) || sections.some((s) => source.includes(`../${s}.js`)));
   }).sort();
   assert.ok(running.includes('logit-lens') && running.includes('multi-head'));
   assert.deepEqual(LESSONS.filter((l) => l.yourModel).map((l) => l.slug).sort(), running);
+  // The ones that run on a kept Llama too (lessons.js yourLlama) ask for it: lessonModelAnyFamily.
+  const llama = lessonSlugs().filter((slug) => /prepare: lessonModelAnyFamily\b/.test(readFileSync(lessonModuleUrl(slug), 'utf8'))).sort();
+  assert.deepEqual(LESSONS.filter((l) => l.yourLlama).map((l) => l.slug).sort(), llama);
+  assert.deepEqual(llama, ['all-heads', 'logit-lens', 'next-token', 'patching']);
 });

@@ -4,12 +4,24 @@
 // token to token in <attn-head-view>.
 import { el } from '../dom.js';
 import { describeHead, headInModel } from '../gpt-heads.js';
-import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
+import { keyValueHeadOf, lessonModelAnyFamily, modelLine, modelShape, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from '../../snippets/trained/all-heads.py?raw';
 import { TRAINED_SNIPPETS } from '../../snippets/trained/settings.js';
 import { panel, sentenceInput } from '../views.js';
+
+// A model whose query heads share key/value heads (a Llama's grouped-query attention): which one this head
+// reads, and which heads read it too. Empty for a GPT, whose every head has its own.
+function sharedKeys(shape, head) {
+  if (shape.numKeyValueHeads === shape.numHeads) return '';
+  const kv = keyValueHeadOf(shape, head);
+  const group = shape.numHeads / shape.numKeyValueHeads;
+  const others = Array.from({ length: group }, (_, i) => kv * group + i).filter((h) => h !== head);
+  return ` Its keys and values come from key/value head ${kv} of ${shape.numKeyValueHeads}, which ` +
+    (others.length ? `head${others.length > 1 ? 's' : ''} ${others.join(', ')} read${others.length > 1 ? '' : 's'} too: ` +
+      'the same keys, scored by each head’s own queries, so the patterns differ.' : 'no other head reads.');
+}
 
 const DEFAULT_PROMPT = 'And God said, Let there be light: and there was light. And God saw the light, that it was good.';
 
@@ -31,7 +43,7 @@ lessonPage({
     layer: { type: 'int', min: 0, max: 47, default: 0 },
     head: { type: 'int', min: 0, max: 63, default: 0 },
   },
-  prepare: lessonModel,
+  prepare: lessonModelAnyFamily,  // a kept Llama-family model too: its query heads, each with the key/value head it reads
   setup(ctx) {
     const { state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
@@ -54,12 +66,13 @@ lessonPage({
         cached.labels = Array.from(ids, (id) => tokenLabel(tokenizer, id));
         Object.assign(views, { attention: cached.attention, tokens: cached.labels });
       }
-      const { layer, head } = headInModel(ctx, model.config, state.layer, state.head);
+      const shape = modelShape(model);
+      const { layer, head } = headInModel(ctx, shape, state.layer, state.head);
       views.selected = { layer, head };
       Object.assign(lines, { attention: cached.attention[layer], tokens: cached.labels,
         caption: `Layer ${layer}: each token’s attention as lines (opacity = weight); point at or tap a token, or pick a head` });
       lines.setAttribute('head', String(head));
-      about.textContent = `Layer ${layer}, head ${head}. ${describeHead(cached.attention[layer][head])}`;
+      about.textContent = `Layer ${layer}, head ${head}. ${describeHead(cached.attention[layer][head])}${sharedKeys(shape, head)}`;
     };
   },
 });

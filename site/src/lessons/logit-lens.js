@@ -4,7 +4,7 @@
 // position; for the chosen position, a target token's probability and rank climbing through the points.
 import { probabilityBars } from '../bars.js';
 import { el, field, formatPercent, isolated, select, setOptions } from '../dom.js';
-import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
+import { lessonModelAnyFamily, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { checkPointGuess } from '../lens-exercise.js';
 import { pointLabel } from '../lens-points.js';
 import { oneToken } from '../one-token.js';
@@ -45,7 +45,7 @@ lessonPage({
     position: { type: 'int', min: -1, max: 1023, default: -1 },  // −1: the last token
     target: { type: 'text', maxLength: 40, default: '' },       // empty: the model's own top token there
   },
-  prepare: lessonModel,
+  prepare: lessonModelAnyFamily,  // a kept Llama-family model too (its lens: model.norm, then the unembedding)
   setup(ctx) {
     const { state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
@@ -78,6 +78,7 @@ lessonPage({
       grid, exercise,
       el('h2', { text: 'One token, point by point' }), readout, el('div', { class: 'panel' }, climb.node));
 
+    let whole = { key: null, lens: null };
     return () => {
       const { ids } = promptIds(tokenizer, model, state.prompt, DEFAULT_PROMPT, { box: promptBox });
       positionCount = ids.length;
@@ -85,7 +86,10 @@ lessonPage({
       const labels = Array.from(ids, (id) => tokenLabel(tokenizer, id));
       setOptions(positionSelect, labels.map((label, j) => [j, `${j}: ${label}${j === ids.length - 1 ? ' (the last)' : ''}`]), position);
 
-      const lens = model.logitLens(ids, { k: 1 });
+      // Every point at every position: once per prompt (a position or a target changed reads one column below).
+      const key = Array.from(ids).join(',');
+      if (whole.key !== key) whole = { key, lens: model.logitLens(ids, { k: 1 }) };
+      const { lens } = whole;
       Object.assign(grid, { lens, tokens: labels, position, tokenText: (id) => tokenLabel(tokenizer, id) });
 
       const own = lens.cells.at(-1)[position].top[0].id;  // the model's own prediction at the position

@@ -3,7 +3,7 @@
 // is left.
 import { el, field, formatNumber, formatPercent } from '../dom.js';
 import { probabilityBars, topIds } from '../bars.js';
-import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
+import { lessonModelAnyFamily, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
 import { lessonPage } from '../page.js';
 import modelSource from '../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from '../../snippets/trained/next-token.py?raw';
@@ -42,7 +42,7 @@ lessonPage({
     penalty: { type: 'int', min: 100, max: 200, default: 100 },     // hundredths; 100 = off
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
   },
-  prepare: lessonModel,
+  prepare: lessonModelAnyFamily,  // a kept Llama-family model too
   setup(ctx) {
     const { lab, state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;

@@ -7,7 +7,7 @@ import { AttnLabError } from 'attnlab';
 
 import { el, field, formatNumber, formatPercent, isolated, select, setOptions } from '../dom.js';
 import { CHOSEN_HEAD, headInModel, layerHeadPickers } from '../gpt-heads.js';
-import { lessonModel, modelLine, promptIds, tokenLabel } from '../gpt-model.js';
+import { keyValueHeadOf, lessonModelAnyFamily, modelLine, modelShape, promptIds, tokenLabel } from '../gpt-model.js';
 import { oneToken } from '../one-token.js';
 import { lessonPage } from '../page.js';
 import { checkPositionGuess, differingPositions, exerciseLayer, lengthMismatch, NOT_READ, PRESETS, presetOf, rankedHeads, strongestHead,
@@ -59,11 +59,24 @@ lessonPage({
     baseline: { type: 'text', maxLength: 40, default: DEFAULT.baseline },
     ...CHOSEN_HEAD,  // the sender; −1: the strongest head of the heads grid outside the last layer
   },
-  prepare: lessonModel,
+  prepare: lessonModelAnyFamily,  // a kept Llama-family model too (path patching into its keys and values: per key/value head)
   setup(ctx) {
     const { state, root, prepared } = ctx;
     const { model, tokenizer } = prepared;
-    const { numLayers, numHeads } = model.config;
+    const shape = modelShape(model);
+    const { numLayers, numHeads } = shape;
+    // A Llama's query heads share key/value heads: a receiver's keys and values are its key/value head's,
+    // patched once for the whole group (the package's pathPatching takes k and v per key/value head).
+    const grouped = shape.numKeyValueHeads < numHeads;
+    const receiverHead = (head, input) => (input === 'q' || !grouped ? head : keyValueHeadOf(shape, head));
+    const inputWords = ({ layer, head }, input) => {
+      const what = input === 'q' ? 'queries' : input === 'k' ? 'keys' : 'values';
+      if (input === 'q' || !grouped) return `${name({ layer, head })}’s ${what}`;
+      const kv = keyValueHeadOf(shape, head);
+      const group = numHeads / shape.numKeyValueHeads;
+      const readers = Array.from({ length: group }, (_, i) => name({ layer, head: kv * group + i })).join(', ');
+      return `the ${what} of layer ${layer}’s key/value head ${kv} (which ${readers} read)`;
+    };
     const senderLayers = Math.max(1, numLayers - 1);  // a sender needs a later layer to send to
 
     const presets = select([...PRESETS.map((p) => [p.id, p.label]), ['own', 'your own pair']], presetOf(state)?.id ?? 'own', (id) => {
@@ -184,26 +197,36 @@ lessonPage({
       const receivers = [];
       for (let l = sender.layer + 1; l < numLayers; l++) for (let h = 0; h < numHeads; h++) receivers.push({ layer: l, head: h });
       const values = new Float32Array(receivers.length * INPUTS.length);
+      const done = new Map();  // a key/value head's cell, shared by the query heads that read it
       for (let l = sender.layer + 1; l < numLayers; l++) {
         progress(`path patching, receivers in layer ${l} of ${numLayers - 1}`);
-        await nextTurn(signal);  // one receiver layer per task: the page answers between them
-        receivers.forEach((r, i) => {
-          if (r.layer !== l) return;
-          INPUTS.forEach((input, k) => {
-            values[i * INPUTS.length + k] = model.pathPatching(clean, corrupted, { sender, receivers: [{ ...r, input }], metric }).normalised;
-          });
-        });
+        for (const [i, r] of receivers.entries()) {
+          if (r.layer !== l) continue;
+          for (const [k, input] of INPUTS.entries()) {
+            const head = receiverHead(r.head, input);
+            const key = `${l} ${head} ${input}`;
+            if (!done.has(key)) {
+              await nextTurn(signal);  // one cell per task (a Llama's each run several forwards): the page answers between them
+              done.set(key, model.pathPatching(clean, corrupted, { sender, receivers: [{ layer: l, head, input }], metric }).normalised);
+            }
+            values[i * INPUTS.length + k] = done.get(key);
+          }
+        }
       }
       Object.assign(pathMap, { matrix: { rows: receivers.length, cols: INPUTS.length, data: values }, rowLabels: receivers.map(name),
-        colLabels: INPUTS, caption: `Change in the answer, as a share of the clean − corrupted gap, when ${name(sender)}’s corrupted output reaches only this input` });
+        colLabels: INPUTS, caption: `Change in the answer, as a share of the clean − corrupted gap, when ${name(sender)}’s corrupted output reaches only this input` +
+          (grouped ? ' (k and v: the key/value head the receiver reads, shared by its group)' : '') });
       // Taking away instead of putting back: the clean run with the sender's corrupted output on every path,
       // then with the two heads that restored most both corrupted.
       const second = rankedHeads(grids.heads.grid).find((x) => x.layer !== sender.layer || x.head !== sender.head);
-      const lost = takenAway(clean, corrupted, metric, [sender], measures), lostBoth = takenAway(clean, corrupted, metric, [sender, second], measures);
+      await nextTurn(signal);
+      const lost = takenAway(clean, corrupted, metric, [sender], measures);
+      await nextTurn(signal);
+      const lostBoth = takenAway(clean, corrupted, metric, [sender, second], measures);
       let largest = 0;
       for (let i = 1; i < values.length; i++) if (Math.abs(values[i]) > Math.abs(values[largest])) largest = i;
       const receiver = receivers[Math.floor(largest / INPUTS.length)], input = INPUTS[largest % INPUTS.length];
-      pathReadout.textContent = `Sender ${name(sender)}. Its largest effect through one input: ${name(receiver)}’s ${input === 'q' ? 'queries' : input === 'k' ? 'keys' : 'values'}, ` +
+      pathReadout.textContent = `Sender ${name(sender)}. Its largest effect through one input: ${inputWords(receiver, input)}, ` +
         `${f2(values[largest])} of the gap. For comparison, putting ${name(sender)}’s clean output back alone restored ` +
         `${f2(restoredBy(sender))} of it, above. Taking it away instead — the clean run with ${name(sender)}’s corrupted output ` +
         `on every path — moves the answer by ${f2(lost)} of the gap; with ${name(second)}’s corrupted output as well, by ${f2(lostBoth)}.`;
@@ -264,7 +287,7 @@ lessonPage({
       const gridKey = JSON.stringify([clean, corrupted, target, baseline]);
       // The package's verdict on the pair arrives with its first sweep; until then, none from earlier prompts.
       showWarning(grids?.key === gridKey ? grids.resid : null, t, b);
-      const wanted = state.layer < 0 || state.head < 0 ? null : headInModel(ctx, model.config, state.layer, state.head, senderLayers);
+      const wanted = state.layer < 0 || state.head < 0 ? null : headInModel(ctx, modelShape(model), state.layer, state.head, senderLayers);
       // Drawn at once: the chosen head, or the strongest of these prompts' sweep; before that sweep has found
       // it, the first head, redrawn as the strongest when the sweep is done.
       const known = grids?.key === gridKey && readable(grids) ? strongestHead(grids.heads.grid, senderLayers) : { layer: 0, head: 0 };
