@@ -180,4 +180,18 @@ export const QUOTED_FIGURES = [
   { file: 'site/src/lessons/induction-circuit.js', quote: 'from 0.67 and 0.87 to about 0.01',
     source: 'ARENA 3.0, chapter 1.2 “Intro to Mech Interp”, reverse-engineering induction circuits: its two-layer attention-only ' +
       'model’s two induction heads, their induction scores with the previous-token head ablated' },
+
+  // Shared keys and values: the published models by name (their configs' figures are in the page's table, each
+  // linked to its config.json), and Ainslie et al.'s uptraining budget.
+  { file: 'site/src/lessons/shared-kv/parts.js', quote: 'Llama 3 8B',
+    source: 'https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json: the model’s name' },
+  { file: 'site/src/lessons/shared-kv/parts.js', quote: 'Llama 2 70B',
+    source: 'https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json: the model’s name' },
+  { file: 'site/src/lessons/shared-kv/parts.js', quote: 'Qwen2.5-7B',
+    source: 'https://huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json: the model’s name' },
+  { file: 'site/src/lessons/shared-kv/parts.js', quote: 'SmolLM2-135M',
+    source: 'https://huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/main/config.json: the model’s name' },
+  { file: 'site/src/lessons/shared-kv/lesson.js', quote: 'for 5% of the original pre-training steps',
+    source: 'Ainslie et al. 2023, “GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints”, ' +
+      'section 2.1: the converted checkpoint is uptrained for a proportion α of the original pre-training steps; α = 0.05 in its experiments' },
 ];

@@ -8,6 +8,7 @@ import { el } from './dom.js';
 import { tokenLabel } from './gpt-model.js';
 import { getLab } from './lab.js';
 import { pointLabel } from './lens-points.js';
+import { llamaLabel } from './modern-model.js';
 import { heatmap } from './views.js';
 
 const SENTENCE = 'the cat sat on the mat';
@@ -48,7 +49,27 @@ async function why(figure) {
   figure.replaceChildren(bars.node);
 }
 
-const DRAW = { mechanism, trained, why };
+// attnlab's small Llama on the same prompt: its query heads in the first layer side by side, each framed in the
+// colour of the key/value head it shares (styles.css .kv-group-N).
+async function modern(figure) {
+  const lab = await getLab();
+  const { model, tokenizer } = await lab.loadBuiltinLlama();
+  const { numHeads, numKeyValueHeads } = model.config;
+  const ids = Array.from(tokenizer.encode(PROMPT));
+  const labels = ids.map((id) => llamaLabel(tokenizer, id));
+  const name = 'blocks.0.attn.hook_pattern';
+  const pattern = model.runWithCache(ids, { names: [name] }).cache.get(name);  // (heads, t, t)
+  const t = ids.length;
+  figure.replaceChildren(el('div', { class: 'kv-preview' }, Array.from({ length: numHeads }, (_, h) => {
+    const g = Math.floor(h / (numHeads / numKeyValueHeads));
+    const map = heatmap({ matrix: { rows: t, cols: t, data: pattern.data.slice(h * t * t, (h + 1) * t * t) }, rowLabels: labels, colLabels: labels,
+      caption: `Query head ${h}, reading key/value head ${g}`, showValues: false });
+    map.setAttribute('no-export', '');
+    return el('div', { class: `panel head-panel kv-group kv-group-${g % 4}` }, map);
+  })));
+}
+
+const DRAW = { mechanism, trained, why, modern };
 
 export async function drawPreview(part, figure) {
   try {

@@ -1,5 +1,5 @@
 // The home page, the start of the course: what the learner will be able to do, the path through the
-// three parts (each with a figure computed live by attnlab), the trained model as the destination, the
+// four parts (each with a figure computed live by attnlab), the trained model as the destination, the
 // lessons opened so far (kept in this browser only) and one clear first click. It loads no wasm and
 // no KaTeX itself: the figures' code (home-previews.js) is fetched when a figure scrolls into view,
 // and the first lesson's script is fetched ahead in idle time, so the first click is quick.
@@ -28,12 +28,16 @@ const PART_TEXT = {
   why: 'The experiments interpretability researchers run in Python, run here on the ' +
     'same trained model and your own prompts. Which layer first favours the answer, which heads wrote it, and how two ' +
     'heads compose into a circuit that copies.',
+  modern: 'What the models you use today do differently, measured on attnlab’s own small Llama beside the GPT: query heads ' +
+    'that share keys and values, and the cache memory that saves; positions that rotate; windows and attention sinks; and ' +
+    'attention computed a block at a time.',
 };
 
 const PREVIEW_CAPTION = {
   mechanism: 'Live: self-attention weights of “the cat sat on the mat” (each row: where one word looks).',
   trained: 'Live: what attnlab’s trained model expects after “Thou shalt love thy neighbour as”.',
   why: 'Live: the logit lens on the same prompt — how likely “ thyself” looks at each point of the residual stream.',
+  modern: 'Live: attnlab’s small Llama on the same prompt — the query heads of its first layer, each framed in the colour of the key/value head it shares.',
 };
 
 const lessonUrl = (slug) => `./lessons/${slug}.html`;

@@ -1,4 +1,4 @@
-// The lessons, in teaching order, in three parts: the mechanism on numbers you can edit, inside a GPT
+// The lessons, in teaching order, in four parts: the mechanism on numbers you can edit, inside a GPT
 // that attnlab trained, then the experiments that explain what that GPT predicts. The site's navigation and index are built from this list.
 // yourModel: the lesson runs on the learner's own model when one is kept (gpt-model.js lessonModel) — true
 // for the whole lesson, or the words naming the part that does; the "Your own model" page lists them.
@@ -8,6 +8,7 @@ export const PARTS = [
   { id: 'mechanism', title: 'The mechanism' },
   { id: 'trained', title: 'Inside a trained model' },
   { id: 'why', title: 'Why the model says what it says' },
+  { id: 'modern', title: 'Attention in today’s models' },
 ];
 
 export const LESSONS = [
@@ -36,4 +37,8 @@ export const LESSONS = [
   { slug: 'patching', title: 'Patching: two prompts side by side', part: 'why', yourModel: true, yourLlama: true },
   { slug: 'induction-circuit', title: 'The induction circuit', part: 'why', yourModel: true },
   { slug: 'induction-forming', title: 'Watch induction heads form', part: 'why' },
+  { slug: 'shared-kv', title: 'Shared keys and values: MHA, GQA, MQA', part: 'modern' },
+  { slug: 'rotary', title: 'Rotary positions (RoPE)', part: 'modern' },
+  { slug: 'windows-and-sinks', title: 'Sliding windows and attention sinks', part: 'modern' },
+  { slug: 'flash-attention', title: 'FlashAttention, block by block', part: 'modern' },
 ];

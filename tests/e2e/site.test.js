@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
+import { LESSONS as ALL_LESSONS } from '../../site/src/lessons.js';
 import { init } from '../../web/index.js';
 import { axeViolations, checkLessonLayout, heatmapData, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';
 
@@ -14,6 +15,9 @@ const LESSONS = ['why-attention', 'step-by-step', 'scaling', 'self-attention', '
 const TRAINED_LESSONS = ['tokens', 'next-token', 'kv-cache', 'all-heads', 'head-jobs', 'ablation', 'it-sentence', 'your-model'];
 // Part three, why the model says what it says (each page's own browser tests: attribution-lesson.test.js, …).
 const WHY_LESSONS = ['logit-lens', 'attribution', 'patching', 'induction-circuit', 'induction-forming'];
+// Part four, attention in today's models (each page's own browser tests: shared-kv-lesson.test.js, …), in the
+// order lessons.js gives as its lessons arrive.
+const MODERN_LESSONS = ALL_LESSONS.filter((l) => l.part === 'modern').map((l) => l.slug);
 
 const open = openLesson;
 
@@ -49,7 +53,9 @@ describe('the site', () => {
     const start = page.locator('a.start');
     assert.equal(await start.textContent(), 'Start with lesson 1: Why attention →');
     const links = await page.$$eval('.lesson-list a', (as) => as.map((a) => a.getAttribute('href')));
-    assert.deepEqual(links, [...LESSONS, ...TRAINED_LESSONS, ...WHY_LESSONS].map((l) => `./lessons/${l}.html`));
+    assert.deepEqual(links, [...LESSONS, ...TRAINED_LESSONS, ...WHY_LESSONS, ...MODERN_LESSONS].map((l) => `./lessons/${l}.html`));
+    assert.deepEqual(await page.$$eval('.part h2', (hs) => hs.map((h) => h.textContent)),
+      ['Part 1: The mechanism', 'Part 2: Inside a trained model', 'Part 3: Why the model says what it says', 'Part 4: Attention in today’s models']);
     // Part 1's figure is in view: computed by the package. Part 2's model is fetched only once scrolled to.
     await page.waitForSelector('.part-mechanism attn-heatmap');
     const weights = await heatmapData(page, 'Self-attention weights');
@@ -64,6 +70,23 @@ describe('the site', () => {
     await page.waitForSelector('.part-trained .bars li');
     const next = await page.$$eval('.part-trained .bar-label', (ls) => ls.map((l) => l.textContent));
     assert.equal(next[0], '·thyself', `“Thou shalt love thy neighbour as thyself”, seven times in the Bible: ${next.join(' ')}`);
+    // Part four's figure: attnlab-kjv-llama's first-layer patterns on the same prompt, one per query head, each
+    // framed in the colour of the key/value head it reads; the package's numbers.
+    await page.locator('.part-modern .preview').scrollIntoViewIfNeeded();
+    await page.waitForSelector('.part-modern attn-heatmap');
+    const llama = await lab.loadBuiltinLlama();
+    const { numHeads, numKeyValueHeads } = llama.model.config;
+    const ids = Array.from(llama.tokenizer.encode('Thou shalt love thy neighbour as'));
+    const pattern = llama.model.runWithCache(ids, { names: ['blocks.0.attn.hook_pattern'] }).cache.get('blocks.0.attn.hook_pattern').data;
+    const t = ids.length;
+    for (let h = 0; h < numHeads; h++) {
+      const g = Math.floor(h / (numHeads / numKeyValueHeads));
+      const shown = await heatmapData(page, `Query head ${h}, reading key/value head ${g}`);
+      assert.ok(shown, `part four's figure has no heatmap for query head ${h}`);
+      assert.ok(shown.data.every((x, i) => Math.abs(x - pattern[h * t * t + i]) <= 1e-6), `query head ${h}'s pattern is the package's`);
+    }
+    assert.deepEqual(await page.$$eval('.part-modern .head-panel', (ps) => ps.map((p) => [...p.classList].find((c) => /^kv-group-\d$/.test(c)))),
+      Array.from({ length: numHeads }, (_, h) => `kv-group-${Math.floor(h / (numHeads / numKeyValueHeads)) % 4}`));
     // Progress: open lesson 1, come back — it is ticked and the first click continues with lesson 2.
     await start.click();
     await page.waitForFunction(() => document.body.dataset.ready === 'true' && location.pathname.endsWith('why-attention.html'));
@@ -71,7 +94,7 @@ describe('the site', () => {
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     assert.equal(await page.locator('a.start').textContent(), 'Continue with lesson 2: Scaled dot-product attention, step by step →');
     assert.equal(await page.locator('.lesson-list li.opened').count(), 1);
-    assert.match(await page.textContent('.progress'), new RegExp(`opened 1 of ${LESSONS.length + TRAINED_LESSONS.length + WHY_LESSONS.length} lessons`));
+    assert.match(await page.textContent('.progress'), new RegExp(`opened 1 of ${ALL_LESSONS.length} lessons`));
     await page.getByRole('button', { name: 'Forget my progress' }).click();
     assert.equal(await page.locator('.lesson-list li.opened').count(), 0);
     assert.deepEqual(await axeViolations(page), []);
@@ -493,6 +516,20 @@ describe('the site', () => {
     }
   });
 
+  test('touch targets at 390 px are at least 24 × 24 px: the previous and next lessons and the code\'s file links (issue 51.6)', async () => {
+    for (const slug of ['step-by-step', 'patching']) {
+      const { page, problems } = await open(browser, `${server.url}/lessons/${slug}.html`, { width: 390, height: 844 });
+      const small = await page.$$eval('.lesson-nav a, .code-file a', (links) => links.map((a) => {
+        const r = a.getBoundingClientRect();
+        return { text: a.textContent, width: r.width, height: r.height };
+      }).filter((r) => r.width < 24 || r.height < 24));
+      assert.deepEqual(small, [], `${slug}: targets under 24 px`);
+      assert.ok(await page.$$eval('.code-file a', (links) => links.length) > 0, `${slug} has file links`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+
   test('encoder: a block diagram highlights the part of the layer each step is in; "Input X" is shown once', async () => {
     const { page, problems } = await open(browser, `${server.url}/lessons/encoder.html`);
     const titles = await page.evaluate(() => document.querySelector('attn-stepper').steps.map((s) => s.title));
@@ -516,20 +553,6 @@ describe('the site', () => {
 
   test('sentence lessons offer the trained GPT\'s BPE tokens; the word splitter keeps U.S.A. and 3.14 whole', async () => {
     const sentence = 'The U.S.A. paid 3.14 dollars';
-  test('touch targets at 390 px are at least 24 × 24 px: the previous and next lessons and the code\'s file links (issue 51.6)', async () => {
-    for (const slug of ['step-by-step', 'patching']) {
-      const { page, problems } = await open(browser, `${server.url}/lessons/${slug}.html`, { width: 390, height: 844 });
-      const small = await page.$$eval('.lesson-nav a, .code-file a', (links) => links.map((a) => {
-        const r = a.getBoundingClientRect();
-        return { text: a.textContent, width: r.width, height: r.height };
-      }).filter((r) => r.width < 24 || r.height < 24));
-      assert.deepEqual(small, [], `${slug}: targets under 24 px`);
-      assert.ok(await page.$$eval('.code-file a', (links) => links.length) > 0, `${slug} has file links`);
-      assert.deepEqual(problems, []);
-      await page.close();
-    }
-  });
-
     const words = await open(browser, `${server.url}/lessons/self-attention.html?sentence=${encodeURIComponent(sentence)}`);
     assert.deepEqual(await words.page.$$eval('.tokens li', (l) => l.map((x) => x.textContent)), ['the', 'u.s.a.', 'paid', '3.14', 'dollars']);
     await words.page.locator('label.field', { hasText: 'Tokens' }).locator('select').selectOption('bpe');

@@ -40,7 +40,9 @@ async function lessonProgram(slug) {
     return { source: readFileSync(new URL(`${slug}.py`, TRAINED), 'utf8'), settings: TRAINED_SNIPPETS[slug].settings, modelPart: MODEL_PART, files: MODEL_FILES };
   }
   const { PROGRAM } = await import(new URL(`${slug}/settings.js`, LESSONS));
-  return { source: readFileSync(new URL(`${slug}/program.py`, LESSONS), 'utf8'), settings: PROGRAM.settings, modelPart: MODERN_PART, files: MODERN_FILES };
+  // PROGRAM.files: a program that reads more than the models (a lesson's held-out text) names every file it reads.
+  return { source: readFileSync(new URL(`${slug}/program.py`, LESSONS), 'utf8'), settings: PROGRAM.settings, modelPart: MODERN_PART,
+    files: PROGRAM.files ?? MODERN_FILES };
 }
 
 let builtin = null;

@@ -91,7 +91,7 @@ lessonPage({
   ],
   // What the memory budget must hold while a checkpoint loads: the parameters as float32, whatever the
   // file's dtype, and for a GPT-2 checkpoint the file's own bytes (model-memory.js); a Llama's stream in.
-  formula: String.raw`\begin{aligned}\text{memory} &\approx 4\ \text{bytes} \times N_{\text{params}} + F\\ N_{\text{params}} &= V d + C d + L(12d^2 + 13d) + 2d\\ F &= \text{the file, or 0 for a Llama}\end{aligned}`,
+  formula: String.raw`\begin{aligned}\text{memory} &\approx 4\ \text{bytes} \times N_{\text{params}} + F\\ N_{\text{params}} &= V d + C d + L(12d^2 + 13d) + 2d\\ F &= \text{file size (Llama: 0)}\end{aligned}`,
   pytorch: { source: pytorchSource, model: modelSource, ...TRAINED_SNIPPETS['your-model'] },
   call: 'const { model, tokenizer, family } = await lab.loadModel(folderInput.files, { onProgress });  // a Llama-family folder\n' +
     'const model = await lab.loadGPT(bytes, { numHeads });  // a GPT-2 checkpoint\nconst tokenizer = await lab.loadTokenizer(vocabJson, mergesText);',
