@@ -113,6 +113,10 @@ describe('the Content-Security-Policy', () => {
       assert.deepEqual(shown.katexFailed, []);
       assert.deepEqual(shown.unstyled, [], 'a component ignored its stylesheet (site/csp.js lists their hashes)');
       if (file !== 'index.html') {
+        // A lesson that computes its first figure in a worker (windows and sinks) draws it when that run ends, after
+        // the page is ready: wait for a figure to be there (assertHealthy says so if none ever comes), not for time.
+        await page.waitForFunction(() => [...document.querySelectorAll('attn-heatmap')].some((h) => h.matrix && h.checkVisibility()) ||
+          document.querySelector('.bars li, input[type="file"]'), null, { timeout: 30000 }).catch(() => {});
         assertHealthy(assert, await inspect(page), file);
         if (file !== 'lessons/exercises.html') {  // the exercises have no formula
           assert.ok(shown.formula, 'the formula is typeset');
