@@ -38,7 +38,7 @@ class KeyBlockSteps {
  public:
   KeyBlockSteps(const char* function, const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options,
                 Workspace& workspace, bool pack_in_parallel)
-      : q_(q), v_cols_(v.cols()), options_(options), k_t_(workspace.k_t), v_packed_(workspace.v), function_(function) {
+      : q_(q), k_(k), v_cols_(v.cols()), options_(options), k_t_(workspace.k_t), v_packed_(workspace.v), function_(function) {
     const detail::LargestEntries largest = detail::check_attention_arguments(function, q, k, v, options);
     if (options.dropout > 0.0f)
       detail::fail(function, "dropout is not supported here (training uses scaled_dot_product_attention)");
@@ -68,7 +68,14 @@ class KeyBlockSteps {
             float* row_sum, float* rescale, float* out, Matrix* scaled = nullptr) const {
     // 1. Scaled (biased, masked) scores of this block; causal and ALiBi from positions, no n×n matrix.
     Eigen::Map<Matrix> s(s_data, bq, bk);
-    kernels::gemm(q_.middleRows(q0, bq), k_t_, 0, k0, bk, scale_, false, s.data(), bk);
+    if (k0 % k_t_.width == 0) {
+      kernels::gemm(q_.middleRows(q0, bq), k_t_, 0, k0, bk, scale_, false, s.data(), bk);
+    } else {
+      // A block that starts inside a packed panel (the trace's own block sizes): the GEMM's micro-kernel reads whole
+      // panel rows from its first column, past the end of the last panel when started inside it (ASan), so these
+      // scores come from K's rows as they lie.
+      s.noalias() = scale_ * (q_.middleRows(q0, bq) * k_.middleRows(k0, bk).transpose());
+    }
     if (options_.bias) s += options_.bias->block(q0, k0, bq, bk);
     if (options_.alibi_slope) {
       for (Eigen::Index r = 0; r < bq; ++r)
@@ -102,6 +109,7 @@ class KeyBlockSteps {
 
  private:
   const Matrix& q_;
+  const Matrix& k_;
   Eigen::Index v_cols_, n_q_ = 0, n_k_ = 0;
   const AttentionOptions& options_;
   const kernels::PackedMatrix &k_t_, &v_packed_;
