@@ -51,6 +51,15 @@ export const longTasks = (page, { clear = false } = {}) => page.evaluate((c) => 
   return tasks;
 }, clear);
 
+// Presses Tab until `reached` (a function evaluated in the page) is true, at most `limit` times; fails naming it.
+export async function tabUntil(page, reached, limit = 200) {
+  for (let i = 0; i < limit; i++) {
+    if (await page.evaluate(reached)) return;
+    await page.keyboard.press('Tab');
+  }
+  assert.fail('Tab never reached the control');
+}
+
 // axe-core's serious and critical violations on the open page.
 export async function axeViolations(page) {
   // Evaluated rather than added as a <script>: the page's Content-Security-Policy refuses inline script.

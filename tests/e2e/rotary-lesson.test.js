@@ -14,7 +14,7 @@ import { blockMeans, EXERCISE_PAIR, frequencies, largestDifference, nextTokenLos
   wavelengths } from '../../site/src/lessons/rotary/parts.js';
 import { DEFAULT_PROMPT, LOSS } from '../../site/src/lessons/rotary/settings.js';
 import { init } from '../../web/index.js';
-import { checkLessonLayout, longTasks, openLesson, openSite, SCREENSHOTS, urlParam } from './lesson-page.js';
+import { checkLessonLayout, longTasks, openLesson, openSite, SCREENSHOTS, tabUntil, urlParam } from './lesson-page.js';
 
 const HELD_OUT = readFileSync(new URL('../../site/src/lessons/rotary/held-out.txt', import.meta.url), 'utf8');
 const close = (a, b, tolerance) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) <= tolerance);
@@ -158,13 +158,7 @@ describe('the rotary lesson', () => {
   test('by the keyboard alone: the layer changes (focus stays) and the Try-this is checked', async () => {
     const { page, problems } = await openLesson(site.browser, url);
     await drawn(page);
-    const tabTo = async (reached) => {
-      for (let i = 0; i < 200; i++) {
-        if (await page.evaluate(reached)) return;
-        await page.keyboard.press('Tab');
-      }
-      assert.fail('Tab never reached the control');
-    };
+    const tabTo = (reached) => tabUntil(page, reached);
     await tabTo(() => document.activeElement?.closest('label')?.textContent.startsWith('Layer') && document.activeElement.tagName === 'SELECT');
     await page.keyboard.press('ArrowDown');  // layer 0 → 1
     await page.waitForFunction(() => new URLSearchParams(location.search).get('layer') === '1');

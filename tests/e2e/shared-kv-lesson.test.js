@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { CONFIGS, EXERCISE, kvBytesPerToken } from '../../site/src/lessons/shared-kv/parts.js';
 import { init } from '../../web/index.js';
 import { pooledLosses } from '../js/snippet-cases/shared-kv.js';
-import { checkLessonLayout, heatmapData, longTasks, openLesson, openSite, SCREENSHOTS, urlParam } from './lesson-page.js';
+import { checkLessonLayout, heatmapData, longTasks, openLesson, openSite, SCREENSHOTS, tabUntil, urlParam } from './lesson-page.js';
 
 const PROMPT = 'And God said, Let there be light: and there was light.';
 const measured = (page) => page.waitForFunction(() => document.querySelector('.sweep').dataset.state === 'done'
@@ -111,13 +111,7 @@ describe('the shared-kv lesson', () => {
 
   test('by the keyboard alone: the layer changes (focus stays) and the Try-this is checked', async () => {
     const { page, problems } = await openLesson(browser, url);
-    const tabTo = async (test_) => {
-      for (let i = 0; i < 150; i++) {
-        if (await page.evaluate(test_)) return;
-        await page.keyboard.press('Tab');
-      }
-      assert.fail('Tab never reached the control');
-    };
+    const tabTo = (reached) => tabUntil(page, reached);
     await tabTo(() => document.activeElement?.closest('label')?.textContent.startsWith('Layer') && document.activeElement.tagName === 'SELECT');
     await page.keyboard.press('ArrowDown');  // layer 0 → 1
     await page.waitForFunction(() => new URLSearchParams(location.search).get('layer') === '1');
