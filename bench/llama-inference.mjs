@@ -1,6 +1,7 @@
 // Llama-family inference, attnlab vs onnxruntime-web, on a SmolLM2-135M-shaped random checkpoint (issue 49,
 // item 6): 30 layers, 9 query heads on 3 key/value heads of 64, d 576, MLP 1536, vocabulary 49,152, RoPE
-// theta 100,000, tied embeddings, stored BF16 (269 MB); both sides hold it as float32 (538 MB).
+// theta 100,000, tied embeddings, stored BF16 (269 MB). attnlab keeps its matrices BF16 in memory (and widens
+// each value exactly as a product reads it); onnxruntime-web's graph holds them as float32 (538 MB).
 // The peer is onnxruntime-web (wasm backend, SIMD, graph optimisation 'all') on a hand-built ONNX opset-17
 // graph of the same forward (bench/onnx-llama-graph.mjs), built from the float32 weights attnlab decodes
 // from the checkpoint, so both compute on the same numbers. (transformers.js is not installed and wants a
@@ -20,7 +21,7 @@
 //   memory     a fresh process (Node) or browser (Chromium) per side: load, prefill, decode 32 tokens;
 //              peak RSS growth over the process (the renderer, in Chromium) from the moment the bytes were
 //              in memory (/proc/<pid>/status VmHWM after clear_refs), the wasm heaps' size, and in Node
-//              process.memoryUsage(); against the float32 weights + the 64-token cache
+//              process.memoryUsage(); against each side's weights in memory + the 64-token cache
 // Before any timing, in each configuration: the prefill's logits of the two sides (max |difference|), their
 // 16 greedy tokens after it (identical), and both against the float64 PyTorch reference the fixture
 // script stores (the last 3 rows' logits of its 12-token prompt); the run fails if they disagree. The two
@@ -295,14 +296,16 @@ function timeRows(run) {
   ];
 }
 
+// weightsAndCache: side → its weights in memory + the cache (bytes).
 function memoryRows(env, walks, weightsAndCache) {
   return walks.map(({ side, threads, walk }) => {
+    const own = weightsAndCache[side];
     const end = walk.afterDecode;
     const heap = end.wasmHeap;
     const inUse = end.lab?.gpt ? `${MB(end.lab.gpt.inUse)} MB` : '—';
     const node = end.arrayBuffers !== undefined ? `${MB(end.arrayBuffers - walk.before.arrayBuffers)} MB` : '—';
     return `| ${env} | ${side} | ${threads} | ${fixed(walk.afterLoad.ms, 0)} | ${MB(heap)} MB | ${inUse} | ${MB(walk.afterLoad.rssGrowth)} MB | ` +
-      `${MB(walk.peakGrowth)} MB | ${MB(end.rssGrowth)} MB | ${node} | ${fixed(walk.peakGrowth / weightsAndCache, 2)}× | ${fixed(heap / weightsAndCache, 2)}× |`;
+      `${MB(walk.peakGrowth)} MB | ${MB(end.rssGrowth)} MB | ${node} | ${fixed(walk.peakGrowth / own, 2)}× | ${fixed(heap / own, 2)}× |`;
   });
 }
 
@@ -315,17 +318,17 @@ function goalRows(runs, walks, weightsAndCache) {
   const memory = (side) => runs.map((run) => {
     const walk = walks.find((w) => w.env === run.env && w.side === side && w.threads === run.info[side].threads);
     if (!walk) return '—';
-    const ratio = walk.walk.peakGrowth / weightsAndCache;
+    const ratio = walk.walk.peakGrowth / weightsAndCache[side];
     return `${fixed(ratio, 2)}×, ${met(ratio <= GOALS.memory)}`;
   });
   return [
     `| prefill: attnlab ≥ ${GOALS.speedUp}× as fast as onnxruntime-web | ${speed('prefill').join(' | ')} |`,
     `| decode: attnlab ≥ ${GOALS.speedUp}× as fast as onnxruntime-web | ${speed('decode').join(' | ')} |`,
-    `| attnlab's peak memory ≤ ${GOALS.memory} × (weights + cache) | ${memory('attnlab').join(' | ')} |`,
-    `| (onnxruntime-web's peak memory ÷ (weights + cache), for comparison) | ${memory('onnxruntime-web').map((m) => m.split(',')[0]).join(' | ')} |`,
-    `| (attnlab's live heap allocations, "heap in use", ÷ (weights + cache)) | ${runs.map((run) => {
+    `| attnlab's peak memory ≤ ${GOALS.memory} × (its weights + cache) | ${memory('attnlab').join(' | ')} |`,
+    `| (onnxruntime-web's peak memory ÷ (its weights + cache), for comparison) | ${memory('onnxruntime-web').map((m) => m.split(',')[0]).join(' | ')} |`,
+    `| (attnlab's live heap allocations, "heap in use", ÷ (its weights + cache)) | ${runs.map((run) => {
       const walk = walks.find((w) => w.env === run.env && w.side === 'attnlab' && w.threads === run.info.attnlab.threads);
-      return walk?.walk.afterDecode.lab?.gpt ? `${fixed(walk.walk.afterDecode.lab.gpt.inUse / weightsAndCache, 2)}×` : '—';
+      return walk?.walk.afterDecode.lab?.gpt ? `${fixed(walk.walk.afterDecode.lab.gpt.inUse / weightsAndCache.attnlab, 2)}×` : '—';
     }).join(' | ')} |`,
   ];
 }
@@ -335,7 +338,8 @@ function breakdownRow(run, config) {
   const s = summarise(run);
   const [prefill, decode] = ['prefill', 'decode'].map((m) => SIDES.map((side) => s[m][side].median));
   const gflops = prefill.map((ms) => fixed((2 * PROMPT * config.parameterCount) / (ms * 1e6), 1));
-  const gbs = decode.map((ms) => fixed((config.parameterCount * 4) / (ms * 1e6), 1));
+  const weights = weightsInMemory(config);
+  const gbs = decode.map((ms, i) => fixed(weights[SIDES[i]] / (ms * 1e6), 1));
   const share = (all, none) => `${Math.round((100 * (all - none)) / all)}%`;
   return `| ${run.label} | ${fixed(b['forward 32, logits all'], 0)} | ${fixed(b['forward 32, logits last'], 0)} | ${fixed(b['forward 32, logits none'], 0)} | ` +
     `${share(b['forward 32, logits all'], b['forward 32, logits last'])} | ${fixed(b['forward 1, logits all'])} | ${fixed(b['forward 1, logits none'])} | ` +
@@ -360,13 +364,18 @@ one thread (cpp/src/tensor/parallel.cpp): in a decode step every projection (576
 on one thread and only the output projection (576 × 49,152) is shared.`;
 }
 
+// What each side's weights take in memory (bytes): attnlab's BF16 matrices stay BF16 (LlamaConfig.weightBytes);
+// onnxruntime-web's graph holds float32.
+const weightsInMemory = (config) => ({ attnlab: config.weightBytes, 'onnxruntime-web': config.parameterCount * 4 });
+
 // Where attnlab's load time and heap go (read from the code: web/lib/checkpoint-files.js,
 // cpp/src/llama/llama_loader.cpp); `heap`: its GPT module's heap at the end of a memory walk.
 const memoryNote = (fileBytes, weights, heap) => `Where attnlab's memory and load time go (read from the code, web/lib/checkpoint-files.js and
 cpp/src/llama/llama_loader.cpp): \`lab.loadModel\` streams the ${MB(fileBytes)} MB checkpoint into the model 4 MiB at a
-time (a LlamaLoaderHandle): config.json sizes the model's float32 buffer (${MB(weights)} MB, zero-filled), each piece is
-copied into the heap and its BF16 values are widened into their places, then every weight is checked finite.
-The heap never holds the file. The GPT module's heap (${heap ? `${MB(heap)} MB` : '—'}) is larger than what it holds (weights +
+time (a LlamaLoaderHandle): config.json lays the model out and is checked against the memory budget; each
+tensor's buffer is made when its file's header names its dtype — a BF16 matrix stays BF16 (2 bytes a value), any
+other tensor is float32 — and each piece is copied into the heap and into place (BF16 as it is, F16 and F32
+widened or copied), then every weight is checked finite: ${MB(weights)} MB of weights. The heap never holds the file. The GPT module's heap (${heap ? `${MB(heap)} MB` : '—'}) is larger than what it holds (weights +
 cache, the "heap in use" column below): a wasm heap grows in steps of up to a fifth of its size (Emscripten's
 geometric growth) and never shrinks, and the pages it has not touched take no memory — the peak RSS growth stays
 near weights + cache.`;
@@ -386,26 +395,37 @@ attnlab with onnxruntime-web's slower configuration on this machine.`;
 the training and CI runs for the 2 cores (see "Two threads against one").${nodeNote}`;
 }
 
+// How busy the machine was, in words from its load averages.
+function loadNote(start, end, cores) {
+  const figures = `1-minute load average ${start.toFixed(1)} when the run began (${end.toFixed(1)} at its end) on ${cores} cores`;
+  if (Math.max(start, end) < 0.5 * cores) return `A quiet machine: ${figures}.`;
+  return `**A busy machine:** ${figures} — other processes shared them. Every figure here was taken with them running, the
+2-thread ones most of all (a second thread finds no idle core); read the ratios more than the times.`;
+}
+
 function report({ folder, config, onnxBytes, fileBytes, chromium, ortVersion, attnlabVersion, loadStart, loadEnd, runs, walks }) {
-  const weights = config.parameterCount * 4;
+  const inMemory = weightsInMemory(config);
+  const weights = inMemory.attnlab, floatWeights = inMemory['onnxruntime-web'];
   const cache = (PROMPT + DECODE_STEPS) * config.kvCacheBytesPerToken;
-  const weightsAndCache = weights + cache;
+  const weightsAndCache = { attnlab: weights + cache, 'onnxruntime-web': floatWeights + cache };
   const cpus = os.cpus();
   const agreementRows = runs.map(({ label, agreement: a }) =>
     `| ${label} | ${a.prefill.worst.toExponential(2)} | ${a.reference[0].worst.toExponential(2)} | ${a.reference[1].worst.toExponential(2)} | identical |`);
   return `# Llama inference: attnlab vs onnxruntime-web (SmolLM2-135M's shapes)
 
 \`node bench/llama-inference.mjs\` (via \`scripts/bench.sh\`), ${new Date().toISOString().slice(0, 10)}, ${cpus[0].model.trim()}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB.
-**A busy machine:** 1-minute load average ${loadStart.toFixed(1)} when the run began (${loadEnd.toFixed(1)} at its end) on ${cpus.length} cores — a
-training run and a CI run shared them. Every figure here was taken with other processes running, the
-2-thread ones most of all (a second thread finds no idle core); read the ratios more than the times.
+${loadNote(loadStart, loadEnd, cpus.length)}
 Node ${process.version}, headless Chromium ${chromium}, onnxruntime-web ${ortVersion}, attnlab ${attnlabVersion}.
 
 Checkpoint: \`${folder}\`, written by \`tests/fixtures/make_llama_fixtures.py --large\` (random weights,
 SmolLM2-135M's config.json): vocab ${config.vocabSize.toLocaleString('en-US')}, d ${config.hiddenSize}, MLP ${config.intermediateSize}, ${config.numLayers} layers, ${config.numHeads} query heads on
 ${config.numKeyValueHeads} key/value heads of ${config.headDim}, RoPE theta ${config.ropeTheta.toLocaleString('en-US')}, tied embeddings; ${config.parameterCount.toLocaleString('en-US')} parameters, stored BF16
-(model.safetensors ${MB(fileBytes)} MB). Both sides compute in float32: **weights ${MB(weights)} MB**; the KV cache keeps
-${config.kvCacheBytesPerToken.toLocaleString('en-US')} bytes per token, **${(cache / 1e6).toFixed(2)} MB** at ${PROMPT + DECODE_STEPS} tokens: weights + cache ${MB(weightsAndCache)} MB.
+(model.safetensors ${MB(fileBytes)} MB). Both sides compute in float32 on the same values. attnlab keeps the file's BF16
+matrices as BF16 in memory and widens each value as its products read it (exact: the logits are those of the same
+weights held in float32, bit for bit — tests/js/llama.test.js): **weights ${MB(weights)} MB** (the norms float32).
+onnxruntime-web's graph holds them as float32: **weights ${MB(floatWeights)} MB**. The KV cache keeps
+${config.kvCacheBytesPerToken.toLocaleString('en-US')} bytes per token, **${(cache / 1e6).toFixed(2)} MB** at ${PROMPT + DECODE_STEPS} tokens: weights + cache ${MB(weightsAndCache.attnlab)} MB
+(attnlab), ${MB(weightsAndCache['onnxruntime-web'])} MB (onnxruntime-web).
 
 ## The peer, and what was done instead of transformers.js
 
@@ -474,7 +494,8 @@ ${threadsNote(runs)}
 step less its attention over the cache), with the logits of every row, of the last row only, or none (no
 output projection: ${config.hiddenSize} × ${config.vocabSize.toLocaleString('en-US')} multiply-adds per row, ${MB(config.vocabSize * config.hiddenSize * 4)} MB of the weights). Throughput from the medians above: the
 prefill's ≈ 2 × ${PROMPT} × ${(config.parameterCount / 1e6).toFixed(1)}M floating-point operations per second (attention's are < 1% here), and a decode
-step's float32 weights read per second (${MB(weights)} MB per token: decoding is bound by memory bandwidth).
+step's weights read per second (${MB(weights)} MB per token for attnlab, ${MB(floatWeights)} MB for onnxruntime-web: decoding is
+bound by memory bandwidth).
 
 | configuration | forward ${PROMPT}: all logits | last row's | none | ${PROMPT} rows of logits: share of the forward | forward 1: logits | none | output projection: share | prefill GFLOP/s attnlab / ort-web | decode GB/s of weights attnlab / ort-web |
 |---|---|---|---|---|---|---|---|---|---|
@@ -492,7 +513,8 @@ bytes (${MB(fileBytes)} MB of safetensors for attnlab, ${MB(onnxBytes)} MB of ON
 and kept by the caller throughout. "wasm heap": every WebAssembly.Memory the side made, at the end (a wasm
 heap never shrinks: it is its peak); "heap in use": attnlab's own count of its live allocations
 (\`lab.memory().gpt.inUse\`). "arrayBuffers Δ": Node's process.memoryUsage().arrayBuffers growth (the
-JavaScript-side copies: logits, onnxruntime-web's K/V tensors). Weights + cache = ${MB(weightsAndCache)} MB.
+JavaScript-side copies: logits, onnxruntime-web's K/V tensors). The ratios are to each side's own weights + cache
+(${MB(weightsAndCache.attnlab)} MB attnlab, ${MB(weightsAndCache['onnxruntime-web'])} MB onnxruntime-web).
 
 | environment | side | threads | first load (ms) | wasm heap | heap in use | RSS growth after load | peak RSS growth | RSS growth at the end | arrayBuffers Δ | peak ÷ (weights + cache) | wasm heap ÷ (weights + cache) |
 |---|---|---|---|---|---|---|---|---|---|---|---|
@@ -501,7 +523,7 @@ ${walks.flatMap(({ env, side, threads, walk }) => memoryRows(env, [{ side, threa
 ## Goals (issue 49, item 6)
 
 Speed: onnxruntime-web's median time over attnlab's (prefill ${PROMPT} tokens; decode ms per token); memory: peak RSS
-growth over weights + cache (${MB(weightsAndCache)} MB).
+growth over the side's own weights + cache (${MB(weightsAndCache.attnlab)} MB for attnlab).
 
 | goal | ${runs.map((r) => r.label).join(' | ')} |
 |---|${runs.map(() => '---').join('|')}|
@@ -514,11 +536,12 @@ ${DECODE_NOTE}
 }
 
 // Why decoding has a ceiling both sides are near (the breakdown table's last column shows it).
-const DECODE_NOTE = `A decode step reads every weight once for one token: both sides run at the memory bandwidth of one core
-(the breakdown's last column), so a float32 decoder cannot get much further ahead of another. What would move
-it is reading fewer bytes: keeping a BF16 checkpoint's weights as BF16 in memory and widening them inside the
-dot products (exact: BF16 → float32 loses nothing, so the logits would not change) halves the bytes a token
-reads, and the memory; attnlab does not do that yet.`;
+const DECODE_NOTE = `A decode step reads every weight once for one token: it runs at the memory bandwidth of one core (the
+breakdown's last column), so what moves it is how many bytes a token reads. attnlab reads the checkpoint's BF16
+matrices as the file stores them, half the bytes of float32, widening each value inside the dot product that
+reads it (exact: BF16 → float32 loses nothing); onnxruntime-web reads float32. A prefill is bound by arithmetic
+instead: there attnlab widens each run of 64 weight rows once into a buffer that all the prompt's rows then read
+from cache, and multiplies as it multiplies float32.`;
 
 // ---- the run ----
 

@@ -852,6 +852,10 @@ export interface LlamaConfig {
   /** Mistral's window (0: none): a query sees its own key and the slidingWindow − 1 before it. */
   slidingWindow: number;
   parameterCount: number;
+  /** The bytes the loaded weights take in memory: a matrix read from a BF16 file stays BF16 (2 bytes a value;
+   *  products widen it exactly, so the numbers are those of the same weights in float32), every other tensor
+   *  is float32 (4 bytes). */
+  weightBytes: number;
   /** 2 · numLayers · numKeyValueHeads · headDim · 4 bytes: what the KV cache keeps per token. */
   kvCacheBytesPerToken: number;
 }

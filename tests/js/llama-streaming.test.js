@@ -19,9 +19,9 @@ function pickedFolder(name) {
   return [...files, new File([kjvTokenizer], 'tokenizer.json')];
 }
 
-// A random-free checkpoint of `floats` weights at most: config.json and an F32 model.safetensors whose
-// values are all 0.01 (what is measured is memory, not numbers).
-function syntheticFolder() {
+// A random-free checkpoint: config.json and a model.safetensors (F32, or BF16 as most checkpoints are
+// saved) whose values are all 0.01 (what is measured is memory, not numbers).
+function syntheticFolder(dtype = 'F32') {
   const config = { model_type: 'llama', vocab_size: 16384, hidden_size: 512, intermediate_size: 1408, num_hidden_layers: 4,
     num_attention_heads: 8, num_key_value_heads: 2, tie_word_embeddings: true, rms_norm_eps: 1e-5 };
   const d = 512, m = 1408, kv = 128;
@@ -36,8 +36,8 @@ function syntheticFolder() {
   const header = {};
   let offset = 0;
   for (const [name, shape] of shapes) {
-    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    const bytes = (dtype === 'F32' ? 4 : 2) * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes] };
     offset += bytes;
   }
   let json = JSON.stringify(header);
@@ -45,7 +45,8 @@ function syntheticFolder() {
   const file = new Uint8Array(8 + json.length + offset);
   new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
   file.set(new TextEncoder().encode(json), 8);
-  new Float32Array(file.buffer, 8 + json.length, offset / 4).fill(0.01);
+  if (dtype === 'F32') new Float32Array(file.buffer, 8 + json.length, offset / 4).fill(0.01);
+  else new Uint16Array(file.buffer, 8 + json.length, offset / 2).fill(0x3c24);  // 0.01 rounded to bfloat16
   return { files: { 'config.json': JSON.stringify(config), 'model.safetensors': file, 'tokenizer.json': kjvTokenizer }, weightBytes: offset };
 }
 
@@ -72,18 +73,23 @@ for (const variant of VARIANTS) {
     }
   });
 
-  test(`loading grows the heap by the weights, not by the weights and the file (${variant.name})`, async () => {
-    const l = await init({ simd: variant.simd });
-    await l.loadGPTModule();
-    const before = l.memory().gpt.heapSize;
-    const { files, weightBytes } = syntheticFolder();
-    const { model } = await l.loadModel(files);
-    const grown = l.memory().gpt.heapSize - before;
-    // A copy of the file beside the weights would need 2 × 80 MB; the weights, a 4 MiB piece and the
-    // heap's growth step fit well under 1.5 × the weights.
-    assert.ok(grown < 1.5 * weightBytes, `the heap grew by ${grown} bytes for ${weightBytes} bytes of weights`);
-    assert.ok(l.memory().gpt.inUse >= weightBytes);
-    assert.equal(model.forward([1, 2, 3]).logits.cols, 16384);
-    model.dispose();
-  });
+  // F32 weights take their file's bytes; BF16 ones stay BF16 (2 bytes each, not 4 as float32).
+  for (const dtype of ['F32', 'BF16']) {
+    test(`loading grows the heap by the weights, not by the weights and the file: ${dtype} (${variant.name})`, async () => {
+      const l = await init({ simd: variant.simd });
+      await l.loadGPTModule();
+      const before = l.memory().gpt.heapSize;
+      const { files, weightBytes } = syntheticFolder(dtype);
+      const { model } = await l.loadModel(files);
+      const grown = l.memory().gpt.heapSize - before;
+      // A copy of the file beside the weights would need 2 × the file (80 MB F32, 40 MB BF16), and BF16
+      // widened to float32 as much; the weights, a 4 MiB piece and the heap's growth step fit under 1.5 × the file.
+      assert.ok(grown < 1.5 * weightBytes, `the heap grew by ${grown} bytes for ${weightBytes} bytes of weights`);
+      assert.ok(l.memory().gpt.inUse >= weightBytes);
+      const logits = model.forward([1, 2, 3]).logits;
+      assert.equal(logits.cols, 16384);
+      assert.ok(logits.data.every(Number.isFinite));
+      model.dispose();
+    });
+  }
 }

@@ -51,7 +51,37 @@ function kjvTokenizerJson() {
   };
 }
 
+// What a checkpoint's weights take in memory, read from its safetensors header: a BF16 matrix 2 bytes a value
+// (kept as the file holds it), every other tensor 4 (float32); a tied lm_head is not kept.
+function weightBytesFromHeader(file, tied) {
+  const length = Number(new DataView(file.buffer, file.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(file.subarray(8, 8 + length)));
+  return Object.entries(header).filter(([name]) => name !== '__metadata__' && !(tied && name === 'lm_head.weight'))
+    .reduce((sum, [, t]) => sum + t.shape.reduce((a, b) => a * b, 1) * (t.dtype === 'BF16' && t.shape.length === 2 ? 2 : 4), 0);
+}
+
 for (const variant of VARIANTS) {
+  test(`a BF16 checkpoint's matrices stay BF16 in memory and give the logits of the same weights in float32 (${variant.name})`, async () => {
+    const l = await lab(variant.simd);
+    const dir = new URL('llama_gqa/bf16/', FIXTURES);
+    const files = { 'config.json': readFileSync(new URL('config.json', dir)), 'model.safetensors': new Uint8Array(readFileSync(new URL('model.safetensors', dir))),
+      'tokenizer.json': JSON.stringify(kjvTokenizerJson()) };
+    const { model } = await l.loadModel(files);
+    assert.equal(model.config.weightBytes, weightBytesFromHeader(files['model.safetensors'], model.config.tieWordEmbeddings));
+    assert.ok(model.config.weightBytes < 0.55 * 4 * model.parameterCount(), 'about half of float32');
+    const { model: widened } = await l.loadModel({ ...files, 'model.safetensors': model.save({ dtype: 'F32' }) });
+    assert.equal(widened.config.weightBytes, 4 * widened.parameterCount());
+    const { prompt } = expected('llama_gqa');
+    for (const n of [1, 2, 5, prompt.length]) {
+      assert.deepEqual(model.forward(prompt.slice(0, n)).logits.data, widened.forward(prompt.slice(0, n)).logits.data, `${n} tokens`);
+    }
+    const step = (m) => { const s = m.session(); s.append(prompt.slice(0, 4)); return s.append(prompt[4]).logits.data; };
+    assert.deepEqual(step(model), step(widened), 'a decode step through the cache');
+    assertRowsNear(model.forward(prompt).logits, expected('llama_gqa').logits_bf16, 'against the float64 reference on the BF16 weights');
+    model.dispose();
+    widened.dispose();
+  });
+
   test(`loadModel reads each family's checkpoint and computes PyTorch's logits (${variant.name})`, async () => {
     const l = await lab(variant.simd);
     for (const name of NAMES) {

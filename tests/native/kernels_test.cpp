@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "attnlab/tensor/error.hpp"
 #include "attnlab/attention/mask.hpp"
 #include "attnlab/tensor/rng.hpp"
+#include "expect_error.hpp"
 #include "fixture.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/x86.hpp"
@@ -120,6 +122,44 @@ TEST_P(KernelSets, RowDotsAgreeWithTheReference) {
       }
   EXPECT_EQ(kernels::row_dots(Matrix(2, 0), Matrix(3, 0)), Matrix::Zero(2, 3));
   EXPECT_EQ(kernels::linear(Matrix(2, 0), Matrix(3, 0)), Matrix::Zero(2, 3));
+}
+
+// A weight kept as bfloat16: linear() over it is linear() over the same weights widened to float32, to
+// the bit (the same sums in the same order) — every lane tail, row tail, 4-row tile tail, run of 64 rows
+// and (natively) block of 256 widened rows covered. The widening itself is checked against values whose
+// bfloat16 bits are written out by hand.
+TEST_P(KernelSets, LinearOnBfloat16WeightsIsLinearOnThemWidened) {
+  std::uint64_t seed = 900;
+  for (int m : {1, 2, 3, 5, 32})
+    for (int k : {1, 3, 4, 5, 7, 8, 9, 12, 17, 576})
+      for (int n : {1, 7, 63, 65, 257, 300}) {
+        SCOPED_TRACE(std::to_string(m) + "×" + std::to_string(k) + "×" + std::to_string(n));
+        const Matrix x = randn(m, k, seed++), w = randn(n, k, seed++);
+        std::vector<std::uint16_t> halves(static_cast<std::size_t>(n) * static_cast<std::size_t>(k));
+        for (std::size_t i = 0; i < halves.size(); ++i) {  // each weight's top 16 bits
+          std::uint32_t bits;
+          std::memcpy(&bits, w.data() + i, sizeof bits);
+          halves[i] = static_cast<std::uint16_t>(bits >> 16);
+        }
+        const kernels::Bf16Matrix bf16{halves.data(), n, k};
+        Matrix widened(n, k);
+        kernels::widen_rows(bf16, 0, widened);
+        const Matrix y = kernels::linear(x, bf16), expected = kernels::linear(x, widened);
+        ASSERT_TRUE((y.array() == expected.array()).all()) << "largest difference " << (y - expected).cwiseAbs().maxCoeff();
+      }
+  // 1.0, −2.5, the smallest normal, −0 and 3.140625 (π's nearest bfloat16 below) as bfloat16 bits.
+  const std::uint16_t bits[] = {0x3F80, 0xC020, 0x0080, 0x8000, 0x4049};
+  Matrix widened(1, 5);
+  kernels::widen_rows({bits, 1, 5}, 0, widened);
+  EXPECT_EQ(widened(0, 0), 1.0f);
+  EXPECT_EQ(widened(0, 1), -2.5f);
+  EXPECT_EQ(widened(0, 2), std::numeric_limits<float>::min());
+  EXPECT_TRUE(widened(0, 3) == 0.0f && std::signbit(widened(0, 3)));
+  EXPECT_EQ(widened(0, 4), 3.140625f);
+  const Matrix one = Matrix::Ones(1, 5);
+  EXPECT_EQ(kernels::linear(one, kernels::Bf16Matrix{bits, 1, 5})(0, 0), 1.640625f);  // 1 − 2.5 + 3.140625; the 2⁻¹²⁶ is lost
+  expect_error([&] { (void)kernels::linear(Matrix(2, 4), kernels::Bf16Matrix{bits, 1, 5}); },
+               "kernels::linear: x has 4 columns but W 5");
 }
 
 // Attention packs K and V once and multiplies blocks of them: a slice of rows (keys k0…) of a packed V,

@@ -37,6 +37,16 @@ inline LlamaFolder read_llama_folder(const std::string& name, const std::string&
   return folder;
 }
 
+// Every tensor the same: how each is kept (F32 or BF16) and its values to the bit.
+inline bool same_weights(const Llama& a, const Llama& b) {
+  if (a.tensors().size() != b.tensors().size()) return false;
+  for (std::size_t i = 0; i < a.tensors().size(); ++i) {
+    const LlamaTensorSlot &x = a.tensors()[i], &y = b.tensors()[i];
+    if (x.name != y.name || x.stored != y.stored || a.tensor_values(x.name) != b.tensor_values(y.name)) return false;
+  }
+  return true;
+}
+
 inline Llama load_llama(const std::string& name, const std::string& sub = "") { return Llama::from_files(read_llama_folder(name, sub).files()); }
 
 }  // namespace attnlab

@@ -15,10 +15,6 @@
 namespace attnlab {
 namespace {
 
-bool same_weights(const Llama& a, const Llama& b) {
-  return std::equal(a.values().begin(), a.values().end(), b.values().begin(), b.values().end());
-}
-
 std::string config_text(const LlamaFolder& folder) {
   const std::vector<std::uint8_t>& bytes = folder.bytes.at("config.json");
   return {bytes.begin(), bytes.end()};

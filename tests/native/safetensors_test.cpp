@@ -216,17 +216,21 @@ TEST(Safetensors, RoundTripsEveryDtype) {
 }
 
 // The same file fed in pieces of every size from 1 to 9 bytes (values split between pieces) and whole:
-// every readable tensor's values as numpy and PyTorch wrote them, the others skipped.
+// every readable tensor's values as numpy and PyTorch wrote them, the others skipped; a BF16 tensor asked
+// for as bytes (in the odd-sized pieces' runs) gets the file's own bytes.
 TEST(SafetensorsStream, ReadsTheFileNumpyAndPyTorchWroteInPiecesOfAnySize) {
   const std::vector<std::uint8_t> file = testing::fixture_bytes("safetensors/mixed.safetensors");
   const nlohmann::json expected = testing::fixture_json("safetensors/mixed.json");
   for (const std::size_t piece : {1, 2, 3, 4, 5, 6, 7, 8, 9, 1 << 20}) {
     std::map<std::string, std::vector<float>> values;
+    std::map<std::string, std::vector<std::uint8_t>> raw;
+    const bool bf16_as_bytes = piece % 2 == 1;
     SafetensorsStream stream(file.size(), [&](const SafetensorsHeader& h) {
-      std::vector<float*> out;
+      std::vector<TensorDestination> out;
       for (const SafetensorInfo& info : h.tensors) {
         const bool readable = !h.unreadable.contains(info.name) && info.element_count() > 0;
-        out.push_back(readable ? (values[info.name] = std::vector<float>(static_cast<std::size_t>(info.element_count()))).data() : nullptr);
+        if (readable && bf16_as_bytes && info.dtype == DType::BF16) out.push_back({.bytes = (raw[info.name] = std::vector<std::uint8_t>(info.end - info.begin)).data()});
+        else out.push_back({.floats = readable ? (values[info.name] = std::vector<float>(static_cast<std::size_t>(info.element_count()))).data() : nullptr});
       }
       return out;
     });
@@ -241,7 +245,13 @@ TEST(SafetensorsStream, ReadsTheFileNumpyAndPyTorchWroteInPiecesOfAnySize) {
                          t.at("name").get<std::string>() + " in pieces of " + std::to_string(piece));
       ++checked;
     }
-    EXPECT_GE(checked, 3u);
+    EXPECT_GE(checked, bf16_as_bytes ? 2u : 3u);
+    EXPECT_EQ(raw.empty(), !bf16_as_bytes) << "the fixture has a BF16 tensor";
+    for (const auto& [name, bytes] : raw) {
+      const SafetensorInfo& info = *stream.header().find(name);
+      const auto from = file.begin() + static_cast<std::ptrdiff_t>(stream.header().data_start + info.begin);
+      EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), from)) << name << " in pieces of " << piece;
+    }
   }
 }
 
@@ -249,11 +259,11 @@ TEST(SafetensorsStream, RefusesWhatItCannotRead) {
   const std::vector<std::uint8_t> file = testing::fixture_bytes("safetensors/mixed.safetensors");
   const auto want_all = [](const SafetensorsHeader& h) {
     static std::vector<float> sink(1024);
-    return std::vector<float*>(h.tensors.size(), sink.data());
+    return std::vector<TensorDestination>(h.tensors.size(), {.floats = sink.data()});
   };
   expect_error([&] { SafetensorsStream(file.size(), want_all).feed(file); },
                "SafetensorsStream: tensor 'position_ids' is I64: attnlab reads F32, F16 and BF16");
-  const auto none = [](const SafetensorsHeader& h) { return std::vector<float*>(h.tensors.size()); };
+  const auto none = [](const SafetensorsHeader& h) { return std::vector<TensorDestination>(h.tensors.size()); };
   SafetensorsStream stream(file.size(), none);
   expect_error([&] { (void)stream.header(); }, "SafetensorsStream: the header is not in yet: 0 of the file's " +
                                                    std::to_string(file.size()) + " bytes have come");
@@ -262,7 +272,7 @@ TEST(SafetensorsStream, RefusesWhatItCannotRead) {
                                                std::to_string(file.size()));
   stream.feed(std::span<const std::uint8_t>(file).subspan(10));  // the refusal changed nothing
   EXPECT_TRUE(stream.complete());
-  expect_error([&] { SafetensorsStream(file.size(), [](const SafetensorsHeader&) { return std::vector<float*>(1); }).feed(file); },
+  expect_error([&] { SafetensorsStream(file.size(), [](const SafetensorsHeader&) { return std::vector<TensorDestination>(1); }).feed(file); },
                "SafetensorsStream: destinations gave a list of 1 for the header's " +
                    std::to_string(parse_safetensors(file).tensors.size()) + " tensors");
 }
@@ -273,7 +283,7 @@ TEST(Safetensors, MalformedFilesSayWhatIsWrong) {
   auto refused = [](const std::vector<std::uint8_t>& file, const std::string& message) {
     expect_error([&] { parse_safetensors(file); }, "parse_safetensors: " + message);
     expect_error([&] {
-      SafetensorsStream stream(file.size(), [](const SafetensorsHeader& h) { return std::vector<float*>(h.tensors.size()); });
+      SafetensorsStream stream(file.size(), [](const SafetensorsHeader& h) { return std::vector<TensorDestination>(h.tensors.size()); });
       for (const std::uint8_t& byte : file) stream.feed({&byte, 1});
       (void)stream.header();
     }, "parse_safetensors: " + message);

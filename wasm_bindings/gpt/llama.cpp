@@ -62,6 +62,7 @@ val LlamaHandle::config() const {
   js.set("tieWordEmbeddings", c.tie_word_embeddings);
   js.set("slidingWindow", c.sliding_window);
   js.set("parameterCount", static_cast<double>(model_->parameter_count()));
+  js.set("weightBytes", static_cast<double>(model_->weight_bytes()));
   js.set("kvCacheBytesPerToken", static_cast<double>(c.kv_cache_bytes_per_token()));
   return js;
 }
@@ -97,8 +98,8 @@ val LlamaHandle::tensor_names() const {
 
 val LlamaHandle::tensor(const std::string& name) const {
   return guarded([&] {
-    const LlamaTensorSlot& slot = model_->tensor(name);
-    return weight_to_js(slot.shape, model_->values().data() + slot.offset, slot.size);
+    const std::vector<float> values = model_->tensor_values(name);  // BF16 widened
+    return weight_to_js(model_->tensor(name).shape, values.data(), values.size());
   });
 }
 

@@ -36,7 +36,7 @@ export function llamaClasses(module) {
 
     // { modelType, vocabSize, hiddenSize, intermediateSize, numLayers, numHeads, numKeyValueHeads, headDim,
     //   rmsNormEps, ropeTheta, ropeScaling, maxPositionEmbeddings, tieWordEmbeddings, slidingWindow,
-    //   parameterCount, kvCacheBytesPerToken }
+    //   parameterCount, weightBytes (in memory: BF16 matrices stay BF16), kvCacheBytesPerToken }
     get config() {
       return this.#config;
     }

@@ -24,9 +24,8 @@ Attribution direct_logit_attribution(const Llama& model, std::span<const int> id
   const Matrix logits = model.forward(ids, options).logits;  // throws for bad ids
 
   // The direction read: W_U[target] − W_U[baseline], times the norm's weight, over its frozen scale.   [d]
-  const auto vector_of = [&](const std::string& name) {
-    const auto values = model.tensor_values(name);
-    return Eigen::Map<const Eigen::RowVectorXf>(values.data(), static_cast<Eigen::Index>(values.size())).cast<double>();
+  const auto vector_of = [&](const std::string& name) -> Eigen::RowVectorXd {
+    return model.tensor_matrix(name).row(0).cast<double>();
   };
   const auto unembedding = model.tensor_values(c.tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight");
   const auto unembedding_row = [&](int id) {

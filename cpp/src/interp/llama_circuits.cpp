@@ -15,16 +15,10 @@ void check_head(const char* function, const LlamaConfig& c, int layer, int head)
                  ", heads 0 … ", c.num_heads - 1);
 }
 
-Eigen::Map<const Matrix> weight(const Llama& model, const std::string& name) {
-  const LlamaTensorSlot& slot = model.tensor(name);
-  return {model.values().data() + slot.offset, static_cast<Eigen::Index>(slot.shape[0]), static_cast<Eigen::Index>(slot.shape[1])};
-}
+Matrix weight(const Llama& model, const std::string& name) { return model.tensor_matrix(name); }
 
 // An RMSNorm's weight [d].
-Vector norm_weight(const Llama& model, const std::string& name) {
-  const LlamaTensorSlot& slot = model.tensor(name);
-  return Eigen::Map<const Vector>(model.values().data() + slot.offset, static_cast<Eigen::Index>(slot.shape[0]));
-}
+Vector norm_weight(const Llama& model, const std::string& name) { return model.tensor_matrix(name).row(0).transpose(); }
 
 const char* unembedding_name(const Llama& model) {
   return model.config().tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight";

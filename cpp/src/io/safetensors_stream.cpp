@@ -69,7 +69,7 @@ void SafetensorsStream::parse_header() {
     detail::fail(kStream, "destinations gave a list of ", out_.size(), " for the header's ", header_->tensors.size(), " tensors");
   for (std::size_t t = 0; t < out_.size(); ++t) {
     const SafetensorInfo& info = header_->tensors[t];
-    if (!out_[t]) continue;
+    if (!out_[t].wanted()) continue;
     if (const auto it = header_->unreadable.find(info.name); it != header_->unreadable.end())
       detail::fail(kStream, "tensor '", info.name, "' is ", it->second, ": attnlab reads F32, F16 and BF16");
   }
@@ -88,7 +88,7 @@ void SafetensorsStream::take_data_bytes(std::span<const std::uint8_t> bytes) {
   for (std::size_t t = next_; t < tensors.size() && tensors[t].begin < last; ++t) {
     const SafetensorInfo& info = tensors[t];
     const std::uint64_t lo = std::max<std::uint64_t>(info.begin, first), hi = std::min<std::uint64_t>(info.end, last);
-    if (lo >= hi || !out_[t]) continue;
+    if (lo >= hi || !out_[t].wanted()) continue;
     write(t, lo, bytes.subspan(static_cast<std::size_t>(lo - first), static_cast<std::size_t>(hi - lo)));
   }
 }
@@ -100,7 +100,11 @@ void SafetensorsStream::write(std::size_t tensor, std::uint64_t offset, std::spa
   const SafetensorInfo& info = header_->tensors[tensor];
   const std::size_t value_size = dtype_size(info.dtype);
   std::size_t at = static_cast<std::size_t>(offset - info.begin);  // bytes into the tensor
-  float* out = out_[tensor];
+  if (out_[tensor].bytes) {  // kept as the file holds it: a value split between pieces needs no care
+    std::memcpy(out_[tensor].bytes + at, bytes.data(), bytes.size());
+    return;
+  }
+  float* out = out_[tensor].floats;
   if (pending_size_ > 0) {
     const std::size_t take = std::min(value_size - pending_size_, bytes.size());
     std::memcpy(pending_ + pending_size_, bytes.data(), take);

@@ -1,5 +1,6 @@
 // The one place that decides which kernels this build runs (see kernels.hpp).
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -35,61 +36,123 @@ PackedMatrix pack(MatrixView b, bool transposed) {
 Matrix matmul(MatrixView a, MatrixView b) { return product(a, b, false); }
 Matrix matmul_transposed(MatrixView a, MatrixView b) { return product(a, b, true); }
 
+#if !defined(__wasm_simd128__)
+namespace {
+// The packed AVX GEMM (and Eigen's) outrun dot products from a few rows of x on: there packing pays.
+constexpr Eigen::Index kRowDotsBelow = 5;
+}  // namespace
+#endif
+
 Matrix linear(MatrixView x, MatrixView w) {
 #if defined(__wasm_simd128__)
   return row_dots(x, w);
 #else
-  // The packed AVX GEMM (and Eigen's) outrun dot products from a few rows of x on: there packing pays.
-  constexpr Eigen::Index kRowDotsBelow = 5;
   return x.rows() < kRowDotsBelow ? row_dots(x, w) : matmul_transposed(x, w);
 #endif
 }
 
-#if defined(__wasm_simd128__)
 namespace {
-// c's columns first … first+count−1 = A · (B's rows first … first+count−1)ᵀ: pairs of A's rows by 4 of
-// B's in 2×4 tiles (B's last rows of the run one by one), then a last odd row of A alone.
-void simd128_row_dots(MatrixView a, MatrixView b, Eigen::Index first, Eigen::Index count, Matrix& c) {
-  const Eigen::Index m = a.rows(), k = a.cols(), end = first + count;
-  const auto b_row = [&](Eigen::Index j) { return b.data() + j * b.outerStride(); };
+
+#if defined(__wasm_simd128__)
+// c's columns first … first+count−1 = A · (B's rows 0 … count−1)ᵀ, B [count×k] row-major with row stride
+// ldb (a run of a larger B's rows), float32 or bfloat16: pairs of A's rows by 4 of B's in 2×4 tiles (B's
+// last rows of the run one by one), then a last odd row of A alone.
+template <typename W>
+void simd128_row_dots(MatrixView a, const W* b, Eigen::Index ldb, Eigen::Index first, Eigen::Index count, Matrix& c) {
+  const Eigen::Index m = a.rows(), k = a.cols();
+  const auto b_row = [&](Eigen::Index j) { return b + j * ldb; };
   Eigen::Index i = 0;
   for (; i + 2 <= m; i += 2) {
     const float* pair[2] = {a.data() + i * a.outerStride(), a.data() + (i + 1) * a.outerStride()};
-    Eigen::Index j = first;
-    for (; j + 4 <= end; j += 4) {
-      const float* rows[4] = {b_row(j), b_row(j + 1), b_row(j + 2), b_row(j + 3)};
-      simd128::dots_2x4(pair, rows, k, &c(i, j), c.outerStride());
+    Eigen::Index j = 0;
+    for (; j + 4 <= count; j += 4) {
+      const W* rows[4] = {b_row(j), b_row(j + 1), b_row(j + 2), b_row(j + 3)};
+      simd128::dots_2x4(pair, rows, k, &c(i, first + j), c.outerStride());
     }
-    for (; j < end; ++j) {
-      c(i, j) = simd128::dot(pair[0], b_row(j), k);
-      c(i + 1, j) = simd128::dot(pair[1], b_row(j), k);
+    for (; j < count; ++j) {
+      c(i, first + j) = simd128::dot(pair[0], b_row(j), k);
+      c(i + 1, first + j) = simd128::dot(pair[1], b_row(j), k);
     }
   }
   // A last row alone (a decoded token): B's rows one after the other, one sequential stream through
   // memory. Four rows at a time measured half as fast (four short streams defeat the prefetcher).
   if (i < m)
-    for (Eigen::Index j = first; j < end; ++j) c(i, j) = simd128::dot(a.data() + i * a.outerStride(), b_row(j), k);
+    for (Eigen::Index j = 0; j < count; ++j) c(i, first + j) = simd128::dot(a.data() + i * a.outerStride(), b_row(j), k);
 }
-}  // namespace
 #endif
+
+constexpr Eigen::Index kRowRun = 64;  // B's rows per task of row_dots
+
+// A [m×k] · B [n×k]ᵀ → [m×n] with B's runs of rows computed by run(first, count, c), on separate threads.
+template <typename Run>
+Matrix row_runs(MatrixView a, Eigen::Index n, Run run) {
+  const Eigen::Index m = a.rows(), k = a.cols();
+  Matrix c(m, n);
+  if (m == 0 || n == 0 || k == 0) return c.setZero(), c;
+  const int tasks = static_cast<int>((n + kRowRun - 1) / kRowRun);
+  detail::parallel_for(tasks, static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k), [&](int task) {
+    const Eigen::Index first = task * kRowRun;
+    run(first, std::min(kRowRun, n - first), c);
+  });
+  return c;
+}
+
+}  // namespace
 
 Matrix row_dots(MatrixView a, MatrixView b) {
   // A [m×k] · B [n×k]ᵀ → [m×n], B's rows read where they lie; runs of B's rows on separate threads
-  const Eigen::Index m = a.rows(), n = b.rows(), k = a.cols();
-  if (b.cols() != k) throw Error("kernels::row_dots: A has " + std::to_string(k) + " columns but B " + std::to_string(b.cols()));
-  Matrix c(m, n);
-  if (m == 0 || n == 0 || k == 0) return c.setZero(), c;
-  constexpr Eigen::Index kRun = 64;  // B's rows per task
-  const int tasks = static_cast<int>((n + kRun - 1) / kRun);
-  detail::parallel_for(tasks, static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k), [&](int task) {
-    const Eigen::Index first = task * kRun, count = std::min(kRun, n - first);
+  if (b.cols() != a.cols())
+    throw Error("kernels::row_dots: A has " + std::to_string(a.cols()) + " columns but B " + std::to_string(b.cols()));
+  return row_runs(a, b.rows(), [&](Eigen::Index first, Eigen::Index count, Matrix& c) {
 #if defined(__wasm_simd128__)
-    simd128_row_dots(a, b, first, count, c);
+    simd128_row_dots(a, b.data() + first * b.outerStride(), b.outerStride(), first, count, c);
 #else
     c.middleCols(first, count).noalias() = a * b.middleRows(first, count).transpose();  // Eigen's vectorised GEMV
 #endif
   });
-  return c;
+}
+
+void widen_rows(Bf16Matrix w, Eigen::Index first, MatrixSpan out) {
+  // w [rows×cols] bfloat16 → out [count×cols] float32
+  for (Eigen::Index r = 0; r < out.rows(); ++r) {
+    const std::uint16_t* in = w.data + (first + r) * w.cols;
+    float* row = out.data() + r * out.outerStride();
+    for (Eigen::Index c = 0; c < w.cols; ++c) row[c] = widen_bf16(in[c]);
+  }
+}
+
+Matrix linear(MatrixView x, Bf16Matrix w) {
+  // x [n×in] · W [out×in]ᵀ → [n×out]
+  if (w.cols != x.cols())
+    throw Error("kernels::linear: x has " + std::to_string(x.cols()) + " columns but W " + std::to_string(w.cols));
+#if defined(__wasm_simd128__)
+  // A token or two: each weight widened as the dot products read it, every weight read once. More rows:
+  // each run of W's rows widened once into a buffer the run's products then read from cache, as linear()
+  // reads float32 weights (widening in the 2×4 tiles would redo it for every pair of rows).
+  constexpr Eigen::Index kWidenFrom = 4;
+  return row_runs(x, w.rows, [&](Eigen::Index first, Eigen::Index count, Matrix& c) {
+    const std::uint16_t* run = w.data + first * w.cols;
+    if (x.rows() < kWidenFrom) return simd128_row_dots(x, run, w.cols, first, count, c);
+    thread_local Matrix widened;
+    widened.resize(count, w.cols);
+    widen_rows(w, first, widened);
+    simd128_row_dots(x, widened.data(), w.cols, first, count, c);
+  });
+#else
+  // A block of W's rows widened at a time, multiplied as linear() multiplies float32: a multiple of every
+  // packed panel's width, so the AVX GEMM's panels and each entry's sum are those of the whole product.
+  // Eigen's GEMM picks its blocking from the whole product's size, so a block of rows would sum in another
+  // order: with Eigen's kernels (and for a few rows, a GEMV per 64 rows either way) the block is all of W.
+  const bool blocked = std::string_view(variant()).starts_with("x86-") || x.rows() < kRowDotsBelow;
+  const Eigen::Index kBlock = blocked ? 256 : std::max<Eigen::Index>(w.rows, 1);
+  Matrix y(x.rows(), w.rows), block;
+  for (Eigen::Index first = 0; first < w.rows; first += kBlock) {
+    block.resize(std::min(kBlock, w.rows - first), w.cols);
+    widen_rows(w, first, block);
+    y.middleCols(first, block.rows()) = linear(x, block);
+  }
+  return y;
+#endif
 }
 
 #if defined(__wasm_simd128__)

@@ -10,6 +10,8 @@
 // tested against.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -87,6 +89,28 @@ Matrix row_dots(MatrixView a, MatrixView b);
 // a few rows of x, the packed GEMM for more.
 Matrix linear(MatrixView x, MatrixView w);
 
+// A weight [rows×cols], row-major, kept as bfloat16: each value the top 16 bits of a float32, so widening
+// it is exact. A checkpoint saved in BF16 (most are) keeps half the bytes in memory this way.
+struct Bf16Matrix {
+  const std::uint16_t* data = nullptr;
+  Eigen::Index rows = 0, cols = 0;
+};
+// One bfloat16 value as the float32 whose top 16 bits it is (exact). memcpy: Emscripten 3.1.6's libc++
+// has no std::bit_cast.
+inline float widen_bf16(std::uint16_t h) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+// x·Wᵀ for such a weight: the same sums in the same order as linear(x, W widened to float32), so the same
+// result to the bit, reading half the bytes — a decoded token reads every weight once, and the time that
+// takes is the time a step takes. With wasm SIMD each weight is widened in the dot products; elsewhere a
+// block of W's rows at a time is widened and multiplied as linear() multiplies it.
+Matrix linear(MatrixView x, Bf16Matrix w);
+// W's rows first … first+out.rows()−1 widened into out [count×cols].
+void widen_rows(Bf16Matrix w, Eigen::Index first, MatrixSpan out);
+
 // In place, row by row: x ← exp(x − max) / Σ exp(x − max). Entries of −∞ (blocked) become exactly
 // 0; a row that is entirely −∞ becomes all 0 (not NaN). Expects no NaN and no +∞.
 void softmax_rows(Matrix& x);
@@ -133,8 +157,10 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
           bool accumulate, float* c, Eigen::Index ldc);
 void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale);
 float dot(const float* x, const float* y, Eigen::Index k);  // Σ x[i]·y[i] in 4 lanes × 2
-// out[r·ldo + j] = Σ_i x[r][i]·y[j][i] for 2 rows x and 4 rows y of k floats (a tile of linear()).
+float dot(const float* x, const std::uint16_t* y, Eigen::Index k);  // the same, y bfloat16 widened as it is read
+// out[r·ldo + j] = Σ_i x[r][i]·y[j][i] for 2 rows x and 4 rows y of k values (a tile of linear()).
 void dots_2x4(const float* const x[2], const float* const y[4], Eigen::Index k, float* out, Eigen::Index ldo);
+void dots_2x4(const float* const x[2], const std::uint16_t* const y[4], Eigen::Index k, float* out, Eigen::Index ldo);
 }  // namespace simd128
 #endif
 

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -158,24 +159,36 @@ void gemm(MatrixView a, const PackedMatrix& b, Eigen::Index k0, Eigen::Index n0,
   }
 }
 
-float dot(const float* x, const float* y, Eigen::Index k) {
-  // two 4-lane partial sums over 8 floats a step, then the tail one by one
+namespace {
+
+// Four weights as four float lanes: float32 as they lie, bfloat16 zero-extended and shifted into a
+// float32's top 16 bits (exact), so a product over bfloat16 weights is the same sum, in the same order,
+// as over the same weights widened first.
+inline v128_t load4(const float* p) { return wasm_v128_load(p); }
+inline v128_t load4(const std::uint16_t* p) { return wasm_i32x4_shl(wasm_u32x4_load16x4(p), 16); }
+inline float widen(float v) { return v; }
+inline float widen(std::uint16_t h) { return widen_bf16(h); }
+
+template <typename W>
+float dot_of(const float* x, const W* y, Eigen::Index k) {
+  // two 4-lane partial sums over 8 values a step, then the tail one by one
   v128_t even = wasm_f32x4_splat(0.0f), odd = wasm_f32x4_splat(0.0f);
   Eigen::Index i = 0;
   for (; i + 8 <= k; i += 8) {
-    even = madd(even, wasm_v128_load(x + i), wasm_v128_load(y + i));
-    odd = madd(odd, wasm_v128_load(x + i + 4), wasm_v128_load(y + i + 4));
+    even = madd(even, wasm_v128_load(x + i), load4(y + i));
+    odd = madd(odd, wasm_v128_load(x + i + 4), load4(y + i + 4));
   }
   if (i + 4 <= k) {
-    even = madd(even, wasm_v128_load(x + i), wasm_v128_load(y + i));
+    even = madd(even, wasm_v128_load(x + i), load4(y + i));
     i += 4;
   }
   float sum = horizontal_sum(wasm_f32x4_add(even, odd));
-  for (; i < k; ++i) sum += x[i] * y[i];
+  for (; i < k; ++i) sum += x[i] * widen(y[i]);
   return sum;
 }
 
-void dots_2x4(const float* const x[2], const float* const y[4], Eigen::Index k, float* out, Eigen::Index ldo) {
+template <typename W>
+void dots_2x4_of(const float* const x[2], const W* const y[4], Eigen::Index k, float* out, Eigen::Index ldo) {
   // out[r·ldo + j] = Σ x[r][i]·y[j][i]: 8 four-lane sums along k (one per entry: 8 independent chains),
   // each step loading 2 vectors of x and 4 of y for 8 products — the packed GEMM's ratio of loads to
   // products, with y's rows read where they lie (nothing packed). Measured in Node against the packed
@@ -188,7 +201,7 @@ void dots_2x4(const float* const x[2], const float* const y[4], Eigen::Index k, 
   for (; i + 4 <= k; i += 4) {
     const v128_t x0 = wasm_v128_load(x[0] + i), x1 = wasm_v128_load(x[1] + i);
     for (int j = 0; j < 4; ++j) {
-      const v128_t yj = wasm_v128_load(y[j] + i);
+      const v128_t yj = load4(y[j] + i);
       acc[0][j] = madd(acc[0][j], x0, yj);
       acc[1][j] = madd(acc[1][j], x1, yj);
     }
@@ -196,9 +209,20 @@ void dots_2x4(const float* const x[2], const float* const y[4], Eigen::Index k, 
   for (int r = 0; r < 2; ++r)
     for (int j = 0; j < 4; ++j) {
       float sum = horizontal_sum(acc[r][j]);
-      for (Eigen::Index t = i; t < k; ++t) sum += x[r][t] * y[j][t];
+      for (Eigen::Index t = i; t < k; ++t) sum += x[r][t] * widen(y[j][t]);
       out[r * ldo + j] = sum;
     }
+}
+
+}  // namespace
+
+float dot(const float* x, const float* y, Eigen::Index k) { return dot_of(x, y, k); }
+float dot(const float* x, const std::uint16_t* y, Eigen::Index k) { return dot_of(x, y, k); }
+void dots_2x4(const float* const x[2], const float* const y[4], Eigen::Index k, float* out, Eigen::Index ldo) {
+  dots_2x4_of(x, y, k, out, ldo);
+}
+void dots_2x4(const float* const x[2], const std::uint16_t* const y[4], Eigen::Index k, float* out, Eigen::Index ldo) {
+  dots_2x4_of(x, y, k, out, ldo);
 }
 
 void online_softmax_step(MatrixSpan s, float* row_max, float* row_sum, float* rescale) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "attnlab/attention/grouped_attention.hpp"
@@ -15,18 +16,23 @@ namespace attnlab {
 
 // ---- Parameters: one flat buffer, tensors in Hugging Face's order ----
 
-Llama::Llama(const LlamaConfig& config) : config_(config) {
+Llama::Llama(const LlamaConfig& config, Unallocated) : config_(config) {
   check_llama_config("Llama", config);
   lay_out();
   frequencies_ = rope_frequencies(config.rope);
-  values_.assign(slots_.back().offset + slots_.back().size, 0.0f);
+  storage_.resize(slots_.size());
+}
+
+Llama::Llama(const LlamaConfig& config) : Llama(config, Unallocated{}) {
+  for (std::size_t s = 0; s < slots_.size(); ++s) allocate(static_cast<int>(s), DType::F32);
 }
 
 Llama::Llama(const LlamaConfig& config, std::uint64_t seed) : Llama(config) {
   Rng rng(seed);
   const float residual_std = 0.02f / std::sqrt(2.0f * static_cast<float>(config.num_layers));
-  for (const LlamaTensorSlot& slot : slots_) {
-    float* v = values_.data() + slot.offset;
+  for (std::size_t s = 0; s < slots_.size(); ++s) {
+    const LlamaTensorSlot& slot = slots_[s];
+    float* v = storage_[s].f32.data();
     if (slot.name.ends_with("norm.weight")) {
       std::fill(v, v + slot.size, 1.0f);
     } else if (slot.shape.size() == 2) {
@@ -41,9 +47,8 @@ void Llama::lay_out() {
   const std::int64_t d = c.hidden_size, m = c.intermediate_size, q_rows = std::int64_t{c.num_heads} * c.head_dim,
                      kv_rows = std::int64_t{c.num_kv_heads} * c.head_dim;
   auto add = [this](std::string name, std::vector<std::int64_t> shape) {
-    LlamaTensorSlot slot{std::move(name), std::move(shape), 0, 1};
+    LlamaTensorSlot slot{std::move(name), std::move(shape), 1};
     for (std::int64_t extent : slot.shape) slot.size *= static_cast<std::size_t>(extent);
-    slot.offset = slots_.empty() ? 0 : slots_.back().offset + slots_.back().size;
     slots_.push_back(std::move(slot));
     return static_cast<int>(slots_.size()) - 1;
   };
@@ -80,9 +85,52 @@ const LlamaTensorSlot& Llama::tensor(std::string_view name) const {
   detail::fail("Llama::tensor", "the model has no tensor named '", name, "'");
 }
 
-std::span<const float> Llama::tensor_values(std::string_view name) const {
+std::int64_t Llama::parameter_count() const {
+  std::int64_t count = 0;
+  for (const LlamaTensorSlot& slot : slots_) count += static_cast<std::int64_t>(slot.size);
+  return count;
+}
+
+std::int64_t Llama::weight_bytes() const {
+  std::int64_t bytes = 0;
+  for (const LlamaTensorSlot& slot : slots_) bytes += static_cast<std::int64_t>(slot.size * dtype_size(slot.stored));
+  return bytes;
+}
+
+std::uint8_t* Llama::allocate(int slot, DType stored) {
+  LlamaTensorSlot& s = slots_[static_cast<std::size_t>(slot)];
+  Storage& storage = storage_[static_cast<std::size_t>(slot)];
+  s.stored = stored;
+  storage = {};  // the other representation's memory back first
+  if (stored == DType::BF16) {
+    storage.bf16.assign(s.size, 0);
+    return reinterpret_cast<std::uint8_t*>(storage.bf16.data());
+  }
+  storage.f32.assign(s.size, 0.0f);
+  return reinterpret_cast<std::uint8_t*>(storage.f32.data());
+}
+
+namespace {
+
+kernels::Bf16Matrix bf16_matrix(const std::vector<std::uint16_t>& values, const LlamaTensorSlot& slot) {
+  return {values.data(), static_cast<Eigen::Index>(slot.shape[0]), static_cast<Eigen::Index>(slot.shape.size() == 2 ? slot.shape[1] : 1)};
+}
+
+}  // namespace
+
+Matrix Llama::tensor_matrix(std::string_view name) const {
   const LlamaTensorSlot& slot = tensor(name);
-  return std::span<const float>(values_).subspan(slot.offset, slot.size);
+  const Storage& storage = storage_[static_cast<std::size_t>(&slot - slots_.data())];
+  const Eigen::Index rows = slot.shape.size() == 2 ? slot.shape[0] : 1, cols = slot.shape.size() == 2 ? slot.shape[1] : slot.shape[0];
+  Matrix m(rows, cols);
+  if (slot.stored == DType::BF16) kernels::widen_rows({storage.bf16.data(), rows, cols}, 0, m);
+  else m = Eigen::Map<const Matrix>(storage.f32.data(), rows, cols);
+  return m;
+}
+
+std::vector<float> Llama::tensor_values(std::string_view name) const {
+  const Matrix m = tensor_matrix(name);
+  return {m.data(), m.data() + m.size()};
 }
 
 void Llama::load_tensor(std::string_view name, std::span<const float> values) {
@@ -91,24 +139,43 @@ void Llama::load_tensor(std::string_view name, std::span<const float> values) {
     detail::fail("Llama::load_tensor", "'", name, "' holds ", slot.size, " values but ", values.size(), " were given");
   if (!detail::all_finite(values.data(), static_cast<Eigen::Index>(values.size())))
     detail::fail("Llama::load_tensor", "'", name, "' has a NaN or infinite value");
-  std::copy(values.begin(), values.end(), values_.begin() + static_cast<std::ptrdiff_t>(slot.offset));
-}
-
-Eigen::Map<const Matrix> Llama::weight(int slot) const {
-  const LlamaTensorSlot& s = slots_[static_cast<std::size_t>(slot)];
-  return {values_.data() + s.offset, static_cast<Eigen::Index>(s.shape[0]), static_cast<Eigen::Index>(s.shape[1])};
+  const int index = static_cast<int>(&slot - slots_.data());
+  std::memcpy(allocate(index, DType::F32), values.data(), values.size() * sizeof(float));
 }
 
 Eigen::Map<const Eigen::RowVectorXf> Llama::vector(int slot) const {
   const LlamaTensorSlot& s = slots_[static_cast<std::size_t>(slot)];
-  return {values_.data() + s.offset, static_cast<Eigen::Index>(s.size)};
+  return {storage_[static_cast<std::size_t>(slot)].f32.data(), static_cast<Eigen::Index>(s.size)};
+}
+
+Matrix Llama::times_transposed(const Matrix& x, int slot) const {
+  // x [n×in] · W[out×in]ᵀ → [n×out]
+  const LlamaTensorSlot& s = slots_[static_cast<std::size_t>(slot)];
+  const Storage& storage = storage_[static_cast<std::size_t>(slot)];
+  if (s.stored == DType::BF16) return kernels::linear(x, bf16_matrix(storage.bf16, s));
+  return kernels::linear(x, Eigen::Map<const Matrix>(storage.f32.data(), static_cast<Eigen::Index>(s.shape[0]),
+                                                     static_cast<Eigen::Index>(s.shape[1])));
+}
+
+Matrix Llama::embed_rows(std::span<const int> ids) const {
+  // ids [n] → embed_tokens[ids] [n×d]
+  const LlamaTensorSlot& s = slots_[static_cast<std::size_t>(embed_)];
+  const Storage& storage = storage_[static_cast<std::size_t>(embed_)];
+  const Eigen::Index d = config_.hidden_size;
+  Matrix x(static_cast<Eigen::Index>(ids.size()), d);
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const Eigen::Index id = ids[static_cast<std::size_t>(i)];
+    if (s.stored == DType::BF16) kernels::widen_rows(bf16_matrix(storage.bf16, s), id, x.row(i));
+    else x.row(i) = Eigen::Map<const Eigen::RowVectorXf>(storage.f32.data() + id * d, d);
+  }
+  return x;
 }
 
 // ---- The pieces of a block ----
 
 Matrix Llama::project(const Matrix& x, int slot, int bias_slot) const {
   // x [n×in] · W[out×in]ᵀ (+ b [out]) → [n×out]
-  Matrix y = kernels::linear(x, weight(slot));
+  Matrix y = times_transposed(x, slot);
   if (bias_slot >= 0) y.rowwise() += vector(bias_slot);
   return y;
 }
@@ -189,8 +256,7 @@ void Llama::finish_block(Matrix& x, Matrix& z, const BlockStep& step) const {
 
 Matrix Llama::logits(const Matrix& normalized) const {
   // [n×d] → [n×V] = normalized · (lm_head or embed_tokens)ᵀ
-  const auto unembed = weight(lm_head_ >= 0 ? lm_head_ : embed_);
-  return kernels::linear(normalized, unembed);
+  return times_transposed(normalized, lm_head_ >= 0 ? lm_head_ : embed_);
 }
 
 void Llama::pass_attention_hooks(const std::string& block, const Matrix& v, const GroupedAttentionShape& shape,
@@ -287,8 +353,7 @@ LlamaOutput Llama::forward(std::span<const int> ids, const LlamaForwardOptions& 
   };
 
   // x = embed_tokens[ids]                                                     [T×d]
-  Matrix x(T, d);
-  for (Eigen::Index i = 0; i < T; ++i) x.row(i) = weight(embed_).row(ids[static_cast<std::size_t>(i)]);
+  Matrix x = embed_rows(ids);
   hook("hook_embed", x, {T, d});
   std::vector<int> positions(static_cast<std::size_t>(T));
   for (Eigen::Index i = 0; i < T; ++i) positions[static_cast<std::size_t>(i)] = options.first_position + static_cast<int>(i);

@@ -79,8 +79,14 @@ Llama Llama::from_folder(const std::filesystem::path& folder) {
 }
 
 std::vector<std::uint8_t> Llama::to_safetensors(DType dtype) const {
+  // Every tensor as float32 (one at a time would need the writer to take them one at a time): a BF16
+  // model's save holds its weights in float32 meanwhile.
+  std::vector<std::vector<float>> values;
   std::vector<TensorToWrite> tensors;
-  for (const LlamaTensorSlot& slot : slots_) tensors.push_back({slot.name, slot.shape, values_.data() + slot.offset});
+  for (const LlamaTensorSlot& slot : slots_) {
+    values.push_back(tensor_values(slot.name));
+    tensors.push_back({slot.name, slot.shape, values.back().data()});
+  }
   return write_safetensors(tensors, dtype, {{"format", "pt"}});
 }
 

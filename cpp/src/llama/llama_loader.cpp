@@ -51,7 +51,7 @@ LlamaLoader::LlamaLoader(std::string_view config_json, std::string_view index_js
 }
 
 LlamaLoader::LlamaLoader(const LlamaConfig& config, std::vector<std::string> weight_files)
-    : model_(std::make_unique<Llama>(config)), files_(std::move(weight_files)), begun_(files_.size(), false) {
+    : model_(new Llama(config, Llama::Unallocated{})), files_(std::move(weight_files)), begun_(files_.size(), false) {
   for (std::size_t s = 0; s < model_->slots_.size(); ++s) slot_of_.emplace(model_->slots_[s].name, static_cast<int>(s));
   found_in_.assign(model_->slots_.size(), -1);
 }
@@ -119,13 +119,19 @@ void LlamaLoader::check_header(std::size_t file, const SafetensorsHeader& header
   }
 }
 
-std::vector<float*> LlamaLoader::destinations(std::size_t file, const SafetensorsHeader& header) {
+std::vector<TensorDestination> LlamaLoader::destinations(std::size_t file, const SafetensorsHeader& header) {
   check_header(file, header);
-  std::vector<float*> out;
+  std::vector<TensorDestination> out;
   for (const SafetensorInfo& info : header.tensors) {
     const auto slot = slot_of_.find(info.name);
-    const bool wanted = !ignored(model_->config(), info.name) && slot != slot_of_.end();
-    out.push_back(wanted ? model_->values_.data() + model_->slots_[static_cast<std::size_t>(slot->second)].offset : nullptr);
+    if (ignored(model_->config(), info.name) || slot == slot_of_.end()) {
+      out.emplace_back();
+      continue;
+    }
+    // A BF16 matrix is copied as it is and kept so; anything else is widened to float32.
+    const bool keep_bf16 = info.dtype == DType::BF16 && info.shape.size() == 2;
+    std::uint8_t* bytes = model_->allocate(slot->second, keep_bf16 ? DType::BF16 : DType::F32);
+    out.push_back(keep_bf16 ? TensorDestination{.bytes = bytes} : TensorDestination{.floats = reinterpret_cast<float*>(bytes)});
   }
   return out;
 }
@@ -141,8 +147,11 @@ Llama LlamaLoader::finish() {
     if (found_in_[s] < 0)
       detail::fail(kLoader, "the checkpoint has no tensor '", slot.name, "', which a ", config.model_type(), " with num_hidden_layers = ",
                    config.num_layers, " needs");
-    if (!detail::all_finite(model_->values_.data() + slot.offset, static_cast<Eigen::Index>(slot.size)))
-      detail::fail(kLoader, "tensor '", slot.name, "' has a NaN or infinite value");
+    const Llama::Storage& values = model_->storage_[s];
+    const bool finite = slot.stored == DType::BF16
+                            ? std::none_of(values.bf16.begin(), values.bf16.end(), [](std::uint16_t h) { return (h & 0x7F80u) == 0x7F80u; })
+                            : detail::all_finite(values.f32.data(), static_cast<Eigen::Index>(slot.size));
+    if (!finite) detail::fail(kLoader, "tensor '", slot.name, "' has a NaN or infinite value");
   }
   stream_.reset();
   Llama model = std::move(*model_);

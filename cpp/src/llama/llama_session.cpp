@@ -78,8 +78,7 @@ Matrix LlamaSession::read(std::span<const int> ids) {
   std::vector<int> positions(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) positions[i] = length_ + static_cast<int>(i);
   const RotaryTable rotation = rotary_table(positions, model_.frequencies_);
-  Matrix x(n, c.hidden_size);
-  for (Eigen::Index i = 0; i < n; ++i) x.row(i) = model_.weight(model_.embed_).row(ids[static_cast<std::size_t>(i)]);
+  Matrix x = model_.embed_rows(ids);
   last_attention_.assign(static_cast<std::size_t>(c.num_layers), {});
   for (int l = 0; l < c.num_layers; ++l) {
     const auto L = static_cast<std::size_t>(l);
@@ -115,7 +114,7 @@ Matrix LlamaSession::read_streaming(int id) {
   const RotaryTable keys_rotation = rotary_table(positions, model_.frequencies_);
   const RotaryTable query_rotation{keys_rotation.cos.bottomRows(1), keys_rotation.sin.bottomRows(1)};
 
-  Matrix x = model_.weight(model_.embed_).row(id);
+  Matrix x = model_.embed_rows(std::span<const int>(&id, 1));
   last_attention_.assign(static_cast<std::size_t>(c.num_layers), {});
   for (int l = 0; l < c.num_layers; ++l) {
     const auto L = static_cast<std::size_t>(l);

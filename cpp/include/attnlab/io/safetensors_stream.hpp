@@ -1,12 +1,12 @@
 // A .safetensors file read as its bytes arrive — a file read from disk in pieces, a browser's
 // File.stream() — instead of whole: the header is parsed and checked as parse_safetensors checks it once
-// its bytes are in, then each tensor's values are widened to float32 straight into the place the
-// caller chose for it. Memory: the header's bytes and at most one value split between two pieces;
+// its bytes are in, then each tensor's values are widened to float32 (or copied as they are) straight
+// into the place the caller chose for it. Memory: the header's bytes and at most one value split between two pieces;
 // never the file, so a checkpoint's load needs its weights and not its weights plus its file.
 //
 //   SafetensorsStream stream(file_size, [&](const SafetensorsHeader& header) {
-//     std::vector<float*> out;                      // one per header.tensors entry, in that order:
-//     for (const SafetensorInfo& info : header.tensors) out.push_back(where(info));   // nullptr skips one
+//     std::vector<TensorDestination> out;           // one per header.tensors entry, in that order:
+//     for (const SafetensorInfo& info : header.tensors) out.push_back({.floats = where(info)});   // {} skips one
 //     return out;
 //   });
 //   while (…) stream.feed(piece);                   // the file's bytes in order, pieces of any size
@@ -26,12 +26,19 @@
 ATTNLAB_API_BEGIN
 namespace attnlab {
 
+// Where one tensor's values go: widened to float32 into `floats` (element_count() of them), or its bytes
+// copied as the file holds them (little-endian, its dtype) into `bytes`; neither: skipped.
+struct TensorDestination {
+  float* floats = nullptr;
+  std::uint8_t* bytes = nullptr;
+  bool wanted() const { return floats || bytes; }
+};
+
 class SafetensorsStream {
  public:
-  // Called once, with the checked header: where each tensor's element_count() floats go, in
-  // header.tensors' order (nullptr: the tensor is not wanted and its bytes are skipped). It may throw to
-  // refuse the file; feed() passes the Error on.
-  using Destinations = std::function<std::vector<float*>(const SafetensorsHeader&)>;
+  // Called once, with the checked header: where each tensor goes, in header.tensors' order. It may throw
+  // to refuse the file; feed() passes the Error on.
+  using Destinations = std::function<std::vector<TensorDestination>(const SafetensorsHeader&)>;
 
   SafetensorsStream(std::uint64_t file_size, Destinations destinations);
 
@@ -58,7 +65,7 @@ class SafetensorsStream {
   Destinations destinations_;
   std::vector<std::uint8_t> start_;           // the length and header, until parsed
   std::optional<SafetensorsHeader> header_;
-  std::vector<float*> out_;                   // per header_->tensors entry
+  std::vector<TensorDestination> out_;        // per header_->tensors entry
   std::size_t next_ = 0;                      // the first tensor not yet wholly received
   std::uint8_t pending_[4] = {};              // a value split between two pieces
   std::size_t pending_size_ = 0;

@@ -13,8 +13,10 @@
 //   logits = norm(x)·lm_headᵀ                                              lm_head = embed_tokens when tied
 //
 // Weights keep nn.Linear's layout ([out×in], y = x·Wᵀ + b) and Hugging Face's names
-// ("model.layers.0.self_attn.q_proj.weight", …, "model.norm.weight", "lm_head.weight"), in one flat
-// buffer in the order tensors() lists them.
+// ("model.layers.0.self_attn.q_proj.weight", …, "model.norm.weight", "lm_head.weight"), each tensor in
+// its own buffer. A matrix read from a BF16 file stays BF16 in memory (half the bytes; every product
+// widens it exactly as it reads it, so the numbers are those of the same weights in float32); every other
+// tensor is float32.
 //
 // The hook points a forward can keep are TransformerLens's for this family (one sequence, batch left out):
 //   hook_embed (T, d); per block blocks.{l}.:
@@ -57,8 +59,8 @@ namespace attnlab {
 struct LlamaTensorSlot {
   std::string name;                 // Hugging Face's: "model.layers.0.mlp.gate_proj.weight"
   std::vector<std::int64_t> shape;  // [out, in] for a projection, [V, d] for embed_tokens, [n] for a vector
-  std::size_t offset = 0;           // into the flat buffer
-  std::size_t size = 0;             // floats
+  std::size_t size = 0;             // values
+  DType stored = DType::F32;        // how the model keeps it: F32, or BF16 (a matrix read from a BF16 file)
 };
 
 // Kept hook points, in forward order: TransformerLens's name and its tensor in TransformerLens's shape.
@@ -104,12 +106,17 @@ class Llama {
   std::vector<std::uint8_t> to_safetensors(DType dtype = DType::F32) const;
 
   const LlamaConfig& config() const { return config_; }
-  std::int64_t parameter_count() const { return static_cast<std::int64_t>(values_.size()); }
+  std::int64_t parameter_count() const;
+  // The bytes the weights take in memory: 4 per value, 2 per value of a tensor kept as BF16.
+  std::int64_t weight_bytes() const;
   const std::vector<LlamaTensorSlot>& tensors() const { return slots_; }
   const LlamaTensorSlot& tensor(std::string_view name) const;  // Error if no tensor has that name
-  std::span<const float> values() const { return values_; }
-  std::span<const float> tensor_values(std::string_view name) const;
-  void load_tensor(std::string_view name, std::span<const float> values);  // Error naming it on a size or NaN
+  // A tensor's values in float32 (a copy; BF16 widened exactly), flat in row-major order.
+  std::vector<float> tensor_values(std::string_view name) const;
+  // The same as a matrix: [out×in] for a projection, [V×d] for an embedding, [1×n] for a vector.
+  Matrix tensor_matrix(std::string_view name) const;
+  // Stores the values as float32 (a tensor kept as BF16 becomes float32). Error naming it on a size or NaN.
+  void load_tensor(std::string_view name, std::span<const float> values);
 
   // ids [T], T ≥ 1, each < V → logits (and attention, hooks, ablations as asked).
   LlamaOutput forward(std::span<const int> ids, const LlamaForwardOptions& options = {}) const;
@@ -140,9 +147,21 @@ class Llama {
     AblationMode ablation = AblationMode::zero;
     const HookSite* hooks = nullptr;
   };
+  // Each tensor's values: `f32`, or `bf16` when its slot is stored BF16 (the other empty).
+  struct Storage {
+    std::vector<float> f32;
+    std::vector<std::uint16_t> bf16;
+  };
+  struct Unallocated {};  // LlamaLoader's: the slots laid out, each buffer made when its tensor's dtype is known
+  Llama(const LlamaConfig& config, Unallocated);
   void lay_out();
-  Eigen::Map<const Matrix> weight(int slot) const;
-  Eigen::Map<const Eigen::RowVectorXf> vector(int slot) const;
+  // Makes slot's buffer for values of `stored` (F32 or BF16), zeroed; → its bytes.
+  std::uint8_t* allocate(int slot, DType stored);
+  // x [n×in] → x·Wᵀ [n×out] for the matrix in `slot`, whichever way it is stored.
+  Matrix times_transposed(const Matrix& x, int slot) const;
+  // embed_tokens' rows for ids [n] → [n×d]
+  Matrix embed_rows(std::span<const int> ids) const;
+  Eigen::Map<const Eigen::RowVectorXf> vector(int slot) const;  // a float32 vector (a norm or a bias)
   // x [n×in] → x·Wᵀ + b [n×out] for the projection in `slot` (and `bias_slot` unless −1).
   Matrix project(const Matrix& x, int slot, int bias_slot) const;
   // x [n×d] → RMSNorm(x)·w; with `hooks`, passes <prefix>.hook_scale and .hook_normalized through them.
@@ -163,7 +182,7 @@ class Llama {
   std::vector<LayerSlots> layers_;
   int embed_ = 0, norm_ = 0, lm_head_ = -1;
   std::vector<double> frequencies_;  // RoPE's θ_i
-  std::vector<float> values_;
+  std::vector<Storage> storage_;      // per slot
 };
 
 }  // namespace attnlab

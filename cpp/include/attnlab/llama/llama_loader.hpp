@@ -60,7 +60,7 @@ class LlamaLoader {
 
  private:
   void check_header(std::size_t file, const SafetensorsHeader& header);
-  std::vector<float*> destinations(std::size_t file, const SafetensorsHeader& header);
+  std::vector<TensorDestination> destinations(std::size_t file, const SafetensorsHeader& header);
   void require_current_file_complete() const;
 
   std::unique_ptr<Llama> model_;
