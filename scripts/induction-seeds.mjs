@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Which seeds form an induction head in "Watch induction heads form", trained as the lesson's worker
-// trains it (site/src/induction-forming.js: the same model, batches, held-out examples and evaluations),
+// trains it (site/src/lessons/induction-forming/parts.js: the same model, batches, held-out examples and evaluations),
 // in the SIMD training module in Node. For each seed of the two-layer model with the position
 // embedding: the step of the phase change (the first evaluation where some head's induction score
 // passes 0.5) or none within the lesson's MAX_STEPS, the held-out loss there, and the best induction
@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 
 import { init } from '../web/index.js';
-import { batchAt, EVALUATE_EVERY, evaluation, heldOut, makeModel, MAX_STEPS, phaseChange } from '../site/src/induction-forming.js';
+import { batchAt, EVALUATE_EVERY, evaluation, heldOut, makeModel, MAX_STEPS, phaseChange } from '../site/src/lessons/induction-forming/parts.js';
 
 const seeds = Number(process.argv[2] ?? 10);
 const training = await (await init({ simd: true })).loadTraining();

@@ -1,7 +1,7 @@
 // Typesets every lesson's formula at build time (and in the dev server), so a page never shows raw TeX
 // and never loads KaTeX's script: only its stylesheet and the fonts a formula uses.
 //
-// A lesson writes `formula: String.raw`…`` (or `formula: null`) in site/src/lessons/*.js. This plugin
+// A lesson writes `formula: String.raw`…`` (or `formula: null`) in its folder's lesson.js. This plugin
 // replaces the literal with `{ tex, tree }`: the TeX, and KaTeX's output (HTML and MathML, whose
 // <annotation> keeps the TeX) as a tree (site/src/tree.js), which site/src/page.js builds with
 // createElement and site/prerender-plugin.js writes into the lesson's HTML. Not an HTML string: the
@@ -16,7 +16,7 @@ import katex from 'katex';
 
 import { lessonSourceFiles } from './lesson-files.js';
 
-const LESSON_FILE = /[\\/]site[\\/]src[\\/]lessons[\\/](?:[^\\/]+[\\/])?[^\\/]+\.js$/;
+const LESSON_FILE = /[\\/]site[\\/]src[\\/]lessons[\\/][^\\/]+[\\/][^\\/]+\.js$/;  // a module in a lesson's folder
 const ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" };
 
 const unescape = (text, where) => text.replace(/&([^;&\s]*);/g, (whole, name) => {

@@ -1,29 +1,28 @@
-// Where a lesson's page module lives. A lesson in its own folder keeps everything it owns together
-// (site/src/lessons/<slug>/lesson.js, its DOM-free parts.js, its PyTorch program.py and the program's
-// settings.js); the lessons not yet moved there are one file, site/src/lessons/<slug>.js. The build, the
-// prerenderer and the tests ask here instead of spelling either path.
-import { existsSync, readdirSync } from 'node:fs';
+// Where a lesson's files live: every lesson is one folder, site/src/lessons/<slug>/, holding everything it
+// owns — its page (lesson.js), its DOM-free parts (parts.js), its PyTorch program (program.py) and the
+// program's settings (settings.js, exporting PROGRAM), and any module only it uses under a name that says
+// what it is (worker.js, a view of its own). What two or more lessons, the home page or the package's
+// components use stays in site/src/ (and the programs' shared model parts in site/snippets/). The build,
+// the prerenderer and the tests ask here instead of spelling the path.
+import { readdirSync } from 'node:fs';
 
-const SRC = new URL('./src/', import.meta.url);
+const SITE = new URL('./', import.meta.url);
 
 // → the lesson's page module as a path inside site/, e.g. 'src/lessons/rotary/lesson.js'.
-export function lessonModule(slug) {
-  const inFolder = `src/lessons/${slug}/lesson.js`;
-  return existsSync(new URL(`lessons/${slug}/lesson.js`, SRC)) ? inFolder : `src/lessons/${slug}.js`;
-}
+export const lessonModule = (slug) => `src/lessons/${slug}/lesson.js`;
 
 // → the lesson page module's file URL.
-export const lessonModuleUrl = (slug) => new URL(lessonModule(slug), new URL('./', import.meta.url));
+export const lessonModuleUrl = (slug) => new URL(lessonModule(slug), SITE);
 
-// Every lesson's modules, as paths from the repository's root: the one-file lessons' and every .js file in
-// a lesson's folder (its page and its parts), sorted. root: another checkout's site/ (default this one's).
-export function lessonSourceFiles(root = new URL('./', import.meta.url)) {
+// Every lesson's modules, as paths from the repository's root: every .js file in a lesson's folder (its
+// page, its parts, its settings), sorted. root: another checkout's site/ (default this one's).
+export function lessonSourceFiles(root = SITE) {
   const dir = new URL('src/lessons/', root);
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory()
-    ? readdirSync(new URL(`${entry.name}/`, dir)).filter((f) => f.endsWith('.js')).map((f) => `site/src/lessons/${entry.name}/${f}`)
-    : entry.name.endsWith('.js') ? [`site/src/lessons/${entry.name}`] : [])).sort();
+  return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory())
+    .flatMap((entry) => readdirSync(new URL(`${entry.name}/`, dir)).filter((f) => f.endsWith('.js'))
+      .map((f) => `site/src/lessons/${entry.name}/${f}`)).sort();
 }
 
-// Every lesson's slug with a page module, whichever way it is laid out.
-export const lessonSlugs = () => readdirSync(new URL('src/lessons/', new URL('./', import.meta.url)), { withFileTypes: true })
-  .map((e) => (e.isDirectory() ? e.name : e.name.replace(/\.js$/, ''))).sort();
+// Every lesson's slug: its folder's name.
+export const lessonSlugs = () => readdirSync(new URL('src/lessons/', SITE), { withFileTypes: true })
+  .filter((e) => e.isDirectory()).map((e) => e.name).sort();

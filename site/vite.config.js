@@ -44,7 +44,7 @@ export default {
       { find: /^attnlab\/components$/, replacement: here('../web/components/index.js') },
     ],
   },
-  // The training worker (src/train-worker.js) is bundled as an ES module: attnlab loads its wasm glue
+  // The training worker (src/lessons/watch-it-learn/worker.js) is bundled as an ES module: attnlab loads its wasm glue
   // with a dynamic import(), which Vite's default 'iife' worker format cannot split into a chunk.
   worker: { format: 'es' },
   build: {

@@ -53,7 +53,7 @@ export const saveYourModel = (files) => withStore('readwrite', (store) => store.
 export const forgetYourModel = () => withStore('readwrite', (store) => store.delete(KEY)).catch(() => undefined);
 
 // A picked model's files → { model, tokenizer }; AttnLabError (the package's message) if refused.
-// numHeads 0: from the file's metadata. memoryBudget: bytes the lab may use (model-memory.js says how many it needs).
+// numHeads 0: from the file's metadata. memoryBudget: bytes the lab may use (the your-model lesson's model-memory.js says how many it needs).
 export async function loadPickedModel(lab, { weights, vocabJson, mergesText, numHeads = 0, memoryBudget }) {
   if (memoryBudget) lab.setMemoryBudget(memoryBudget);
   const model = await lab.loadGPT(weights, { numHeads });
@@ -72,7 +72,7 @@ export async function loadPickedModel(lab, { weights, vocabJson, mergesText, num
 }
 
 // A picked Llama-family folder's files → { model, tokenizer (llamaTokenizer's), family }; AttnLabError if
-// refused (the package's message; your-model-errors.js folderWords puts it in the page's words).
+// refused (the package's message; the your-model lesson's errors.js folderWords puts it in the page's words).
 // onProgress({ file, loaded, total }) as the weights stream in; it may throw (the page's Cancel) to stop.
 export async function loadPickedFolder(lab, { files, memoryBudget }, { onProgress } = {}) {
   if (memoryBudget) lab.setMemoryBudget(memoryBudget);

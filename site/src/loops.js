@@ -1,5 +1,5 @@
 // When a sample "loops": some 4-gram of its tokens occurs 3 or more times in it. One definition for
-// the generation lesson (repeats.js) and scripts/measure-kjv.mjs, so the page and the README measure
+// the generation lesson (lessons/kv-cache/parts.js) and scripts/measure-kjv.mjs, so the page and the README measure
 // the same thing. (Held-out King James text loops by this count in 3.5% of its sixty-token windows.)
 export function loops(ids) {
   const seen = new Map();

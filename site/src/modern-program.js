@@ -3,7 +3,7 @@
 // part with links to the six files they read. A lesson's pytorch field: { source, ...MODERN_PROGRAM, ...PROGRAM }.
 import { MODERN_FILES } from '../snippets/modern/model-files.js';
 import llamaSource from '../snippets/modern/llama_kjv.py?raw';
-import { wholeProgram } from '../snippets/trained/settings.js';
+import { wholeProgram } from '../snippets/trained/program.js';
 import gptSource from '../snippets/trained/gpt2_kjv.py?raw';
 
 export const MODERN_PROGRAM = {

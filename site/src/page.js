@@ -67,9 +67,9 @@ function codeBlock(label, code, extra = null) {
 }
 
 // A lesson's PyTorch snippet: text, state → text, or a whole program { source, settings, file, tensors }:
-// source is site/snippets/<slug>.py (imported ?raw), settings(state) gives its "# page setting" lines
+// source is the lesson's program.py (site/src/lessons/<slug>/, imported ?raw), settings(state) gives its "# page setting" lines
 // their values (snippet-render.js), and the program reads `file`, the page's inputs and weights, which
-// tensors(lab, state, prepared) computes (site/snippets/<slug>.js; the test command runs the same program on the same file).
+// tensors(lab, state, prepared) computes (PROGRAM in the lesson's settings.js; the test command runs the same program on the same file).
 // settings(state, loaded) gets { lab, prepared } once they have loaded (null before); a program whose
 // settings need them (the words of a trained model's sentence as its ids, say) returns null until then, and
 // a setting no program can reproduce gets a text saying why, shown instead of the program.
@@ -83,7 +83,7 @@ function pytorchCode(snippet, loaded) {
     if (settings === null) return '# The program appears here once the lesson’s model has loaded.';
     if (typeof settings === 'string') return settings;
     const other = snippet.programFor?.(state);
-    if (other && typeof snippet.sources?.[other] !== 'string') throw new Error(`the lesson does not import snippets/${other}.py`);
+    if (other && typeof snippet.sources?.[other] !== 'string') throw new Error(`the lesson does not import ./${other}.py`);
     return renderSnippet(other ? snippet.sources[other] : snippet.source, settings);
   };
 }

@@ -2,7 +2,7 @@
 // GPT, its tokenizer and the page's seeded draws), shown folded under the lesson's part of the same
 // code block, with links to the three files it reads and a button that copies the whole program (the
 // model part first), so what a learner pastes into an empty notebook runs as it is.
-import { wholeProgram } from '../snippets/trained/settings.js';
+import { wholeProgram } from '../snippets/trained/program.js';
 import { el } from './dom.js';
 
 // snippet: a lesson's pytorch field; { model: source, files: [{ name, url, what, download? }] } when it has a model

@@ -1,4 +1,4 @@
-// A lesson's PyTorch program (site/snippets/<slug>.py) for the page's settings, DOM-free: the page renders
+// A lesson's PyTorch program (site/src/lessons/<slug>/program.py) for the page's settings, DOM-free: the page renders
 // it, and the test command (tests/js/snippets.test.js) renders and runs the same text. A line
 //   num_heads = 4  # page setting: heads
 // is rewritten as `num_heads = <settings.heads as a Python literal>`, comment kept. The file on disk is

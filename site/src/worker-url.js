@@ -4,8 +4,8 @@
 // bundled workers ("Watch it learn", "Watch induction heads form", "Shared keys and values") and the isolation service
 // worker (src/isolation.js) —
 // and refuses any other URL, so it cannot launder anything else.
-import inductionUrl from './induction-worker.js?worker&url';
-import workerUrl from './train-worker.js?worker&url';
+import inductionUrl from './lessons/induction-forming/worker.js?worker&url';
+import workerUrl from './lessons/watch-it-learn/worker.js?worker&url';
 import poolUrl from './lessons/shared-kv/pool-worker.js?worker&url';
 import cacheUrl from './lessons/windows-and-sinks/cache-worker.js?worker&url';
 

@@ -60,13 +60,13 @@ describe('formulas typeset at build time (site/formula-plugin.js)', () => {
   test('refuses, naming the file and line: a ${} substitution, TeX KaTeX cannot typeset, a formula that is not a literal', () => {
     const plugin = formulaPlugin();
     const context = { error(message) { throw new Error(message); } };
-    const file = '/repo/site/src/lessons/bad.js';
+    const file = '/repo/site/src/lessons/bad/lesson.js';
     const run = (formula) => () => plugin.transform.call(context, `lessonPage({\n  slug: 'bad',\n  formula: ${formula},\n});\n`, file);
-    assert.throws(run('String.raw`\\frac{${a}}{b}`'), /bad\.js:3: the formula has a \$\{…\} substitution/);
-    assert.throws(run('String.raw`\\frac{a}{`'), /bad\.js:3: KaTeX cannot typeset the formula: KaTeX parse error/);
-    assert.throws(run('String.raw`\\notacommand`'), /bad\.js:3: KaTeX cannot typeset/);
-    assert.throws(run("'x^2'"), /bad\.js:3: a lesson's formula must be a String\.raw/);
-    assert.throws(run('TEX'), /bad\.js:3: a lesson's formula must be a String\.raw/);
+    assert.throws(run('String.raw`\\frac{${a}}{b}`'), /bad\/lesson\.js:3: the formula has a \$\{…\} substitution/);
+    assert.throws(run('String.raw`\\frac{a}{`'), /bad\/lesson\.js:3: KaTeX cannot typeset the formula: KaTeX parse error/);
+    assert.throws(run('String.raw`\\notacommand`'), /bad\/lesson\.js:3: KaTeX cannot typeset/);
+    assert.throws(run("'x^2'"), /bad\/lesson\.js:3: a lesson's formula must be a String\.raw/);
+    assert.throws(run('TEX'), /bad\/lesson\.js:3: a lesson's formula must be a String\.raw/);
     assert.equal(plugin.transform.call(context, 'const formula = 1;', '/repo/site/src/page.js'), null, 'only lesson modules');
   });
 });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { evaluation, heldOut, makeModel } from '../../site/src/induction-forming.js';
+import { evaluation, heldOut, makeModel } from '../../site/src/lessons/induction-forming/parts.js';
 import { init } from '../../web/index.js';
 import { checkLessonLayout, openLesson, openSite, SCREENSHOTS, urlParam } from './lesson-page.js';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { DEFAULT_SENTENCE } from '../../site/snippets/cross-attention.js';
+import { DEFAULT_SENTENCE } from '../../site/src/lessons/cross-attention/settings.js';
 import { openLesson, openSiteWithModel, SCREENSHOTS } from './lesson-page.js';
 
 const number = (text) => Number(text.replace('−', '-'));

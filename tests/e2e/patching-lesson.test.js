@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { PRESETS } from '../../site/src/patching-parts.js';
+import { PRESETS } from '../../site/src/lessons/patching/parts.js';
 import { checkLessonLayout, heatmapData, openLesson, openSiteWithModel, SCREENSHOTS, urlParam } from './lesson-page.js';
 
 const [INDUCTION, NAME] = PRESETS;

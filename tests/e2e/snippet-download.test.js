@@ -1,5 +1,5 @@
 // The PyTorch code a lesson shows is its program rendered for the page's settings, and the file it offers
-// holds the page's inputs and weights: the code on the page equals site/snippets/<slug>.py rendered for
+// holds the page's inputs and weights: the code on the page equals site/src/lessons/<slug>/program.py rendered for
 // the URL's settings, and the downloaded file equals the one the package writes in Node for them (which
 // tests/js/snippets.test.js runs the program on).
 import assert from 'node:assert/strict';
@@ -35,12 +35,13 @@ const CASES = [
 
 for (const [slug, query] of CASES) {
   test(`${slug} (${new URLSearchParams(query)}): the PyTorch code and its file follow the page's settings`, async () => {
-    const spec = (await import(`../../site/snippets/${slug}.js`)).snippet;
+    const spec = (await import(`../../site/src/lessons/${slug}/settings.js`)).PROGRAM;
     // The URL's text read as the page reads it: numbers where the schema's values are numbers.
     const state = Object.fromEntries(Object.entries(spec.schema).map(([key, s]) =>
       [key, key in query ? (typeof s.default === 'number' ? Number(query[key]) : query[key]) : s.default]));
-    const program = spec.programFor?.(state) ?? spec.program ?? slug;
-    const source = readFileSync(new URL(`../../site/snippets/${program}.py`, import.meta.url), 'utf8');
+    // Another program of the lesson's own folder (programFor), or another lesson's program.py (program).
+    const program = spec.programFor?.(state) ? `${slug}/${spec.programFor(state)}` : `${spec.program ?? slug}/program`;
+    const source = readFileSync(new URL(`../../site/src/lessons/${program}.py`, import.meta.url), 'utf8');
     const lab = await loadLab(true);
     const cases = await import(`../js/snippet-cases/${slug}.js`);
     await cases.prepare?.(lab);

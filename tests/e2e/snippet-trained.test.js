@@ -1,5 +1,5 @@
 // The trained-model lessons' PyTorch code on the page: the lesson's part is its program rendered for the
-// URL's settings, the folded model part is gpt2_kjv.py, the three links download attnlab-kjv's own files,
+// URL's settings (its folder's program.py and settings.js), the folded model part is gpt2_kjv.py, the three links download attnlab-kjv's own files,
 // and "Copy the whole program" copies the model part, then the lesson's part: the text that
 // tests/js/snippets-trained.test.js runs.
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { MODEL_FILES } from '../../site/snippets/trained/model-files.js';
-import { TRAINED_SNIPPETS, wholeProgram } from '../../site/snippets/trained/settings.js';
+import { wholeProgram } from '../../site/snippets/trained/program.js';
 import { renderSnippet } from '../../site/src/snippet-render.js';
 import { openLesson, openSite } from './lesson-page.js';
 
@@ -17,6 +17,7 @@ before(async () => { site = await openSite(); });
 after(async () => { await site?.close(); });
 
 const TRAINED = new URL('../../site/snippets/trained/', import.meta.url);
+const LESSONS = new URL('../../site/src/lessons/', import.meta.url);
 const MODEL_PART = readFileSync(new URL('gpt2_kjv.py', TRAINED), 'utf8');
 
 // [slug, the URL's settings, the lesson's state they give (written out by hand, numbers as the schema keeps them)].
@@ -40,10 +41,11 @@ const CASES = [
 
 for (const [slug, query, state] of CASES) {
   test(`${slug}: the PyTorch code follows the page's settings, with the model part, its files and Copy`, async () => {
-    const source = readFileSync(new URL(`${slug}.py`, TRAINED), 'utf8');
+    const source = readFileSync(new URL(`${slug}/program.py`, LESSONS), 'utf8');
+    const { PROGRAM } = await import(new URL(`${slug}/settings.js`, LESSONS));
     const { page, problems } = await openLesson(site.browser, `${site.server.url}/lessons/${slug}.html?${new URLSearchParams(query)}`);
     const lessonPart = await page.locator('pre[aria-label="PyTorch code"]').textContent();
-    assert.equal(lessonPart, renderSnippet(source, TRAINED_SNIPPETS[slug].settings?.(state) ?? {}));
+    assert.equal(lessonPart, renderSnippet(source, PROGRAM.settings?.(state) ?? {}));
     await page.getByText(/^The model in \d+ lines/).click();  // unfolds it
     assert.equal(await page.locator('pre[aria-label="The model’s code"]').textContent(), MODEL_PART);
     for (const f of MODEL_FILES) {

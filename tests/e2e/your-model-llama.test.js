@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
 import { LESSONS } from '../../site/src/lessons.js';
-import { NOT_READ, PRESETS, strongestHead } from '../../site/src/patching-parts.js';
+import { NOT_READ, PRESETS, strongestHead } from '../../site/src/lessons/patching/parts.js';
 import { tokenLabel } from '../../site/src/token-label.js';
 import { init } from '../../web/index.js';
 import { axeViolations, heatmapData, longTasks, openLesson, openSite, refusingStorage, SCREENSHOTS } from './lesson-page.js';

@@ -1,11 +1,11 @@
-// The attribution lesson's Try-this ("which head matters most?", site/src/attribution-parts.js) accepts the
+// The attribution lesson's Try-this ("which head matters most?", site/src/lessons/attribution/parts.js) accepts the
 // one head that plain PyTorch says writes most of logit[target] − logit[baseline] — the lesson's own program,
-// site/snippets/trained/attribution.py, run under Debian's python3-torch — and refuses every other head,
+// site/src/lessons/attribution/program.py, run under Debian's python3-torch — and refuses every other head,
 // for the page's default and other prompts; its sorted order is the package's terms largest first.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { checkHeadGuess, orderTerms, strongestHead } from '../../site/src/attribution-parts.js';
+import { checkHeadGuess, orderTerms, strongestHead } from '../../site/src/lessons/attribution/parts.js';
 import { lab as loadLab } from './helpers.js';
 import { lessonProgramPrinted } from './lesson-program.js';
 

@@ -1,12 +1,12 @@
-// The induction circuit lesson's Try-this ("which head feeds the keys?", site/src/induction-circuit-parts.js)
+// The induction circuit lesson's Try-this ("which head feeds the keys?", site/src/lessons/induction-circuit/parts.js)
 // accepts the one layer-0 head whose output plain PyTorch says the induction head's keys read most — the
-// lesson's own program, site/snippets/trained/induction-circuit.py, run under Debian's python3-torch, which
+// lesson's own program, site/src/lessons/induction-circuit/program.py, run under Debian's python3-torch, which
 // also names the circuit's heads — and refuses the others, for the page's default seed and two more; the
 // page's repeatScores finds the same heads as that program.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { checkKeyReader, circuitHeads, repeatScores } from '../../site/src/induction-circuit-parts.js';
+import { checkKeyReader, circuitHeads, repeatScores } from '../../site/src/lessons/induction-circuit/parts.js';
 import { lab as loadLab } from './helpers.js';
 import { lessonProgramPrinted } from './lesson-program.js';
 

@@ -1,4 +1,4 @@
-// Watch induction heads form, trained in Node as the lesson's worker trains it (site/src/induction-forming.js,
+// Watch induction heads form, trained in Node as the lesson's worker trains it (site/src/lessons/induction-forming/parts.js,
 // seeded): with two attention-only layers the phase change comes — some head's induction score passes 0.5
 // while the held-out loss falls far below where it sat — and the head that looks one letter back is in
 // layer 0; with one layer, trained twice as long, no head's induction score passes 0.3 and the loss stays
@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { batchAt, EVALUATE_EVERY, evaluation, heldOut, makeModel, phaseChange, RECIPE } from '../../site/src/induction-forming.js';
+import { batchAt, EVALUATE_EVERY, evaluation, heldOut, makeModel, phaseChange, RECIPE } from '../../site/src/lessons/induction-forming/parts.js';
 import { trainingLab } from './helpers.js';
 
 // Trains `steps` steps, evaluating every EVALUATE_EVERY as the worker does → the evaluations.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { inductionRanking, tieWords, TIE } from '../../site/src/head-ties.js';
-import { repeatScores } from '../../site/src/induction-circuit-parts.js';
+import { repeatScores } from '../../site/src/lessons/induction-circuit/parts.js';
 import { lab as loadLab } from './helpers.js';
 
 const config = { numLayers: 2, numHeads: 4 };

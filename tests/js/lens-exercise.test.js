@@ -1,11 +1,11 @@
-// The logit lens lesson's Try-this ("where does the answer first lead?", site/src/lens-exercise.js) accepts
-// the one point at which plain PyTorch — the lesson's own program, site/snippets/trained/logit-lens.py, run
+// The logit lens lesson's Try-this ("where does the answer first lead?", site/src/lessons/logit-lens/parts.js) accepts
+// the one point at which plain PyTorch — the lesson's own program, site/src/lessons/logit-lens/program.py, run
 // under Debian's python3-torch — first ranks the followed token 1, and refuses every other point and
 // "never"; for the page's default and other prompts and tokens.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { checkPointGuess, firstFavourite } from '../../site/src/lens-exercise.js';
+import { checkPointGuess, firstFavourite } from '../../site/src/lessons/logit-lens/parts.js';
 import { lab as loadLab } from './helpers.js';
 import { lessonProgramPrinted } from './lesson-program.js';
 

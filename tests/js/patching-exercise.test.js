@@ -1,12 +1,12 @@
-// The patching lesson's Try-this ("which position carries it into block 1?", site/src/patching-parts.js)
+// The patching lesson's Try-this ("which position carries it into block 1?", site/src/lessons/patching/parts.js)
 // accepts the one position whose resid_pre patch restores most by plain PyTorch — the lesson's own program,
-// site/snippets/trained/patching.py, run under Debian's python3-torch — and refuses every other one, for the
+// site/src/lessons/patching/program.py, run under Debian's python3-torch — and refuses every other one, for the
 // three presets and a pair of the learner's; a refusal names the right position.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { isolated } from '../../site/src/dom.js';
-import { checkPositionGuess, differingPositions, exerciseLayer, lengthMismatch, PRESETS } from '../../site/src/patching-parts.js';
+import { checkPositionGuess, differingPositions, exerciseLayer, lengthMismatch, PRESETS } from '../../site/src/lessons/patching/parts.js';
 import { lab as loadLab } from './helpers.js';
 import { lessonProgramPrinted } from './lesson-program.js';
 

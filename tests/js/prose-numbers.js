@@ -21,15 +21,14 @@ const ROOT = process.env.PROSE_ROOT ?? new URL('../../', import.meta.url).pathna
 export const PROSE_FILES = [
   ...lessonSourceFiles(pathToFileURL(join(ROOT, 'site/'))),
   'site/src/home.js', 'site/src/home-previews.js',
-  // sections and helpers that write a lesson's text
-  'site/src/exercise-set.js', 'site/src/gpt-heads.js', 'site/src/gpt-model.js', 'site/src/repeats-section.js',
-  'site/src/trained-heads-section.js', 'site/src/training-run.js', 'site/src/training-tasks.js',
-  'site/src/model-memory.js', 'site/src/your-model-errors.js',
+  // shared sections and helpers that write a lesson's text (a lesson's own are in its folder, listed above)
+  'site/src/gpt-heads.js', 'site/src/gpt-model.js', 'site/src/training-run.js',
 ];
 
 const CODE_FIELDS = new Set(['formula', 'pytorch', 'call', 'schema', 'slug', 'prefetch', 'training', 'lab']);
 const UNREAD_ATTRIBUTES = new Set(['class', 'id', 'key', 'href', 'type', 'role', 'download', 'style', 'tabindex',
-  'aria-live', 'rootMargin', 'start', 'value', 'encoding']);
+  'aria-live', 'rootMargin', 'start', 'value', 'encoding',
+  'shippedFiles']);  // a program's files as the repository holds them, for the test command
 
 const keyName = (p) => (p.key.type === 'Identifier' ? p.key.name : p.key.value);
 

@@ -1,10 +1,10 @@
-// The site's exercises (site/src/exercise-set.js) accept every correct answer and refuse wrong ones,
+// The site's exercises (site/src/lessons/exercises/parts.js) accept every correct answer and refuse wrong ones,
 // over 300 seeds, against an independent solution: the learner's working from the X the page shows
 // (two decimals), done here in double precision from the formula.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { exerciseSet, QUERY_ROW, SCORE_AT } from '../../site/src/exercise-set.js';
+import { exerciseSet, QUERY_ROW, SCORE_AT } from '../../site/src/lessons/exercises/parts.js';
 import { lab } from './helpers.js';
 
 const SEEDS = 300;

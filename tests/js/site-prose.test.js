@@ -7,7 +7,7 @@ import { test } from 'node:test';
 
 import { lessonSourceFiles } from '../../site/lesson-files.js';
 import { QUOTED_FIGURES } from '../../site/quoted-figures.js';
-import { evenSpreadInduction } from '../../site/src/uniform-attention.js';
+import { evenSpreadInduction } from '../../site/src/lessons/head-jobs/parts.js';
 import { PROSE_FILES, figureValue, proseNumbers, proseStrings, readRepoFile, repoFileSize, typedNumbers } from './prose-numbers.js';
 
 const files = { read: readRepoFile, json: (path) => JSON.parse(readRepoFile(path)), size: repoFileSize };
@@ -93,7 +93,7 @@ test('head-jobs: an even spread scores (1/T)·Σ 1/(i + 1) on induction, compute
     assert.ok(Math.abs(evenSpreadInduction(T) - sum / T) < 1e-15, `T = ${T}`);
   }
   assert.equal(evenSpreadInduction(30).toFixed(3), '0.023');  // not 1/(T + 1) = 0.032
-  const page = readRepoFile('site/src/lessons/head-jobs.js');
+  const page = readRepoFile('site/src/lessons/head-jobs/lesson.js');
   assert.match(page, /evenSpreadInduction\(T\)/);
   assert.doesNotMatch(page, /1 \/ \(T \+ 1\)/);
 });
@@ -105,7 +105,7 @@ test('every lesson writes a projection by W_q, W_k, W_v or W_o as PyTorch stores
       assert.ok(m[1]?.includes('\\top'), `${file}: ${m[0]} in ${formula.slice(0, 80)}… has no ᵀ`);
     }
   }
-  assert.match(readRepoFile('site/src/lessons/step-by-step.js'), /out × in\), so the projection is X·Wᵀ/);
+  assert.match(readRepoFile('site/src/lessons/step-by-step/lesson.js'), /out × in\), so the projection is X·Wᵀ/);
 });
 
 // The top-level README and the long parts it links to in docs/ (moved there from the README).
@@ -126,22 +126,22 @@ test('the found claims say what was measured', () => {
   assert.doesNotMatch(text('site/src/home.js'), /last digit/);
   // Cross-attention: the log measures how often each layer's heads land on the gold word, not what
   // one layer passes to the next.
-  assert.doesNotMatch(text('site/src/lessons/cross-attention.js'), /gathers what/);
+  assert.doesNotMatch(text('site/src/lessons/cross-attention/lesson.js'), /gathers what/);
   assert.doesNotMatch(readmeAndDocs(), /gathers what/);
   // Multi-head: split_heads is a reshape to (seq, heads, d_k), then a transpose.
-  assert.match(text('site/src/lessons/multi-head.js'), /\(seq, d_model\) to \(seq, heads, d_k\) and transposes that to \(heads, seq, d_k\)/);
+  assert.match(text('site/src/lessons/multi-head/lesson.js'), /\(seq, d_model\) to \(seq, heads, d_k\) and transposes that to \(heads, seq, d_k\)/);
   // Masking: PyTorch's −∞ and softmax give NaN in a row with every key blocked; attnlab gives 0.
-  assert.match(text('site/src/lessons/masking.js'), /PyTorch gives NaN there/);
+  assert.match(text('site/src/lessons/masking/lesson.js'), /PyTorch gives NaN there/);
   // Watch it learn: the intro tells the toy tasks' model from the translator's.
-  const watch = text('site/src/lessons/watch-it-learn.js');
+  const watch = text('site/src/lessons/watch-it-learn/lesson.js');
   assert.match(watch, /On the five toy tasks it is one layer/);
   assert.match(watch, /The translation task trains a bigger model/);
   // Induction heads: the lessons that show them say the training mixed in repeated passages, and why.
-  assert.match(text('site/src/lessons/head-jobs.js'), /some of its training windows were one passage read over and over/);
+  assert.match(text('site/src/lessons/head-jobs/lesson.js'), /some of its training windows were one passage read over and over/);
   // KV cache (issue 53, item 4): the loop shares are attnlab's measurement of attnlab-kjv on other prompts,
   // said as such; the counts the page's own button makes are for the learner's prompt.
-  assert.match(text('site/src/lessons/kv-cache.js'), /When attnlab measured attnlab-kjv on four prompts of its documentation/);
-  assert.match(text('site/src/repeats-section.js'), /The counts are this page’s own, for your prompt/);
+  assert.match(text('site/src/lessons/kv-cache/lesson.js'), /When attnlab measured attnlab-kjv on four prompts of its documentation/);
+  assert.match(text('site/src/lessons/kv-cache/repeats-section.js'), /The counts are this page’s own, for your prompt/);
 });
 
 // Words (issue 53, item 9): a learner reads no repository path (cpp/train/…, training-log.jsonl), and a
@@ -175,7 +175,7 @@ test('the home page does not call part two the destination', () => {
 
 // Induction forming's formulas read N, P, L and A^h: its intro says what each is (issue 51.6).
 test('induction forming defines every letter its formulas use', () => {
-  const page = readRepoFile('site/src/lessons/induction-forming.js');
+  const page = readRepoFile('site/src/lessons/induction-forming/lesson.js');
   const formula = /formula: String\.raw`([^`]*)`/.exec(page)[1];
   const intro = proseStrings(page).map((s) => s.text).join(' ');
   for (const letter of ['N', 'P', 'L']) {

@@ -1,5 +1,5 @@
-// The trained-model lessons' PyTorch programs (site/snippets/trained/<slug>.py after the model part
-// gpt2_kjv.py, as the page's Copy button joins them) run under Debian's python3-torch beside attnlab-kjv's
+// The trained-model lessons' PyTorch programs (site/src/lessons/<slug>/program.py after the model part
+// site/snippets/trained/gpt2_kjv.py, and for part four's llama_kjv.py too, as the page's Copy button joins them) run under Debian's python3-torch beside attnlab-kjv's
 // three files and print what the page shows. For each lesson, tests/js/snippet-cases/<slug>.js gives the
 // settings to try (the lesson's defaults first, in full) and computes with the package what the page
 // shows for them; the printed numbers must match within snippet-output.js's tolerance (1e-5 of each
@@ -9,17 +9,17 @@
 // which may hold anything), not numbers: they are left out before reading.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-import { lessonSlugs } from '../../site/lesson-files.js';
+import { lessonModuleUrl, lessonSlugs } from '../../site/lesson-files.js';
 import { MODERN_FILES } from '../../site/snippets/modern/model-files.js';
 import { MODEL_FILES } from '../../site/snippets/trained/model-files.js';
-import { TRAINED_SNIPPETS, wholeProgram } from '../../site/snippets/trained/settings.js';
+import { wholeProgram } from '../../site/snippets/trained/program.js';
 import { renderSnippet } from '../../site/src/snippet-render.js';
 import { lab as loadLab } from './helpers.js';
 import { closeTo, printedChart, printedNumbers, samePercent } from './snippet-output.js';
@@ -30,19 +30,22 @@ const LESSONS = new URL('../../site/src/lessons/', import.meta.url);
 const MODEL_PART = readFileSync(new URL('gpt2_kjv.py', TRAINED), 'utf8');
 // Part four's programs: the GPT part, then attnlab-kjv-llama's (site/src/modern-program.js joins them so).
 const MODERN_PART = wholeProgram(MODEL_PART, readFileSync(new URL('../../site/snippets/modern/llama_kjv.py', import.meta.url), 'utf8'));
-// The lessons in their own folder keep their program there: program.py, and settings.js's PROGRAM.settings.
-const FOLDER_PROGRAMS = lessonSlugs().filter((slug) => existsSync(new URL(`${slug}/program.py`, LESSONS)));
+// Each lesson keeps its program in its folder: program.py, and settings.js's PROGRAM.settings. The trained
+// ones show it after a model part: attnlab-kjv's (gpt2_kjv.py?raw) or part four's (MODERN_PROGRAM).
+const lessonSource = (slug) => readFileSync(lessonModuleUrl(slug), 'utf8');
+const GPT_PROGRAMS = lessonSlugs().filter((slug) => existsSync(new URL(`${slug}/program.py`, LESSONS))
+  && /snippets\/trained\/gpt2_kjv\.py\?raw/.test(lessonSource(slug)));
+const MODERN_PROGRAMS = lessonSlugs().filter((slug) => existsSync(new URL(`${slug}/program.py`, LESSONS))
+  && /\bMODERN_PROGRAM\b/.test(lessonSource(slug)));
 const run = promisify(execFile);
 
-// slug → { source, settings, modelPart, files } of its program, wherever the lesson keeps it.
+// slug → { source, settings, modelPart, files } of its program.
 async function lessonProgram(slug) {
-  if (!FOLDER_PROGRAMS.includes(slug)) {
-    return { source: readFileSync(new URL(`${slug}.py`, TRAINED), 'utf8'), settings: TRAINED_SNIPPETS[slug].settings, modelPart: MODEL_PART, files: MODEL_FILES };
-  }
   const { PROGRAM } = await import(new URL(`${slug}/settings.js`, LESSONS));
+  const modern = MODERN_PROGRAMS.includes(slug);
   // PROGRAM.files: a program that reads more than the models (a lesson's held-out text) names every file it reads.
-  return { source: readFileSync(new URL(`${slug}/program.py`, LESSONS), 'utf8'), settings: PROGRAM.settings, modelPart: MODERN_PART,
-    files: PROGRAM.files ?? MODERN_FILES };
+  return { source: readFileSync(new URL(`${slug}/program.py`, LESSONS), 'utf8'), settings: PROGRAM.settings,
+    modelPart: modern ? MODERN_PART : MODEL_PART, files: PROGRAM.files ?? (modern ? MODERN_FILES : MODEL_FILES) };
 }
 
 let builtin = null;
@@ -74,23 +77,15 @@ async function runProgram(program, written, files = MODEL_FILES) {
 }
 
 test('trained snippets: every program has a lesson that shows it, a case, and the model part', () => {
-  const programs = readdirSync(TRAINED).filter((f) => f.endsWith('.py') && f !== 'gpt2_kjv.py').map((f) => f.slice(0, -3)).sort();
-  assert.deepEqual(programs, Object.keys(TRAINED_SNIPPETS).sort());
-  for (const slug of programs) {
+  assert.ok(GPT_PROGRAMS.length && MODERN_PROGRAMS.length);
+  for (const slug of [...GPT_PROGRAMS, ...MODERN_PROGRAMS]) {
     assert.ok(existsSync(new URL(`snippet-cases/${slug}.js`, import.meta.url)), `tests/js/snippet-cases/${slug}.js is missing`);
-    const lesson = readFileSync(new URL(`${slug}.js`, LESSONS), 'utf8');
-    assert.match(lesson, new RegExp(`snippets/trained/${slug}\\.py\\?raw`), `site/src/lessons/${slug}.js does not show its program`);
-    assert.match(lesson, /snippets\/trained\/gpt2_kjv\.py\?raw/, `site/src/lessons/${slug}.js does not show the model part`);
-  }
-  for (const slug of FOLDER_PROGRAMS) {
-    assert.ok(existsSync(new URL(`snippet-cases/${slug}.js`, import.meta.url)), `tests/js/snippet-cases/${slug}.js is missing`);
-    const lesson = readFileSync(new URL(`${slug}/lesson.js`, LESSONS), 'utf8');
-    assert.match(lesson, /'\.\/program\.py\?raw'/, `site/src/lessons/${slug}/lesson.js does not show its program`);
-    assert.match(lesson, /\bMODERN_PROGRAM\b/, `site/src/lessons/${slug}/lesson.js does not show the model part (site/src/modern-program.js)`);
+    assert.ok(existsSync(new URL(`${slug}/settings.js`, LESSONS)), `site/src/lessons/${slug}/settings.js is missing`);
+    assert.match(lessonSource(slug), /'\.\/program\.py\?raw'/, `site/src/lessons/${slug}/lesson.js does not show its program`);
   }
 });
 
-for (const slug of [...Object.keys(TRAINED_SNIPPETS), ...FOLDER_PROGRAMS]) {
+for (const slug of [...GPT_PROGRAMS, ...MODERN_PROGRAMS]) {
   test(`trained snippet ${slug}: runs under python3-torch on attnlab's models and prints what the page shows`, async () => {
     const { source, settings, modelPart, files } = await lessonProgram(slug);
     const models = await labAndModel({ llama: modelPart === MODERN_PART });
@@ -134,7 +129,7 @@ for (const slug of [...Object.keys(TRAINED_SNIPPETS), ...FOLDER_PROGRAMS]) {
 // attnlab-kjv's very logits (the float16 weights widened to float32 both ways).
 test('trained snippet your-model: the model file it writes loads in the package as attnlab-kjv', async () => {
   const { lab, model } = await labAndModel();
-  const source = readFileSync(new URL('your-model.py', TRAINED), 'utf8');
+  const source = readFileSync(new URL('your-model/program.py', LESSONS), 'utf8');
   const { files } = await runProgram(wholeProgram(MODEL_PART, source), ['my-model.safetensors']);
   const written = await lab.loadGPT(files['my-model.safetensors']);
   try {

@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { DEFAULT_SENTENCE } from '../../site/snippets/cross-attention.js';
+import { DEFAULT_SENTENCE } from '../../site/src/lessons/cross-attention/settings.js';
 import { lastLeftOut } from '../../site/src/dom.js';
-import { trustVerdict } from '../../site/src/translator-trust.js';
+import { trustVerdict } from '../../site/src/lessons/cross-attention/translator-trust.js';
 import { lab as loadLab } from './helpers.js';
 
 test('the introduction\'s example is the page\'s sentence as the model translates it, with nothing to distrust', async () => {
-  const source = readFileSync(new URL('../../site/src/lessons/cross-attention.js', import.meta.url), 'utf8');
+  const source = readFileSync(new URL('../../site/src/lessons/cross-attention/lesson.js', import.meta.url), 'utf8');
   const intro = source.slice(source.indexOf('intro: ['), source.indexOf('formula:')).replace(/' \+\s*'/g, '');
   const [, english, french] = /“([^”]+)”, becomes “([^”]+)”/.exec(intro);
   assert.equal(english, DEFAULT_SENTENCE, 'the sentence the page opens with');

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { GiB, headerValues, llamaLoadingNeed, llamaMemoryAdvice, llamaSizes, readCheckpointHeader, sizeText } from '../../site/src/model-memory.js';
+import { GiB, headerValues, llamaLoadingNeed, llamaMemoryAdvice, llamaSizes, readCheckpointHeader, sizeText } from '../../site/src/lessons/your-model/model-memory.js';
 import { describeConfig, keyValueHeadOf, llamaTokenizer, modelShape } from '../../site/src/model-family.js';
 import { tokenLabel } from '../../site/src/token-label.js';
-import { folderWords } from '../../site/src/your-model-errors.js';
+import { folderWords } from '../../site/src/lessons/your-model/errors.js';
 import { lab as loadLab } from './helpers.js';
 
 const BUDGETS = [GiB / 2, GiB, 2 * GiB];

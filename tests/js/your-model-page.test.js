@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { lessonModuleUrl, lessonSlugs } from '../../site/lesson-files.js';
+import { lessonModuleUrl, lessonSlugs, lessonSourceFiles } from '../../site/lesson-files.js';
 import { LESSONS } from '../../site/src/lessons.js';
-import { checkpointSizes, GiB, loadingNeed, memoryAdvice, MiB, readCheckpointHeader, sizeText } from '../../site/src/model-memory.js';
-import { pageWords } from '../../site/src/your-model-errors.js';
+import { checkpointSizes, GiB, loadingNeed, memoryAdvice, MiB, readCheckpointHeader, sizeText } from '../../site/src/lessons/your-model/model-memory.js';
+import { pageWords } from '../../site/src/lessons/your-model/errors.js';
 import { lab as loadLab } from './helpers.js';
 
 const BUDGETS = [GiB / 2, GiB, 2 * GiB];
@@ -116,16 +116,19 @@ test('the package\'s refusals, as the package writes them, become the page\'s wo
   assert.doesNotMatch(pageWords('something new', FILES, BUDGETS), DEVELOPER_TERMS);
 });
 
-// The lessons whose module runs on a kept model: lessonModel from gpt-model.js, in the lesson or in a
-// section it shows (multi-head's trained heads). Read from their source, not from lessons.js.
+// The lessons whose module runs on a kept model: lessonModel from gpt-model.js, in the lesson, in a section
+// of its own folder (multi-head's trained heads) or in a shared section of site/src it imports. Read from
+// their source, not from lessons.js.
 test('"Lessons that run on it" lists every lesson that loads the kept model, and only those', () => {
-  const read = (path) => readFileSync(new URL(`../../site/src/${path}`, import.meta.url), 'utf8');
-  const sections = readdirSync(new URL('../../site/src/', import.meta.url)).filter((f) => f.endsWith('.js') && f !== 'gpt-model.js' &&
-    /\blessonModel\(/.test(read(f))).map((f) => f.slice(0, -3));
-  assert.ok(sections.includes('trained-heads-section'));
+  const read = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+  const loads = (path) => /\blessonModel\(/.test(read(path));
+  const shared = readdirSync(new URL('../../site/src/', import.meta.url)).filter((f) => f.endsWith('.js') && f !== 'gpt-model.js' &&
+    loads(`site/src/${f}`));
   const running = lessonSlugs().filter((slug) => {
     const source = readFileSync(lessonModuleUrl(slug), 'utf8');
-    return slug !== 'your-model' && (/prepare: lessonModel(AnyFamily)?\b/.test(source) || sections.some((s) => source.includes(`../${s}.js`)));
+    const own = lessonSourceFiles().filter((f) => f.startsWith(`site/src/lessons/${slug}/`) && !f.endsWith('/lesson.js'));
+    return slug !== 'your-model' && (/prepare: lessonModel(AnyFamily)?\b/.test(source) || own.some(loads) ||
+      shared.some((s) => source.includes(`/${s}'`)));
   }).sort();
   assert.ok(running.includes('logit-lens') && running.includes('multi-head'));
   assert.deepEqual(LESSONS.filter((l) => l.yourModel).map((l) => l.slug).sort(), running);

@@ -1,6 +1,6 @@
 // Encoder: the page steps through the layer's trace to its output and counts its parameters; computed
-// here with the package, on the weights the lesson loads (site/snippets/encoder.js encoderWeights).
-import { encoderWeights } from '../../../site/snippets/encoder.js';
+// here with the package, on the weights the lesson loads (site/src/lessons/encoder/settings.js encoderWeights).
+import { encoderWeights } from '../../../site/src/lessons/encoder/settings.js';
 import { sentenceTokens } from '../../../site/src/sentence-tokens.js';
 
 export const states = [{}, { norm: 'rmsnorm', order: 'pre', seed: 3, sentence: 'a dog barks at night' }, { norm: 'layernorm', order: 'pre', seed: 1 }, { norm: 'rmsnorm', order: 'post' }];

@@ -1,7 +1,7 @@
 // Positions: the page shows the sinusoidal table (its curves at dimensions 0, 1, 4 and 8), its pairs'
 // wavelengths, the weights of the sentence, reversed, and reversed with positions, and the four encodings'
 // chart; computed here with the package.
-import { DISTANCES, positionFalloff } from '../../../site/snippets/positions.js';
+import { DISTANCES, positionFalloff } from '../../../site/src/lessons/positions/settings.js';
 import { sentenceTokens } from '../../../site/src/sentence-tokens.js';
 
 export const states = [{}, { positions: 100, dims: 8, sentence: 'dogs chase red balls', seed: 4 }, { positions: 2, dims: 32, sentence: '' }];

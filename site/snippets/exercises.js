@@ -1,9 +1,0 @@
-// The exercises' PyTorch program (exercises.py), DOM-free: the lesson's settings and the file the program
-// reads, the page's X (two decimals, as the page prints it; site/src/exercise-set.js).
-import { exerciseSet } from '../src/exercise-set.js';
-
-export const snippet = {
-  schema: { seed: { type: 'int', min: 0, max: 999999, default: 3 } },
-  file: 'attnlab-exercises.safetensors',
-  tensors: (lab, state) => ({ x: exerciseSet(lab, state.seed).x }),
-};

@@ -1,0 +1,6 @@
+// The KV-cache lesson's PyTorch program (program.py, run after the model part
+// site/snippets/trained/gpt2_kjv.py), DOM-free: what each "# page setting" line gets from the page's state.
+import { gptProgram, hundredths } from '../../../snippets/trained/program.js';
+
+export const PROGRAM = gptProgram((s) => ({ prompt: s.prompt, steps: s.steps, penalty: hundredths(s.penalty), seed: s.seed,
+  layer: s.layer, head: s.head }));

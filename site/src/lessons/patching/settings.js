@@ -1,0 +1,6 @@
+// The patching lesson's PyTorch program (program.py, run after the model part
+// site/snippets/trained/gpt2_kjv.py), DOM-free: what each "# page setting" line gets from the page's state.
+import { gptProgram } from '../../../snippets/trained/program.js';
+
+export const PROGRAM = gptProgram((s) => ({ clean: s.clean, corrupted: s.corrupted, target: s.target, baseline: s.baseline,
+  sender: [s.layer, s.head] }));
