@@ -55,6 +55,9 @@ test('the need the page says is where the package refuses: a budget below 4 byte
   const advice = llamaMemoryAdvice({ name: 'kjv-llama', parameters, fileBytes: files['model.safetensors'].length, values: parameters,
     dtypes: ['F16'], budget: GiB, budgets: BUDGETS });
   assert.match(advice, new RegExp(`^kjv-llama has ${parameters.toLocaleString('en')} parameters: loading it takes about ${sizeText(need).replace('.', '\\.')} .*in F16.*within the 1 GiB memory budget\\.$`));
+  // A BF16 folder: the budget is asked for float32, and the page says the matrices then take half of it.
+  assert.match(llamaMemoryAdvice({ name: 'bf16', parameters: 1e6, fileBytes: 2e6, values: 1e6, dtypes: ['BF16'], budget: GiB, budgets: BUDGETS }),
+    /^bf16 has 1,000,000 parameters: loading it takes about 3\.815 MiB \(4 bytes each as float32, as the package counts them before reading a weight; the BF16 matrices then stay BF16 in memory, about 1\.907 MiB; /);
   // A 1B-parameter Llama in BF16: more than 2 GiB as float32, more than a tab holds.
   assert.match(llamaMemoryAdvice({ name: 'big', parameters: 1.2e9, fileBytes: 2.4e9, values: 1.2e9, dtypes: ['BF16'], budget: GiB, budgets: BUDGETS }),
     /more than the largest memory budget this page offers \(2 GiB\), the most a browser’s WebAssembly memory can hold\. This model is too large to run here\./);

@@ -118,8 +118,9 @@ export function headerValues(header) {
   return { values, dtypes: [...dtypes].sort() };
 }
 
-// What loading a Llama-family folder takes: its parameters as float32. The weight files stream into the
-// model a piece at a time, so their own bytes are not held beside them (web/lib/checkpoint-files.js).
+// What loading a Llama-family folder needs of the memory budget: its parameters as float32, as the package
+// counts them before it reads a weight (a BF16 file's matrices then stay BF16, half that). The weight files
+// stream into the model a piece at a time, so their own bytes are not held beside them (web/lib/checkpoint-files.js).
 export const llamaLoadingNeed = (parameters) => 4 * parameters;
 
 // → the sentence the page shows for a picked Llama-family folder. { name, parameters (llamaSizes'),
@@ -129,7 +130,9 @@ export function llamaMemoryAdvice({ name, parameters, fileBytes, values, dtypes,
   const files = `its weights are ${sizeText(fileBytes)} on disk${dtypes.length ? ` in ${dtypes.join(' and ')}` : ''}` +
     (values !== undefined && values !== parameters ? ` (${values.toLocaleString('en')} values in the files, where config.json asks for ` +
       `${parameters.toLocaleString('en')}: the package will say which tensor differs)` : '');
+  const kept = dtypes.includes('BF16') ? `, as the package counts them before reading a weight; the BF16 matrices then stay BF16 in memory, ` +
+    `about ${sizeText(need / 2)}` : '';
   const what = `${name} has ${parameters.toLocaleString('en')} parameters: loading it takes about ${sizeText(need)} ` +
-    `(4 bytes each as float32; ${files}, read a piece at a time, not held beside them)`;
+    `(4 bytes each as float32${kept}; ${files}, read a piece at a time, not held beside them)`;
   return adviceFor(what, need, budget, budgets);
 }
