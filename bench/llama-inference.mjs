@@ -392,7 +392,7 @@ and ${ratio('decode')}× (decode) its 1-thread time here (runs minutes apart): w
 attnlab with onnxruntime-web's slower configuration on this machine.`;
   }
   return `The 1-thread columns are the like-for-like comparison on this machine: on 2 threads both sides compete with
-the training and CI runs for the 2 cores (see "Two threads against one").${nodeNote}`;
+other processes for the 2 cores (see "Two threads against one").${nodeNote}`;
 }
 
 // How busy the machine was, in words from its load averages.
@@ -531,8 +531,20 @@ ${goalRows(runs, walks, weightsAndCache).join('\n')}
 
 ${likeForLikeNote(runs)}
 
+${overheadNote(walks, weightsAndCache.attnlab, config.vocabSize)}
+
 ${DECODE_NOTE}
 `;
+}
+
+// What attnlab's peak holds beyond its weights and cache, in megabytes from the memory walks.
+function overheadNote(walks, weightsAndCache, vocabSize) {
+  const over = walks.filter((w) => w.side === 'attnlab').map((w) => Math.round((w.walk.peakGrowth - weightsAndCache) / 1e6));
+  const range = Math.min(...over) === Math.max(...over) ? `${over[0]}` : `${Math.min(...over)}–${Math.max(...over)}`;
+  return `attnlab's peak RSS growth is its weights + cache and ${range} MB more in every walk: the 4 MiB piece a load reads
+the file into, and during the prefill the ${PROMPT} rows of logits (${MB(PROMPT * vocabSize * 4)} MB) in the heap and again in JavaScript. With
+the matrices kept as BF16 those fixed megabytes are a tenth of weights + cache, where they were a twentieth of the
+float32 weights, which is why the memory ratio sits at the 1.1 line.`;
 }
 
 // Why decoding has a ceiling both sides are near (the breakdown table's last column shows it).
