@@ -9,11 +9,13 @@
 #include <limits>
 
 #include "attnlab/interp/attribution.hpp"
+#include "attnlab/interp/attribution_patching.hpp"
 #include "attnlab/interp/cache_algebra.hpp"
 #include "attnlab/interp/circuits.hpp"
 #include "attnlab/interp/logit_lens.hpp"
 #include "attnlab/interp/patching.hpp"
 #include "attnlab/io/safetensors.hpp"
+#include "expect_error.hpp"
 #include "gpt_fixture.hpp"
 
 namespace attnlab {
@@ -175,6 +177,36 @@ TEST_P(InterpAgainstTorch, ActivationAndPathPatching) {
     EXPECT_NEAR(result.patched_metric, path.at("patched").get<double>(), 1e-5);
     EXPECT_NEAR(result.normalised, path.at("normalised").get<double>(), 1e-4);
   }
+}
+
+// Attribution patching against torch.autograd through the hooked float64 forward: every grid activation
+// patching computes, estimated from one backward of the corrupted run, cell by cell; and the gradients'
+// call refuses a d_logits of the wrong shape by naming both.
+TEST_P(InterpAgainstTorch, AttributionPatching) {
+  const InterpFixture f = load(GetParam());
+  const HookedGPT hooked(f.model);
+  const std::vector<int> clean = f.expected.at("clean").get<std::vector<int>>();
+  const std::vector<int> corrupted = f.expected.at("corrupted").get<std::vector<int>>();
+  const auto& m = f.expected.at("metric");
+  const PatchingSweep sweep(hooked, clean, corrupted, {m.at("target"), m.at("baseline")});
+  const std::map<std::string, PatchWhat> whats = {{"resid_pre", PatchWhat::resid_pre}, {"attn_out", PatchWhat::attn_out},
+      {"mlp_out", PatchWhat::mlp_out}, {"z", PatchWhat::z}, {"pattern", PatchWhat::pattern}, {"q", PatchWhat::q},
+      {"k", PatchWhat::k}, {"v", PatchWhat::v}};
+  const std::map<std::string, PatchPer> pers = {{"position", PatchPer::position}, {"head", PatchPer::head}, {"all", PatchPer::all}};
+  ASSERT_EQ(f.expected.at("attribution_patching").size(), 10u);
+  for (const auto& grid : f.expected.at("attribution_patching")) {
+    const std::string what = grid.at("what"), per = grid.at("per");
+    const PatchingGrid ours = attribution_patching(sweep, whats.at(what), pers.at(per));
+    EXPECT_EQ(ours.shape, sweep.grid_shape(whats.at(what), pers.at(per)));
+    EXPECT_EQ(ours.clean_metric, sweep.clean_metric());
+    const std::vector<float> expected = flatten(grid.at("grid"));
+    ASSERT_EQ(ours.values.size(), expected.size()) << what << " by " << per;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      EXPECT_NEAR(ours.values[i], expected[i], 1e-4) << what << " by " << per << " cell " << i;
+  }
+  expect_error([&] { (void)hooked.gradients(corrupted, Matrix::Zero(2, 3)); },
+               "HookedGPT::gradients: d_logits is [2×3] but the run's logits are [" + std::to_string(corrupted.size()) + "×" +
+                   std::to_string(f.model.config().vocab_size) + "]");
 }
 
 TEST_P(InterpAgainstTorch, CopyingAndCompositionScores) {

@@ -23,6 +23,7 @@
 #include "attnlab/gpt/sampling.hpp"
 
 #include "attnlab/interp/attribution.hpp"
+#include "attnlab/interp/attribution_patching.hpp"
 #include "attnlab/interp/cache_algebra.hpp"
 #include "attnlab/interp/circuits.hpp"
 #include "attnlab/interp/hook_points.hpp"

@@ -44,7 +44,7 @@ void layer_norm(const Matrix& x, ConstRow weight, ConstRow bias, Matrix& y, Eige
 }
 
 Matrix layer_norm_backward(const Matrix& x, const Eigen::VectorXf& mean, const Eigen::VectorXf& rstd,
-                           ConstRow weight, const Matrix& d_y, GradRow d_weight, GradRow d_bias) {
+                           ConstRow weight, const Matrix& d_y, float* d_weight_data, float* d_bias_data) {
   // x, d_y [n×d] → d_x [n×d]. With x̂ = (x − mean)·rstd and g = d_y ⊙ weight:
   //   d_x = rstd · (g − mean(g) − x̂ · mean(g ⊙ x̂)),  d_weight += Σ_rows d_y ⊙ x̂,  d_bias += Σ_rows d_y
   // Rows of d_x on separate threads; the sums over rows afterwards, in row order, on one.
@@ -56,6 +56,8 @@ Matrix layer_norm_backward(const Matrix& x, const Eigen::VectorXf& mean, const E
     const float gx_mean = g.cwiseProduct(x_hat).mean();
     d_x.row(r) = rstd[r] * (g.array() - g_mean - x_hat.array() * gx_mean);
   });
+  if (!d_weight_data) return d_x;
+  GradRow d_weight(d_weight_data, x.cols()), d_bias(d_bias_data, x.cols());
   for (Eigen::Index r = 0; r < x.rows(); ++r) {
     d_weight += d_y.row(r).cwiseProduct(((x.row(r).array() - mean[r]) * rstd[r]).matrix());
     d_bias += d_y.row(r);
@@ -80,10 +82,12 @@ Matrix conv1d(const Matrix& x, const kernels::PackedMatrix& weight, ConstRow bia
   return y;
 }
 
-Matrix conv1d_backward(const Matrix& x, ConstMap weight, const Matrix& d_y, GradMap d_weight, GradRow d_bias) {
+Matrix conv1d_backward(const Matrix& x, ConstMap weight, const Matrix& d_y, float* d_weight, float* d_bias) {
   // d_y [n×out] → d_x [n×in] = d_y·weightᵀ; d_weight [in×out] += xᵀ·d_y; d_bias [out] += Σ_rows d_y
-  d_weight += kernels::matmul(x.transpose(), d_y);
-  d_bias += d_y.colwise().sum();
+  if (d_weight) {
+    GradMap(d_weight, weight.rows(), weight.cols()) += kernels::matmul(x.transpose(), d_y);
+    GradRow(d_bias, weight.cols()) += d_y.colwise().sum();
+  }
   return kernels::matmul_transposed(d_y, weight);
 }
 

@@ -48,9 +48,10 @@ inline constexpr float kLayerNormEps = 1e-5f;
 // the backward (statistics in double, as LayerNorm in norm.cpp).
 void layer_norm(const Matrix& x, ConstRow weight, ConstRow bias, Matrix& y, Eigen::VectorXf& mean,
                 Eigen::VectorXf& rstd);
-// d_y [n×d] → d_x [n×d] (returned); adds ∂L/∂weight, ∂L/∂bias [d].
+// d_y [n×d] → d_x [n×d] (returned); adds ∂L/∂weight, ∂L/∂bias [d] into d_weight, d_bias unless they are
+// nullptr (a backward for the activations' gradients alone: attribution patching).
 Matrix layer_norm_backward(const Matrix& x, const Eigen::VectorXf& mean, const Eigen::VectorXf& rstd,
-                           ConstRow weight, const Matrix& d_y, GradRow d_weight, GradRow d_bias);
+                           ConstRow weight, const Matrix& d_y, float* d_weight, float* d_bias);
 
 // x ⊙ mask in place, for training's dropout (dropout_mask: 0 or 1/(1−p)); an empty mask — no dropout
 // — leaves x as it is. The backward multiplies the gradient by the same mask.
@@ -66,8 +67,9 @@ Matrix conv1d(const Matrix& x, const kernels::PackedMatrix& weight, ConstRow bia
 inline Matrix conv1d(const Matrix& x, const kernels::PackedMatrix* packed, ConstMap weight, ConstRow bias) {
   return packed ? conv1d(x, *packed, bias) : conv1d(x, weight, bias);
 }
-// d_y [n×out] → d_x [n×in] = d_y·weightᵀ (returned); adds xᵀ·d_y [in×out] and Σ_rows d_y [out].
-Matrix conv1d_backward(const Matrix& x, ConstMap weight, const Matrix& d_y, GradMap d_weight, GradRow d_bias);
+// d_y [n×out] → d_x [n×in] = d_y·weightᵀ (returned); adds xᵀ·d_y [in×out] into d_weight and Σ_rows d_y
+// [out] into d_bias, unless they are nullptr.
+Matrix conv1d_backward(const Matrix& x, ConstMap weight, const Matrix& d_y, float* d_weight, float* d_bias);
 
 // ½x(1 + tanh(√(2/π)(x + 0.044715x³))), elementwise.
 Matrix gelu_tanh(const Matrix& x);

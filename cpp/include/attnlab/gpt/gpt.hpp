@@ -22,9 +22,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnlab/tensor/matrix.hpp"
@@ -204,6 +206,15 @@ class GPT {
   double training_forward(const char* function, std::span<const int> ids, std::span<const int> targets, int batch,
                           Activations& acts, Matrix* d_logits, const PackedGPTWeights* packed,
                           const GPTDropout& dropout = {}) const;
+
+  // A backward pass's gradient at one hook point: the name after "blocks.{layer}." (hook_resid_pre,
+  // attn.hook_q, attn.hook_k, attn.hook_v, attn.hook_z, hook_attn_out, hook_resid_mid, hook_mlp_out,
+  // hook_resid_post) and ∂/∂point [n×cols] laid out as forward_pass's rows.
+  using PointGradient = std::function<void(std::string_view point, int layer, const Matrix& gradient)>;
+  // The backward of forward_pass (`a`) from d_logits [n×V]: adds the parameters' gradients into `grads`
+  // (the parameter buffer's layout; nullptr: not computed) and hands each hook point's gradient to `point`
+  // (empty: none). → ∂/∂(wte[ids] + wpe) [n×d], dropout's mask applied.
+  Matrix backward(const Activations& a, const Matrix& d_logits, float* grads, const PointGradient& point) const;
 
   void lay_out();  // slots_ and blocks_ for config_ (values_ not allocated)
   struct LayoutOnly {};

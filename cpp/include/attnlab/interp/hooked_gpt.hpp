@@ -95,6 +95,14 @@ class HookedGPT {
   HookedRun run_with_cache(std::span<const int> ids, std::span<const std::string> names = {}) const;
   HookedRun run(std::span<const int> ids, const HookedRunOptions& options) const;
 
+  // ∂metric/∂(each hook point) for a run of ids, given d_logits [T×V] = ∂metric/∂logits (any metric of the
+  // logits: a logit difference is +1 and −1 in one row, a loss is softmax − onehot): one forward and one
+  // backward, no parameter gradient. A cache whose values are gradients, in each point's layout, at the
+  // points a gradient passes through: hook_resid_pre, attn.hook_q, hook_k, hook_v, hook_pattern, hook_z,
+  // hook_attn_out, hook_resid_mid, hook_mlp_out, hook_resid_post of every block. The pattern's gradient is
+  // dz_h·v_hᵀ below the diagonal (a patched pattern keeps the causal mask: above it, 0).
+  ActivationCache gradients(std::span<const int> ids, const Matrix& d_logits) const;
+
   // Residual-stream rows [n×d] → logits [n×V]: ln_f with each row's own statistics, then the tied
   // unembedding (the logit lens; the final row of a run through here is the model's own).
   Matrix unembed(const Matrix& resid) const;
