@@ -4,6 +4,8 @@
 // interp_torch_test.cpp.)
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "attnlab/gpt/gpt.hpp"
 #include "attnlab/interp/hooked_gpt.hpp"
 #include "expect_error.hpp"
@@ -75,6 +77,55 @@ TEST(HookedGPT, ARunResumedFromABaseEqualsTheRunComputedFromTheStart) {
     for (const std::string& name : full.cache.names())
       EXPECT_TRUE((resumed.cache.get(name).to_vector() == full.cache.get(name).to_vector())) << name;
   }
+}
+
+// A hook function sees every point in forward order, and what it writes flows on: zeroing a head's hook_z
+// is GPT::forward's own ablation, doubling a layer's attn_out is the patch of that doubled value; a hook
+// that changes a point's shape or leaves a NaN is refused by name. (Against PyTorch: a hook function
+// putting a clean activation back is a patching cell, interp_torch_test.cpp.)
+TEST(HookedGPT, HookFunctionsSeeEveryPointAndWhatTheyWriteFlowsOn) {
+  const GPT model = small_model();
+  const std::vector<int> ids = small_ids();
+  const HookedGPT hooked(model);
+  const HookedRun plain = hooked.run_with_cache(ids);
+  std::vector<std::string> seen;
+  HookedRunOptions reader;
+  reader.hook = [&](HookPoint point, Matrix&) { seen.push_back(hook_name(point)); };
+  EXPECT_TRUE((hooked.run(ids, reader).logits.array() == plain.logits.array()).all());
+  EXPECT_EQ(seen, plain.cache.names());
+
+  const int d_head = model.config().head_dim();
+  HookedRunOptions zero_head;
+  zero_head.hook = [&](HookPoint point, Matrix& value) {
+    if (point == HookPoint{Hook::z, 1}) value.middleCols(3 * d_head, d_head).setZero();
+  };
+  const GPTOutput ablated = model.forward(ids, {.ablate = {{1, 3}}});
+  EXPECT_TRUE((hooked.run(ids, zero_head).logits.array() == ablated.logits.array()).all());
+
+  HookedRunOptions doubled, patched;
+  doubled.hook = [&](HookPoint point, Matrix& value) {
+    if (point == HookPoint{Hook::attn_out, 0}) value *= 2.0f;
+  };
+  const Tensor twice = plain.cache.get("blocks.0.hook_attn_out");
+  std::vector<float> values = twice.to_vector();
+  for (float& v : values) v *= 2.0f;
+  patched.patches = {{.point = {Hook::attn_out, 0}, .value = Tensor(twice.shape(), values)}};
+  const Matrix by_hook = hooked.run(ids, doubled).logits;
+  EXPECT_TRUE((by_hook.array() == hooked.run(ids, patched).logits.array()).all());
+  EXPECT_FALSE((by_hook.array() == plain.logits.array()).all());
+
+  HookedRunOptions reshaping, poisoning;
+  reshaping.hook = [](HookPoint point, Matrix& value) {
+    if (point == HookPoint{Hook::mlp_out, 1}) value.resize(2, 2);
+  };
+  poisoning.hook = [](HookPoint point, Matrix& value) {
+    if (point == HookPoint{Hook::pattern, 0}) value(0, 0) = std::numeric_limits<float>::quiet_NaN();
+  };
+  const std::string T = std::to_string(ids.size());
+  expect_error([&] { (void)hooked.run(ids, reshaping); },
+               "HookedGPT::run: the hook function made blocks.1.hook_mlp_out [2×2] but it is [" + T + "×32]");
+  expect_error([&] { (void)hooked.run(ids, poisoning); },
+               "HookedGPT::run: the hook function left a NaN or +∞ in blocks.0.attn.hook_pattern");
 }
 
 TEST(HookedGPT, BadNamesShapesPositionsAndHeadsAreRefusedByName) {

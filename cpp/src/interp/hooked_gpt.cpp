@@ -4,6 +4,7 @@
 #include "attnlab/interp/hooked_gpt.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "attnlab/interp/cache_algebra.hpp"
 #include "gpt/gpt_ops.hpp"
@@ -28,7 +29,7 @@ struct Resume {
 };
 
 Resume resume_point(const HookedRunOptions& options, const GPTConfig& config) {
-  if (!options.base) return {};
+  if (!options.base || options.hook) return {};
   int earliest = hook_count(config.num_layers);
   for (const Patch& patch : options.patches) earliest = std::min(earliest, hook_index(patch.point, config.num_layers));
   const HookPoint point = hook_at(std::min(earliest, hook_count(config.num_layers) - 1), config.num_layers);
@@ -80,10 +81,20 @@ HookedRun HookedGPT::run(std::span<const int> ids, const HookedRunOptions& optio
     const auto index = static_cast<std::size_t>(hook_index(point, c.num_layers));
     return index < options.keep.size() && options.keep[index];
   };
-  // Every computed point passes through here: patched, then kept.
+  // Every computed point passes through here: patched, then the hook function, then kept.
   const auto at = [&](HookPoint point, Matrix& value) {
     for (const Patch& patch : options.patches)
       if (patch.point == point) apply_patch(patch, value, c.num_heads, c.head_dim(), T);
+    if (options.hook) {
+      const Eigen::Index rows = value.rows(), cols = value.cols();
+      options.hook(point, value);
+      if (value.rows() != rows || value.cols() != cols)
+        detail::fail(fn, "the hook function made ", hook_name(point), " [", value.rows(), "×", value.cols(), "] but it is [", rows,
+                     "×", cols, "]");
+      // −∞ is a value scores hold (the causal mask); NaN and +∞ are not
+      if ((value.array().isNaN() || value.array() == std::numeric_limits<float>::infinity()).any())
+        detail::fail(fn, "the hook function left a NaN or +∞ in ", hook_name(point));
+    }
     if (keeps(point)) out.cache.set(point, value);
   };
   // A point read from the base instead of computed: kept as it is there.

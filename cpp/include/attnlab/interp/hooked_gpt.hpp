@@ -16,6 +16,7 @@
 
 #include "attnlab/tensor/api.hpp"
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -76,6 +77,11 @@ struct HookedRunOptions {
   // (logits_position −1), or one position's (a patching metric needs one).
   std::vector<bool> keep;
   int logits_position = -1;
+  // A hook function, as TransformerLens's: called at every point (after its patches, before it is kept
+  // and before the forward reads it) with the point and its Matrix; a function that changes the value
+  // changes the rest of the run — that is how any edit is made, not only a replacement. With a hook
+  // function the run computes every point (a base is not read from: the function may change any of them).
+  std::function<void(HookPoint point, Matrix& value)> hook;
 };
 
 struct HookedRun {
