@@ -102,6 +102,8 @@ export interface AttnHeatmapElement extends RenderedElement, Exportable, Linkabl
    *  its container, growing too (attribute `fit`). */
   fit: 'natural' | 'width';
   highlight: Highlight | null;
+  /** The cell's name in the tooltip instead of "row → col" (a grid of heads: `(l, h) => \`L${l}H${h}\``); JS only. */
+  cellName: ((row: number, col: number) => string) | null;
   caption: string;
   addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: AttnHeatmapElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: 'cell-focus', listener: (this: AttnHeatmapElement, ev: CustomEvent<CellFocusDetail>) => unknown, options?: boolean | AddEventListenerOptions): void;

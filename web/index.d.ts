@@ -670,7 +670,10 @@ export interface ActivationPatchingOptions {
   metric: LogitDiffMetric;
   /** After each layer's cells. */
   onProgress?: (progress: { done: number; total: number }) => void;
-  /** Stops the sweep between layers (the promise rejects with an AbortError); the model stays usable. */
+  /** Checked before the clean and corrupted runs (an already-aborted signal rejects at once, nothing computed) and
+   *  before each cell (one patched forward): the promise rejects with the signal's reason (an AbortError); the model
+   *  stays usable. The cells are computed one at a time and the thread is given back at least every 30 ms and after
+   *  each layer, so no task is much longer than one cell. For no long task at all, run the sweep in a Worker (web/README.md). */
   signal?: AbortSignal;
   /** A pair whose clean run does not favour the target over the baseline by more than 0.5 logit beyond the
    *  corrupted run (clean − corrupted ≤ 0.5) is refused with an AttnLabError giving both values; true returns
@@ -784,7 +787,8 @@ export interface GPTModel extends LogitLensCalls {
   runWithHooks(ids: ArrayLike<number>, options: { patch: ActivationPatch[]; keep?: HookName[] }): { logits: Matrix; cache?: ActivationCache };
   /** Contributions to logit[target] (− logit[baseline]) at position (default: the last), ln_final's scale frozen. */
   directLogitAttribution(ids: ArrayLike<number>, options: { position?: number; target: number; baseline?: number }): Attribution;
-  /** The corrupted prompt with one clean activation put back per cell (prompts of the same token length). */
+  /** The corrupted prompt with one clean activation put back per cell (prompts of the same token length). The model
+   *  is held while the sweep runs: dispose() meanwhile refuses new calls at once and frees the model when the sweep ends. */
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: ActivationPatchingOptions): Promise<ActivationPatchingResult>;
   /** Wang et al.'s path patching: the sender's corrupted output reaching the receivers (later layers) only through the named inputs. */
   pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: PathPatchingOptions): PathPatchingResult;

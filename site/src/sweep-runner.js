@@ -9,7 +9,8 @@ import { el } from './dom.js';
 export function sweepRunner(what, onError) {
   const status = el('span', { class: 'sweep-status' });
   const button = el('button', { type: 'button', text: 'Stop', hidden: true });
-  const node = el('p', { class: 'sweep', role: 'status', 'data-state': 'done' }, status, ' ', button);
+  // The button first: the status after it changes length as the sweep goes on, and Stop stays where it was tapped.
+  const node = el('p', { class: 'sweep', role: 'status', 'data-state': 'done' }, button, ' ', status);
   let current = null;  // { key, job, controller }
 
   const run = (key, job) => {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { checkLessonLayout, openLesson, openSiteWithModel, SCREENSHOTS, urlParam } from './lesson-page.js';
+import { checkLessonLayout, checkTryThis, openLesson, openSiteWithModel, SCREENSHOTS, urlParam } from './lesson-page.js';
 
 const PROMPT = 'Thou shalt love thy neighbour as';
 
@@ -59,6 +59,7 @@ describe('the attribution lesson', () => {
     const [target] = tokenizer.encode(' thyself'), [baseline] = tokenizer.encode(' himself');
     const result = model.directLogitAttribution(ids(), { target, baseline });
     const logits = model.forward(ids(), { logits: 'last' }).logits.data;
+    await checkTryThis(page);  // the bars answer the Try-this: shown once it is checked
     const shown = await page.$eval('.dla-sums', (n) => ({ sum: Number(n.dataset.sum), logit: Number(n.dataset.logit), text: n.textContent }));
     assert.ok(Math.abs(shown.sum - result.sum) < 1e-5, `page ${shown.sum}, package ${result.sum}`);
     assert.ok(Math.abs(shown.logit - (logits[target] - logits[baseline])) < 1e-5);
@@ -90,6 +91,7 @@ describe('the attribution lesson', () => {
     const { sum } = model.directLogitAttribution(ids(), { target, baseline, position: 2 });
     const all = model.forward(ids()).logits;
     const own = all.data[2 * all.cols + target] - all.data[2 * all.cols + baseline];
+    await checkTryThis(page);
     const shown = await page.$eval('.dla-sums', (n) => ({ sum: Number(n.dataset.sum), logit: Number(n.dataset.logit) }));
     assert.ok(Math.abs(shown.sum - sum) < 1e-5 && Math.abs(shown.logit - own) < 1e-5, `${JSON.stringify(shown)} vs ${sum}, ${own}`);
     assert.equal((await attentionShown(page)).length, 3);
@@ -104,6 +106,7 @@ describe('the attribution lesson', () => {
 
   test('at 390 px with touch, tapping a head\'s bar shows its attention from the last position, tokens labelled', async () => {
     const { page, problems } = await openLesson(browser, url, { phone: true });
+    await checkTryThis(page, { tap: true });
     const row = page.locator('attn-attribution button.row', { hasText: 'L1H2' });
     const panelInView = () => page.evaluate(() => {
       const { top, bottom } = document.querySelector('.bars-figure:has(.bars)').getBoundingClientRect();
@@ -132,6 +135,7 @@ describe('the attribution lesson', () => {
   test('by the keyboard alone: Tab to a head\'s bar, Enter shows its attention, focus stays on it', async () => {
     const { page, problems } = await openLesson(browser, url);
     const focusedLabel = () => focusedAttribute(page, 'text');
+    await checkTryThis(page, { keyboard: true });
     let focused = '';
     for (let i = 0; i < 200 && !focused.startsWith('L2H1:'); i++) {
       await page.keyboard.press('Tab');

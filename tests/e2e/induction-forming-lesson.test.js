@@ -56,6 +56,8 @@ describe('the induction-forming lesson', () => {
     await page.screenshot({ path: `${SCREENSHOTS}induction-forming-phase-change.png`, fullPage: true });
 
     const exercise = page.locator('section.exercise');
+    // The previous-token chart answers the Try-this: hidden until a checked answer (try-this-hidden.test.js).
+    assert.equal(await page.$eval('.try-answer', (n) => n.hidden), true, 'the previous-token chart shows before Check');
     await exercise.locator('select').focus();
     await page.keyboard.press('ArrowDown');  // layer 1
     await exercise.locator('button', { hasText: 'Check' }).focus();
@@ -66,6 +68,7 @@ describe('the induction-forming lesson', () => {
     await exercise.locator('button', { hasText: 'Check' }).focus();
     await page.keyboard.press('Enter');
     assert.match(await exercise.locator('[role=status]').textContent(), /^Right: L0H\d has the highest previous-token score/);
+    assert.equal(await page.$eval('.try-answer', (n) => n.hidden), false, 'the previous-token chart is still hidden after Check');
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -60,6 +60,18 @@ export async function tabUntil(page, reached, limit = 200) {
   assert.fail('Tab never reached the control');
 }
 
+// A Try-this's answer is hidden until the learner checks one (site/src/try-this.js): presses the exercise's
+// Check (a tap with `tap`, Enter on it with `keyboard`) and waits until every answer on the page shows.
+export async function checkTryThis(page, { tap = false, keyboard = false } = {}) {
+  const button = page.locator('section.exercise button', { hasText: 'Check' });
+  if (keyboard) {
+    await tabUntil(page, () => document.activeElement?.closest('section.exercise') && document.activeElement.textContent === 'Check');
+    await page.keyboard.press('Enter');
+  } else if (tap) await button.tap();
+  else await button.click();
+  await page.waitForFunction(() => [...document.querySelectorAll('.try-answer')].every((n) => !n.hidden));
+}
+
 // axe-core's serious and critical violations on the open page.
 export async function axeViolations(page) {
   // Evaluated rather than added as a <script>: the page's Content-Security-Policy refuses inline script.

@@ -7,16 +7,15 @@
 // the layer changes (focus stays) and the Try-this is checked. Waits for states (data attributes), never for time.
 // Screenshots: test-output/screenshots/.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
+import { HELD_OUT } from '../../site/src/held-out-text.js';
 import { blockMeans, EXERCISE_PAIR, frequencies, largestDifference, nextTokenLosses, passages, rotate, scoresBlock,
   wavelengths } from '../../site/src/lessons/rotary/parts.js';
 import { DEFAULT_PROMPT, LOSS } from '../../site/src/lessons/rotary/settings.js';
 import { init } from '../../web/index.js';
 import { checkLessonLayout, longTasks, openLesson, openSite, SCREENSHOTS, tabUntil, urlParam } from './lesson-page.js';
 
-const HELD_OUT = readFileSync(new URL('../../site/src/lessons/rotary/held-out.txt', import.meta.url), 'utf8');
 const close = (a, b, tolerance) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) <= tolerance);
 const numbers = (text) => text.split(',').map(Number);
 const drawn = (page) => page.waitForFunction(() => document.querySelector('[data-drawing]')?.dataset.drawing === 'false', null, { timeout: 60000 });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
-import { PASSAGE } from '../../site/src/lessons/windows-and-sinks/passage.js';
+import { HELD_OUT as PASSAGE } from '../../site/src/held-out-text.js';
 import { afterEviction, CACHES, CacheRun, checkHighest, loadMaskModel, mean, SLOT_CACHES } from '../../site/src/lessons/windows-and-sinks/parts.js';
 import { init } from '../../web/index.js';
 import { checkLessonLayout, longTasks, openLesson, openSite, SCREENSHOTS } from './lesson-page.js';

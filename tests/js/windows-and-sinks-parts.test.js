@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
-import { PASSAGE } from '../../site/src/lessons/windows-and-sinks/passage.js';
+import { HELD_OUT as PASSAGE } from '../../site/src/held-out-text.js';
 import { blockMeans, CACHES, CacheRun, checkHighest, LENGTHS, loadMaskModel, maskConfig, mean, PASSAGE_CHARS, runningMeans,
   tokenLoss } from '../../site/src/lessons/windows-and-sinks/parts.js';
 import { lab as loadLab } from './helpers.js';

@@ -167,6 +167,13 @@ TEST_P(InterpAgainstTorch, ActivationAndPathPatching) {
     ASSERT_EQ(ours.values.size(), expected.size()) << what << " by " << per;
     for (std::size_t i = 0; i < expected.size(); ++i)
       EXPECT_NEAR(ours.values[i], expected[i], 1e-4) << what << " by " << per << " cell " << i;
+    // One cell at a time (as the package computes them, to stop between cells): the layer's values, bit for bit.
+    const int layers = static_cast<int>(ours.shape[0]), per_layer = static_cast<int>(ours.values.size()) / layers;
+    for (int l = 0; l < layers; ++l)
+      for (int i = 0; i < per_layer; ++i)
+        EXPECT_EQ(sweep.cells(whats.at(what), pers.at(per), l, i, 1).at(0), ours.values[static_cast<std::size_t>(l * per_layer + i)])
+            << what << " by " << per << " layer " << l << " cell " << i;
+    EXPECT_ANY_THROW(sweep.cells(whats.at(what), pers.at(per), 0, per_layer, 1)) << "a cell past the layer's";
   }
   for (const auto& path : f.expected.at("path")) {
     const HeadRef sender{path.at("sender")[0], path.at("sender")[1]};

@@ -55,6 +55,7 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
       .function("metrics", &PatchingSweepHandle::metrics)
       .function("gridShape", &PatchingSweepHandle::grid_shape)
       .function("layerCells", &PatchingSweepHandle::layer_cells)
+      .function("cells", &PatchingSweepHandle::cells)
       .function("pathPatching", &PatchingSweepHandle::path_patching);
   class_<LlamaLoaderHandle>("LlamaLoaderHandle")
       .class_function("create", &LlamaLoaderHandle::create, allow_raw_pointers())
@@ -97,6 +98,7 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
       .function("metrics", &LlamaPatchingSweepHandle::metrics)
       .function("gridShape", &LlamaPatchingSweepHandle::grid_shape)
       .function("layerCells", &LlamaPatchingSweepHandle::layer_cells)
+      .function("cells", &LlamaPatchingSweepHandle::cells)
       .function("pathPatching", &LlamaPatchingSweepHandle::path_patching);
   function("llamaRunWithHooks", &llama_run_with_hooks_js);
   function("llamaHookNames", &llama_hook_names_js);

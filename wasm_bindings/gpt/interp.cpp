@@ -105,6 +105,10 @@ val PatchingSweepHandle::layer_cells(const std::string& what, const std::string&
   return sweep_layer_cells_js(sweep_, what, per, layer);
 }
 
+val PatchingSweepHandle::cells(const std::string& what, const std::string& per, int layer, int first, int count) const {
+  return sweep_cells_js(sweep_, what, per, layer, first, count);
+}
+
 val PatchingSweepHandle::path_patching(const val& sender, const val& receivers) const {
   return sweep_path_patching_js(sweep_, sender, receivers);
 }

@@ -43,6 +43,8 @@ class PatchingSweepHandle {
   val metrics() const;                                                      // { clean, corrupted, position }
   val grid_shape(const std::string& what, const std::string& per) const;   // number[]
   val layer_cells(const std::string& what, const std::string& per, int layer) const;  // Float32Array
+  // cells first … first + count − 1 of one layer (Float32Array): the package checks its signal between calls
+  val cells(const std::string& what, const std::string& per, int layer, int first, int count) const;
   // sender { layer, head }; receivers [{ layer, head, input: 'q' | 'k' | 'v' }] → { clean, corrupted, patched, normalised }
   val path_patching(const val& sender, const val& receivers) const;
 
@@ -103,6 +105,13 @@ template <class Sweep>
 val sweep_layer_cells_js(const Sweep& sweep, const std::string& what, const std::string& per, int layer) {
   return guarded([&] {
     const std::vector<float> cells = sweep.layer_cells(what_from(what), per_from(per), layer);
+    return floats_to_js(cells.data(), cells.size());
+  });
+}
+template <class Sweep>
+val sweep_cells_js(const Sweep& sweep, const std::string& what, const std::string& per, int layer, int first, int count) {
+  return guarded([&] {
+    const std::vector<float> cells = sweep.cells(what_from(what), per_from(per), layer, first, count);
     return floats_to_js(cells.data(), cells.size());
   });
 }

@@ -75,6 +75,9 @@ val LlamaPatchingSweepHandle::path_patching(const val& sender, const val& receiv
 val LlamaPatchingSweepHandle::layer_cells(const std::string& what, const std::string& per, int layer) const {
   return sweep_layer_cells_js(sweep_, what, per, layer);
 }
+val LlamaPatchingSweepHandle::cells(const std::string& what, const std::string& per, int layer, int first, int count) const {
+  return sweep_cells_js(sweep_, what, per, layer, first, count);
+}
 
 val llama_logit_lens_js(const LlamaHandle& model, const val& ids_js, const val& positions_js, int k, int target) {
   return guarded([&] {

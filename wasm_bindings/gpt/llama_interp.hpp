@@ -21,6 +21,7 @@ class LlamaPatchingSweepHandle {
   val metrics() const;                                                      // { clean, corrupted, position }
   val grid_shape(const std::string& what, const std::string& per) const;   // number[]
   val layer_cells(const std::string& what, const std::string& per, int layer) const;  // Float32Array
+  val cells(const std::string& what, const std::string& per, int layer, int first, int count) const;  // Float32Array
   val path_patching(const val& sender, const val& receivers) const;         // { clean, corrupted, patched, normalised }
 
  private:

@@ -56,7 +56,7 @@ let instances = 0;
 export const MAX_SVG_CELLS = 40000;
 
 export class AttnHeatmap extends RenderedElement {
-  static upgradedProperties = ['matrix', 'rowLabels', 'colLabels', 'domain', 'highlight'];
+  static upgradedProperties = ['matrix', 'rowLabels', 'colLabels', 'domain', 'highlight', 'cellName'];
 
   #given = null; // what the page set: a Matrix, or a tensor whose slice (batch, head) is drawn
   #matrix = null; // the matrix drawn
@@ -64,6 +64,7 @@ export class AttnHeatmap extends RenderedElement {
   #colLabels = null;
   #domain = null;
   #highlight = null;
+  #cellName = null;
 
   #id = `attn-heatmap-${++instances}`;
   #svg;
@@ -149,6 +150,11 @@ export class AttnHeatmap extends RenderedElement {
 
   get highlight() { return this.#highlight; }
   set highlight(h) { this.#highlight = h ?? null; this.requestRender(); }
+
+  // (row, col) → the cell's name in the tooltip, where "row → col" would read as a path: a grid of
+  // heads names its cell "L2H3".
+  get cellName() { return this.#cellName; }
+  set cellName(f) { this.#cellName = typeof f === 'function' ? f : null; }
 
   // An SVG file holds one rect per cell: up to MAX_SVG_CELLS (a 200 × 200 matrix) it is written in a
   // moment; a larger one is refused with a message (a 2000 × 2000 matrix took 46 s and 325 M
@@ -519,7 +525,7 @@ export class AttnHeatmap extends RenderedElement {
   // Beside the pointer when hovering, by the active cell when it comes from the keyboard.
   #showTooltip(row, col, pointer = null) {
     if (!this.#layout) return;
-    const where = `${this.#axisName('rows', row)} → ${this.#axisName('cols', col)}`;
+    const where = this.#cellName?.(row, col) ?? `${this.#axisName('rows', row)} → ${this.#axisName('cols', col)}`;
     this.#tooltip.show(this.#exact(row, col), where, pointer ?? this.#activeCell.getBoundingClientRect());
   }
 }

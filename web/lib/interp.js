@@ -282,11 +282,23 @@ function checkMetric(fn, metric) {
   return { target, baseline, position };
 }
 
-// The clean and corrupted runs of a sweep, kept in the module until the call returns.
+// The clean and corrupted runs of a sweep, kept in the module until the call returns. The model is held
+// meanwhile: its dispose() during an async sweep takes effect when the sweep ends (WasmModule.hold).
 function withSweep(model, module, fn, clean, corrupted, metric, body) {
   const [a, b] = [checkIds(fn, 'clean', clean), checkIds(fn, 'corrupted', corrupted)];
-  const sweep = model.call(fn, () => raw(model, module, 'PatchingSweepHandle').create(model.handle(fn), a, b, checkMetric(fn, metric)));
-  const done = () => sweep.delete();
+  const checked = checkMetric(fn, metric);
+  const release = model.hold(fn);
+  let sweep;
+  try {
+    sweep = model.call(fn, () => raw(model, module, 'PatchingSweepHandle').create(model.handle(fn), a, b, checked));
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const done = () => {
+    sweep.delete();
+    release();
+  };
   try {
     const result = body(sweep);
     if (result instanceof Promise) return result.finally(done);
@@ -300,8 +312,14 @@ function withSweep(model, module, fn, clean, corrupted, metric, body) {
 
 // Between layers: let the page paint and events run (an abort, a click), then go on.
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+// Within a layer the cells are computed one at a time (the binding's cells(what, per, layer, first, count)),
+// the signal checked before each, and the thread given back once a slice has run this long: on the page's
+// thread no task of a sweep is much longer than one cell (one patched forward) or this.
+const SLICE_MS = 30;
+const now = () => globalThis.performance?.now() ?? Date.now();
 
-// async: every refusal, of the arguments or of the prompts, is a rejected promise. A pair whose clean run
+// async: every refusal, of the arguments or of the prompts, is a rejected promise; an already-aborted signal
+// is rejected with its reason before any run. The signal is checked before each cell. A pair whose clean run
 // does not favour the target more than the corrupted run does is refused before any cell is computed
 // (patching-gap.js), or with allowUnfavourable: true swept and returned with a warning.
 export async function activationPatching(model, module, clean, corrupted, options) {
@@ -313,6 +331,7 @@ export async function activationPatching(model, module, clean, corrupted, option
   checkOneOf(fn, 'per', per, ['position', 'head', 'all']);
   if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, `onProgress must be a function, got ${describe(onProgress)}`);
   if (signal !== undefined && !(signal instanceof AbortSignal)) fail(fn, `signal must be an AbortSignal, got ${describe(signal)}`);
+  signal?.throwIfAborted();  // before the clean and corrupted runs: a stopped sweep costs nothing
   return withSweep(model, module, fn, clean, corrupted, metric, async (sweep) => {
     const shape = model.call(fn, () => sweep.gridShape(what, per));
     const metrics = sweep.metrics();
@@ -320,11 +339,19 @@ export async function activationPatching(model, module, clean, corrupted, option
     const layers = shape[0];
     const data = new Float32Array(shape.reduce((n, s) => n * s, 1));
     const perLayer = data.length / layers;
+    let slice = now();
     for (let layer = 0; layer < layers; layer++) {
-      signal?.throwIfAborted();
-      data.set(model.call(fn, () => sweep.layerCells(what, per, layer)), layer * perLayer);
+      for (let cell = 0; cell < perLayer; cell++) {
+        signal?.throwIfAborted();
+        data.set(model.call(fn, () => sweep.cells(what, per, layer, cell, 1)), layer * perLayer + cell);
+        if (now() - slice >= SLICE_MS && cell + 1 < perLayer) {
+          await nextTask();
+          slice = now();
+        }
+      }
       onProgress?.({ done: layer + 1, total: layers });
       await nextTask();
+      slice = now();
     }
     signal?.throwIfAborted();
     return { grid: { shape, data }, clean: metrics.clean, corrupted: metrics.corrupted, position: metrics.position, meaning: GRID_MEANING, ...verdict };

@@ -13,6 +13,8 @@ const finalizer = new FinalizationRegistry((handle) => handle.delete());
 export class WasmModule {
   #handle;
   #name;
+  #holds = 0;       // calls under way that read the handle across turns (an async patching sweep)
+  #released = null; // the handle dispose() gave up while held: freed when the last hold ends
 
   constructor(name, handle, call) {
     this.#name = name;
@@ -38,11 +40,28 @@ export class WasmModule {
     return this;
   }
 
+  // Keeps the wasm object alive for a call that spans several turns: dispose() meanwhile makes the object
+  // refuse new calls at once but frees it only when every hold is released. → release() (idempotent).
+  hold(method) {
+    this.handle(method);
+    this.#holds++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--this.#holds === 0 && this.#released) {
+        this.#released.delete();
+        this.#released = null;
+      }
+    };
+  }
+
   dispose(...extra) {
     noMoreArguments(`${this.#name}.dispose`, extra);
     if (!this.#handle) return;
     finalizer.unregister(this);
-    this.#handle.delete();
+    if (this.#holds > 0) this.#released = this.#handle;
+    else this.#handle.delete();
     this.#handle = null;
   }
 }

@@ -59,13 +59,18 @@ double LlamaPatchingSweep::metric_of(std::span<const int> ids, std::vector<Llama
 }
 
 std::vector<float> LlamaPatchingSweep::layer_cells(PatchWhat what, PatchPer per, int layer) const {
-  // one layer's cells: T, H (Hkv), T·H or 1 patched runs of the corrupted prompt
+  return cells(what, per, layer, 0, -1);
+}
+
+std::vector<float> LlamaPatchingSweep::cells(PatchWhat what, PatchPer per, int layer, int first, int count) const {
+  // one layer's cells: T, H (Hkv), T·H or 1 patched runs of the corrupted prompt (those in [first, first + count))
   const Shape shape = grid_shape(what, per);
   if (layer < 0 || layer >= shape[0])
     detail::fail("activation_patching", "layer ", layer, " is outside the model's layers 0 … ", shape[0] - 1);
   const Tensor& clean_value = clean_.at(hook_name(patch_grid::point_of(what, layer)));
   std::vector<float> values;
-  for (const Patch& cell : patch_grid::layer_patches(what, per, layer, clean_value, heads_at(patch_grid::point_of(what, 0).hook), static_cast<int>(clean_ids_.size()))) {
+  for (const Patch& cell : patch_grid::cell_patches(what, per, layer, clean_value, heads_at(patch_grid::point_of(what, 0).hook),
+                                                    static_cast<int>(clean_ids_.size()), first, count)) {
     const double patched = metric_of(corrupted_ids_, {{hook_name(cell.point), cell.source, cell.value, cell.positions, cell.heads}});
     values.push_back(patch_grid::normalised(patched, clean_metric_, corrupted_metric_));
   }

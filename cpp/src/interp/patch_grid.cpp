@@ -68,15 +68,22 @@ Shape shape(PatchWhat what, PatchPer per, int num_layers, int heads, int T) {
 }
 
 std::vector<Patch> layer_patches(PatchWhat what, PatchPer per, int layer, const Tensor& clean_value, int heads, int T) {
+  return cell_patches(what, per, layer, clean_value, heads, T, 0, -1);
+}
+
+std::vector<Patch> cell_patches(PatchWhat what, PatchPer per, int layer, const Tensor& clean_value, int heads, int T, int first,
+                                int count) {
   const HookPoint point = point_of(what, layer);
+  const int n = per == PatchPer::all ? 1 : per == PatchPer::head ? heads : point.per_head() ? T * heads : T;
+  if (first < 0 || first > n || count < -1 || (count >= 0 && count > n - first))
+    detail::fail("activation_patching", "cells ", first, " … ", first + count - 1, " are outside the layer's cells 0 … ", n - 1);
   std::vector<Patch> cells;
-  if (per == PatchPer::all) cells.push_back({.point = point, .value = clean_value});
-  for (int p = 0; per == PatchPer::position && p < T; ++p) {
-    if (!point.per_head()) cells.push_back({.point = point, .value = clean_value, .positions = {p}});
-    for (int h = 0; point.per_head() && h < heads; ++h)
-      cells.push_back({.point = point, .value = clean_value, .positions = {p}, .heads = {h}});
+  for (int i = first, end = count < 0 ? n : first + count; i < end; ++i) {  // only these built: each holds a copy of the value
+    if (per == PatchPer::all) cells.push_back({.point = point, .value = clean_value});
+    else if (per == PatchPer::head) cells.push_back({.point = point, .value = clean_value, .heads = {i}});
+    else if (point.per_head()) cells.push_back({.point = point, .value = clean_value, .positions = {i / heads}, .heads = {i % heads}});
+    else cells.push_back({.point = point, .value = clean_value, .positions = {i}});
   }
-  for (int h = 0; per == PatchPer::head && h < heads; ++h) cells.push_back({.point = point, .value = clean_value, .heads = {h}});
   return cells;
 }
 

@@ -31,6 +31,11 @@ Shape shape(PatchWhat what, PatchPer per, int num_layers, int heads, int T);
 // One layer's cells: `point` given `clean_value` at each cell's positions and heads, in row-major order.
 std::vector<Patch> layer_patches(PatchWhat what, PatchPer per, int layer, const Tensor& clean_value, int heads, int T);
 
+// Cells first … first + count − 1 of layer_patches (count −1: to the end), only those built; Error unless they
+// lie within the layer's cells.
+std::vector<Patch> cell_patches(PatchWhat what, PatchPer per, int layer, const Tensor& clean_value, int heads, int T, int first,
+                                int count);
+
 // Error (naming `function`) unless the sender is a head of the model and every receiver a head of a later
 // layer read through q, k or v: a query head (0 … heads − 1) for q, a key/value head (0 … kv_heads − 1) for k and v.
 void check_path(const char* function, HeadRef sender, std::span<const PathReceiver> receivers, int num_layers, int heads,

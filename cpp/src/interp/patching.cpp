@@ -36,7 +36,11 @@ Shape PatchingSweep::grid_shape(PatchWhat what, PatchPer per) const {
 }
 
 std::vector<float> PatchingSweep::layer_cells(PatchWhat what, PatchPer per, int layer) const {
-  // one layer's cells: T, H, T·H or 1 patched runs of the corrupted prompt
+  return cells(what, per, layer, 0, -1);
+}
+
+std::vector<float> PatchingSweep::cells(PatchWhat what, PatchPer per, int layer, int first, int count) const {
+  // one layer's cells: T, H, T·H or 1 patched runs of the corrupted prompt (those in [first, first + count))
   const Shape shape = grid_shape(what, per);
   if (layer < 0 || layer >= shape[0])
     detail::fail("activation_patching", "layer ", layer, " is outside the model's layers 0 … ", shape[0] - 1);
@@ -44,8 +48,8 @@ std::vector<float> PatchingSweep::layer_cells(PatchWhat what, PatchPer per, int 
   std::vector<float> values;
   HookedRunOptions options;
   options.base = &corrupted_.cache;
-  for (Patch& cell : patch_grid::layer_patches(what, per, layer, clean_value, model_.config().num_heads,
-                                               static_cast<int>(clean_ids_.size()))) {
+  for (Patch& cell : patch_grid::cell_patches(what, per, layer, clean_value, model_.config().num_heads,
+                                              static_cast<int>(clean_ids_.size()), first, count)) {
     options.patches = {std::move(cell)};
     values.push_back(patch_grid::normalised(metric_of(corrupted_ids_, options), clean_metric_, corrupted_metric_));
   }

@@ -3,14 +3,12 @@
 // shifted (runWithCache's firstPosition), attnlab-kjv's layer-0 scores with the prompt alone and after other
 // tokens, each pair's wavelength at the chosen θ, and the loss per position along held-out verses; computed
 // here with the package (the losses from a full forward: the page reads the same text through the KV cache).
-import { readFileSync } from 'node:fs';
-
+import { HELD_OUT } from '../../../site/src/held-out-text.js';
 import { frequencies, largestDifference, nextTokenLosses, rotate, scoresBlock, wavelengths } from '../../../site/src/lessons/rotary/parts.js';
 import { DEFAULT_PROMPT } from '../../../site/src/lessons/rotary/settings.js';
 
-// The program's verses: the held-out text's first nine lines.
-const PASSAGE = readFileSync(new URL('../../../site/src/lessons/rotary/held-out.txt', import.meta.url), 'utf8').split('\n').slice(0, 9)
-  .map((line) => `${line}\n`).join('');
+// The program's verses: the held-out text's first nine lines (the text the page reads).
+const PASSAGE = HELD_OUT.split('\n').slice(0, 9).map((line) => `${line}\n`).join('');
 
 export const states = [
   { prompt: DEFAULT_PROMPT, position: 8, layer: 0, head: 0, offset: 100, theta: 10000 },  // the defaults

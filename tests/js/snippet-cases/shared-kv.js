@@ -4,10 +4,10 @@
 // groups. The pooled losses are computed here another way than the page's (which edits c_attn's weights): the
 // package's own activations, each layer's hook_k and hook_v replaced by their group's mean, layer after layer
 // (runWithHooks) — equal, since a projection is linear.
-import { readFileSync } from 'node:fs';
+import { MEASURED_TEXT } from '../../../site/src/lessons/shared-kv/settings.js';
 
 const PROMPT = 'And God said, Let there be light: and there was light.';
-const HELD_OUT = readFileSync(new URL('../../../site/src/lessons/shared-kv/heldout.txt', import.meta.url), 'utf8');
+const HELD_OUT = MEASURED_TEXT;  // the page's held-out text, as the page passes it to its worker and its program
 
 export const states = [
   { prompt: PROMPT, layer: 0, layers: 32, heads: 32, kvHeads: 8, headDim: 128, bytes: '2', tokens: 8192 },  // the defaults

@@ -3,7 +3,7 @@
 // sliding_window) over the first `length` tokens of the passage; the program computes them in PyTorch.
 import { readFileSync } from 'node:fs';
 
-import { PASSAGE } from '../../../site/src/lessons/windows-and-sinks/passage.js';
+import { HELD_OUT as PASSAGE } from '../../../site/src/held-out-text.js';
 import { afterEviction, CACHES, CacheRun, loadMaskModel, mean, SLOT_CACHES } from '../../../site/src/lessons/windows-and-sinks/parts.js';
 
 export const states = [

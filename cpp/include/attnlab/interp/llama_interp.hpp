@@ -87,6 +87,7 @@ class LlamaPatchingSweep {
   // As PatchingSweep's, with Hkv in place of H for k and v.
   Shape grid_shape(PatchWhat what, PatchPer per) const;
   std::vector<float> layer_cells(PatchWhat what, PatchPer per, int layer) const;
+  std::vector<float> cells(PatchWhat what, PatchPer per, int layer, int first, int count) const;  // as PatchingSweep's
   // The metric of `ids` run with these patches (path patching's steps use it).
   double metric_of(std::span<const int> ids, std::vector<LlamaPatch> patches) const;
 

@@ -51,6 +51,9 @@ class PatchingSweep {
   Shape grid_shape(PatchWhat what, PatchPer per) const;
   // One layer's cells of that grid, normalised, in row-major order.
   std::vector<float> layer_cells(PatchWhat what, PatchPer per, int layer) const;
+  // Cells first … first + count − 1 of that layer (count −1: to the layer's end), equal to layer_cells' same
+  // cells: a caller can stop, or let a page answer, between any two cells.
+  std::vector<float> cells(PatchWhat what, PatchPer per, int layer, int first, int count) const;
   // The metric of the clean run with these patches (path patching's steps use it).
   double metric_of(std::span<const int> ids, const HookedRunOptions& options) const;
 

@@ -11,6 +11,7 @@ import { CHOSEN_HEAD, headInModel, layerHeadPickers } from '../../gpt-heads.js';
 import { lessonModel, modelLine, promptIds, tokenLabel } from '../../gpt-model.js';
 import { oneToken } from '../../one-token.js';
 import { lessonPage } from '../../page.js';
+import { answerAfterCheck } from '../../try-this.js';
 import modelSource from '../../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from './program.py?raw';
 import { PROGRAM } from './settings.js';
@@ -91,6 +92,7 @@ lessonPage({
       if (!current) return;
       const [l, h] = guessPickers.nodes.map((n) => Number(n.querySelector('select').value));
       verdict.textContent = checkHeadGuess(current.terms, l, h).message;
+      answer.reveal();
     } } });
     const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: which head matters most?' },
       el('h2', { text: 'Try this: which head matters most?' }),
@@ -98,12 +100,13 @@ lessonPage({
         'baseline? Every head writes into the same stream, so a head in any layer can be the one. Pick one and check.' }),
       el('div', { class: 'controls' }, ...guessPickers.nodes, check), verdict);
 
+    // The sums and the bars give the answer: hidden until the learner has checked one.
+    const answer = answerAfterCheck('who wrote it, head by head', sums, el('div', { class: 'controls' }, field('Order', order)),
+      el('div', { class: 'grid' }, el('div', { class: 'panel' }, bars), attentionPanel));
     root.append(modelLine(prepared),
       el('div', { class: 'controls' }, promptBox, targetBox, baselineBox, field('Predicting the token after', positionSelect)),
       el('div', { class: 'controls' }, usePredicted), predicted, exercise,
-      el('h2', { text: 'Who wrote the difference' }), sums,
-      el('div', { class: 'controls' }, field('Order', order)),
-      el('div', { class: 'grid' }, el('div', { class: 'panel' }, bars), attentionPanel));
+      el('h2', { text: 'Who wrote the difference' }), ...answer.nodes);
 
     let top = null;  // the predicted token's text, for the button
     usePredicted.addEventListener('click', () => top !== null && ctx.set({ target: top }));

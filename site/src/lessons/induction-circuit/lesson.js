@@ -9,6 +9,7 @@ import { inductionRanking, tieWords } from '../../head-ties.js';
 import { checkKeyReader, circuitHeads, repeatScores, SAMPLES } from './parts.js';
 import { lessonModel, modelLine, tokenLabel } from '../../gpt-model.js';
 import { lessonPage } from '../../page.js';
+import { answerAfterCheck } from '../../try-this.js';
 import modelSource from '../../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from './program.py?raw';
 import { PROGRAM } from './settings.js';
@@ -99,7 +100,10 @@ lessonPage({
     const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
       if (!induction) return;
       verdict.textContent = checkKeyReader(composition.pairs, induction, Number(guess.value)).message;
+      answer.reveal();
     } } });
+    // The K-composition table gives the answer: hidden until the learner has checked one.
+    const answer = answerAfterCheck('the K-composition of every pair', kReadout, el('div', { class: 'panel' }, kMap));
     const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: which head feeds the keys?' },
       el('h2', { text: 'Try this: which head feeds the keys?' }),
       el('p', { text: 'Before you read the K-composition table: which layer-0 head’s output do you expect the induction head’s ' +
@@ -115,7 +119,7 @@ lessonPage({
       found, el('div', { class: 'panel' }, inductionMap),
       el('div', { class: 'controls' }, field('Induction head to study', chooser)),
       exercise,
-      el('h2', { text: 'The link through the keys: K-composition' }), kReadout, el('div', { class: 'panel' }, kMap),
+      el('h2', { text: 'The link through the keys: K-composition' }), ...answer.nodes,
       el('h2', { text: 'Copying: the OV circuit' }), copyReadout, el('div', { class: 'panel' }, copyMap),
       el('h2', { text: 'Knock the previous-token head out' }), knockReadout, el('div', { class: 'table-wrap' }, knockTable),
       el('h2', { text: 'The induction stripe' }), stripeReadout, el('div', { class: 'panel' }, stripe));

@@ -8,6 +8,7 @@ import { BATCH, evaluation, HELD_OUT, heldOut, INDUCTION_THRESHOLD, makeModel, M
   from './parts.js';
 import { chartWidth, lineChart } from '../../line-chart.js';
 import { lessonPage } from '../../page.js';
+import { answerAfterCheck } from '../../try-this.js';
 import { trainingSession } from '../../training-run.js';
 import { heatmap, panel, seedField } from '../../views.js';
 import { inductionWorkerUrl } from '../../worker-url.js';
@@ -82,12 +83,15 @@ lessonPage({
       const [, , previous] = run.evaluations.at(-1);
       const best = previous.indexOf(Math.max(...previous));
       const layer = Math.floor(best / run.numHeads);
+      answer.reveal();
       verdict.textContent = Number(guess.value) === layer
         ? `Right: ${headName(best, run.numHeads)} has the highest previous-token score, ${f2(previous[best])}, in layer ${layer}: the ` +
           `induction head ${headName(change.head, run.numHeads)} reads what it wrote.`
         : `Not this one: the head that looks one letter back most is ${headName(best, run.numHeads)}, in layer ${layer} ` +
           `(previous-token score ${f2(previous[best])}).`;
     } } });
+    // The previous-token chart gives the answer: hidden until the learner has checked one (once a head has formed).
+    const answer = answerAfterCheck('every head’s previous-token score', previousChart);
     const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: where is the previous-token head?' },
       el('h2', { text: 'Try this: where is the previous-token head?' }),
       el('p', { text: 'Before you read the previous-token chart: once an induction head has formed in the two-layer model, which ' +
@@ -104,7 +108,7 @@ lessonPage({
       el('h2', { text: 'The loss on the repeated half' }), lossChart,
       el('h2', { text: 'Each head’s induction score' }), inductionChart,
       exercise,
-      el('h2', { text: 'Each head’s previous-token score' }), previousChart,
+      el('h2', { text: 'Each head’s previous-token score' }), ...answer.nodes,
       el('h2', { text: 'What the heads look at' }),
       el('p', { class: 'explain', text: 'Every head’s attention on one held-out example, redrawn as it trains. An induction head ' +
         'draws a stripe one step right of the diagonal, a segment’s length back; a previous-token head draws the line just ' +

@@ -1,6 +1,7 @@
 # Watch induction heads form, in PyTorch: the page's attention-only model from the page's own starting
-# weights, trained on the page's first 10 batches with Adam, then every head's previous-token and
-# induction scores on the page's held-out examples. Weights, batches and held-out examples are in
+# weights, trained on the page's first `steps` batches with Adam, then every head's previous-token and
+# induction scores on the page's held-out examples: the page's first evaluation after step 0 (its readout,
+# its charts' first point after the untrained one) is at that step. Weights, batches and held-out examples are in
 # attnlab-induction-heads.safetensors (the link under this code): save it beside this program.
 import json
 import math
@@ -25,9 +26,10 @@ def load_safetensors(path):
 layers = 2  # page setting: layers
 positions = True  # page setting: positions
 lr = 0.005  # page setting: lr
+steps = 25  # page setting: steps
 
 page = load_safetensors("attnlab-induction-heads.safetensors")
-tokens, targets = page.pop("batch_tokens").long(), page.pop("batch_targets").long()  # 10 batches of 16, in order
+tokens, targets = page.pop("batch_tokens").long(), page.pop("batch_targets").long()  # `steps` batches of 16, in order
 test_tokens, test_targets = page.pop("held_out_tokens").long(), page.pop("held_out_targets").long()
 vocab, d = page["embedding.weight"].shape
 H = 1  # page setting: heads
@@ -69,14 +71,14 @@ model.load_state_dict(page)
 # letters; targets of -100 score nothing), backward, one Adam step ----
 optimizer = torch.optim.Adam(model.parameters(), lr=lr)
 losses = []
-for step in range(10):
+for step in range(steps):
     batch = range(16 * step, 16 * step + 16)
     optimizer.zero_grad()
     loss = sum(F.cross_entropy(model(tokens[i])[0], targets[i], ignore_index=-100) for i in batch) / 16
     loss.backward()
     optimizer.step()
     losses.append(loss.item())
-print("training loss of steps 1 to 10:", losses)
+print(f"training loss of steps 1 to {steps}:", losses)
 
 # ---- The scores on the held-out examples: a segment of length L starts at P = N − 2L (its first target is
 # at N − L); previous-token = mean weight from t to t − 1 over the second copy; induction = mean weight from
@@ -94,6 +96,6 @@ with torch.no_grad():
         for layer, A in enumerate(patterns):  # A [H, N, N]
             previous[layer] += A[:, second, second - 1].mean(-1) / len(test_tokens)
             induction[layer] += A[:, P + L + i - 1, P + i].mean(-1) / len(test_tokens)
-print("held-out loss after 10 steps:", held_out_loss)
+print(f"held-out loss after {steps} steps:", held_out_loss)
 print("previous-token score of each head (layer, head):", previous)
 print("induction score of each head (layer, head):", induction)

@@ -1,9 +1,11 @@
 // "Watch induction heads form"'s PyTorch program (program.py), DOM-free: the lesson's settings
 // and the file the program reads: the model's starting weights (TaskModel.snapshot, named as the core
 // names them), the first STEPS batches the page trains on and the held-out examples its scores are read on.
-import { BATCH, batchAt, heldOut, makeModel, RECIPE } from './parts.js';
+import { BATCH, batchAt, EVALUATE_EVERY, heldOut, makeModel, RECIPE } from './parts.js';
 
-export const STEPS = 10;  // the training steps the program takes
+// The training steps the program takes: the page's first evaluation after the untrained one (the worker
+// evaluates every EVALUATE_EVERY steps), so what the program prints is a step the page shows.
+export const STEPS = EVALUATE_EVERY;
 
 // The core's parameter list (snapshot order) as PyTorch names and shapes: attention-only layers.
 function parameterShapes({ vocabulary, seqLen }, { layers, positions }) {
@@ -29,7 +31,7 @@ export const PROGRAM = {
     seed: { type: 'int', min: 0, max: 999999, default: 0 },
     speed: { type: 'enum', values: ['watch', 'full'], default: 'watch' },
   },
-  settings: (state) => ({ layers: state.layers, positions: state.positions === 'learned', lr: RECIPE.lr, heads: RECIPE.numHeads }),
+  settings: (state) => ({ layers: state.layers, positions: state.positions === 'learned', lr: RECIPE.lr, heads: RECIPE.numHeads, steps: STEPS }),
   file: 'attnlab-induction-heads.safetensors',
   tensors(lab, state) {
     const choices = { layers: state.layers, positions: state.positions === 'learned' };

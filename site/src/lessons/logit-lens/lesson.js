@@ -9,6 +9,7 @@ import { checkPointGuess } from './parts.js';
 import { pointLabel } from '../../lens-points.js';
 import { oneToken } from '../../one-token.js';
 import { lessonPage } from '../../page.js';
+import { answerAfterCheck } from '../../try-this.js';
 import modelSource from '../../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from './program.py?raw';
 import { PROGRAM } from './settings.js';
@@ -64,8 +65,11 @@ lessonPage({
     let rowsNow = [];
     const guess = select([], -1, () => {});
     const verdict = el('p', { class: 'explain', role: 'status' });
+    // The chart and readout below give the answer: hidden until the learner has checked one.
+    const answer = answerAfterCheck('the followed token at each point', readout, el('div', { class: 'panel' }, climb.node));
     const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
       verdict.textContent = checkPointGuess(rowsNow, Number(guess.value)).message;
+      answer.reveal();
     } } });
     const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: where does the answer first lead?' },
       el('h2', { text: 'Try this: where does the answer first lead?' }),
@@ -76,7 +80,7 @@ lessonPage({
     root.append(modelLine(prepared),
       el('div', { class: 'controls' }, promptBox, field('Position', positionSelect), targetBox),
       grid, exercise,
-      el('h2', { text: 'One token, point by point' }), readout, el('div', { class: 'panel' }, climb.node));
+      el('h2', { text: 'One token, point by point' }), ...answer.nodes);
 
     let whole = { key: null, lens: null };
     return () => {

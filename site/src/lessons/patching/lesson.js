@@ -2,7 +2,8 @@
 // their predictions and one head's attention on each; then the corrupted run with one activation of the
 // clean run put back (model.activationPatching, denoising): the residual stream at each block and
 // position, then each head's output; then path patching from one head to each later head's q, k or v
-// (model.pathPatching). The sweeps run beside the page with their progress and a Stop button.
+// (model.pathPatching). The sweeps run in a worker (sweep-worker.js, on attnlab-kjv; a kept model of the
+// learner's on the page, one cell per task), with their progress and a Stop button beside the inputs.
 import { AttnLabError } from 'attnlab';
 
 import { el, field, formatNumber, formatPercent, isolated, select, setOptions } from '../../dom.js';
@@ -10,9 +11,13 @@ import { CHOSEN_HEAD, headInModel, layerHeadPickers } from '../../gpt-heads.js';
 import { keyValueHeadOf, lessonModelAnyFamily, modelLine, modelShape, promptIds, tokenLabel } from '../../gpt-model.js';
 import { oneToken } from '../../one-token.js';
 import { lessonPage } from '../../page.js';
+import { answerAfterCheck } from '../../try-this.js';
 import { checkPositionGuess, differingPositions, exerciseLayer, lengthMismatch, NOT_READ, PRESETS, presetOf, rankedHeads, strongestHead,
   strongestPosition, unfavourableWords } from './parts.js';
-import { nextTurn, sweepRunner } from '../../sweep-runner.js';
+import { sweepRunner } from '../../sweep-runner.js';
+import { patchingWorkerUrl } from '../../worker-url.js';
+import { workerOps } from './sweep-client.js';
+import { patchingOps } from './sweeps.js';
 import modelSource from '../../../snippets/trained/gpt2_kjv.py?raw';
 import pytorchSource from './program.py?raw';
 import { PROGRAM } from './settings.js';
@@ -101,10 +106,22 @@ lessonPage({
     const warning = el('p', { class: 'notice patch-warning', role: 'status', hidden: true });
 
     const sweep = sweepRunner('the patching sweeps', (error) => ctx.report(error));
+    // attnlab-kjv's sweeps run in a worker that loads it too; a kept model of the learner's, on this thread.
+    const ops = prepared.yours ? patchingOps(model) : workerOps(() => new Worker(patchingWorkerUrl(), { type: 'module' }));
     const residMap = heatmap({ ...RESTORED, rowTitle: 'Entering block', colTitle: 'Position' });
     const residReadout = el('p', { class: 'explain resid-readout' });
-    const headMap = heatmap({ ...RESTORED, rowTitle: 'Layer', colTitle: 'Head',
+    const headMap = heatmap({ ...RESTORED, rowTitle: 'Layer', colTitle: 'Head', cellName: (layer, head) => name({ layer, head }),
       rowLabels: Array.from({ length: numLayers }, (_, l) => String(l)), colLabels: Array.from({ length: numHeads }, (_, h) => String(h)) });
+    // A head tapped in the grid (or chosen there with Enter or Space) becomes the sender; the grid's own export
+    // buttons are not heads. The cell is the one the grid last reported (a tap on it moves it there first).
+    let gridCell = { row: 0, col: 0 };
+    headMap.addEventListener('cell-focus', (event) => { gridCell = event.detail; });
+    const onGrid = (event) => event.composedPath().some((node) => node.getAttribute?.('role') === 'grid');
+    const sendFrom = (event) => onGrid(event) && ctx.set({ layer: gridCell.row, head: gridCell.col });
+    headMap.addEventListener('click', sendFrom);
+    headMap.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); sendFrom(event); }
+    });
     const headReadout = el('p', { class: 'explain head-readout' });
     const pathMap = heatmap({ ...RESTORED, rowTitle: 'Receiver', colTitle: 'Through its' });
     const pathReadout = el('p', { class: 'explain path-readout' });
@@ -118,8 +135,11 @@ lessonPage({
     const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
       verdict.textContent = checkable?.misleading ? `${NOT_READ} Choose a pair the warning does not stop.`
         : checkable ? checkPositionGuess(checkable.grid, askLayer, Number(guess.value), checkable.labels, checkable.differing).message
-        : 'The sweep has not finished yet: check again when the grid below is drawn.';
+        : 'The sweep has not finished yet: check again when it is done.';
+      if (checkable) answer.reveal();
     } } });
+    // The residual stream's grid and readout give the answer: hidden until the learner has checked one.
+    const answer = answerAfterCheck('the residual stream put back at each block and position', residReadout, el('div', { class: 'panel' }, residMap));
     const exercise = el('section', { class: 'exercise', 'aria-label': `Try this: which position carries it into block ${askLayer}?` },
       el('h2', { text: `Try this: which position carries it into block ${askLayer}?` }),
       el('p', { text: `Before you read the grid: put back the residual stream entering block ${askLayer} at one position only. ` +
@@ -131,13 +151,14 @@ lessonPage({
       el('div', { class: 'controls' }, field('Pair', presets)),
       el('div', { class: 'controls' }, cleanBox, corruptedBox),
       el('div', { class: 'controls' }, targetBox, baselineBox),
-      runs, warning,
+      sweep.node, runs, warning,
       el('p', { class: 'explain', text: 'The sender: the head drawn on both prompts below, and the one path patching sends from ' +
-        '(at first the head whose output restores most, outside the last layer; on a pair patching cannot read, the first head).' }),
+        '(at first the head whose output restores most, outside the last layer; on a pair patching cannot read, the first head). ' +
+        'A head tapped in the grid of heads below becomes the sender too (on the keyboard: Enter on its cell).' }),
       el('div', { class: 'controls', role: 'group', 'aria-label': 'Sender head' }, ...senderPickers.nodes),
       el('div', { class: 'grid' }, ...sides.map((s) => s.node)),
-      exercise, sweep.node,
-      el('h2', { text: 'Patching the residual stream' }), residReadout, el('div', { class: 'panel' }, residMap),
+      exercise,
+      el('h2', { text: 'Patching the residual stream' }), ...answer.nodes,
       el('h2', { text: 'Patching one head’s output' }), headReadout, el('div', { class: 'panel' }, headMap),
       el('h2', { text: 'Path patching from the sender' }), pathReadout, pathPanel);
 
@@ -150,11 +171,17 @@ lessonPage({
       warning.textContent = warning.hidden ? '' : unfavourableWords(result.clean, result.corrupted, t, b);
     }
 
-    function drawSender(ids, labels, sender) {
+    // The sender's attention is computed where the sweeps are (two forwards: not on this thread for attnlab-kjv);
+    // only the latest call draws, so a slower earlier one cannot overwrite it.
+    let senderDrawn = 0;
+    async function drawSender(ids, labels, sender) {
       senderPickers.show(sender.layer, sender.head);
-      ids.forEach((run, i) => {
-        const { attention } = model.forward(run, { attention: true, logits: 'none' });
-        Object.assign(sides[i].map, { matrix: attention[sender.layer][sender.head], rowLabels: labels[i], colLabels: labels[i],
+      headMap.highlight = { cells: [[sender.layer, sender.head]] };  // the sender, outlined in the grid of heads
+      const mine = ++senderDrawn;
+      const maps = await ops.attention({ runs: ids, layer: sender.layer, head: sender.head });
+      if (mine !== senderDrawn) return;
+      maps.forEach((matrix, i) => {
+        Object.assign(sides[i].map, { matrix, rowLabels: labels[i], colLabels: labels[i],
           caption: `${name(sender)}’s attention on the ${i ? 'corrupted' : 'clean'} prompt` });
       });
     }
@@ -183,35 +210,20 @@ lessonPage({
       headReadout.textContent = misleading ? NOT_READ : `Putting back one head’s output restores most with ${ranked.join(', then ')}.`;
     }
 
-    // (logit difference of the clean run with these heads' z from the corrupted run − clean) / (clean − corrupted):
-    // 0 nothing lost, −1 all of the way to the corrupted run.
-    function takenAway(clean, corrupted, metric, heads, [cleanM, corruptedM]) {
-      const names = [...new Set(heads.map((x) => `blocks.${x.layer}.attn.hook_z`))];
-      const { cache } = model.runWithCache(corrupted, { names });
-      const { logits } = model.runWithHooks(clean, { patch: heads.map((x) => ({ name: `blocks.${x.layer}.attn.hook_z`, from: cache, heads: [x.head] })) });
-      const last = (logits.rows - 1) * logits.cols;
-      return (logits.data[last + metric.target] - logits.data[last + metric.baseline] - cleanM) / (cleanM - corruptedM);
-    }
-
     async function pathPatch(clean, corrupted, metric, measures, sender, restoredBy, { signal, progress }) {
       const receivers = [];
       for (let l = sender.layer + 1; l < numLayers; l++) for (let h = 0; h < numHeads; h++) receivers.push({ layer: l, head: h });
       const values = new Float32Array(receivers.length * INPUTS.length);
-      const done = new Map();  // a key/value head's cell, shared by the query heads that read it
-      for (let l = sender.layer + 1; l < numLayers; l++) {
-        progress(`path patching, receivers in layer ${l} of ${numLayers - 1}`);
-        for (const [i, r] of receivers.entries()) {
-          if (r.layer !== l) continue;
-          for (const [k, input] of INPUTS.entries()) {
-            const head = receiverHead(r.head, input);
-            const key = `${l} ${head} ${input}`;
-            if (!done.has(key)) {
-              await nextTurn(signal);  // one cell per task (a Llama's each run several forwards): the page answers between them
-              done.set(key, model.pathPatching(clean, corrupted, { sender, receivers: [{ layer: l, head, input }], metric }).normalised);
-            }
-            values[i * INPUTS.length + k] = done.get(key);
-          }
-        }
+      // One cell per receiver input; a key/value head's cell shared by the query heads that read it.
+      const cells = new Map();
+      for (const r of receivers) for (const input of INPUTS) {
+        const head = receiverHead(r.head, input);
+        cells.set(`${r.layer} ${head} ${input}`, { layer: r.layer, head, input });
+      }
+      const computed = await ops.path({ clean, corrupted, metric, sender, cells: [...cells.values()], numLayers }, { signal, progress });
+      const done = new Map([...cells.keys()].map((key, i) => [key, computed[i]]));
+      for (const [i, r] of receivers.entries()) {
+        for (const [k, input] of INPUTS.entries()) values[i * INPUTS.length + k] = done.get(`${r.layer} ${receiverHead(r.head, input)} ${input}`);
       }
       Object.assign(pathMap, { matrix: { rows: receivers.length, cols: INPUTS.length, data: values }, rowLabels: receivers.map(name),
         colLabels: INPUTS, caption: `Change in the answer, as a share of the clean − corrupted gap, when ${name(sender)}’s corrupted output reaches only this input` +
@@ -219,10 +231,7 @@ lessonPage({
       // Taking away instead of putting back: the clean run with the sender's corrupted output on every path,
       // then with the two heads that restored most both corrupted.
       const second = rankedHeads(grids.heads.grid).find((x) => x.layer !== sender.layer || x.head !== sender.head);
-      await nextTurn(signal);
-      const lost = takenAway(clean, corrupted, metric, [sender], measures);
-      await nextTurn(signal);
-      const lostBoth = takenAway(clean, corrupted, metric, [sender, second], measures);
+      const [lost, lostBoth] = await ops.takenAway({ clean, corrupted, metric, heads: [[sender], [sender, second]], measures }, { signal });
       let largest = 0;
       for (let i = 1; i < values.length; i++) if (Math.abs(values[i]) > Math.abs(values[largest])) largest = i;
       const receiver = receivers[Math.floor(largest / INPUTS.length)], input = INPUTS[largest % INPUTS.length];
@@ -291,22 +300,19 @@ lessonPage({
       // Drawn at once: the chosen head, or the strongest of these prompts' sweep; before that sweep has found
       // it, the first head, redrawn as the strongest when the sweep is done.
       const known = grids?.key === gridKey && readable(grids) ? strongestHead(grids.heads.grid, senderLayers) : { layer: 0, head: 0 };
-      drawSender([clean, corrupted], rowLabels, wanted ?? known);
+      drawSender([clean, corrupted], rowLabels, wanted ?? known).catch((error) => ctx.report(error));
       sweep.start(JSON.stringify([gridKey, wanted]), async ({ signal, progress }) => {
         if (grids?.key !== gridKey) {
           checkable = null;
-          const onProgress = (what) => ({ done, total }) => progress(`${what}, layer ${done} of ${total}`);
-          // allowUnfavourable: a pair patching cannot read is drawn with the package's warning, put in words above.
-          const options = { metric, signal, allowUnfavourable: true };
-          const resid = await model.activationPatching(clean, corrupted, { ...options, what: 'resid_pre', onProgress: onProgress('the residual stream') });
-          const heads = await model.activationPatching(clean, corrupted, { ...options, what: 'z', per: 'head', onProgress: onProgress('each head') });
+          // allowUnfavourable (in ops.grids): a pair patching cannot read is drawn with the package's warning, put in words above.
+          const { resid, heads } = await ops.grids({ clean, corrupted, metric }, { signal, progress });
           grids = { key: gridKey, resid, heads };
           drawGrids(resid, heads, labels[0], differing);
           showWarning(resid, t, b);
         }
         const { layer, head } = wanted ?? (readable(grids) ? strongestHead(grids.heads.grid, senderLayers) : { layer: 0, head: 0 });
         const sender = { layer, head };
-        drawSender([clean, corrupted], rowLabels, sender);
+        await drawSender([clean, corrupted], rowLabels, sender);
         pathPanel.hidden = !readable(grids);
         if (!readable(grids)) {
           pathReadout.textContent = `${NOT_READ} Path patching is not run on it.`;

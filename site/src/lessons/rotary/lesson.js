@@ -8,9 +8,10 @@ import { chartWidth, lineChart } from '../../line-chart.js';
 import { llamaLabel, llamaLine, llamaModel, llamaPromptIds } from '../../modern-model.js';
 import { MODERN_PROGRAM } from '../../modern-program.js';
 import { lessonPage } from '../../page.js';
+import { answerAfterCheck } from '../../try-this.js';
 import { nextTurn, sweepRunner } from '../../sweep-runner.js';
 import { heatmap, sentenceInput, SIGNED } from '../../views.js';
-import heldOut from './held-out.txt?raw';
+import { CHAPTERS, HELD_OUT } from '../../held-out-text.js';
 import { blockMeans, checkComeBack, EXERCISE_PAIR, frequencies, largestDifference, lossWords, nextTokenLosses, passages,
   rotate, scoresBlock, TAU, wavelengths, wrapped } from './parts.js';
 import programSource from './program.py?raw';
@@ -146,7 +147,12 @@ lessonPage({
       const result = checkComeBack(Number(guessBox.value), EXERCISE_PAIR, frequencies(state.theta, headDim));
       verdict.textContent = result.message;
       verdict.dataset.correct = String(result.correct);
+      if (Number(guessBox.value) > 0) answer.reveal();  // a guess was checked (not "type a number")
     } } });
+    // Every pair's wavelength, to the token, is the answer: the table is hidden until the learner has checked one.
+    const answer = answerAfterCheck('every pair’s speed and wavelength to the token',
+      el('details', { class: 'speed-numbers' }, el('summary', { text: 'Every pair’s speed and wavelength' }),
+        el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Every pair’s speed and wavelength' }, speeds)));
     const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: when does a pair come back round?' },
       el('h2', { text: 'Try this: when does a pair come back round?' }), question,
       el('div', { class: 'controls' }, field('Tokens', guessBox), check), verdict);
@@ -172,15 +178,13 @@ lessonPage({
       shiftSaid,
       el('h2', { text: 'How fast each pair turns' }),
       el('div', { class: 'controls' }, field('θ (rope_theta)', thetaPick)),
-      speedSaid, speedChart,
-      el('details', { class: 'speed-numbers' }, el('summary', { text: 'Every pair’s speed and wavelength' }),
-        el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Every pair’s speed and wavelength' }, speeds)),
+      speedSaid, speedChart, ...answer.nodes,
       exercise,
       el('h2', { text: 'Past the length it was trained on' }),
       el('p', { text: `The model was trained on windows of ${maxPositionEmbeddings} tokens: it never saw a query and a key further apart ` +
         `than ${maxPositionEmbeddings - 1}, nor a pair turned further than position ${maxPositionEmbeddings - 1} turns it. RoPE gives ` +
-        'every later position an angle all the same, so the model runs on. How well? Below, King James text it never trained on (the ' +
-        `first chapters its training held out), in ${LOSS.passages} passages of ${LOSS.length.toLocaleString('en')} tokens, each read from position 0, ` +
+        'every later position an angle all the same, so the model runs on. How well? Below, King James text it never trained on (' +
+        `chapters its training held out, from ${CHAPTERS[0].book} ${CHAPTERS[0].chapter} on), in ${LOSS.passages} passages of ${LOSS.length.toLocaleString('en')} tokens, each read from position 0, ` +
         `and the loss of each next token, averaged over the passages and over each ${LOSS.block} positions.` }),
       sweep.node, lossChart, lossSaid,
       el('details', { class: 'loss-numbers' }, el('summary', { text: 'The mean loss of each stretch of positions' }),
@@ -258,7 +262,7 @@ lessonPage({
     function gptAlone(ids) {
       const key = ids.join(',');
       if (alone.key !== key) alone = { key, scores: gpt.runWithCache(ids, { names: [name] }).cache.get(name) };
-      leadIds ??= Array.from(tokenizer.encode(heldOut.slice(0, 4000)));
+      leadIds ??= Array.from(tokenizer.encode(HELD_OUT.slice(0, 4000)));
       return alone.scores;
     }
     function drawShiftGpt(ids, offset, head) {
@@ -335,7 +339,7 @@ lessonPage({
     }
     async function measureLoss({ signal, progress }) {
       await nextTurn(signal);
-      const texts = passages(Array.from(tokenizer.encode(heldOut)), LOSS.passages, LOSS.length);
+      const texts = passages(Array.from(tokenizer.encode(HELD_OUT)), LOSS.passages, LOSS.length);
       const perPassage = [];
       for (const [p, ids] of texts.entries()) {
         const session = model.session();

@@ -10,18 +10,8 @@ llama, gpt, tokenizer = Llama("kjv-llama"), GPT2("model.safetensors"), Tokenizer
 ids = (tokenizer.encode(prompt) or tokenizer.encode("In the beginning God created the heaven and the earth."))[-64:]
 t, hd, half = len(ids), llama.d_head, llama.d_head // 2
 position, layer, head = min(position, t - 1), min(layer, llama.n_layer - 1), min(head, llama.n_head - 1)
-# The first held-out verses (Genesis 20, which training never saw): the page reads four passages of 1,025 tokens.
-passage = "".join([
-    'And Abraham journeyed from thence toward the south country, and dwelled between Kadesh and Shur, and sojourned in Gerar.\n'
-    'And Abraham said of Sarah his wife, She is my sister: and Abimelech king of Gerar sent, and took Sarah.\n'
-    "But God came to Abimelech in a dream by night, and said to him, Behold, thou art but a dead man, for the woman which thou hast taken; for she is a man's wife.\n"
-    'But Abimelech had not come near her: and he said, LORD, wilt thou slay also a righteous nation?\n'
-    'Said he not unto me, She is my sister? and she, even she herself said, He is my brother: in the integrity of my heart and innocency of my hands have I done this.\n'
-    'And God said unto him in a dream, Yea, I know that thou didst this in the integrity of thy heart; for I also withheld thee from sinning against me: therefore suffered I thee not to touch her.\n'
-    'Now therefore restore the man his wife; for he is a prophet, and he shall pray for thee, and thou shalt live: and if thou restore her not, know thou that thou shalt surely die, thou, and all that are thine.\n'
-    'Therefore Abimelech rose early in the morning, and called all his servants, and told all these things in their ears: and the men were sore afraid.\n'
-    'Then Abimelech called Abraham, and said unto him, What hast thou done unto us? and what have I offended thee, that thou hast brought on me and on my kingdom a great sin? thou hast done deeds unto me that ought not to be done.\n'
-])
+# The held-out text's first verses (Judges 9, which training never saw; the page reads four passages of 1,025 tokens of it).
+passage = "And Abimelech the son of Jerubbaal went to Shechem unto his mother's brethren, and communed with them, and with all the family of the house of his mother's father, saying,\nSpeak, I pray you, in the ears of all the men of Shechem, Whether is better for you, either that all the sons of Jerubbaal, which are threescore and ten persons, reign over you, or that one reign over you? remember also that I am your bone and your flesh.\nAnd his mother's brethren spake of him in the ears of all the men of Shechem all these words: and their hearts inclined to follow Abimelech; for they said, He is our brother.\nAnd they gave him threescore and ten pieces of silver out of the house of Baalberith, wherewith Abimelech hired vain and light persons, which followed him.\nAnd he went unto his father's house at Ophrah, and slew his brethren the sons of Jerubbaal, being threescore and ten persons, upon one stone: notwithstanding yet Jotham the youngest son of Jerubbaal was left; for he hid himself.\nAnd all the men of Shechem gathered together, and all the house of Millo, and went, and made Abimelech king, by the plain of the pillar that was in Shechem.\nAnd when they told it to Jotham, he went and stood in the top of mount Gerizim, and lifted up his voice, and cried, and said unto them, Hearken unto me, ye men of Shechem, that God may hearken unto you.\nThe trees went forth on a time to anoint a king over them; and they said unto the olive tree, Reign thou over us.\nBut the olive tree said unto them, Should I leave my fatness, wherewith by me they honour God and man, and go to be promoted over the trees?\n"  # page setting: passage
 
 
 def rotate_pairs(x, p, inv_freq):  # x [hd]: pair (x_i, x_(i+hd/2)) turned by p·inv_freq[i], written out pair by pair

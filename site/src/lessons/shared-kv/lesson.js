@@ -3,24 +3,22 @@
 // and their patterns side by side on the learner's prompt (runWithCache, hook_pattern). The KV cache that
 // sharing saves, per token and for a whole context, for published configs and for the learner's numbers. What
 // sharing costs: attnlab-kjv (the GPT) with its key/value heads mean-pooled into fewer groups, measured on
-// held-out King James chapters in a worker (pool-worker.js). heldout.txt: Genesis 20, Psalm 22 and John 3 as Debian's
-// bible-kjv-text prints them (`bible -f`), laid out as attnlab-kjv's corpus is (verses one per line, references
-// dropped, a blank line after each chapter): chapters 20, 500 and 1,000 of the 1,189, which its split holds out
-// (every 20th, cpp/train/kjv_corpus.hpp), so the model never trained on them.
+// held-out King James text in a worker (pool-worker.js): the first chapter of part four's held-out text
+// (site/src/held-out-text.js, which the rotary and windows lessons read too), which the model never trained on.
 import { AttnLabError } from 'attnlab';
 
 import { el, field, formatNumber, select, setOptions } from '../../dom.js';
+import { CHAPTERS } from '../../held-out-text.js';
 import { llamaLabel, llamaLine, llamaModel, llamaPromptIds } from '../../modern-model.js';
 import { MODERN_PROGRAM } from '../../modern-program.js';
 import { lessonPage } from '../../page.js';
 import { sweepRunner } from '../../sweep-runner.js';
 import { heatmap, MAX_TOKENS, sentenceInput } from '../../views.js';
 import { poolWorkerUrl } from '../../worker-url.js';
-import heldOutText from './heldout.txt?raw';
 import { BF16_BYTES, bytesWithUnit, cacheRow, checkBytesGuess, CONFIGS, DTYPES, EXERCISE, formatBytes, kvBytesPerToken,
   kvHeadOf, LIMITS, poolGroups, readCalculator } from './parts.js';
 import pytorchSource from './program.py?raw';
-import { PROGRAM } from './settings.js';
+import { MEASURED_TEXT, PROGRAM } from './settings.js';
 
 const FALLBACK = 'And God said, Let there be light: and there was light.';
 const GROUP_COLOURS = 4;  // styles.css: .kv-group-0 … .kv-group-3, repeated past four groups
@@ -191,7 +189,7 @@ lessonPage({
           worker.terminate();
           reject(new AttnLabError(`The measurement could not start in a worker: ${event.message ?? 'the browser gave no reason'}.`));
         });
-        worker.postMessage({ type: 'measure', text: heldOutText });
+        worker.postMessage({ type: 'measure', text: MEASURED_TEXT });
       });
     }
     function drawCost() {
@@ -262,8 +260,8 @@ lessonPage({
         'who turn a multi-head checkpoint into a grouped-query one. A projection is linear, so averaging the weights ' +
         'and biases is the same as averaging the keys and values the heads compute: every head of a group now reads ' +
         'the group’s mean key and value. The page writes the model’s weights with model.save(), edits the key and ' +
-        'value columns of each layer’s c_attn, reads the file back with lab.loadGPT, and measures the loss on three ' +
-        'chapters the model never trained on (chapters held out of its training text, one window at a time).' }),
+        'value columns of each layer’s c_attn, reads the file back with lab.loadGPT, and measures the loss on ' +
+        `${CHAPTERS[0].book} ${CHAPTERS[0].chapter}, a chapter the model never trained on (held out of its training text), one window at a time.` }),
       sweep.node,
       el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Held-out loss of the pooled models' }, costTable),
       costReadout,

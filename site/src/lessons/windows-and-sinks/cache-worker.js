@@ -10,7 +10,7 @@
 import { AttnLabError, init } from 'attnlab';
 
 import { CacheRun, loadMaskModel } from './parts.js';
-import { PASSAGE } from './passage.js';
+import { HELD_OUT } from '../../held-out-text.js';
 
 const SLICE_MS = 40;     // between two looks at the messages
 const SNAPSHOT_MS = 500; // the page is sent what has been read at most this often
@@ -25,7 +25,7 @@ const say = (error) => (error instanceof AttnLabError ? error.message : `The cac
 async function load(files) {
   const lab = await init();
   const { model, tokenizer } = await lab.loadBuiltinLlama();
-  loaded = { lab, model, tokenizer, files, ids: Array.from(tokenizer.encode(PASSAGE)), mask: null };
+  loaded = { lab, model, tokenizer, files, ids: Array.from(tokenizer.encode(HELD_OUT)), mask: null };
   const { numLayers, numHeads, numKeyValueHeads, headDim, hiddenSize, maxPositionEmbeddings, kvCacheBytesPerToken } = model.config;
   self.postMessage({ type: 'ready', tokens: loaded.ids.length,
     config: { numLayers, numHeads, numKeyValueHeads, headDim, hiddenSize, maxPositionEmbeddings, kvCacheBytesPerToken } });

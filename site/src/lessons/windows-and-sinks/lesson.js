@@ -10,13 +10,14 @@ import { chartWidth, lineChart } from '../../line-chart.js';
 import { MODERN_PROGRAM } from '../../modern-program.js';
 import { llamaLine } from '../../modern-model.js';
 import { lessonPage } from '../../page.js';
+import { answerAfterCheck } from '../../try-this.js';
 import { sweepRunner } from '../../sweep-runner.js';
 import { heatmap, showsState } from '../../views.js';
 import { cacheWorkerUrl } from '../../worker-url.js';
 import { MODERN_FILES } from '../../../snippets/modern/model-files.js';
 import { afterEviction, blockMeans, blockSize, CACHES, checkHighest, DEFAULTS, LENGTHS, MAX_SINKS, mean, rankedSinkHeads, runningMeans,
   runView, sinkVerdict, SLOT_CACHES, WINDOWS } from './parts.js';
-import { CHAPTERS } from './passage.js';
+import { CHAPTERS } from '../../held-out-text.js';
 import pytorchSource from './program.py?raw';
 import { PROGRAM } from './settings.js';
 
@@ -114,8 +115,11 @@ lessonPage({
     let finished = null;  // the run whose every token has been read, for the check
     const check = el('button', { type: 'button', text: 'Check', on: { click: () => {
       answer.textContent = finished ? checkHighest(guess.value, Object.fromEntries(CACHES.map(({ id }) => [id, mean(finished.losses[id])]))).message
-        : 'The caches have not read the whole passage yet: check again when the progress line above the figures is gone.';
+        : 'The caches have not read the whole passage yet: check again when the progress line above is gone.';
+      if (finished) meanAnswer.reveal();
     } } });
+    // Each cache's mean loss over the passage (the running means, the table) is the answer: hidden until checked.
+    const meanAnswer = answerAfterCheck('each cache’s mean loss', meanChart, table);
     const exercise = el('section', { class: 'exercise', 'aria-label': 'Try this: which cache does worst?' },
       el('h2', { text: 'Try this: which cache does worst?' }),
       el('p', { text: 'Before the caches finish: which of the four will have the highest mean loss over the whole passage, with ' +
@@ -139,15 +143,14 @@ lessonPage({
         el('li', { text: 'Sliding-window mask: the same weights read as a Mistral whose config says sliding_window = w. Every ' +
           'token is kept, at its position in the text, and each query sees its own key and the w − 1 before it: a ' +
           'mask, not an eviction. model.session() on that model.' })),
-      sweep.node,
-      el('h2', { text: 'The loss, token by token' }), lossChart, meanChart,
-      el('h2', { text: 'Each cache, side by side' }), table, verdict, sameness,
+      sweep.node, exercise,
+      el('h2', { text: 'The loss, token by token' }), lossChart,
+      el('h2', { text: 'Each cache, side by side' }), ...meanAnswer.nodes, verdict, sameness,
       el('h2', { text: 'The heads that look at the first token' }),
       el('p', { class: 'explain', text: 'Each head’s mean attention weight on the first slot of its cache, over every token ' +
         'that had more than one to look at. In the full cache that is the first token of each stretch; in the sinks cache the ' +
         'first token of the text (with s ≥ 1); in the window cache whichever token is oldest in the window.' }),
-      el('div', { class: 'panel ws-figure' }, headMap), headReadout,
-      exercise);
+      el('div', { class: 'panel ws-figure' }, headMap), headReadout);
 
     // ---- drawing what a run has read so far ----
     // The charts' width, measured once and again when the window is resized: measuring reads the layout, which

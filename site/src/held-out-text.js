@@ -1,9 +1,10 @@
-// Made by passage.py from Debian's bible-kjv-text (public domain): held-out chapters Judges 9, 1 Samuel 4,
-// 1 Samuel 24 and 2 Samuel 13, one verse a line, a blank line after each chapter.
+// Made by held-out-text.py from Debian's bible-kjv-text (public domain): the held-out chapters Judges 9,
+// 1 Samuel 4, 1 Samuel 24 and 2 Samuel 13, one verse a line, a blank line after each chapter. Part four's
+// lessons read this text alone (each as much of it as it needs, from the start) and give their programs the same.
 // Its chapters: the book (with its number: 1 Samuel) and the chapter, as numbers the page writes out.
 export const CHAPTERS = [{ book: 'Judges', chapter: 9 }, { number: 1, book: 'Samuel', chapter: 4 },
   { number: 1, book: 'Samuel', chapter: 24 }, { number: 2, book: 'Samuel', chapter: 13 }];
-export const PASSAGE = [
+export const HELD_OUT = [
   "And Abimelech the son of Jerubbaal went to Shechem unto his mother's brethren, and communed with them, and with all the family of the house of his mother's father, saying,",
   "Speak, I pray you, in the ears of all the men of Shechem, Whether is better for you, either that all the sons of Jerubbaal, which are threescore and ten persons, reign over you, or that one reign over you? remember also that I am your bone and your flesh.",
   "And his mother's brethren spake of him in the ears of all the men of Shechem all these words: and their hearts inclined to follow Abimelech; for they said, He is our brother.",
@@ -150,3 +151,5 @@ export const PASSAGE = [
   "",
   "",
 ].join('\n');
+// The first `count` chapters, each with the blank line after it.
+export const firstChapters = (count) => HELD_OUT.split('\n\n').slice(0, count).map((c) => `${c}\n\n`).join('');
