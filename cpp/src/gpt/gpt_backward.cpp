@@ -90,7 +90,7 @@ Matrix GPT::backward(const Activations& a, const Matrix& d_logits, float* grads,
                                      grad(p.attn_proj_bias));
     seen("attn.hook_z", l, d_heads);
     Matrix d_qkv(b.qkv.rows(), b.qkv.cols());
-    detail::parallel_for(a.batch, 4.0 * static_cast<double>(d_qkv.rows()) * T * d, [&](int s) {
+    detail::parallel_for(a.batch, 4.0 * static_cast<double>(d_qkv.rows()) * T * static_cast<double>(d), [&](int s) {
       const auto seq = static_cast<std::size_t>(s);
       causal_attention_backward(b.qkv.middleRows(s * T, T), b.weights[seq], H, d_heads.middleRows(s * T, T),
                                 d_qkv.middleRows(s * T, T), b.weights_dropout.empty() ? nullptr : &b.weights_dropout[seq]);
