@@ -16,6 +16,8 @@ export class RenderedElement extends Base {
 
   // Names of the JS-only properties (matrix, steps, …) to rescue from before the upgrade.
   static upgradedProperties = [];
+  // Those of them that take only a function (no JSON can hold one): not read from a JSON child.
+  static functionProperties = [];
 
   connectedCallback() {
     for (const name of this.constructor.upgradedProperties) {
@@ -52,7 +54,7 @@ export class RenderedElement extends Base {
       if (values === null || typeof values !== 'object' || Array.isArray(values)) {
         throw new AttnLabError(`<${tag}>: its <script type="application/json"> must hold an object of properties`);
       }
-      const known = this.constructor.upgradedProperties;
+      const known = this.constructor.upgradedProperties.filter((name) => !this.constructor.functionProperties.includes(name));
       const unknown = Object.keys(values).find((key) => !known.includes(key));
       if (unknown !== undefined) throw new AttnLabError(`<${tag}>: its JSON: ${unknownNameMessage(unknown, known, 'property')}`);
       for (const key of known) if (key in values) this[key] = values[key];

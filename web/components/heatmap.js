@@ -57,6 +57,7 @@ export const MAX_SVG_CELLS = 40000;
 
 export class AttnHeatmap extends RenderedElement {
   static upgradedProperties = ['matrix', 'rowLabels', 'colLabels', 'domain', 'highlight', 'cellName'];
+  static functionProperties = ['cellName'];
 
   #given = null; // what the page set: a Matrix, or a tensor whose slice (batch, head) is drawn
   #matrix = null; // the matrix drawn
