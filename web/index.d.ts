@@ -681,6 +681,9 @@ export interface ActivationPatchingOptions {
   allowUnfavourable?: boolean;
 }
 
+/** attributionPatching's options: activationPatching's grid, no progress or signal (one backward, synchronous). */
+export type AttributionPatchingOptions = Omit<ActivationPatchingOptions, 'onProgress' | 'signal'>;
+
 export interface ActivationPatchingResult {
   /** (patched − corrupted) / (clean − corrupted): 0 = the corrupted run's logit difference, 1 = the clean run's. */
   grid: Tensor;
@@ -792,6 +795,11 @@ export interface GPTModel extends LogitLensCalls {
   activationPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: ActivationPatchingOptions): Promise<ActivationPatchingResult>;
   /** Wang et al.'s path patching: the sender's corrupted output reaching the receivers (later layers) only through the named inputs. */
   pathPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: PathPatchingOptions): PathPatchingResult;
+  /** Attribution patching: activationPatching's grid (same shape, same normalisation) estimated to first order from one
+   *  forward and one backward of the corrupted run, (clean − corrupted activation) · ∂metric/∂activation per cell. Close
+   *  where the path to the logits is nearly linear (a head's z, attn_out); it misses where the patch passes later
+   *  LayerNorms, softmaxes and MLPs (resid_pre) or saturates a softmax. GPTModel only (a LlamaModel has no backward). */
+  attributionPatching(clean: ArrayLike<number>, corrupted: ArrayLike<number>, options: AttributionPatchingOptions): ActivationPatchingResult;
   headCircuit(layer: number, head: number): HeadCircuit;
   /** Every head's HeadCircuit.copyingScore at once, layers × heads (the product they share computed once): of the raw
    *  W_E·W_V·W_O·W_U, no LayerNorm folded and nothing centred, unless options ask for TransformerLens's processing. */

@@ -91,6 +91,18 @@ for (const variant of VARIANTS) {
         });
         assert.ok(Math.abs(result.normalised - p.normalised) <= 1e-4, `path ${JSON.stringify(p)}: ${result.normalised}`);
       }
+      // Attribution patching: PyTorch's autograd gradient of the metric, times the clean − corrupted activation,
+      // summed per cell and normalised — every grid, refused by default as activationPatching is.
+      assert.throws(() => model.attributionPatching(expected.clean, expected.corrupted, { what: 'z', metric }), /attributionPatching: .*does not favour the target/);
+      assert.equal(expected.attribution_patching.length, 10);
+      for (const { what, per, grid } of expected.attribution_patching) {
+        const result = model.attributionPatching(expected.clean, expected.corrupted, { what, per, metric, allowUnfavourable: true });
+        assert.match(result.meaning, /first-order estimate/);
+        assert.deepEqual(result.grid.shape, (await model.activationPatching(expected.clean, expected.corrupted, { what, per, metric, allowUnfavourable: true })).grid.shape);
+        const cells = flat(grid);
+        assert.equal(result.grid.data.length, cells.length, `${what} by ${per}`);
+        result.grid.data.forEach((v, i) => assert.ok(Math.abs(v - cells[i]) <= 1e-4, `attribution ${what} by ${per} cell ${i}: ${v} vs ${cells[i]}`));
+      }
 
       const { copying, pairs, baseline_mean: mean, baseline_std: sd } = expected.circuits;
       const all = model.copyingScores();  // every head at once: the same scores, as float32
@@ -154,6 +166,12 @@ for (const variant of VARIANTS) {
     await refuses(() => model.activationPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'resid_pre', per: 'head', metric: { target: 1, baseline: 2 } }),
       /per head needs a per-head point/);
     await refuses(() => model.activationPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'resid', metric: { target: 1, baseline: 2 } }), /what must be one of/);
+    await refuses(() => model.attributionPatching(ids, [1, 2, 3], { what: 'z', metric: { target: 1, baseline: 2 } }),
+      /^GPTModel\.attributionPatching: .*the clean prompt has 6 tokens and the corrupted prompt 3/);
+    await refuses(() => model.attributionPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'mlp_out', per: 'head', metric: { target: 1, baseline: 2 }, allowUnfavourable: true }),
+      /per head needs a per-head point/);
+    await refuses(() => model.attributionPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'z', metric: { target: 40, baseline: 2 }, allowUnfavourable: true }),
+      /target 40 is outside the vocabulary 0 … 36/);
     await refuses(() => model.pathPatching(ids, [1, 2, 3, 4, 5, 7], { sender: { layer: 1, head: 0 }, receivers: [{ layer: 1, head: 1, input: 'q' }], metric: { target: 1, baseline: 2 }, allowUnfavourable: true }),
       /a receiver must be a head \(0 … 3\) of a later layer than the sender's 1/);
     await refuses(() => model.headCircuit(2, 0), /layer 2, head 0 is not in the model/);

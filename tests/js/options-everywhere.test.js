@@ -165,6 +165,7 @@ const OPTION_CALLS = {
   'GPTModel.directLogitAttribution': ['targt', 'target', (c, o) => c.gpt.directLogitAttribution(IDS, { target: 1, ...o })],
   'GPTModel.activationPatching': ['wat', 'what', (c, o) => c.gpt.activationPatching(IDS, IDS, o)],
   'GPTModel.pathPatching': ['sendr', 'sender', (c, o) => c.gpt.pathPatching(IDS, IDS, o)],
+  'GPTModel.attributionPatching': ['pr', 'per', (c, o) => c.gpt.attributionPatching(IDS, IDS, o)],
   'GPTModel.compositionScores': ['draw', 'draws', (c, o) => c.gpt.compositionScores(o)],
   'GPTModel.logitLens': ['positon', 'position', (c, o) => c.gpt.logitLens(IDS, o)],
   'LlamaModel.forward': ['firstPositon', 'firstPosition', (c, o) => c.llama.forward(IDS, o)],

@@ -56,7 +56,8 @@ EMSCRIPTEN_BINDINGS(attnlab_gpt) {
       .function("gridShape", &PatchingSweepHandle::grid_shape)
       .function("layerCells", &PatchingSweepHandle::layer_cells)
       .function("cells", &PatchingSweepHandle::cells)
-      .function("pathPatching", &PatchingSweepHandle::path_patching);
+      .function("pathPatching", &PatchingSweepHandle::path_patching)
+      .function("attribution", &PatchingSweepHandle::attribution);
   class_<LlamaLoaderHandle>("LlamaLoaderHandle")
       .class_function("create", &LlamaLoaderHandle::create, allow_raw_pointers())
       .function("weightFiles", &LlamaLoaderHandle::weight_files)

@@ -113,6 +113,13 @@ val PatchingSweepHandle::path_patching(const val& sender, const val& receivers) 
   return sweep_path_patching_js(sweep_, sender, receivers);
 }
 
+val PatchingSweepHandle::attribution(const std::string& what, const std::string& per) const {
+  return guarded([&] {
+    const PatchingGrid grid = attribution_patching(sweep_, what_from(what), per_from(per));
+    return floats_to_js(grid.values.data(), grid.values.size());
+  });
+}
+
 // ---- Free functions ----
 
 val lens_to_js(const LogitLens& lens) {

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "attnlab/interp/attribution.hpp"
+#include "attnlab/interp/attribution_patching.hpp"
 #include "attnlab/interp/circuits.hpp"
 #include "attnlab/interp/hooked_gpt.hpp"
 #include "attnlab/interp/logit_lens.hpp"
@@ -47,6 +48,9 @@ class PatchingSweepHandle {
   val cells(const std::string& what, const std::string& per, int layer, int first, int count) const;
   // sender { layer, head }; receivers [{ layer, head, input: 'q' | 'k' | 'v' }] → { clean, corrupted, patched, normalised }
   val path_patching(const val& sender, const val& receivers) const;
+  // attribution patching's estimate of every cell of the (what, per) grid at once (Float32Array, the grid's shape
+  // and normalisation): one backward from the corrupted run
+  val attribution(const std::string& what, const std::string& per) const;
 
  private:
   PatchingSweepHandle(const GPT& model, std::span<const int> clean, std::span<const int> corrupted, LogitDiffMetric metric)

@@ -222,6 +222,11 @@ export function gptClasses(module) {
       return this.#parameterCount;
     }
 
+    // The GPT's backward pass makes attribution patching possible here; a Llama's core has no backward.
+    attributionPatching(clean, corrupted, options) {
+      return interp.attributionPatching(this, module, clean, corrupted, options);
+    }
+
     // ids [n] → { logits: Matrix n×vocabSize, attention?: Matrix[layer][head] (n×n), trace? }.
     // ablate: [{ layer, head }] knocks heads out: their output set to 0 (ablation 'zero') or to its
     // mean over the positions ('mean').

@@ -1,6 +1,6 @@
 // The interpretability calls on a GPTModel or a LlamaModel (the core's interp/, in the GPT module): an
 // activation cache with TransformerLens's hook names, runs with patches, the logit lens, direct logit
-// attribution, activation patching (and on a GPT path patching), and a head's circuits. The models'
+// attribution, activation and path patching (and on a GPT attribution patching), and a head's circuits. The models'
 // methods of the same names call these; a Llama's bindings are the GPT's names with "llama" before them.
 //   const { logits, cache } = model.runWithCache(ids);
 //   cache.get('blocks.1.attn.hook_pattern');                     // Tensor (heads, seq, seq)
@@ -8,7 +8,7 @@
 import { checkBoolean, checkFields, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, noMoreArguments } from './checks.js';
 import { checkIds } from './gpt.js';
 import { nearestName } from './option-names.js';
-import { allowUnfavourable, GRID_MEANING, gapVerdict, PATH_MEANING } from './patching-gap.js';
+import { allowUnfavourable, ESTIMATE_MEANING, GRID_MEANING, gapVerdict, PATH_MEANING } from './patching-gap.js';
 import { checkTensor } from './tensor.js';
 
 // The values of one run at its hook points, in TransformerLens's shapes for one sequence (its batch
@@ -322,13 +322,19 @@ const now = () => globalThis.performance?.now() ?? Date.now();
 // is rejected with its reason before any run. The signal is checked before each cell. A pair whose clean run
 // does not favour the target more than the corrupted run does is refused before any cell is computed
 // (patching-gap.js), or with allowUnfavourable: true swept and returned with a warning.
-export async function activationPatching(model, module, clean, corrupted, options) {
-  const fn = `${model.className}.activationPatching`;
-  const { what, per = 'position', metric, onProgress, signal, allowUnfavourable: allow } =
-    checkOptions(fn, options, ['what', 'per', 'metric', 'onProgress', 'signal', 'allowUnfavourable']);
-  const allowed = allowUnfavourable(fn, allow);
+// The options a grid of cells takes (activationPatching's and attributionPatching's), checked; more: the
+// options only the caller takes.
+function gridOptions(fn, options, more) {
+  const given = checkOptions(fn, options, ['what', 'per', 'metric', 'allowUnfavourable', ...more]);
+  const { what, per = 'position', metric, allowUnfavourable: allow } = given;
   checkOneOf(fn, 'what', what, ['resid_pre', 'attn_out', 'mlp_out', 'z', 'pattern', 'q', 'k', 'v']);
   checkOneOf(fn, 'per', per, ['position', 'head', 'all']);
+  return { ...given, what, per, metric, allowed: allowUnfavourable(fn, allow) };
+}
+
+export async function activationPatching(model, module, clean, corrupted, options) {
+  const fn = `${model.className}.activationPatching`;
+  const { what, per, metric, onProgress, signal, allowed } = gridOptions(fn, options, ['onProgress', 'signal']);
   if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, `onProgress must be a function, got ${describe(onProgress)}`);
   if (signal !== undefined && !(signal instanceof AbortSignal)) fail(fn, `signal must be an AbortSignal, got ${describe(signal)}`);
   signal?.throwIfAborted();  // before the clean and corrupted runs: a stopped sweep costs nothing
@@ -355,6 +361,23 @@ export async function activationPatching(model, module, clean, corrupted, option
     }
     signal?.throwIfAborted();
     return { grid: { shape, data }, clean: metrics.clean, corrupted: metrics.corrupted, position: metrics.position, meaning: GRID_MEANING, ...verdict };
+  });
+}
+
+// Attribution patching (Nanda 2023; Syed et al. 2023): activationPatching's grid estimated to first order from
+// one forward and one backward of the corrupted run — (clean − corrupted activation) · ∂metric/∂activation
+// summed over each cell's entries, normalised as activationPatching normalises. Synchronous: one backward is
+// about the cost of one patched forward, not of a sweep. Where it misses the patched runs (a residual stream
+// passes every later LayerNorm, softmax and MLP) is the lesson's to show, beside activationPatching's grid.
+export function attributionPatching(model, module, clean, corrupted, options) {
+  const fn = `${model.className}.attributionPatching`;
+  const { what, per, metric, allowed } = gridOptions(fn, options, []);
+  return withSweep(model, module, fn, clean, corrupted, metric, (sweep) => {
+    const shape = model.call(fn, () => sweep.gridShape(what, per));
+    const metrics = sweep.metrics();
+    const verdict = gapVerdict(fn, metrics.clean, metrics.corrupted, allowed);  // before the backward
+    const data = model.call(fn, () => sweep.attribution(what, per));
+    return { grid: { shape, data }, clean: metrics.clean, corrupted: metrics.corrupted, position: metrics.position, meaning: ESTIMATE_MEANING, ...verdict };
   });
 }
 

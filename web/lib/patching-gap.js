@@ -16,6 +16,10 @@ const three = (x) => x.toFixed(3);
 export const GRID_MEANING = '(patched − corrupted) / (clean − corrupted), of logit[target] − logit[baseline]: 0 = the corrupted ' +
   'run’s value, 1 = the clean run’s; above 1 the patch moves it past the clean run’s value, below 0 away from the clean run’s, ' +
   'further than the corrupted run is.';
+export const ESTIMATE_MEANING = 'A first-order estimate of activationPatching’s cell, from the corrupted run’s gradient: ' +
+  '(clean − corrupted activation) · ∂(logit[target] − logit[baseline])/∂activation over the cell, divided by (clean − corrupted) ' +
+  'as activationPatching divides. Close to the patched run where the path to the logits is nearly linear in the activation; ' +
+  'far from it where the patch passes later LayerNorms, softmaxes and MLPs (a residual stream) or saturates a softmax.';
 export const PATH_MEANING = '(patched − clean) / (clean − corrupted), of logit[target] − logit[baseline]: 0 = no effect, ' +
   '−1 = all the way to the corrupted run’s value; below −1 past it, above 0 further from the corrupted run’s than the clean run is.';
 
