@@ -291,6 +291,8 @@ class Lab {
     ]);
     const { raw, call, classes } = gpt;
     const model = new classes.GPTModel(call(fn, () => raw.GPTHandle.fromSafetensors(bytes, 0, false)));
+    // The weights and the tokenizer in two tasks of a page's thread, not one (each is a long call on a phone).
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const tokenizer = new classes.Tokenizer(call(fn, () => raw.TokenizerHandle.fromGPT2(vocab, merges)));
     return { model, tokenizer };
   }

@@ -207,6 +207,10 @@ export async function lessonPage(lesson) {
     root.removeAttribute('aria-busy');
     throw error;
   }
+  // The model's load and the lesson's first figures are separate tasks of the page's thread: the load's
+  // last piece resolves a promise, and without a turn in between the first render would run in its task.
+  performance.mark('prepared');  // the lesson's model loaded (tests/e2e/model-load-tasks.test.js reads it)
+  await new Promise((resolve) => setTimeout(resolve, 0));
   loading.remove();
   file.ready(lab, state, prepared);
   Object.assign(loaded, { ready: true, lab, prepared });
@@ -271,6 +275,7 @@ export async function lessonPage(lesson) {
     showState(root, state);  // the controls show the state, whether it was drawn or refused
   };
   writeState(state);
+  await new Promise((resolve) => setTimeout(resolve, 0));  // the controls built (setup) and the first figures: two tasks
   run();
   root.removeAttribute('aria-busy');
   document.body.dataset.ready = 'true';

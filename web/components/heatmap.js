@@ -76,6 +76,10 @@ export class AttnHeatmap extends RenderedElement {
   #spec = null;
   #refit = false; // the container's width changed enough to want another label size
   #room = null; // the host's width as the ResizeObserver last reported it (null: not yet observed)
+  // The heatmaps in the page that the ResizeObserver has not reported yet. The first of them to render
+  // reads every one's width at once: a page that builds several heatmaps in one update then lays itself
+  // out once for all of them, not once per heatmap (each read after another's render forces a layout).
+  static #unmeasured = new Set();
   #layout = null;
   #parts = null; // the skeleton's parts (heatmap-svg.js)
   #labels = null; // { rows, cols, rowTitle, colTitle }: full texts for tooltips and screen readers
@@ -117,9 +121,19 @@ export class AttnHeatmap extends RenderedElement {
     // Its reports are kept, so a rebuild (new labels) need not read clientWidth: with several
     // heatmaps rebuilding in one update, each read would force a layout of the page.
     globalThis.ResizeObserver && new ResizeObserver((entries) => {
+      AttnHeatmap.#unmeasured.delete(this);
       this.#room = entries.at(-1).contentRect.width;
       this.#onResize();
     }).observe(this);
+  }
+
+  connectedCallback() {
+    if (this.#room === null) AttnHeatmap.#unmeasured.add(this);
+    super.connectedCallback();
+  }
+
+  disconnectedCallback() {
+    AttnHeatmap.#unmeasured.delete(this);
   }
 
   // A Matrix, or a tensor of 2 to 4 dims — weights (batch, heads, n_q, n_k) as the package returns
@@ -271,6 +285,10 @@ export class AttnHeatmap extends RenderedElement {
   // The label font (SVG units) that shows at least MIN_LABEL_PX once the SVG is shrunk to fit the
   // host: the layout's width grows with the font, so a couple of rounds settle it.
   #fitFont(spec) {
+    if (this.#room === null && AttnHeatmap.#unmeasured.has(this)) {
+      for (const heatmap of AttnHeatmap.#unmeasured) heatmap.#room = heatmap.clientWidth;  // one layout for all
+      AttnHeatmap.#unmeasured.clear();
+    }
     const room = this.#room ?? this.clientWidth;
     let font = LABEL_FONT;
     if (!room) return font; // not laid out (hidden, or not in the page yet)

@@ -9,6 +9,7 @@ export const LLAMA_FAMILY = ['llama', 'qwen2', 'mistral'];
 
 // Bytes the caller already holds go in pieces of this size (a File's stream chooses its own).
 const PIECE = 4 << 20;
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 function isFile(value) {
   return value !== null && typeof value === 'object' && typeof value.name === 'string' && typeof value.arrayBuffer === 'function';
@@ -87,7 +88,12 @@ export class CheckpointFiles {
       onProgress?.({ file: name, loaded, total });
     };
     if (!isFile(source)) {
-      for (let at = 0; at < total; at += PIECE) took(source.subarray(at, Math.min(at + PIECE, total)));
+      // Bytes already in memory (a built-in model fetched whole) are handed over a piece per task, as a File's
+      // stream hands them: each piece is one main-thread task on a page, never the whole load in one.
+      for (let at = 0; at < total; at += PIECE) {
+        await nextTask();
+        took(source.subarray(at, Math.min(at + PIECE, total)));
+      }
       return;
     }
     if (typeof source.stream !== 'function') {

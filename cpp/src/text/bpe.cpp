@@ -148,7 +148,11 @@ std::string spelling(std::string_view bytes) {
 }
 
 // GPT-2's spelling of a token → its bytes. Error (naming `where`) for a character outside the alphabet.
-std::string bytes_of(std::string_view spelled, const std::string& where) {
+// where() names the token's place for an error message: made only when there is one, because a
+// vocabulary of 100,000 tokens would otherwise build (and, in the threaded wasm build's JS-emulated
+// exceptions, unwind-protect) 100,000 message prefixes on every load.
+template <class Where>
+std::string bytes_of(std::string_view spelled, const Where& where) {
   static const std::array<int, kAlphabetEnd> byte_of = [] {
     std::array<int, kAlphabetEnd> table{};
     table.fill(-1);
@@ -161,12 +165,12 @@ std::string bytes_of(std::string_view spelled, const std::string& where) {
     if (ch.code == kInvalid) {
       char hex[16];
       std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(spelled[i]));
-      detail::fail(kFromGpt2, where, " has the byte ", hex, ", which is not UTF-8");
+      detail::fail(kFromGpt2, where(), " has the byte ", hex, ", which is not UTF-8");
     }
     if (ch.code >= kAlphabetEnd || byte_of[ch.code] < 0) {
       char code[16];
       std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(ch.code));
-      detail::fail(kFromGpt2, where, " has ", code, ", which is not one of GPT-2's 256 byte characters");
+      detail::fail(kFromGpt2, where(), " has ", code, ", which is not one of GPT-2's 256 byte characters");
     }
     bytes += static_cast<char>(byte_of[ch.code]);
     i += ch.size;
@@ -253,15 +257,16 @@ std::vector<std::string> read_vocab(std::string_view vocab_json) {
   const std::size_t n = reader.entries.size();
   std::vector<const std::string*> spelled(n, nullptr);  // id → the token given it
   for (const VocabReader::Entry& entry : reader.entries) {
-    const std::string token = token_in_quotes(entry.token);
-    if (entry.id >= n) detail::fail(kFromGpt2, "vocab.json gives ", token, " the id ", entry.id, ", not one of 0 … ", n - 1);
+    if (entry.id >= n)
+      detail::fail(kFromGpt2, "vocab.json gives ", token_in_quotes(entry.token), " the id ", entry.id, ", not one of 0 … ", n - 1);
     const std::string*& owner = spelled[entry.id];
-    if (owner) detail::fail(kFromGpt2, "vocab.json gives the id ", entry.id, " to both ", token_in_quotes(*owner), " and ", token);
+    if (owner)
+      detail::fail(kFromGpt2, "vocab.json gives the id ", entry.id, " to both ", token_in_quotes(*owner), " and ", token_in_quotes(entry.token));
     owner = &entry.token;
   }
   std::vector<std::string> bytes(n);
   for (std::size_t id = 0; id < n; ++id)
-    bytes[id] = bytes_of(*spelled[id], "vocab.json's token " + token_in_quotes(*spelled[id]));
+    bytes[id] = bytes_of(*spelled[id], [&] { return "vocab.json's token " + token_in_quotes(*spelled[id]); });
   return bytes;
 }
 
@@ -365,18 +370,18 @@ BpeTokenizer BpeTokenizer::from_gpt2(std::string_view vocab_json, std::string_vi
   // merges.txt: in rank order, two tokens of vocab.json whose merge is a token of vocab.json too
   std::vector<std::size_t> line_of_rank;  // for the message about a repeated merge
   for (const MergeLine& line : read_merge_lines(merges_text)) {
-    const std::string where = "merges.txt line " + std::to_string(line.number);
+    const auto where = [&] { return "merges.txt line " + std::to_string(line.number); };
     const auto id_of = [&](const std::string& bytes, const char* which) {
       const auto it = t.byte_ids_.find(bytes);
       if (it == t.byte_ids_.end())
-        detail::fail(kFromGpt2, where, " merges ", token_in_quotes(line.left), " and ", token_in_quotes(line.right),
+        detail::fail(kFromGpt2, where(), " merges ", token_in_quotes(line.left), " and ", token_in_quotes(line.right),
                      ", but vocab.json has no token ", token_in_quotes(spelling(bytes)), which);
       return it->second;
     };
     const std::string left = bytes_of(line.left, where), right = bytes_of(line.right, where);
     const int l = id_of(left, ""), r = id_of(right, ""), merged = id_of(left + right, " for their merge");
     if (const auto known = t.merge_rank_.find(pair_key(l, r)); known != t.merge_rank_.end())
-      detail::fail(kFromGpt2, where, " repeats the merge ", token_in_quotes(line.text), " of line ",
+      detail::fail(kFromGpt2, where(), " repeats the merge ", token_in_quotes(line.text), " of line ",
                    line_of_rank[static_cast<std::size_t>(known->second)]);
     t.add_merge(l, r, merged);
     line_of_rank.push_back(line.number);
