@@ -613,6 +613,15 @@ export interface ActivationPatch {
   heads?: number[];
 }
 
+/** A hook function in runWithHooks (TransformerLens's fwd_hooks): called at the point `name` (a full hook name) after
+ *  its patches, with the point's value in TransformerLens's shape. Change value.data in place, or return a tensor of
+ *  the same shape; the rest of the run reads what it leaves. A NaN or +∞ left in it, a wrong shape or an unknown name
+ *  is an AttnLabError; an error the function throws is rethrown as it was, and the model stays usable. */
+export interface HookFunction {
+  name: HookName;
+  fn: (value: Tensor, hook: { name: string }) => Tensor | void;
+}
+
 /** One cell of the logit lens: the top k tokens at that point and position, and the target's standing. */
 export interface LensCell {
   top: { id: number; probability: number }[];
@@ -787,7 +796,8 @@ export interface GPTModel extends LogitLensCalls {
    *  in every block), a misspelt one refused with the nearest. Every point when left out. */
   runWithCache(ids: ArrayLike<number>, options?: { names?: HookName[] }): { logits: Matrix; cache: ActivationCache };
   /** A run with replaced activations; keep names points of the patched run to cache. */
-  runWithHooks(ids: ArrayLike<number>, options: { patch: ActivationPatch[]; keep?: HookName[] }): { logits: Matrix; cache?: ActivationCache };
+  /** patch and hooks together: at each point the patches apply first, then the hook functions. */
+  runWithHooks(ids: ArrayLike<number>, options: { patch?: ActivationPatch[]; hooks?: HookFunction[]; keep?: HookName[] }): { logits: Matrix; cache?: ActivationCache };
   /** Contributions to logit[target] (− logit[baseline]) at position (default: the last), ln_final's scale frozen. */
   directLogitAttribution(ids: ArrayLike<number>, options: { position?: number; target: number; baseline?: number }): Attribution;
   /** The corrupted prompt with one clean activation put back per cell (prompts of the same token length). The model
@@ -897,7 +907,7 @@ export interface LlamaModel extends LogitLensCalls {
   /** ids → the logits and every hook point (or the named ones); firstPosition shifts RoPE's positions. */
   runWithCache(ids: ArrayLike<number>, options?: { names?: HookName[]; firstPosition?: number }): { logits: Matrix; cache: ActivationCache };
   /** A run with replaced activations (heads at hook_k, hook_v, hook_rot_k are key/value heads). */
-  runWithHooks(ids: ArrayLike<number>, options: { patch: ActivationPatch[]; keep?: HookName[]; firstPosition?: number }): { logits: Matrix; cache?: ActivationCache };
+  runWithHooks(ids: ArrayLike<number>, options: { patch?: ActivationPatch[]; hooks?: HookFunction[]; keep?: HookName[]; firstPosition?: number }): { logits: Matrix; cache?: ActivationCache };
   /** Parts of logit[target] (− logit[baseline]): embed, each head, o_proj's bias (where the config has one), each MLP,
    *  through the final RMSNorm with its scale frozen; nothing is centred (RMSNorm does not centre). */
   directLogitAttribution(ids: ArrayLike<number>, options: { position?: number; target: number; baseline?: number }): Attribution;

@@ -180,6 +180,32 @@ for (const variant of VARIANTS) {
     await refuses(() => cache.get('blocks.1.attn.hook_patern'), /^ActivationCache\.get: this cache has no "blocks\.1\.attn\.hook_patern" — did you mean "blocks\.1\.attn\.hook_pattern"\?/);
     await refuses(() => model.runWithHooks(ids, { patch: [{ name: 'blocks.0.hook_mlp_out', from: cache }] }), /this cache has no "blocks\.0\.hook_mlp_out"/);
 
+    // Hook functions (TransformerLens's fwd_hooks): one that reads sees the point runWithCache keeps; one that writes
+    // the clean run's resid_pre at position 2 into another run is the patch from that cache (checked against PyTorch
+    // above); a thrown error comes back as it was thrown; wrong shapes, NaN and unknown names are refused by name.
+    const other = [1, 2, 7, 4, 5, 6];
+    const { cache: clean } = model.runWithCache(ids);
+    const read = [];
+    model.runWithHooks(ids, { hooks: [{ name: 'blocks.1.attn.hook_pattern', fn: (value, hook) => { read.push(hook.name, value); } }] });
+    assert.equal(read[0], 'blocks.1.attn.hook_pattern');
+    assert.deepEqual(read[1], clean.get('blocks.1.attn.hook_pattern'));
+    const d = model.config.dModel;
+    const written = model.runWithHooks(other, { hooks: [{ name: 'blocks.1.hook_resid_pre',
+      fn: (value) => value.data.set(clean.get('blocks.1.hook_resid_pre').data.subarray(2 * d, 3 * d), 2 * d) }] });
+    const patched = model.runWithHooks(other, { patch: [{ name: 'blocks.1.hook_resid_pre', from: clean, positions: [2] }] });
+    assert.deepEqual(written.logits.data, patched.logits.data);
+    const returned = model.runWithHooks(other, { hooks: [{ name: 'blocks.1.hook_resid_pre',
+      fn: (value) => ({ shape: value.shape, data: clean.get('blocks.1.hook_resid_pre').data }) }] });
+    assert.deepEqual(returned.logits.data, model.runWithHooks(other, { patch: [{ name: 'blocks.1.hook_resid_pre', from: clean }] }).logits.data);
+    const mine = new Error('my hook failed');
+    assert.throws(() => model.runWithHooks(ids, { hooks: [{ name: 'blocks.0.hook_mlp_out', fn: () => { throw mine; } }] }), (e) => e === mine);
+    await refuses(() => model.runWithHooks(ids, { hooks: [{ name: 'blocks.0.hook_mlp_out', fn: () => ({ shape: [6, 31], data: new Float32Array(186) }) }] }),
+      /a hook function for blocks\.0\.hook_mlp_out returned shape \(6, 31\) but the point has shape \(6, 32\)/);
+    await refuses(() => model.runWithHooks(ids, { hooks: [{ name: 'blocks.0.hook_mlp_out', fn: (v) => { v.data[3] = Infinity; } }] }),
+      /a hook function left a NaN or \+∞ in blocks\.0\.hook_mlp_out/);
+    await refuses(() => model.runWithHooks(ids, { hooks: [{ name: 'blocks.0.hook_mlp_outt', fn: () => {} }] }), /did you mean "blocks\.0\.hook_mlp_out"/);
+    await refuses(() => model.runWithHooks(ids, { hooks: [{ name: 'blocks.0.hook_mlp_out', fn: 3 }] }), /hooks\[0\]\.fn must be a function/);
+
     // A sweep stopped by its AbortSignal after the first layer: AbortError, progress said, the module usable.
     const controller = new AbortController();
     const progress = [];

@@ -190,6 +190,17 @@ for (const variant of VARIANTS) {
       assertRowsNear(patched.logits, want.logits_ablate_1_0, `${name} runWithHooks`);
       assert.deepEqual(patched.cache.names(), ['blocks.1.attn.hook_z']);
       assert.ok(patched.cache.get('blocks.1.attn.hook_z').data.slice(0, model.config.headDim).every((x) => x === 0));
+      // The same ablation as a hook function (TransformerLens's fwd_hooks): head 0's columns of z set to 0 in place.
+      const hd = model.config.headDim;
+      const seen = [];
+      const zeroed = model.runWithHooks(want.prompt, { hooks: [
+        { name: 'blocks.0.attn.hook_rot_k', fn: (value, hook) => { seen.push([hook.name, value.shape]); } },
+        { name: 'blocks.1.attn.hook_z', fn: (z) => { for (let t = 0; t < z.shape[0]; t++) z.data.fill(0, t * z.shape[1] * hd, t * z.shape[1] * hd + hd); } },
+      ] });
+      assertRowsNear(zeroed.logits, want.logits_ablate_1_0, `${name} runWithHooks with a hook function`);
+      assert.deepEqual(seen, [['blocks.0.attn.hook_rot_k', [want.prompt.length, model.config.numKeyValueHeads, hd]]]);
+      assert.throws(() => model.runWithHooks(want.prompt, { hooks: [{ name: 'blocks.1.attn.hook_z', fn: (z) => { z.data[0] = NaN; } }] }),
+        /LlamaModel.runWithHooks: .*a hook function left a NaN or \+∞ in blocks.1.attn.hook_z/);
       const { cache } = model.runWithCache(want.prompt, { names: ['blocks.0.hook_resid_pre'], firstPosition: 2 });
       assert.deepEqual(cache.names(), ['blocks.0.hook_resid_pre']);
       assert.equal(model.hookNames().length, 3 + 20 * model.config.numLayers);

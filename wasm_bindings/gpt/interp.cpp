@@ -1,5 +1,7 @@
 #include "interp.hpp"
 
+#include <limits>
+
 #include "attnlab/interp/attribution.hpp"
 #include "attnlab/interp/cache_algebra.hpp"
 #include "attnlab/interp/circuits.hpp"
@@ -42,10 +44,35 @@ LogitDiffMetric metric_from_js(const val& metric) {
   return {metric["target"].as<int>(), metric["baseline"].as<int>(), metric["position"].as<int>()};
 }
 
+// ---- The package's hook functions ----
+
+JsHooks js_hooks_from(const val& names, const val& call) {
+  JsHooks hooks{call, {}};
+  for (std::size_t i = 0, n = names["length"].as<std::size_t>(); i < n; ++i) hooks.names.insert(names[i].as<std::string>());
+  return hooks;
+}
+
+void JsHooks::operator()(const std::string& name, const Shape& shape, Matrix& value) const {
+  if (!names.contains(name)) return;
+  const auto count = static_cast<std::size_t>(value.size());
+  val tensor = val::object();
+  tensor.set("shape", shape_to_js(shape));
+  tensor.set("data", floats_to_js(value.data(), count));
+  const val out = call(name, tensor);
+  if (out.isNull()) throw Error("runWithHooks: a hook function for " + name + " threw");
+  static const val copy_to_heap = val::module_property("copyToHeap");
+  if (!copy_to_heap(out["data"], reinterpret_cast<std::uintptr_t>(value.data()), count).as<bool>())
+    throw Error("runWithHooks: a hook function for " + name + " returned " + std::to_string(out["data"]["length"].as<std::size_t>()) +
+                " values, not its " + std::to_string(count));
+  // −∞ is a value scores hold (the causal mask); NaN and +∞ are not
+  if ((value.array().isNaN() || value.array() == std::numeric_limits<float>::infinity()).any())
+    throw Error("runWithHooks: a hook function left a NaN or +∞ in " + name);
+}
+
 // ---- ActivationCacheHandle ----
 
 ActivationCacheHandle* ActivationCacheHandle::run(const GPTHandle& model, const val& ids_js, const val& names_js,
-                                                  const val& patches_js) {
+                                                  const val& patches_js, const val& hook_names, const val& hook_call) {
   return catching<ActivationCacheHandle*>([&] {
     const char* fn = "runWithCache";
     const std::vector<int> ids = ints_from_js(ids_js, fn);
@@ -65,6 +92,11 @@ ActivationCacheHandle* ActivationCacheHandle::run(const GPTHandle& model, const 
       patch.heads = int_list(p["heads"]);
       options.patches.push_back(std::move(patch));
     }
+    const JsHooks hooks = js_hooks_from(hook_names, hook_call);
+    for (const std::string& name : hooks.names) (void)find_hook("runWithHooks", name, hooked.config());  // unknown: Error
+    const int T = static_cast<int>(ids.size());
+    if (!hooks.names.empty())
+      options.hook = [&](HookPoint point, Matrix& value) { hooks(hook_name(point), hook_shape(point, T, hooked.config()), value); };
     return new ActivationCacheHandle(hooked.run(ids, options));
   }, nullptr);
 }

@@ -7,6 +7,8 @@
 #include <emscripten/val.h>
 
 #include <memory>
+#include <set>
+#include <string>
 
 #include "attnlab/interp/attribution.hpp"
 #include "attnlab/interp/attribution_patching.hpp"
@@ -22,9 +24,23 @@ namespace attnlab::wasm {
 // One run's logits and activation cache: run() keeps the named points (all when names is empty) of a
 // run with the given patches ([{ name, source: 'value' | 'zero' | 'mean', value?: { shape, data },
 // positions?, heads? }], checked in web/lib/interp.js).
+// The package's hook functions (runWithHooks' `hooks`, TransformerLens's fwd_hooks): `call(name, { shape, data })`
+// is web/lib/interp.js's dispatcher, which runs the caller's functions for that point and returns the tensor the
+// run goes on with (the one given, changed in place, or a new one of its shape: checked there), or null when a
+// function threw (the package keeps its error and rethrows it). Only the named points leave the heap.
+struct JsHooks {
+  val call = val::undefined();
+  std::set<std::string> names;
+  // value's entries through the functions for `name` (nothing when none is for it); Error for a NaN or +∞ left in it.
+  void operator()(const std::string& name, const Shape& shape, Matrix& value) const;
+};
+JsHooks js_hooks_from(const val& names, const val& call);  // names: a string[]; call: a function or undefined
+
 class ActivationCacheHandle {
  public:
-  static ActivationCacheHandle* run(const GPTHandle& model, const val& ids, const val& names, const val& patches);
+  // hook_names, hook_call: JsHooks' (none when hook_names is empty)
+  static ActivationCacheHandle* run(const GPTHandle& model, const val& ids, const val& names, const val& patches,
+                                    const val& hook_names, const val& hook_call);
   val logits() const;                         // Matrix [T×V]
   val names() const;                          // string[]
   val get(const std::string& name) const;     // { shape, data }

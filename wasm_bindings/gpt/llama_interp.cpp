@@ -9,7 +9,7 @@
 namespace attnlab::wasm {
 
 val llama_run_with_hooks_js(const LlamaHandle& handle, const val& ids_js, const val& names_js, const val& patches_js,
-                            int first_position) {
+                            int first_position, const val& hook_names, const val& hook_call) {
   return guarded([&] {
     const char* fn = "runWithHooks";
     const Llama& model = handle.model();
@@ -36,8 +36,11 @@ val llama_run_with_hooks_js(const LlamaHandle& handle, const val& ids_js, const 
     val hooks = val::object(), kept = val::array();
     LlamaForwardOptions options;
     options.first_position = first_position;
+    const JsHooks functions = js_hooks_from(hook_names, hook_call);
+    for (const std::string& name : functions.names) (void)llama_hook_shape(fn, model, name, std::max(T, 1));  // unknown: Error
     options.hook_fn = [&](const std::string& name, Matrix& value) {
       patched(name, value);
+      if (functions.names.contains(name)) functions(name, llama_hook_shape(fn, model, name, T), value);
       if (!names.empty() && !names.contains(name)) return;
       val tensor = val::object();
       tensor.set("shape", shape_to_js(llama_hook_shape(fn, model, name, T)));

@@ -12,7 +12,8 @@ namespace attnlab::wasm {
 
 // ids, names (string[]: the points to keep; empty = all), patches ([{ name, source, value?, positions?,
 // heads? }] as the GPT's), firstPosition → { logits, names: string[], hooks: { [name]: { shape, data } } }
-val llama_run_with_hooks_js(const LlamaHandle& model, const val& ids, const val& names, const val& patches, int first_position);
+val llama_run_with_hooks_js(const LlamaHandle& model, const val& ids, const val& names, const val& patches, int first_position,
+                            const val& hook_names, const val& hook_call);  // hook_*: JsHooks' (interp.hpp)
 val llama_hook_names_js(const LlamaHandle& model);  // string[] in forward order
 
 class LlamaPatchingSweepHandle {

@@ -206,14 +206,59 @@ function checkPatches(fn, patch) {
   });
 }
 
+// hooks ([{ name, fn }], TransformerLens's fwd_hooks) → what the binding calls: the points' names, and call(name,
+// tensor), which runs each function given for that point in order — fn(value, { name }) edits value.data in place
+// or returns a tensor of value's shape — and returns the tensor the run goes on with; null once a function has
+// thrown, its error kept in `thrown` for the caller to rethrow (the run stops there, the module unharmed).
+function hookFunctions(fn, hooks) {
+  const none = { names: [], call: undefined, thrown: null };
+  if (hooks === undefined) return none;
+  if (!Array.isArray(hooks)) fail(fn, `hooks must be an array of { name, fn }, got ${describe(hooks)}`);
+  const byName = new Map();
+  hooks.forEach((entry, i) => {
+    const { name, fn: f } = checkFields(fn, `hooks[${i}]`, entry, ['name', 'fn']);
+    if (typeof name !== 'string') fail(fn, `hooks[${i}].name must be a hook name, got ${describe(name)}`);
+    if (typeof f !== 'function') fail(fn, `hooks[${i}].fn must be a function (value, hook) => …, got ${describe(f)}`);
+    byName.set(name, [...(byName.get(name) ?? []), f]);
+  });
+  const state = { ...none, names: [...byName.keys()] };
+  state.call = (name, value) => {
+    try {
+      let current = value;
+      for (const f of byName.get(name)) {
+        const out = f(current, { name });
+        if (out === undefined) continue;
+        const checked = checkTensor(fn, `the value a hook function for ${name} returned`, out);
+        if (checked.shape.length !== current.shape.length || checked.shape.some((n, i) => n !== current.shape[i])) {
+          fail(fn, `a hook function for ${name} returned shape (${checked.shape.join(', ')}) but the point has shape (${current.shape.join(', ')})`);
+        }
+        current = checked;
+      }
+      return current;
+    } catch (error) {
+      state.thrown ??= error;
+      return null;
+    }
+  };
+  return state;
+}
+
 // One run through the binding: { logits, cache } with the named points copied out.
-function run(model, module, fn, ids, names, patches, firstPosition = 0) {
+function run(model, module, fn, ids, names, patches, firstPosition = 0, hooks = hookFunctions(fn, undefined)) {
   const tokens = checkIds(fn, 'ids', ids);
+  // A hook function's own error, as it threw it (the binding reports only that one threw).
+  const calling = (body) => {
+    try {
+      return model.call(fn, body);
+    } catch (error) {
+      throw hooks.thrown ?? error;
+    }
+  };
   if (model.interpPrefix) {
-    const out = model.call(fn, () => module.raw.llamaRunWithHooks(model.handle(fn), tokens, names, patches, firstPosition));
+    const out = calling(() => module.raw.llamaRunWithHooks(model.handle(fn), tokens, names, patches, firstPosition, hooks.names, hooks.call));
     return { logits: out.logits, cache: new ActivationCache(new Map(out.names.map((name) => [name, out.hooks[name]])), tokens, model, module) };
   }
-  const handle = model.call(fn, () => module.raw.ActivationCacheHandle.run(model.handle(fn), tokens, names, patches));
+  const handle = calling(() => module.raw.ActivationCacheHandle.run(model.handle(fn), tokens, names, patches, hooks.names, hooks.call));
   try {
     const tensors = new Map(handle.names().map((name) => [name, handle.get(name)]));
     return { logits: handle.logits(), cache: new ActivationCache(tensors, handle.ids(), model, module) };
@@ -235,14 +280,16 @@ export function runWithCache(model, module, ids, options) {
   return run(model, module, fn, ids, checkNames(fn, names), [], firstPosition);
 }
 
-// keep: the points to cache from the patched run (none by default: its logits are what most need).
+// keep: the points to cache from the patched run (none by default: its logits are what most need). patch (values,
+// caches, ablations) and hooks (functions) may be given together: at each point the patches apply first.
 export function runWithHooks(model, module, ids, options) {
   const fn = `${model.className}.runWithHooks`;
-  const { patch, keep = [], firstPosition } = runOptions(model, fn, options, ['patch', 'keep']);
+  const { patch = [], hooks, keep = [], firstPosition } = runOptions(model, fn, options, ['patch', 'hooks', 'keep']);
   const patches = checkPatches(fn, patch);
+  const functions = hookFunctions(fn, hooks);
   const kept = checkNames(fn, keep);
   // The binding keeps every point for an empty list: keep one and drop it when none was asked for.
-  const result = run(model, module, fn, ids, kept.length ? kept : ['hook_embed'], patches, firstPosition);
+  const result = run(model, module, fn, ids, kept.length ? kept : ['hook_embed'], patches, firstPosition, functions);
   return kept.length ? result : { logits: result.logits };
 }
 
