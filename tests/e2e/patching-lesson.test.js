@@ -6,13 +6,18 @@
 // prompts of different lengths are refused with both tokenisations; a pair whose clean run does not favour the
 // target (issue 51's) is drawn under a warning that gives both values, and no readout says a head restores. The sweeps
 // run in a worker: at 390 px, touch and 4× CPU, no main-thread task over 100 ms from a new pair to its last grid, and
-// Stop (beside the inputs, not moving) registers within 200 ms of the tap (issue 51, items 2 and 6).
-// Screenshots: test-output/screenshots/.
+// Stop (beside the inputs, not moving) registers within 200 ms of the tap (issue 51, items 2 and 6). Attribution
+// patching's section (issue 51, item 5): its two grids are the package's attributionPatching, computed in the worker
+// with the sweep, on the desktop and on the phone run; its readout (the largest misses, where the estimate holds) is
+// parts.js's estimateWords on the package's grids; shown after Check with no task over 200 ms, axe clean; on the
+// unfavourable pair its readout is not read. Screenshots: test-output/screenshots/ (patching-attribution-*.png).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { PRESETS } from '../../site/src/lessons/patching/parts.js';
-import { checkLessonLayout, heatmapData, longTasks, openLesson, openSiteWithModel, SCREENSHOTS, urlParam } from './lesson-page.js';
+import { estimateWords, NOT_READ, PRESETS } from '../../site/src/lessons/patching/parts.js';
+import { tokenLabel } from '../../site/src/token-label.js';
+import { axeViolations, checkLessonLayout, checkTryThis, heatmapData, longTasks, openLesson, openSiteWithModel, SCREENSHOTS,
+  urlParam } from './lesson-page.js';
 
 const [INDUCTION] = PRESETS;
 // The induction preset after 36 tokens of Genesis: 46 tokens each, as issue 51's phone measurements.
@@ -22,6 +27,19 @@ const LONG = { ...INDUCTION, clean: GENESIS + INDUCTION.clean, corrupted: GENESI
 const swept = (page) => page.waitForFunction(() => document.querySelector('.sweep').dataset.state === 'done'
   && document.querySelector('.path-readout').textContent !== '', null, { timeout: 60000 });
 const close = (a, b, tolerance = 1e-5) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) <= tolerance);
+const ESTIMATED_RESID = 'Estimated from one backward pass: the share of the clean answer restored by putting back resid_pre';
+const ESTIMATED_HEADS = 'Estimated from one backward pass: the share of the clean answer restored by putting back one head';
+
+// The attribution-patching section, from its heading to its last grid, as a screenshot (it is shown after Check).
+async function shootEstimates(page, path) {
+  const clip = await page.evaluate(() => {
+    const heading = [...document.querySelectorAll('h2')].find((h) => h.textContent.startsWith('Attribution patching'));
+    const end = document.querySelector('.estimate-readout').parentElement;
+    const top = heading.getBoundingClientRect().top + scrollY, bottom = end.getBoundingClientRect().bottom + scrollY;
+    return { x: 0, y: Math.max(0, top - 8), width: document.documentElement.clientWidth, height: bottom - top + 16 };
+  });
+  await page.screenshot({ path, fullPage: true, clip });
+}
 
 describe('the patching lesson', () => {
   let site, browser, model, tokenizer, url;
@@ -47,7 +65,17 @@ describe('the patching lesson', () => {
     for (let l = sender.layer + 1; l < L; l++) for (let h = 0; h < H; h++) for (const input of ['q', 'k', 'v']) {
       path.push(model.pathPatching(clean, corrupted, { sender, receivers: [{ layer: l, head: h, input }], metric }).normalised);
     }
-    return { resid, heads, sender, path };
+    const estimates = { resid: model.attributionPatching(clean, corrupted, { what: 'resid_pre', metric }),
+      heads: model.attributionPatching(clean, corrupted, { what: 'z', per: 'head', metric }) };
+    const words = estimateWords({ patched: resid.grid, estimate: estimates.resid.grid }, { patched: heads.grid, estimate: estimates.heads.grid },
+      Array.from(clean, (id) => tokenLabel(tokenizer, id)));
+    return { resid, heads, sender, path, estimates, words };
+  }
+
+  // The estimate grids the page drew are the package's attributionPatching.
+  async function checkEstimates(page, want) {
+    assert.ok(close((await heatmapData(page, ESTIMATED_RESID)).data, Array.from(want.estimates.resid.grid.data)), 'estimated resid_pre grid');
+    assert.ok(close((await heatmapData(page, ESTIMATED_HEADS)).data, Array.from(want.estimates.heads.grid.data)), 'estimated heads grid');
   }
 
   test('loads the model on demand, no console error, no serious axe violation, fits a phone', async () => {
@@ -61,8 +89,8 @@ describe('the patching lesson', () => {
     await checkLessonLayout(browser, { page, problems }, url, `${SCREENSHOTS}patching`);
   });
 
-  test('both runs, the two grids, the path table and the take-away are the package\'s', async () => {
-    const { page, problems } = await openLesson(browser, url);
+  test('both runs, the two grids and their estimates, the path table and the take-away are the package\'s', async () => {
+    const { page, problems } = await openLesson(browser, url, { width: 1280 });
     await swept(page);
     const want = await expected(INDUCTION);
     const runs = await page.$eval('.patch-runs', (n) => [Number(n.dataset.clean), Number(n.dataset.corrupted)]);
@@ -84,6 +112,17 @@ describe('the patching lesson', () => {
     const T = tokenizer.encode(INDUCTION.clean).length;
     assert.equal(moves[0], 2);  // “ saw” → “ met”
     assert.equal(moves.at(-1), T - 1);
+    // Attribution patching: the estimates, hidden with the Try-this's answer; Check shows them and the readout.
+    await checkEstimates(page, want);
+    const readout = page.locator('.estimate-readout');
+    assert.equal(await readout.isVisible(), false);
+    await longTasks(page, { clear: true });
+    await checkTryThis(page);
+    assert.equal(await readout.textContent(), want.words.text);
+    assert.equal(await readout.getAttribute('data-resid-miss'), `${want.words.resid.row},${want.words.resid.col},${want.words.resid.miss}`);
+    assert.ok((await longTasks(page)).every((ms) => ms <= 200));
+    assert.deepEqual(await axeViolations(page), []);
+    await shootEstimates(page, `${SCREENSHOTS}patching-attribution-1280px.png`);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -126,7 +165,17 @@ describe('the patching lesson', () => {
     assert.ok(close((await heatmapData(page, 'Share of the clean answer restored by putting back resid_pre')).data, Array.from(want.resid.grid.data)));
     assert.ok(close((await heatmapData(page, 'Share of the clean answer restored by putting back one head')).data, Array.from(want.heads.grid.data)));
     assert.ok(close((await heatmapData(page, 'Change in the answer')).data, want.path), 'path table');
+    await checkEstimates(page, want);
     await page.screenshot({ path: `${SCREENSHOTS}patching-390px-touch.png`, fullPage: true });
+    // Check (a tap) shows the estimates and their readout: no task over 200 ms, axe clean, nothing wider than the phone.
+    await longTasks(page, { clear: true });
+    await checkTryThis(page, { tap: true });
+    assert.equal(await page.textContent('.estimate-readout'), want.words.text);
+    const after = await longTasks(page);
+    assert.ok(after.every((ms) => ms <= 200), `main-thread tasks on Check: ${after.map(Math.round).join(', ')} ms`);
+    assert.deepEqual(await axeViolations(page), []);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
+    await shootEstimates(page, `${SCREENSHOTS}patching-attribution-390px.png`);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -180,6 +229,9 @@ describe('the patching lesson', () => {
       assert.doesNotMatch(text, /restores most/, readout);
     }
     assert.equal(await page.locator('.path-readout + .panel').isVisible(), false);
+    assert.equal(await page.textContent('.estimate-readout'), NOT_READ);
+    assert.equal(await heatmapData(page, 'Estimated from one backward pass: the share'), null);
+    assert.ok(await heatmapData(page, 'Estimated (patched − corrupted) / (clean − corrupted), not a share restored on this pair'));
     assert.equal(await heatmapData(page, 'Share of the clean answer restored'), null);
     assert.ok(await heatmapData(page, '(patched − corrupted) / (clean − corrupted), not a share restored on this pair'));
     await page.locator('.patch-warning').scrollIntoViewIfNeeded();

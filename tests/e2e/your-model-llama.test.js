@@ -155,6 +155,9 @@ describe('your own model: a Llama-family folder, and the lessons that run on it'
     assert.equal(residShown.length, 2);
     assert.ok(close(residShown[0], Array.from(resid.grid.data), 1e-4), 'resid_pre grid');
     assert.ok(close(residShown[1], Array.from(heads.grid.data), 1e-4), 'heads grid');
+    // Attribution patching needs a backward pass, which a Llama's core has not: said in words, no estimate drawn.
+    assert.match(await page.textContent('.estimate-note'), /computes gradients for its GPT models only/);
+    assert.equal(await page.locator('.estimate-readout').count(), 0);
     // Path patching from the strongest sender: a receiver's keys and values are its key/value head's.
     const { numLayers: L, numHeads: H, numKeyValueHeads: Hkv } = model.config;
     if (resid.warning !== undefined) {

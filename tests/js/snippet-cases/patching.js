@@ -1,7 +1,8 @@
 // Patching: the page shows both runs' logit differences, the resid_pre and per-head patching grids, the
 // sender (the strongest head outside the last layer unless chosen), its path-patching effect on each later
-// head's q, k and v, and how much is lost when it and the next head are taken away; computed here with the
-// package's activationPatching, pathPatching and runWithHooks.
+// head's q, k and v, and how much is lost when it and the next head are taken away, and attribution patching's
+// estimates of the two grids; computed here with the package's activationPatching, pathPatching, runWithHooks
+// and attributionPatching.
 const PRESET = { clean: 'And Abner saw Aaron. And Abner saw', corrupted: 'And Abner met Aaron. And Abner saw' };
 export const states = [
   { ...PRESET, target: ' Aaron', baseline: ' Abner', layer: -1, head: -1 },  // the defaults
@@ -41,6 +42,9 @@ export async function expected(lab, { model, tokenizer }, state) {
     'logit difference, clean and corrupted': [resid.clean, resid.corrupted],
     'resid_pre patched, layer × position': resid.grid.data,
     'z patched, layer × head': heads.grid.data,
+    // attribution patching's estimates of the same two grids (the page's section under the grid of heads)
+    'resid_pre estimated, layer × position': model.attributionPatching(clean, corrupted, { what: 'resid_pre', metric }).grid.data,
+    'z estimated, layer × head': model.attributionPatching(clean, corrupted, { what: 'z', per: 'head', metric }).grid.data,
     sender: [sender.layer, sender.head],
     'path patched, receiver (later layers\' heads) × q, k, v': path,
     'second head': [second.layer, second.head],

@@ -1,9 +1,11 @@
 // Part three, lesson 3: patching. Two prompts of the same length, clean and corrupted, side by side with
 // their predictions and one head's attention on each; then the corrupted run with one activation of the
 // clean run put back (model.activationPatching, denoising): the residual stream at each block and
-// position, then each head's output; then path patching from one head to each later head's q, k or v
-// (model.pathPatching). The sweeps run in a worker (sweep-worker.js, on attnlab-kjv; a kept model of the
-// learner's on the page, one cell per task), with their progress and a Stop button beside the inputs.
+// position, then each head's output; then attribution patching's first-order estimates of those two grids
+// from one backward pass (model.attributionPatching, on a GPT), with where they miss; then path patching
+// from one head to each later head's q, k or v (model.pathPatching). The sweeps run in a worker
+// (sweep-worker.js, on attnlab-kjv; a kept model of the learner's on the page, one cell per task), with
+// their progress and a Stop button beside the inputs.
 import { AttnLabError } from 'attnlab';
 
 import { el, field, formatNumber, formatPercent, isolated, select, setOptions } from '../../dom.js';
@@ -12,9 +14,9 @@ import { keyValueHeadOf, lessonModelAnyFamily, modelLine, modelShape, promptIds,
 import { oneToken } from '../../one-token.js';
 import { lessonPage } from '../../page.js';
 import { answerAfterCheck } from '../../try-this.js';
-import { checkPositionGuess, differingPositions, exerciseLayer, lengthMismatch, NOT_READ, PRESETS, presetOf, rankedHeads, strongestHead,
-  strongestPosition, unfavourableWords } from './parts.js';
-import { sweepRunner } from '../../sweep-runner.js';
+import { checkPositionGuess, differingPositions, estimateWords, exerciseLayer, lengthMismatch, NOT_READ, PRESETS, presetOf, rankedHeads,
+  strongestHead, strongestPosition, unfavourableWords } from './parts.js';
+import { nextTurn, sweepRunner } from '../../sweep-runner.js';
 import { patchingWorkerUrl } from '../../worker-url.js';
 import { workerOps } from './sweep-client.js';
 import { patchingOps } from './sweeps.js';
@@ -30,6 +32,26 @@ const name = ({ layer, head }) => `L${layer}H${head}`;
 const INPUTS = ['q', 'k', 'v'];
 // The patching grids' colours: 0 (nothing restored) white, 1 (all of it) full blue, −1 full red.
 const RESTORED = { ...SIGNED, domain: [-1, 1], decimals: 2, showValues: true };
+// What attribution patching is, where it misses and why it matters (its section, under the grid of heads).
+const ESTIMATE_INTRO = [
+  'Each cell above is a patched run of its own: one forward pass per block and position, one per head. Attribution ' +
+    'patching (Nanda, 2023), tested against activation patching in finding circuits (Syed et al., 2023), estimates ' +
+    'every cell at once from the corrupted run alone: one forward pass, then one backward pass for the gradient of the ' +
+    'logit difference with respect to every activation. A cell’s estimate is (clean activation − corrupted activation) · ' +
+    'gradient, multiplied entry by entry and summed over the entries the cell patches — the straight-line guess at how ' +
+    'far the patch moves the logit difference — divided by the clean − corrupted gap as the grids above are. The grids ' +
+    'below are those estimates, in the same colours.',
+  'The guess is exact where the logit difference is a straight line in the activation, and misses where it bends — at ' +
+    'every LayerNorm, attention softmax and MLP between the activation and the logits — the more, the larger the change. ' +
+    'The residual stream entering a block carries the whole difference between the runs at its position (entering the ' +
+    'first block, a whole token swapped), with all of that block and every later one still ahead of it: that is where the ' +
+    'estimate tends to miss most. A head’s output carries only what that head wrote, straight into the residual stream ' +
+    'through its output matrix; there the estimate misses mainly where later heads read it through their own softmax, ' +
+    'as the heads of a circuit read an earlier one.',
+  'What it buys is cost. Activation patching takes a forward pass per cell: on a model with thousands of heads and ' +
+    'positions, millions of runs. The estimate takes two passes for the whole grid, which is what makes patching ' +
+    'affordable on big models — as a map of where to look, checked by patching the few cells it points to.',
+];
 
 lessonPage({
   slug: 'patching',
@@ -56,6 +78,8 @@ lessonPage({
   call: () => 'const metric = { target, baseline };\n' +
     'const residual = await model.activationPatching(clean, corrupted, { what: \'resid_pre\', metric, onProgress, signal });\n' +
     'const heads = await model.activationPatching(clean, corrupted, { what: \'z\', per: \'head\', metric, onProgress, signal });\n' +
+    '// the same grids estimated from one forward and one backward of the corrupted run (a GPTModel\'s: synchronous)\n' +
+    'const estimated = model.attributionPatching(clean, corrupted, { what: \'z\', per: \'head\', metric });\n' +
     'const { normalised } = model.pathPatching(clean, corrupted, { sender, receivers: [{ layer, head, input: \'k\' }], metric });',
   schema: {
     clean: { type: 'text', maxLength: 300, default: DEFAULT.clean },
@@ -110,8 +134,9 @@ lessonPage({
     const ops = prepared.yours ? patchingOps(model) : workerOps(() => new Worker(patchingWorkerUrl(), { type: 'module' }));
     const residMap = heatmap({ ...RESTORED, rowTitle: 'Entering block', colTitle: 'Position' });
     const residReadout = el('p', { class: 'explain resid-readout' });
-    const headMap = heatmap({ ...RESTORED, rowTitle: 'Layer', colTitle: 'Head', cellName: (layer, head) => name({ layer, head }),
-      rowLabels: Array.from({ length: numLayers }, (_, l) => String(l)), colLabels: Array.from({ length: numHeads }, (_, h) => String(h)) });
+    const headAxes = { rowTitle: 'Layer', colTitle: 'Head', cellName: (layer, head) => name({ layer, head }),
+      rowLabels: Array.from({ length: numLayers }, (_, l) => String(l)), colLabels: Array.from({ length: numHeads }, (_, h) => String(h)) };
+    const headMap = heatmap({ ...RESTORED, ...headAxes });
     // A head tapped in the grid (or chosen there with Enter or Space) becomes the sender; the grid's own export
     // buttons are not heads. The cell is the one the grid last reported (a tap on it moves it there first).
     let gridCell = { row: 0, col: 0 };
@@ -123,6 +148,20 @@ lessonPage({
       if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); sendFrom(event); }
     });
     const headReadout = el('p', { class: 'explain head-readout' });
+    // Attribution patching's estimates of the two grids, in their colours. The section comes after the grid of heads
+    // and before path patching: it estimates the two grids just drawn and is read beside them, while path patching
+    // asks another question, of one sender. A Llama-family model of the learner's has no backward pass in attnlab:
+    // the section says so and draws nothing.
+    const estimating = typeof model.attributionPatching === 'function';
+    const residEstimateMap = heatmap({ ...RESTORED, rowTitle: 'Entering block', colTitle: 'Position' });
+    const headEstimateMap = heatmap({ ...RESTORED, ...headAxes });
+    const estimateReadout = el('p', { class: 'explain estimate-readout' });
+    const estimateNote = el('p', { class: 'notice estimate-note', text: 'Your model is a Llama-family model, and attnlab computes ' +
+      'gradients for its GPT models only: there is no backward pass to estimate these grids from, so no estimate is drawn here. ' +
+      'The two grids above are the patched runs themselves.' });
+    // The residual stream's estimate and the misses would give the Try-this away too: hidden with its answer until Check.
+    const estimateAnswer = answerAfterCheck('the estimates and where they miss', estimateReadout,
+      el('div', { class: 'panel' }, residEstimateMap), el('div', { class: 'panel' }, headEstimateMap));
     const pathMap = heatmap({ ...RESTORED, rowTitle: 'Receiver', colTitle: 'Through its' });
     const pathReadout = el('p', { class: 'explain path-readout' });
     const pathPanel = el('div', { class: 'panel' }, pathMap);
@@ -136,7 +175,10 @@ lessonPage({
       verdict.textContent = checkable?.misleading ? `${NOT_READ} Choose a pair the warning does not stop.`
         : checkable ? checkPositionGuess(checkable.grid, askLayer, Number(guess.value), checkable.labels, checkable.differing).message
         : 'The sweep has not finished yet: check again when it is done.';
-      if (checkable) answer.reveal();
+      if (checkable) {
+        answer.reveal();
+        estimateAnswer.reveal();
+      }
     } } });
     // The residual stream's grid and readout give the answer: hidden until the learner has checked one.
     const answer = answerAfterCheck('the residual stream put back at each block and position', residReadout, el('div', { class: 'panel' }, residMap));
@@ -160,9 +202,12 @@ lessonPage({
       exercise,
       el('h2', { text: 'Patching the residual stream' }), ...answer.nodes,
       el('h2', { text: 'Patching one head’s output' }), headReadout, el('div', { class: 'panel' }, headMap),
+      el('h2', { text: 'Attribution patching: the same grids from one backward pass' }),
+      ...ESTIMATE_INTRO.map((text) => el('p', { text })), ...(estimating ? estimateAnswer.nodes : [estimateNote]),
       el('h2', { text: 'Path patching from the sender' }), pathReadout, pathPanel);
 
-    let grids = null;  // { key, resid, heads } of the prompts and metric drawn last
+    let grids = null;  // { key, resid, heads, estimates } of the prompts and metric drawn last
+    let estimated = null;  // the key of the grids whose estimates are drawn
     const readable = (g) => g.resid.warning === undefined;
 
     // A sweep's result with the package's warning (or null, before the sweep): the warning in the learner's words.
@@ -208,6 +253,22 @@ lessonPage({
       headMap.caption = `${share} putting back one head’s output (hook_z) at every position`;
       const ranked = rankedHeads(heads.grid).slice(0, 3).map((x) => `${name(x)} (${f2(x.value)})`);
       headReadout.textContent = misleading ? NOT_READ : `Putting back one head’s output restores most with ${ranked.join(', then ')}.`;
+    }
+
+    // Attribution patching's two grids beside the patched ones (patched: { resid, heads } as drawn above), and
+    // where the estimate misses them on this pair; on a pair patching cannot read, no readout.
+    function drawEstimates(patched, estimates, labels, misleading) {
+      const share = misleading ? 'Estimated (patched − corrupted) / (clean − corrupted), not a share restored on this pair, for'
+        : 'Estimated from one backward pass: the share of the clean answer restored by';
+      Object.assign(residEstimateMap, { matrix: { ...residMap.matrix, data: estimates.resid.grid.data }, rowLabels: residMap.rowLabels,
+        colLabels: residMap.colLabels, caption: `${share} putting back resid_pre at one block and position` });
+      headEstimateMap.matrix = { rows: numLayers, cols: numHeads, data: estimates.heads.grid.data };
+      headEstimateMap.caption = `${share} putting back one head’s output (hook_z) at every position`;
+      const pairs = ['resid', 'heads'].map((k) => ({ patched: patched[k].grid, estimate: estimates[k].grid }));
+      const { text, resid, heads } = estimateWords(...pairs, labels);
+      estimateReadout.textContent = misleading ? NOT_READ : text;
+      estimateReadout.dataset.residMiss = `${resid.row},${resid.col},${resid.miss}`;
+      estimateReadout.dataset.headsMiss = `${heads.row},${heads.col},${heads.miss}`;
     }
 
     async function pathPatch(clean, corrupted, metric, measures, sender, restoredBy, { signal, progress }) {
@@ -305,10 +366,16 @@ lessonPage({
         if (grids?.key !== gridKey) {
           checkable = null;
           // allowUnfavourable (in ops.grids): a pair patching cannot read is drawn with the package's warning, put in words above.
-          const { resid, heads } = await ops.grids({ clean, corrupted, metric }, { signal, progress });
-          grids = { key: gridKey, resid, heads };
+          const { resid, heads, estimates } = await ops.grids({ clean, corrupted, metric }, { signal, progress });
+          grids = { key: gridKey, resid, heads, estimates };
           drawGrids(resid, heads, labels[0], differing);
           showWarning(resid, t, b);
+        }
+        // The estimates' two grids in a task of their own (four grids in one task are too long on a phone).
+        if (grids.estimates && estimated !== gridKey) {
+          await nextTurn(signal);
+          drawEstimates(grids, grids.estimates, labels[0], !readable(grids));
+          estimated = gridKey;
         }
         const { layer, head } = wanted ?? (readable(grids) ? strongestHead(grids.heads.grid, senderLayers) : { layer: 0, head: 0 });
         const sender = { layer, head };

@@ -1,6 +1,6 @@
 // Patching with two prompts, DOM-free (the page and tests/js/patching-exercise.test.js share it): the
 // presets, whether both prompts have the same number of tokens, where they differ, the head a
-// sweep found strongest, and the Try-this's check.
+// sweep found strongest, the Try-this's check, and where attribution patching's estimates miss the patched grids.
 import { formatNumber, isolated } from '../../dom.js';
 import { tokenLabel } from '../../token-label.js';
 
@@ -92,3 +92,48 @@ export function unfavourableWords(clean, corrupted, t, b) {
 
 // Said in place of each readout of a pair patching cannot read.
 export const NOT_READ = 'Not read: on this pair these shares do not measure what comes back (see the warning above).';
+
+// Attribution patching beside activation patching: the estimate "holds" in a row of a grid (a block's positions,
+// a layer's heads) when every cell of it is within this of the patched share — a tenth of the clean − corrupted gap.
+export const ESTIMATE_CLOSE = 0.1;
+
+// A patched grid and its estimate ({ shape: [rows, cols], data }, one shape): the cell where they differ most
+// (the first of equals) as { row, col, patched, estimate, miss }, and rowMiss: each row's largest |estimate − patched|.
+export function estimateMiss(patched, estimate) {
+  const [rows, cols] = patched.shape;
+  const rowMiss = new Array(rows).fill(0);
+  let worst = 0, largest = -1;
+  for (let i = 0; i < rows * cols; i++) {
+    const miss = Math.abs(estimate.data[i] - patched.data[i]);
+    const row = Math.floor(i / cols);
+    rowMiss[row] = Math.max(rowMiss[row], miss);
+    if (miss > largest) [worst, largest] = [i, miss];
+  }
+  return { row: Math.floor(worst / cols), col: worst % cols, patched: patched.data[worst], estimate: estimate.data[worst], miss: largest, rowMiss };
+}
+
+// "0", "0 and 2", "0, 1 and 3".
+const listed = (xs) => (xs.length < 2 ? String(xs[0]) : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
+const rowsWhere = (rowMiss, holds) => rowMiss.flatMap((miss, row) => ((miss <= ESTIMATE_CLOSE) === holds ? [row] : []));
+
+// The readout under the estimate grids, from the two pairs of grids (resid, heads: { patched, estimate }; labels: the
+// clean prompt's tokens): each grid's largest |estimate − patched| and where, then the rows the estimate holds in on
+// this pair and the rows it misses in. → { text, resid, heads } (the two estimateMiss results).
+export function estimateWords(resid, heads, labels) {
+  const r = estimateMiss(resid.patched, resid.estimate), h = estimateMiss(heads.patched, heads.estimate);
+  const numbers = (m) => `patched ${formatNumber(m.patched, 2)}, estimated ${formatNumber(m.estimate, 2)}`;
+  const blocks = (xs) => `entering block${xs.length > 1 ? 's' : ''} ${listed(xs)}`;
+  const layers = (xs) => `for the heads of layer${xs.length > 1 ? 's' : ''} ${listed(xs)}`;
+  const part = (holds) => [[r.rowMiss, blocks], [h.rowMiss, layers]].flatMap(([rowMiss, words]) => {
+    const rows = rowsWhere(rowMiss, holds);
+    return rows.length ? [words(rows)] : [];
+  });
+  const [holds, fails] = [part(true), part(false)];
+  const close = `within ${formatNumber(ESTIMATE_CLOSE, 1)} of the patched share (a tenth of the clean − corrupted gap)`;
+  const verdict = fails.length === 0 ? `On this pair the estimate is ${close} in every cell of both grids.`
+    : holds.length === 0 ? `On this pair the estimate is not ${close} anywhere: every block’s row and every layer’s heads hold a cell it misses by more.`
+    : `On this pair the estimate is ${close} in every cell ${holds.join(' and ')}; it misses by more ${fails.join(' and ')}.`;
+  const text = `Largest miss in the residual stream: entering block ${r.row} at position ${r.col} (“${isolated(labels[r.col])}”), ` +
+    `${numbers(r)}. Largest miss among the heads: L${h.row}H${h.col}, ${numbers(h)}. ${verdict}`;
+  return { text, resid: r, heads: h };
+}

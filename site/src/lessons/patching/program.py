@@ -71,6 +71,29 @@ with torch.no_grad():
                            for h in range(H)] for l in range(L)])
     print("z patched, layer × head:", heads)
 
+    # Attribution patching (Nanda 2023; Syed et al. 2023): the same two grids estimated from one forward and one
+    # backward of the corrupted run. Each hook point adds a zero that requires grad, so the run is unchanged and
+    # backward() leaves ∂(logit difference)/∂activation in that zero's .grad; a cell's estimate is
+    # (clean − corrupted activation) · gradient summed over the entries it patches, divided by the gap as above.
+    gradients = {}
+
+    def gradient_at(name):
+        def add_zero(value):
+            gradients[name] = torch.zeros_like(value, requires_grad=True)
+            return value + gradients[name]
+        return add_zero
+
+    with torch.enable_grad():
+        logits, _ = run(corrupted, {f"blocks.{l}.{n}": gradient_at(f"blocks.{l}.{n}") for l in range(L) for n in ("hook_resid_pre", "attn.hook_z")})
+        (logits[-1, target_id] - logits[-1, baseline_id]).backward()
+
+    def estimate(name):  # same shape as the activation: [t, d] or [t, H, d_head]
+        return (clean_cache[name] - corrupted_cache[name]) * gradients[name].grad / (clean_diff - corrupted_diff)
+    resid_estimate = torch.stack([estimate(f"blocks.{l}.hook_resid_pre").sum(-1) for l in range(L)])     # [L, t]
+    heads_estimate = torch.stack([estimate(f"blocks.{l}.attn.hook_z").sum((0, 2)) for l in range(L)])    # [L, H]
+    print("resid_pre estimated, layer × position:", resid_estimate)
+    print("z estimated, layer × head:", heads_estimate)
+
     # Path patching (Wang et al., 2022): the clean run with the sender's z from the corrupted run and every
     # other head frozen at its clean z, so the change reaches a receiver only straight from the sender; keep
     # the receiver's q, k or v from that run, then rerun clean with only that input replaced.

@@ -1,9 +1,10 @@
 // The patching lesson's long computations, DOM-free, on a model of the package: the two activation-patching
-// grids, path-patching cells and the "taken away" numbers. sweep-worker.js runs them beside the page (so the
-// page's thread holds no task of a sweep: issue 51); the page runs them itself only for a model the worker
-// cannot load (a kept model of the learner's), one cell per task. Each checks its signal between cells.
+// grids (and attribution patching's estimates of them), path-patching cells and the "taken away" numbers.
+// sweep-worker.js runs them beside the page (so the page's thread holds no task of a sweep: issue 51); the page
+// runs them itself only for a model the worker cannot load (a kept model of the learner's), one cell per task.
+// Each checks its signal between cells.
 //   const ops = patchingOps(model);
-//   const { resid, heads } = await ops.grids({ clean, corrupted, metric }, { signal, progress });
+//   const { resid, heads, estimates } = await ops.grids({ clean, corrupted, metric }, { signal, progress });
 
 // Resolves after a turn of the thread's event loop (a stop message, a click), or rejects with the signal's reason.
 const turn = (signal) => new Promise((resolve, reject) => setTimeout(() => (signal?.aborted ? reject(signal.reason) : resolve())));
@@ -26,7 +27,15 @@ export function patchingOps(model) {
       const onProgress = (what) => ({ done, total }) => progress(`${what}, layer ${done} of ${total}`);
       const resid = await model.activationPatching(clean, corrupted, { ...options, what: 'resid_pre', onProgress: onProgress('the residual stream') });
       const heads = await model.activationPatching(clean, corrupted, { ...options, what: 'z', per: 'head', onProgress: onProgress('each head') });
-      return { resid, heads };
+      // Attribution patching's estimates of the same two grids (a GPT's: a Llama's core has no backward pass),
+      // one forward and one backward each.
+      if (typeof model.attributionPatching !== 'function') return { resid, heads };
+      progress('the estimates from one backward pass');
+      const estimate = async (what, per) => {
+        await turn(signal);
+        return model.attributionPatching(clean, corrupted, { metric, allowUnfavourable: true, what, per });
+      };
+      return { resid, heads, estimates: { resid: await estimate('resid_pre', 'position'), heads: await estimate('z', 'head') } };
     },
 
     // cells: [{ layer, head, input }] (one receiver each) → their normalised effects, in order; one cell per turn.
