@@ -1153,11 +1153,14 @@ export interface LlamaTrainingLog {
   /** Every step once, in order: the batch's loss, the learning rate, the gradient norm before clipping, seconds. */
   steps: { step: number; loss: number; lr: number; gradNorm: number; seconds: number }[];
   /** Every evaluation: held-out cross-entropy in windows of 256 and of 128 tokens, and each head's scores
-   *  (one number per head, layer after layer); bestStep: the evaluation whose weights are shipped so far. */
+   *  (one number per head, layer after layer); bestStep: the evaluation whose weights are shipped. */
   evals: { step: number; heldoutLoss: number; heldoutLoss128: number; bestStep: number;
            heads: { previousToken: number[]; firstToken: number[]; induction: number[]; duplicateToken: number[] } }[];
   stops: { atStep: number; reason: string; time: string }[];
   resumes: { fromStep: number; lastLoggedStep: number; time: string; threads: number }[];
+  /** The run's last line once it has reached its steps (null before): the step count, the evaluation whose weights
+   *  are shipped (its held-out loss in windows of 256) and the hours of the session that finished it. */
+  summary: { steps: number; best: { loss: number; step: number }; hoursThisSession: number } | null;
 }
 
 export function init(options?: InitOptions): Promise<Lab>;

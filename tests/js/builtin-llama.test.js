@@ -74,4 +74,8 @@ test("attnlab-kjv-llama's training log: each step once, in order; evaluations, s
   assert.equal(log.evals.at(-1).heldoutLoss, lastEval.heldout_loss);
   assert.deepEqual(log.evals.at(-1).heads.induction, lastEval.heads.induction);
   assert.equal(log.setup.config.model.numKeyValueHeads, config.num_key_value_heads);
+  // The finished run's summary: all of its steps, and the shipped evaluation (the lowest held-out loss of the log).
+  const best = lines.filter((r) => r.type === 'eval').reduce((a, b) => (b.heldout_loss < a.heldout_loss ? b : a));
+  assert.deepEqual([log.summary.steps, log.summary.best.step], [lastStep + 1, best.step]);
+  assert.equal(log.summary.best.loss.toFixed(5), best.heldout_loss.toFixed(5));
 });

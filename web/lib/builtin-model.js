@@ -107,11 +107,12 @@ export function parseTrainingLog(text) {
 // attnlab-kjv-llama's training-log.jsonl (scripts/llama/train.py) → { setup, steps: [{ step, loss, lr,
 // gradNorm, seconds }], evals: [{ step, heldoutLoss, heldoutLoss128, heads: { previousToken, firstToken,
 // induction, duplicateToken } (one score per head, layer by layer), bestStep }], stops: [{ atStep,
-// reason, time }], resumes: [{ fromStep, lastLoggedStep, time, threads }] }. A run that resumed from its
+// reason, time }], resumes: [{ fromStep, lastLoggedStep, time, threads }], summary: { steps, best: { loss, step },
+// hoursThisSession } once the run has ended, else null }. A run that resumed from its
 // last checkpoint logged the steps after it twice; the record kept is the one the resumed run wrote
 // (the steps the shipped weights went through), so `steps` holds each step once, in order.
 export function parseLlamaTrainingLog(text) {
-  const log = { setup: null, steps: [], evals: [], stops: [], resumes: [] };
+  const log = { setup: null, steps: [], evals: [], stops: [], resumes: [], summary: null };
   const byStep = new Map();
   const evals = new Map();
   for (const line of text.split('\n')) {
@@ -122,6 +123,7 @@ export function parseLlamaTrainingLog(text) {
     else if (type === 'eval') evals.set(record.step, record);
     else if (type === 'stop') log.stops.push(record);
     else if (type === 'resume') log.resumes.push(record);
+    else if (type === 'summary') log.summary = record;  // the run's last line, once it has reached its steps
   }
   log.steps = [...byStep.values()].sort((a, b) => a.step - b.step);
   log.evals = [...evals.values()].sort((a, b) => a.step - b.step);
