@@ -676,7 +676,11 @@ export interface ActivationPatchingOptions {
   /** 'position' (default): (layers, seq), or (layers, seq, heads) at a per-head point; 'head': (layers, heads);
    *  'all': (layers). */
   per?: 'position' | 'head' | 'all';
-  metric: LogitDiffMetric;
+  /** A logit difference (measured in the core), or any function of the patched run's logits (seq × vocab) → a finite
+   *  number: a probability, a loss, a difference at any position. A function's sweep runs each cell as a runWithHooks
+   *  here (slower); its pair is refused unless the clean run scores higher (with allowUnfavourable: a warning), and a
+   *  dispose() during it stops it at the next cell. */
+  metric: LogitDiffMetric | ((logits: Matrix) => number);
   /** After each layer's cells. */
   onProgress?: (progress: { done: number; total: number }) => void;
   /** Checked before the clean and corrupted runs (an already-aborted signal rejects at once, nothing computed) and
@@ -691,17 +695,19 @@ export interface ActivationPatchingOptions {
 }
 
 /** attributionPatching's options: activationPatching's grid, no progress or signal (one backward, synchronous). */
-export type AttributionPatchingOptions = Omit<ActivationPatchingOptions, 'onProgress' | 'signal'>;
+export type AttributionPatchingOptions = Omit<ActivationPatchingOptions, 'onProgress' | 'signal' | 'metric'> & { metric: LogitDiffMetric };
 
 export interface ActivationPatchingResult {
-  /** (patched − corrupted) / (clean − corrupted): 0 = the corrupted run's logit difference, 1 = the clean run's. */
+  /** (patched − corrupted) / (clean − corrupted): 0 = the corrupted run's metric, 1 = the clean run's. */
   grid: Tensor;
   clean: number;
   corrupted: number;
-  position: number;
+  /** The position a LogitDiffMetric is read at (none with a function metric). */
+  position?: number;
   /** What a cell means, outside [0, 1] too: above 1 past the clean run's value, below 0 away from it. */
   meaning: string;
-  /** Only with allowUnfavourable, when clean − corrupted ≤ 0.5: why the shares mislead, with both values. */
+  /** Only with allowUnfavourable, when clean − corrupted ≤ 0.5 (a logit difference) or ≤ 0 (a function metric): why
+   *  the shares mislead, with both values. */
   warning?: string;
 }
 

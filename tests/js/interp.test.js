@@ -83,6 +83,19 @@ for (const variant of VARIANTS) {
         assert.equal(result.grid.data.length, cells.length, `${what} by ${per}`);
         result.grid.data.forEach((v, i) => assert.ok(Math.abs(v - cells[i]) <= 1e-4, `${what} by ${per} cell ${i}: ${v} vs ${cells[i]}`));
       }
+      // The same grids with the logit difference written as a function of the logits (any metric's path: each cell
+      // a runWithHooks in the package) agree with PyTorch's too; a probability's clean run scores higher or is refused.
+      const last = (logits) => logits.data.subarray((logits.rows - 1) * logits.cols);
+      const difference = (logits) => last(logits)[metric.target] - last(logits)[metric.baseline];
+      for (const { what, per, grid } of expected.patching.filter((g) => ['resid_pre', 'z', 'k'].includes(g.what))) {
+        const result = await model.activationPatching(expected.clean, expected.corrupted, { what, per, metric: difference, allowUnfavourable: true });
+        assert.equal(result.position, undefined);
+        assert.match(result.meaning, /your metric of the logits/);
+        assert.ok(Math.abs(result.clean - expected.clean_metric) < 1e-4 && Math.abs(result.corrupted - expected.corrupted_metric) < 1e-4);
+        const cells = flat(grid);
+        assert.equal(result.grid.data.length, cells.length, `function metric, ${what} by ${per}`);
+        result.grid.data.forEach((v, i) => assert.ok(Math.abs(v - cells[i]) <= 1e-3, `function metric, ${what} by ${per} cell ${i}: ${v} vs ${cells[i]}`));
+      }
       for (const p of expected.path) {
         const result = model.pathPatching(expected.clean, expected.corrupted, {
           sender: { layer: p.sender[0], head: p.sender[1] },
@@ -205,6 +218,20 @@ for (const variant of VARIANTS) {
       /a hook function left a NaN or \+∞ in blocks\.0\.hook_mlp_out/);
     await refuses(() => model.runWithHooks(ids, { hooks: [{ name: 'blocks.0.hook_mlp_outt', fn: () => {} }] }), /did you mean "blocks\.0\.hook_mlp_out"/);
     await refuses(() => model.runWithHooks(ids, { hooks: [{ name: 'blocks.0.hook_mlp_out', fn: 3 }] }), /hooks\[0\]\.fn must be a function/);
+
+    // A function metric: a NaN from it, a pair it does not favour, and a call that takes only a logit difference.
+    await refuses(() => model.activationPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'z', metric: () => NaN }), /metric returned NaN on the clean run: it must return a finite number/);
+    await refuses(() => model.activationPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'z', metric: () => 1, allowUnfavourable: true }),
+      /your metric is 1 on both prompts: there is no gap/);
+    await refuses(() => model.attributionPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'z', metric: () => 1 }), /metric: a function of the logits is taken by activationPatching/);
+    // A metric lower on the clean prompt: refused, or with allowUnfavourable a warning giving both values.
+    const logit1 = (logits) => logits.data[(logits.rows - 1) * logits.cols + 1];
+    const sign = logit1(model.forward(ids).logits) < logit1(model.forward([1, 2, 3, 4, 5, 7]).logits) ? 1 : -1;
+    const lower = (logits) => sign * logit1(logits);
+    await refuses(() => model.activationPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'z', metric: lower }), /the clean run does not score higher/);
+    const warned = await model.activationPatching(ids, [1, 2, 3, 4, 5, 7], { what: 'z', per: 'all', metric: lower, allowUnfavourable: true });
+    assert.match(warned.warning, /^Your metric is -?\d+\.\d{4} on the clean prompt and -?\d+\.\d{4} on the corrupted one/);
+    assert.ok(warned.grid.data.every(Number.isFinite));
 
     // A sweep stopped by its AbortSignal after the first layer: AbortError, progress said, the module usable.
     const controller = new AbortController();

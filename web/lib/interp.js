@@ -8,6 +8,7 @@
 import { checkBoolean, checkFields, checkOneOf, checkOptions, checkSeed, checkSize, describe, fail, noMoreArguments } from './checks.js';
 import { checkIds } from './gpt.js';
 import { nearestName } from './option-names.js';
+import { functionPatching } from './metric-patching.js';
 import { allowUnfavourable, ESTIMATE_MEANING, GRID_MEANING, gapVerdict, PATH_MEANING } from './patching-gap.js';
 import { checkTensor } from './tensor.js';
 
@@ -322,6 +323,10 @@ export function directLogitAttribution(model, module, ids, options) {
 }
 
 function checkMetric(fn, metric) {
+  if (typeof metric === 'function') {
+    fail(fn, 'metric: a function of the logits is taken by activationPatching; this call measures a logit difference, ' +
+      'metric: { target, baseline, position? }');
+  }
   const { target, baseline, position = -1 } = checkFields(fn, 'metric', metric, ['target', 'baseline', 'position']);
   checkSize(fn, 'metric.target', target, { min: 0 });
   checkSize(fn, 'metric.baseline', baseline, { min: 0 });
@@ -379,34 +384,55 @@ function gridOptions(fn, options, more) {
   return { ...given, what, per, metric, allowed: allowUnfavourable(fn, allow) };
 }
 
+// count cells of `layers` layers (the same number each), cell(i) computing the i-th, one at a time: the signal
+// checked before each, the thread given back once a slice has run SLICE_MS and after each layer, onProgress
+// after each layer. → Float32Array of the cells.
+async function sweepCells(count, layers, cell, { signal, onProgress }) {
+  const data = new Float32Array(count);
+  const perLayer = count / layers;
+  let slice = now();
+  for (let layer = 0; layer < layers; layer++) {
+    for (let i = 0; i < perLayer; i++) {
+      signal?.throwIfAborted();
+      data[layer * perLayer + i] = cell(layer * perLayer + i);
+      if (now() - slice >= SLICE_MS && i + 1 < perLayer) {
+        await nextTask();
+        slice = now();
+      }
+    }
+    onProgress?.({ done: layer + 1, total: layers });
+    await nextTask();
+    slice = now();
+  }
+  signal?.throwIfAborted();
+  return data;
+}
+
+// metric: a LogitDiffMetric ({ target, baseline, position? }, measured in the core) or any function of the
+// patched run's logits (metric-patching.js: each cell a runWithHooks here).
 export async function activationPatching(model, module, clean, corrupted, options) {
   const fn = `${model.className}.activationPatching`;
   const { what, per, metric, onProgress, signal, allowed } = gridOptions(fn, options, ['onProgress', 'signal']);
   if (onProgress !== undefined && typeof onProgress !== 'function') fail(fn, `onProgress must be a function, got ${describe(onProgress)}`);
   if (signal !== undefined && !(signal instanceof AbortSignal)) fail(fn, `signal must be an AbortSignal, got ${describe(signal)}`);
   signal?.throwIfAborted();  // before the clean and corrupted runs: a stopped sweep costs nothing
+  const progress = { signal, onProgress };
+  if (typeof metric === 'function') {
+    const [a, b] = [checkIds(fn, 'clean', clean), checkIds(fn, 'corrupted', corrupted)];
+    const release = model.hold(fn);
+    try {
+      return await functionPatching(model, fn, a, b, { what, per, metric, allowed, sweep: (count, layers, cell) => sweepCells(count, layers, cell, progress) });
+    } finally {
+      release();
+    }
+  }
   return withSweep(model, module, fn, clean, corrupted, metric, async (sweep) => {
     const shape = model.call(fn, () => sweep.gridShape(what, per));
     const metrics = sweep.metrics();
     const verdict = gapVerdict(fn, metrics.clean, metrics.corrupted, allowed);
-    const layers = shape[0];
-    const data = new Float32Array(shape.reduce((n, s) => n * s, 1));
-    const perLayer = data.length / layers;
-    let slice = now();
-    for (let layer = 0; layer < layers; layer++) {
-      for (let cell = 0; cell < perLayer; cell++) {
-        signal?.throwIfAborted();
-        data.set(model.call(fn, () => sweep.cells(what, per, layer, cell, 1)), layer * perLayer + cell);
-        if (now() - slice >= SLICE_MS && cell + 1 < perLayer) {
-          await nextTask();
-          slice = now();
-        }
-      }
-      onProgress?.({ done: layer + 1, total: layers });
-      await nextTask();
-      slice = now();
-    }
-    signal?.throwIfAborted();
+    const perLayer = shape.reduce((n, s) => n * s, 1) / shape[0];
+    const cell = (i) => model.call(fn, () => sweep.cells(what, per, Math.floor(i / perLayer), i % perLayer, 1))[0];
+    const data = await sweepCells(perLayer * shape[0], shape[0], cell, progress);
     return { grid: { shape, data }, clean: metrics.clean, corrupted: metrics.corrupted, position: metrics.position, meaning: GRID_MEANING, ...verdict };
   });
 }
