@@ -73,6 +73,27 @@ for (const variant of VARIANTS) {
     }
   });
 
+  // Bytes already in memory (a built-in model fetched whole) go in a piece per task, as a picked File's stream does:
+  // on a page no task holds the whole load. A timer of 0 ms fires between the pieces: every piece is fed in a
+  // turn of the event loop of its own, whatever the machine's speed.
+  test(`bytes in memory are fed a piece per task of the event loop (${variant.name})`, async () => {
+    const l = await init({ simd: variant.simd });
+    await l.loadGPTModule();
+    const { files } = syntheticFolder('F32');  // 40 MB: ten pieces of 4 MiB
+    let turns = 0;
+    const timer = setInterval(() => { turns++; }, 0);
+    const turnOfPiece = [];
+    try {
+      const { model, tokenizer } = await l.loadModel(files, { onProgress: () => turnOfPiece.push(turns) });
+      model.dispose();
+      tokenizer.dispose();
+    } finally {
+      clearInterval(timer);
+    }
+    assert.equal(turnOfPiece.length, Math.ceil(files['model.safetensors'].length / (4 << 20)));
+    for (let i = 1; i < turnOfPiece.length; i++) assert.ok(turnOfPiece[i] > turnOfPiece[i - 1], `pieces ${i - 1} and ${i} in one task: ${turnOfPiece}`);
+  });
+
   // F32 weights take their file's bytes; BF16 ones stay BF16 (2 bytes each, not 4 as float32).
   for (const dtype of ['F32', 'BF16']) {
     test(`loading grows the heap by the weights, not by the weights and the file: ${dtype} (${variant.name})`, async () => {
