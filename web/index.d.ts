@@ -724,9 +724,15 @@ export interface CopyingProcessing {
 }
 
 /** Path patching's sender (a head), its receivers (heads of later layers, each read through its q, k or v) and metric. */
+/** Exactly one of receivers (heads, through their queries, keys or values) and to. */
 export interface PathPatchingOptions {
   sender: { layer: number; head: number };
-  receivers: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
+  receivers?: { layer: number; head: number; input: 'q' | 'k' | 'v' }[];
+  /** A GPTModel's receiver that is not a head: 'logits' (the sender's change reaching them along paths with no head on
+   *  them: every other head, from the sender's layer on, frozen at its clean output; the MLPs recomputed), or a later
+   *  block's 'blocks.{l}.hook_resid_pre' (that run's value there, put into the clean prompt alone). As ARENA's path
+   *  patching to the final residual stream. */
+  to?: 'logits' | HookName;
   metric: LogitDiffMetric;
   /** As ActivationPatchingOptions.allowUnfavourable. */
   allowUnfavourable?: boolean;

@@ -104,6 +104,13 @@ for (const variant of VARIANTS) {
         });
         assert.ok(Math.abs(result.normalised - p.normalised) <= 1e-4, `path ${JSON.stringify(p)}: ${result.normalised}`);
       }
+      // Path patching to the logits and to a later block's residual stream: PyTorch's two steps (ARENA's).
+      assert.equal(expected.path_to.length, 6);
+      for (const p of expected.path_to) {
+        const result = model.pathPatching(expected.clean, expected.corrupted, { sender: { layer: p.sender[0], head: p.sender[1] }, to: p.to, metric, allowUnfavourable: true });
+        assert.ok(Math.abs(result.patched - p.patched) <= 1e-4 * Math.max(1, Math.abs(p.patched)), `path to ${p.to} from ${p.sender}: ${result.patched} vs ${p.patched}`);
+        assert.ok(Math.abs(result.normalised - p.normalised) <= 1e-4, `path to ${p.to} from ${p.sender}: ${result.normalised} vs ${p.normalised}`);
+      }
       // Attribution patching: PyTorch's autograd gradient of the metric, times the clean − corrupted activation,
       // summed per cell and normalised — every grid, refused by default as activationPatching is.
       assert.throws(() => model.attributionPatching(expected.clean, expected.corrupted, { what: 'z', metric }), /attributionPatching: .*does not favour the target/);
@@ -187,6 +194,14 @@ for (const variant of VARIANTS) {
       /target 40 is outside the vocabulary 0 … 36/);
     await refuses(() => model.pathPatching(ids, [1, 2, 3, 4, 5, 7], { sender: { layer: 1, head: 0 }, receivers: [{ layer: 1, head: 1, input: 'q' }], metric: { target: 1, baseline: 2 }, allowUnfavourable: true }),
       /a receiver must be a head \(0 … 3\) of a later layer than the sender's 1/);
+    await refuses(() => model.pathPatching(ids, [1, 2, 3, 4, 5, 7], { sender: { layer: 1, head: 0 }, to: 'blocks.1.hook_resid_pre', metric: { target: 1, baseline: 2 }, allowUnfavourable: true }),
+      /to must be 'logits': the sender is in the last layer, 1, and no block's residual stream comes after it; got "blocks\.1\.hook_resid_pre"/);
+    await refuses(() => model.pathPatching(ids, [1, 2, 3, 4, 5, 7], { sender: { layer: 0, head: 0 }, to: 'blocks.0.hook_resid_pre', metric: { target: 1, baseline: 2 }, allowUnfavourable: true }),
+      /to must be 'logits' or the hook_resid_pre of a block after the sender's layer 0 \(blocks\.1\.hook_resid_pre … blocks\.1\.hook_resid_pre\), got "blocks\.0\.hook_resid_pre"/);
+    await refuses(() => model.pathPatching(ids, [1, 2, 3, 4, 5, 7], { sender: { layer: 0, head: 0 }, to: 'logits', receivers: [], metric: { target: 1, baseline: 2 } }),
+      /give receivers .* or to .*, one of the two/);
+    await refuses(() => model.pathPatching(ids, [1, 2, 3, 4, 5, 7], { sender: { layer: 0, head: 0 }, to: 'logits', metric: { target: 1, baseline: 2, position: 6 }, allowUnfavourable: true }),
+      /metric\.position 6 is outside the prompt's positions 0 … 5/);
     await refuses(() => model.headCircuit(2, 0), /layer 2, head 0 is not in the model/);
     const { cache } = model.runWithCache(ids, { names: ['blocks.0.hook_resid_pre', 'blocks.1.attn.hook_pattern'] });
     assert.deepEqual(cache.names(), ['blocks.0.hook_resid_pre', 'blocks.1.attn.hook_pattern']);

@@ -9,6 +9,7 @@ import { checkBoolean, checkFields, checkOneOf, checkOptions, checkSeed, checkSi
 import { checkIds } from './gpt.js';
 import { nearestName } from './option-names.js';
 import { functionPatching } from './metric-patching.js';
+import { checkPathTarget, pathPatchingTo } from './path-to.js';
 import { allowUnfavourable, ESTIMATE_MEANING, GRID_MEANING, gapVerdict, PATH_MEANING } from './patching-gap.js';
 import { checkTensor } from './tensor.js';
 
@@ -454,15 +455,30 @@ export function attributionPatching(model, module, clean, corrupted, options) {
   });
 }
 
+// receivers: heads' inputs; or to: 'logits' or a later block's hook_resid_pre (path-to.js, on a GPT).
 export function pathPatching(model, module, clean, corrupted, options) {
   const fn = `${model.className}.pathPatching`;
-  const { sender, receivers, metric, allowUnfavourable: allow } = checkOptions(fn, options, ['sender', 'receivers', 'metric', 'allowUnfavourable']);
+  const { sender, receivers, to: target, metric, allowUnfavourable: allow } =
+    checkOptions(fn, options, ['sender', 'receivers', 'to', 'metric', 'allowUnfavourable']);
   const allowed = allowUnfavourable(fn, allow);
   const head = (value, where) => {
     const { layer, head: h } = checkFields(fn, where, value, ['layer', 'head']);
     return { layer: checkSize(fn, `${where}.layer`, layer, { min: 0 }), head: checkSize(fn, `${where}.head`, h, { min: 0 }) };
   };
   const from = head(sender, 'sender');
+  if ((receivers === undefined) === (target === undefined)) {
+    fail(fn, 'give receivers (heads\' inputs: [{ layer, head, input }]) or to (\'logits\' or a later block\'s hook_resid_pre), one of the two');
+  }
+  if (target !== undefined) {
+    if (model.interpPrefix) fail(fn, 'to (the logits or the residual stream as receiver) is a GPTModel\'s; a LlamaModel\'s receivers are heads');
+    const { numLayers, numHeads } = model.config;
+    if (from.layer >= numLayers || from.head >= numHeads) fail(fn, `sender layer ${from.layer}, head ${from.head} is not in the model (${numLayers} layers of ${numHeads} heads)`);
+    const checked = checkPathTarget(fn, target, from, numLayers);
+    const [a, b] = [checkIds(fn, 'clean', clean), checkIds(fn, 'corrupted', corrupted)];
+    const result = pathPatchingTo(model, fn, Array.from(a), Array.from(b), { sender: from, target: checked, metric: checkMetric(fn, metric),
+      verdict: (c, k) => gapVerdict(fn, c, k, allowed) });
+    return { ...result, meaning: PATH_MEANING };
+  }
   if (!Array.isArray(receivers)) fail(fn, `receivers must be an array of { layer, head, input: 'q' | 'k' | 'v' }, got ${describe(receivers)}`);
   const to = receivers.map((r, i) => {
     const { layer, head: h, input } = checkFields(fn, `receivers[${i}]`, r, ['layer', 'head', 'input']);
