@@ -714,6 +714,18 @@ export interface ActivationPatchingResult {
 /** TransformerLens's weight processing (HookedTransformer.process_weights_) for the copying score, each step off by
  *  default. The score moves with each: on attnlab-kjv L3H0 is −0.866 raw, +0.339 with foldLn and centreWriting, −0.384
  *  with centreUnembed as well — a shift of every logit by the same amount, which softmax ignores, changes an eigenvalue score. */
+/** compositionScores' options: the baseline's draws (200) and seed (0), and TransformerLens's processing of the heads'
+ *  factors, each off by default (the raw weights). The scores move with each step: say which a score was computed under. */
+export interface CompositionOptions {
+  draws?: number;
+  seed?: number;
+  /** Each head's layer's ln_1 weight (a Llama's input_layernorm) into its W_Q, W_K and W_V, then those centred over
+   *  d_model (not on a Llama: an RMSNorm removes no mean). */
+  foldLn?: boolean;
+  /** W_O centred over d_model (a GPTModel's only: a Llama refuses it). */
+  centreWriting?: boolean;
+}
+
 export interface CopyingProcessing {
   /** ln_1's weight into W_V and ln_f's into W_U, then those reading weights centred over d_model. */
   foldLn?: boolean;
@@ -827,7 +839,7 @@ export interface GPTModel extends LogitLensCalls {
    *  W_E·W_V·W_O·W_U, no LayerNorm folded and nothing centred, unless options ask for TransformerLens's processing. */
   copyingScores(options?: CopyingProcessing): Matrix;
   /** draws defaults to 200, seed to 0. */
-  compositionScores(options?: { draws?: number; seed?: number }): CompositionScores;
+  compositionScores(options?: CompositionOptions): CompositionScores;
   dispose(): void;
 }
 
@@ -935,7 +947,7 @@ export interface LlamaModel extends LogitLensCalls {
    *  scales by the RMSNorms' weights without centring (an RMSNorm removes no mean); centreWriting is refused. */
   copyingScores(options?: CopyingProcessing): Matrix;
   /** Q-, K- and V-composition with the QK circuits at distance 0; draws defaults to 200, seed to 0. */
-  compositionScores(options?: { draws?: number; seed?: number }): CompositionScores;
+  compositionScores(options?: CompositionOptions): CompositionScores;
   generate(ids: ArrayLike<number>, options?: SamplingOptions & CachePolicy & {
     maxTokens?: number; stopToken?: number; stopTokens?: ArrayLike<number>;
   }): Generation;

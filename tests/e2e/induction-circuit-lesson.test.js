@@ -42,7 +42,16 @@ describe('the induction circuit lesson', () => {
     const knocked = (heads) => scores(heads.map((head) => ({ layer: 0, head }))).ind[best];
     const { pairs, baseline } = model.compositionScores();
     const pair = pairs.find((p) => p.from.layer === 0 && p.from.head === ranked[0] && p.to.layer === Math.floor(best / H) && p.to.head === best % H);
-    return { layer: Math.floor(best / H), head: best % H, k: pair.k, baseline,
+    // The processing table: prev → induction's K-composition ÷ the raw baseline, the layer-0 head the keys read most,
+    // the induction head's copying score and the heads above it, under each processing (the package's calls).
+    const processing = [[{}, {}], [{ foldLn: true }, { foldLn: true }], [{ foldLn: true, centreWriting: true }, { foldLn: true, centreWriting: true }],
+      [{ foldLn: true, centreWriting: true }, { foldLn: true, centreWriting: true, centreUnembed: true }]].map(([c, o]) => {
+      const into = model.compositionScores({ ...c, draws: 1 }).pairs.filter((p) => p.from.layer === 0 && p.to.layer === Math.floor(best / H) && p.to.head === best % H);
+      const scores = Array.from(model.copyingScores(o).data);
+      return [into.find((p) => p.from.head === ranked[0]).k / baseline, into.reduce((a, p) => (p.k > a.k ? p : a)).from.head,
+        scores[best], scores.filter((x) => x > scores[best]).length];
+    });
+    return { layer: Math.floor(best / H), head: best % H, k: pair.k, baseline, processing,
       copying: model.headCircuit(Math.floor(best / H), best % H).copyingScore,
       knock: [intact.ind[best], knocked(ranked.slice(0, 1)), knocked(ranked.slice(0, 2))], induction: Array.from(intact.ind) };
   };
@@ -52,6 +61,8 @@ describe('the induction circuit lesson', () => {
     copying: Number(document.querySelector('.copy-readout').dataset.copying),
     knock: document.querySelector('.knock').dataset.scores.split(',').map(Number),
     text: document.querySelector('.knock-readout').textContent,
+    processing: JSON.parse(document.querySelector('.processing').dataset.rows),
+    processingWords: document.querySelector('.processing-readout').textContent,
   }));
   const close = (a, b) => Math.abs(a - b) < 1e-5;
 
@@ -66,6 +77,8 @@ describe('the induction circuit lesson', () => {
     const got = await shown(page);
     assert.ok(close(got.k, want.k) && close(got.baseline, want.baseline), JSON.stringify({ got, want }));
     assert.ok(close(got.copying, want.copying), `copying ${got.copying} vs ${want.copying}`);
+    got.processing.forEach((row, i) => row.forEach((x, j) => assert.ok(close(x, want.processing[i][j]), `processing row ${i}, column ${j}: ${x} vs ${want.processing[i][j]}`)));
+    assert.match(got.processingWords, /under every processing|only with/);
     got.knock.forEach((x, i) => assert.ok(close(x, want.knock[i]), `knock-out ${i}: ${x} vs ${want.knock[i]}`));
     assert.ok(got.text.includes(want.knock[0].toFixed(2)) && got.text.includes(want.knock[1].toFixed(2)), got.text);
     const stripe = await heatmapData(page, `L${want.layer}H${want.head}’s attention`);

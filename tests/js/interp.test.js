@@ -155,6 +155,13 @@ for (const variant of VARIANTS) {
         for (const kind of ['q', 'k', 'v']) assert.ok(Math.abs(p[kind] - pairs[i][kind]) <= 1e-4 * pairs[i][kind], `${kind}-composition ${i}`);
       });
       assert.ok(Math.abs(scores.baseline - mean) <= 4 * sd / Math.sqrt(200) + 4 * sd / Math.sqrt(5000), `baseline ${scores.baseline} vs ${mean}`);
+      // Under TransformerLens's processing (fold_ln into W_Q, W_K, W_V; W_O centred), each step and both, as PyTorch's.
+      for (const [key, processed] of Object.entries(expected.circuits.composition_processed)) {
+        const ours = model.compositionScores({ draws: 5, foldLn: key.includes('foldLn'), centreWriting: key.includes('centreWriting') });
+        ours.pairs.forEach((p, i) => {
+          for (const kind of ['q', 'k', 'v']) assert.ok(Math.abs(p[kind] - processed[i][kind]) <= 1e-4 * processed[i][kind], `${key}: ${kind}-composition ${i}`);
+        });
+      }
       model.dispose();
     });
   }

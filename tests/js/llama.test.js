@@ -182,6 +182,13 @@ for (const variant of VARIANTS) {
         const pair = composition.pairs[i];
         assert.ok(Math.abs(pair.q - q) < 1e-4 && Math.abs(pair.k - k) < 1e-4 && Math.abs(pair.v - v) < 1e-4, `${name} pair ${i}`);
       });
+      // fold_ln for an RMSNorm (nothing centred), as the reference folds it; centreWriting refused, as for copying.
+      const folded = model.compositionScores({ draws: 5, foldLn: true });
+      want.interp.composition_folded.forEach(([, , , , q, k, v], i) => {
+        const pair = folded.pairs[i];
+        assert.ok(Math.abs(pair.q - q) < 1e-4 && Math.abs(pair.k - k) < 1e-4 && Math.abs(pair.v - v) < 1e-4, `${name} folded pair ${i}`);
+      });
+      assert.throws(() => model.compositionScores({ centreWriting: true }), /LlamaModel\.compositionScores: .*centre_writing needs a LayerNorm/);
       const circuit = model.headCircuit(0, 1, { distance: 3 });
       assert.deepEqual([circuit.wQ.rows, circuit.wQ.cols, circuit.wO.rows], [model.config.hiddenSize, model.config.headDim, model.config.headDim]);
       assert.ok(Math.abs(circuit.copyingScore - want.interp.copying_scores[1]) < 1e-4);

@@ -240,16 +240,26 @@ TEST_P(InterpAgainstTorch, CopyingAndCompositionScores) {
         EXPECT_NEAR(processed[static_cast<std::size_t>(l * c.num_heads + h)], rows[l][h].get<double>(), 1e-3)
             << key << ", L" << l << "H" << h;
   }
+  // The composition scores, raw and under each processing PyTorch's reference applies (fold_ln, centre writing, both).
+  const auto expect_pairs = [](const CompositionScores& scores, const nlohmann::json& pairs, const std::string& what) {
+    ASSERT_EQ(scores.pairs.size(), pairs.size()) << what;
+    for (std::size_t i = 0; i < scores.pairs.size(); ++i) {
+      const auto& e = pairs[i];
+      const CompositionPair& p = scores.pairs[i];
+      EXPECT_EQ((std::vector<int>{p.from_layer, p.from_head, p.to_layer, p.to_head}),
+                (std::vector<int>{e.at("from")[0], e.at("from")[1], e.at("to")[0], e.at("to")[1]})) << what;
+      EXPECT_NEAR(p.q, e.at("q").get<double>(), 1e-4 * e.at("q").get<double>()) << what << " pair " << i;
+      EXPECT_NEAR(p.k, e.at("k").get<double>(), 1e-4 * e.at("k").get<double>()) << what << " pair " << i;
+      EXPECT_NEAR(p.v, e.at("v").get<double>(), 1e-4 * e.at("v").get<double>()) << what << " pair " << i;
+    }
+  };
   const CompositionScores scores = composition_scores(f.model, 200, 0);
-  ASSERT_EQ(scores.pairs.size(), expected.at("pairs").size());
-  for (std::size_t i = 0; i < scores.pairs.size(); ++i) {
-    const auto& e = expected.at("pairs")[i];
-    const CompositionPair& p = scores.pairs[i];
-    EXPECT_EQ((std::vector<int>{p.from_layer, p.from_head, p.to_layer, p.to_head}),
-              (std::vector<int>{e.at("from")[0], e.at("from")[1], e.at("to")[0], e.at("to")[1]}));
-    EXPECT_NEAR(p.q, e.at("q").get<double>(), 1e-4 * e.at("q").get<double>());
-    EXPECT_NEAR(p.k, e.at("k").get<double>(), 1e-4 * e.at("k").get<double>());
-    EXPECT_NEAR(p.v, e.at("v").get<double>(), 1e-4 * e.at("v").get<double>());
+  expect_pairs(scores, expected.at("pairs"), "raw");
+  ASSERT_EQ(expected.at("composition_processed").size(), 3u);
+  for (const auto& [key, pairs] : expected.at("composition_processed").items()) {
+    const CompositionProcessing p{.fold_ln = key.find("foldLn") != std::string::npos,
+                                  .centre_writing = key.find("centreWriting") != std::string::npos};
+    expect_pairs(composition_scores(f.model, 20, 0, p), pairs, key);
   }
   // The baseline is a mean of 200 random draws: within 4 standard errors of PyTorch's 5000-draw mean.
   const double mean = expected.at("baseline_mean"), sd = expected.at("baseline_std");

@@ -261,8 +261,8 @@ val composition_to_js(const CompositionScores& scores) {
   return js;
 }
 
-val composition_scores_js(const GPTHandle& model, int draws, double seed) {
-  return guarded([&] { return composition_to_js(composition_scores(model.model(), draws, seed_from_js(seed))); });
+val composition_scores_js(const GPTHandle& model, int draws, double seed, bool fold_ln, bool centre_writing) {
+  return guarded([&] { return composition_to_js(composition_scores(model.model(), draws, seed_from_js(seed), {fold_ln, centre_writing})); });
 }
 
 // ---- The cache algebra ----

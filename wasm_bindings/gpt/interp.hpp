@@ -147,7 +147,8 @@ val ov_copying_score_js(const GPTHandle& model, int layer, int head);  // a numb
 // Matrix [layers×heads], under TransformerLens's processing steps (CopyingProcessing)
 val ov_copying_scores_js(const GPTHandle& model, bool fold_ln, bool centre_writing, bool centre_unembed);
 // → { pairs: [{ from: {layer, head}, to: {layer, head}, q, k, v }], baseline, draws }
-val composition_scores_js(const GPTHandle& model, int draws, double seed);
+// under TransformerLens's processing steps (CompositionProcessing)
+val composition_scores_js(const GPTHandle& model, int draws, double seed, bool fold_ln, bool centre_writing);
 
 // TransformerLens's cache algebra (cache_algebra.hpp) on the points a package ActivationCache holds: ids, tensors
 // [{ name, shape, data }] (the points the call reads), call 'result' | 'accumulatedResid' | 'decomposeResid' |

@@ -112,8 +112,8 @@ val llama_ov_copying_scores_js(const LlamaHandle& model, bool fold_ln, bool cent
   });
 }
 
-val llama_composition_scores_js(const LlamaHandle& model, int draws, double seed) {
-  return guarded([&] { return composition_to_js(composition_scores(model.model(), draws, seed_from_js(seed))); });
+val llama_composition_scores_js(const LlamaHandle& model, int draws, double seed, bool fold_ln, bool centre_writing) {
+  return guarded([&] { return composition_to_js(composition_scores(model.model(), draws, seed_from_js(seed), {fold_ln, centre_writing})); });
 }
 
 }  // namespace attnlab::wasm

@@ -36,6 +36,6 @@ val llama_direct_logit_attribution_js(const LlamaHandle& model, const val& ids, 
 val llama_head_circuit_js(const LlamaHandle& model, int layer, int head, int distance);
 val llama_ov_copying_score_js(const LlamaHandle& model, int layer, int head);
 val llama_ov_copying_scores_js(const LlamaHandle& model, bool fold_ln, bool centre_writing, bool centre_unembed);
-val llama_composition_scores_js(const LlamaHandle& model, int draws, double seed);
+val llama_composition_scores_js(const LlamaHandle& model, int draws, double seed, bool fold_ln, bool centre_writing);
 
 }  // namespace attnlab::wasm

@@ -517,9 +517,12 @@ export function copyingScores(model, module, options, extra) {
   return model.call(fn, () => raw(model, module, 'ovCopyingScores')(model.handle(fn), ...steps));
 }
 
+// options: draws, seed, and TransformerLens's processing steps for the heads' factors, each off by default
+// (core: CompositionProcessing in circuits.hpp; a Llama's core refuses centreWriting).
 export function compositionScores(model, module, options) {
   const fn = `${model.className}.compositionScores`;
-  const { draws = 200, seed = 0 } = checkOptions(fn, options, ['draws', 'seed']);
+  const { draws = 200, seed = 0, ...steps } = checkOptions(fn, options, ['draws', 'seed', 'foldLn', 'centreWriting']);
   checkSize(fn, 'draws', draws);
-  return model.call(fn, () => raw(model, module, 'compositionScores')(model.handle(fn), draws, checkSeed(fn, seed)));
+  const [fold, centre] = ['foldLn', 'centreWriting'].map((name) => (steps[name] === undefined ? false : checkBoolean(fn, name, steps[name])));
+  return model.call(fn, () => raw(model, module, 'compositionScores')(model.handle(fn), draws, checkSeed(fn, seed), fold, centre));
 }

@@ -84,15 +84,24 @@ Matrix process(const CopyingProcessing& p, ProcessingInputs in, std::vector<Head
   }
   if (p.centre_writing) centre_rows(in.embed);
   if (p.centre_unembed) centre_rows(in.unembed);
+  process_heads(p.fold_ln, p.centre_writing, in.layer_norms, in.centre_reading, false, heads, num_heads);
+  return matmul(in.unembed, in.embed);
+}
+
+void process_heads(bool fold_ln, bool centre_writing, const std::vector<Vector>& layer_norms, bool centre_reading,
+                   bool queries_and_keys, std::vector<HeadCircuit>& heads, int num_heads) {
   for (std::size_t i = 0; i < heads.size(); ++i) {
     HeadCircuit& head = heads[i];
-    if (p.fold_ln) {
-      head.w_v = in.layer_norms[i / static_cast<std::size_t>(num_heads)].asDiagonal() * head.w_v;
-      if (in.centre_reading) centre_columns(head.w_v);
+    if (fold_ln) {
+      const Vector& norm = layer_norms[i / static_cast<std::size_t>(num_heads)];
+      for (Matrix* reading : {&head.w_q, &head.w_k, &head.w_v}) {
+        if (reading != &head.w_v && !queries_and_keys) continue;
+        *reading = norm.asDiagonal() * *reading;
+        if (centre_reading) centre_columns(*reading);
+      }
     }
-    if (p.centre_writing) centre_rows(head.w_o);
+    if (centre_writing) centre_rows(head.w_o);
   }
-  return matmul(in.unembed, in.embed);
 }
 
 std::vector<double> copying_scores(const std::vector<HeadCircuit>& heads, const Matrix& unembed_embed) {

@@ -40,4 +40,11 @@ struct ProcessingInputs {
 // W_U·W_E [d×d] processed, and every head's W_V and W_O processed in place.
 Matrix process(const CopyingProcessing& p, ProcessingInputs inputs, std::vector<HeadCircuit>& heads, int num_heads);
 
+// Every head's factors as TransformerLens's processing leaves them (layer-major, num_heads a layer): with fold_ln
+// its layer's first norm weight (layer_norms[l], d) scales the rows of W_V — and of W_Q and W_K with
+// `queries_and_keys` — which are then centred over d_model when `centre_reading`; with centre_writing W_O is centred
+// over d_model.
+void process_heads(bool fold_ln, bool centre_writing, const std::vector<Vector>& layer_norms, bool centre_reading,
+                   bool queries_and_keys, std::vector<HeadCircuit>& heads, int num_heads);
+
 }  // namespace attnlab::circuit_scores

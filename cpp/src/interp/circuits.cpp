@@ -44,6 +44,13 @@ HeadCircuit head_circuit(const GPT& model, int layer, int head) {
 
 namespace {
 
+// Each block's ln_1 weight, the norm its heads read through.
+std::vector<Vector> first_norms(const GPT& model) {
+  std::vector<Vector> norms;
+  for (int l = 0; l < model.config().num_layers; ++l) norms.push_back(norm_weight(model, "h." + std::to_string(l) + ".ln_1.weight"));
+  return norms;
+}
+
 // W_U·W_E = wteᵀ·wte [d×d]
 Matrix unembed_embed(const GPT& model) {
   const auto wte = weight(model, "wte.weight");
@@ -64,15 +71,16 @@ std::vector<double> ov_copying_scores(const GPT& model, const CopyingProcessing&
     return circuit_scores::copying_scores(heads, unembed_embed(model));
   const auto wte = weight(model, "wte.weight");
   circuit_scores::ProcessingInputs inputs{.embed = wte, .unembed = wte.transpose(), .final_norm = norm_weight(model, "ln_f.weight")};
-  for (int l = 0; l < c.num_layers; ++l) inputs.layer_norms.push_back(norm_weight(model, "h." + std::to_string(l) + ".ln_1.weight"));
+  inputs.layer_norms = first_norms(model);
   const Matrix processed = circuit_scores::process(processing, std::move(inputs), heads, c.num_heads);
   return circuit_scores::copying_scores(heads, processed);
 }
 
-CompositionScores composition_scores(const GPT& model, int draws, std::uint64_t seed) {
+CompositionScores composition_scores(const GPT& model, int draws, std::uint64_t seed, const CompositionProcessing& processing) {
   const GPTConfig& c = model.config();
-  return circuit_scores::composition(circuit_scores::every_head(model, c.num_layers, c.num_heads), c.num_layers, c.num_heads,
-                                     draws, seed);
+  std::vector<HeadCircuit> heads = circuit_scores::every_head(model, c.num_layers, c.num_heads);
+  circuit_scores::process_heads(processing.fold_ln, processing.centre_writing, first_norms(model), true, true, heads, c.num_heads);
+  return circuit_scores::composition(heads, c.num_layers, c.num_heads, draws, seed);
 }
 
 }  // namespace attnlab

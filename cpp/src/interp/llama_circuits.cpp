@@ -56,6 +56,18 @@ double ov_copying_score(const Llama& model, int layer, int head) {
   return circuit_scores::copying_score(head_circuit(model, layer, head), unembed_embed(model));
 }
 
+namespace {
+
+// Each layer's input_layernorm weight, the norm its heads read through.
+std::vector<Vector> first_norms(const Llama& model) {
+  std::vector<Vector> norms;
+  for (int l = 0; l < model.config().num_layers; ++l)
+    norms.push_back(norm_weight(model, "model.layers." + std::to_string(l) + ".input_layernorm.weight"));
+  return norms;
+}
+
+}  // namespace
+
 // An RMSNorm removes no mean: folded weights are not centred, and centring the writing weights would change
 // what the model computes (TransformerLens skips that step for RMSNorm models; here it is refused).
 std::vector<double> ov_copying_scores(const Llama& model, const CopyingProcessing& processing) {
@@ -69,16 +81,19 @@ std::vector<double> ov_copying_scores(const Llama& model, const CopyingProcessin
                                           .unembed = weight(model, unembedding_name(model)).transpose(),
                                           .final_norm = norm_weight(model, "model.norm.weight"),
                                           .centre_reading = false};
-  for (int l = 0; l < c.num_layers; ++l)
-    inputs.layer_norms.push_back(norm_weight(model, "model.layers." + std::to_string(l) + ".input_layernorm.weight"));
+  inputs.layer_norms = first_norms(model);
   const Matrix processed = circuit_scores::process(processing, std::move(inputs), heads, c.num_heads);
   return circuit_scores::copying_scores(heads, processed);
 }
 
-CompositionScores composition_scores(const Llama& model, int draws, std::uint64_t seed) {
+CompositionScores composition_scores(const Llama& model, int draws, std::uint64_t seed, const CompositionProcessing& processing) {
   const LlamaConfig& c = model.config();
-  return circuit_scores::composition(circuit_scores::every_head(model, c.num_layers, c.num_heads), c.num_layers, c.num_heads,
-                                     draws, seed);
+  if (processing.centre_writing)
+    detail::fail("composition_scores", "centre_writing needs a LayerNorm, which removes the residual stream's mean; a Llama's ",
+                 "RMSNorm does not, so centring W_O would change the model (fold_ln applies)");
+  std::vector<HeadCircuit> heads = circuit_scores::every_head(model, c.num_layers, c.num_heads);
+  circuit_scores::process_heads(processing.fold_ln, false, first_norms(model), false, true, heads, c.num_heads);
+  return circuit_scores::composition(heads, c.num_layers, c.num_heads, draws, seed);
 }
 
 }  // namespace attnlab

@@ -44,5 +44,11 @@ export async function expected(lab, { model }, state) {
     'largest K-composition (from layer, head, to layer, head, score)': [best.from.layer, best.from.head, best.to.layer, best.to.head, best.k],
     'copying scores': copying,
     'induction score (intact, previous-token head out, both out)': [intact.induction[ind], knocked([ranked[0]]), knocked(ranked.slice(0, 2))],
+    // Under TransformerLens's processing: raw, foldLn, foldLn + centreWriting, and centreUnembed too (copying only).
+    'K-composition, previous-token head to induction head, under each processing': [{}, { foldLn: true }, { foldLn: true, centreWriting: true },
+      { foldLn: true, centreWriting: true }].map((p) => model.compositionScores({ ...p, draws: 1 }).pairs
+      .find((x) => x.from.layer === 0 && x.from.head === ranked[0] && x.to.layer === il && x.to.head === ih).k),
+    "induction head's copying score, under each processing": [{}, { foldLn: true }, { foldLn: true, centreWriting: true },
+      { foldLn: true, centreWriting: true, centreUnembed: true }].map((p) => model.copyingScores(p).data[ind]),
   };
 }

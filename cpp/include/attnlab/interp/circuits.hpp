@@ -61,8 +61,18 @@ struct CompositionScores {
   double baseline = 0.0;               // the mean random score over `draws` draws
   int draws = 0;
 };
-// draws ≥ 1 (100 or more for a steady baseline); the same seed gives the same baseline everywhere.
-CompositionScores composition_scores(const GPT& model, int draws = 200, std::uint64_t seed = 0);
+// TransformerLens's processing for the composition scores, each step off by default (the raw factors): fold_ln
+// (each head's layer's ln_1.weight into its W_Q, W_K and W_V, those then centred over d_model) and centre_writing
+// (W_O centred over d_model). The scores move with each: say which processing they were computed under.
+struct CompositionProcessing {
+  bool fold_ln = false;
+  bool centre_writing = false;
+};
+
+// draws ≥ 1 (100 or more for a steady baseline); the same seed gives the same baseline everywhere. The baseline's
+// random factors are not processed (they stand for weights of no model).
+CompositionScores composition_scores(const GPT& model, int draws = 200, std::uint64_t seed = 0,
+                                     const CompositionProcessing& processing = {});
 
 }  // namespace attnlab
 ATTNLAB_API_END

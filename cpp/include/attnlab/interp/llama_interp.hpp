@@ -123,7 +123,10 @@ double ov_copying_score(const Llama& model, int layer, int head);
 // processing (circuits.hpp): fold_ln scales by the RMSNorms' weights without centring; centre_writing is refused.
 std::vector<double> ov_copying_scores(const Llama& model, const CopyingProcessing& processing = {});
 // Q-, K- and V-composition as circuits.hpp defines them, the QK circuits at distance 0.
-CompositionScores composition_scores(const Llama& model, int draws = 200, std::uint64_t seed = 0);
+// processing: fold_ln folds each layer's input_layernorm weight without centring (an RMSNorm removes no mean);
+// centre_writing is refused, as for the copying scores.
+CompositionScores composition_scores(const Llama& model, int draws = 200, std::uint64_t seed = 0,
+                                     const CompositionProcessing& processing = {});
 
 }  // namespace attnlab
 ATTNLAB_API_END

@@ -6,7 +6,7 @@
 import { el, field, formatNumber, select, setOptions } from '../../dom.js';
 import { CHOSEN_HEAD, repeatLength, repeatRange, scoreMap } from '../../gpt-heads.js';
 import { inductionRanking, tieWords } from '../../head-ties.js';
-import { checkKeyReader, circuitHeads, repeatScores, SAMPLES } from './parts.js';
+import { checkKeyReader, circuitHeads, PROCESSINGS, processingRows, processingWords, repeatScores, SAMPLES } from './parts.js';
 import { lessonModel, modelLine, tokenLabel } from '../../gpt-model.js';
 import { lessonPage } from '../../page.js';
 import { answerAfterCheck } from '../../try-this.js';
@@ -45,6 +45,7 @@ lessonPage({
   call: (state) => 'const { pairs, baseline } = model.compositionScores();\n' +
     'const copying = model.copyingScores();                  // every head’s, layers × heads (raw weights)\n' +
     'const processed = model.copyingScores({ foldLn: true, centreWriting: true });\n' +
+    'const processedComposition = model.compositionScores({ foldLn: true, centreWriting: true });\n' +
     `const { attention } = model.forward(repeated, { attention: true, ablate: [previousHead], ablation: '${state.mode}' });`,
   schema: {
     length: { type: 'int', min: 5, max: 64, default: 30 },
@@ -60,9 +61,12 @@ lessonPage({
     // From the weights: measured once.
     const composition = model.compositionScores();
     const copying = model.copyingScores().data;  // layers × heads, of the raw weights
-    // The same under TransformerLens's processing (web/README.md): the score moves with each step.
-    const folded = model.copyingScores({ foldLn: true, centreWriting: true }).data;
-    const centred = model.copyingScores({ foldLn: true, centreWriting: true, centreUnembed: true }).data;
+    // The composition and copying scores under each of TransformerLens's processings (parts.js PROCESSINGS; web/README.md):
+    // the scores move with each step. The baseline is of random factors, which no processing touches: the raw one serves.
+    const compositions = PROCESSINGS.map((p, i) => (i === 0 ? composition
+      : { ...model.compositionScores({ ...p.composition, draws: 1 }), baseline: composition.baseline, draws: composition.draws }));
+    const copyings = PROCESSINGS.map((p, i) => (i === 0 ? copying : model.copyingScores(p.copying).data));
+    const [, , folded, centred] = copyings;
     const later = composition.pairs.filter((p) => p.from.layer === 0).map((p) => p.to)
       .filter((to, i, all) => all.findIndex((x) => x.layer === to.layer && x.head === to.head) === i);
 
@@ -90,6 +94,8 @@ lessonPage({
     copyMap.matrix = { rows: numLayers, cols: numHeads, data: copying };
     const copyReadout = el('p', { class: 'explain copy-readout' });
     const knockTable = el('table', { class: 'data knock' });
+    const processingTable = el('table', { class: 'data processing' });
+    const processingReadout = el('p', { class: 'explain processing-readout' });
     const knockReadout = el('p', { class: 'explain knock-readout', 'aria-live': 'polite' });
     const stripe = heatmap({ decimals: 2, showValues: false });
     const stripeReadout = el('p', { class: 'explain' });
@@ -121,6 +127,13 @@ lessonPage({
       exercise,
       el('h2', { text: 'The link through the keys: K-composition' }), ...answer.nodes,
       el('h2', { text: 'Copying: the OV circuit' }), copyReadout, el('div', { class: 'panel' }, copyMap),
+      el('h2', { text: 'Which readings hold under TransformerLens’s processing' }),
+      el('p', { class: 'explain', text: 'TransformerLens processes a model’s weights before it scores them: it folds each LayerNorm’s ' +
+        'weight into the matrices that read its output and centres them (a LayerNorm’s output has mean 0), centres the weights that ' +
+        'write into the residual stream (the next LayerNorm removes that mean anyway), and centres the unembedding (a shift of every ' +
+        'logit by the same amount, which softmax ignores). None of it changes what the model computes; all of it changes the scores ' +
+        'above, which read the weights. So a conclusion from a score is about the model only where it holds under each.' }),
+      processingReadout, el('div', { class: 'table-wrap' }, processingTable),
       el('h2', { text: 'Knock the previous-token head out' }), knockReadout, el('div', { class: 'table-wrap' }, knockTable),
       el('h2', { text: 'The induction stripe' }), stripeReadout, el('div', { class: 'panel' }, stripe));
 
@@ -171,6 +184,16 @@ lessonPage({
         `unembedding centred as well, ${f2(scoreOf(centred))} (${above(centred)}). That last step shifts every logit by the same ` +
         'amount, which softmax ignores and this eigenvalue score does not: read the score as a hint, and the knock-out below as the test.';
       copyReadout.dataset.copying = String(own);
+
+      const rows = processingRows(compositions, copyings, prev, induction, numHeads);
+      const cell = (text) => el('td', { text });
+      processingTable.replaceChildren(
+        el('tr', {}, ...['Weights', `${name(prev)} → ${name(induction)} K-composition ÷ baseline`, `Layer-0 head ${name(induction)}’s keys read most`,
+          `${name(induction)}’s copying score`, 'Heads scoring higher'].map((text) => el('th', { scope: 'col', text }))),
+        ...rows.map((r) => el('tr', {}, el('th', { scope: 'row', text: r.label }), cell(f2(r.ratio)), cell(name(r.keyReader)), cell(f2(r.copying)),
+          cell(String(r.higher)))));
+      processingTable.dataset.rows = JSON.stringify(rows.map((r) => [r.ratio, r.keyReader.head, r.copying, r.higher]));
+      processingReadout.textContent = processingWords(rows, prev, induction);
 
       const options = (knocked) => ({ ablate: knocked.map(({ layer, head }) => ({ layer, head })), ablation: state.mode });
       const alone = repeatScores(lab, model, { length: T, seed: state.seed, ...repeatRange(model) }, options([prev]));

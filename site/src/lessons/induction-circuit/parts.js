@@ -51,3 +51,50 @@ export function checkKeyReader(pairs, induction, guess) {
   return { correct: false, message: `Not quite: L0H${guess} ranks ${rank + 1} of ${into.length} (K-composition ${into[rank].k.toFixed(3)}); ` +
     `the largest into ${name(induction)} is from L0H${into[0].from.head}, ${into[0].k.toFixed(3)}.` };
 }
+
+// TransformerLens's processing steps, in the order it applies them, and what each row of the lesson's table
+// computes under: the composition scores take foldLn and centreWriting; centreUnembed changes only the copying
+// score (it shifts every logit by the same amount, which no composition of heads reads).
+export const PROCESSINGS = [
+  { label: 'raw weights', composition: {}, copying: {} },
+  { label: 'LayerNorms folded', composition: { foldLn: true }, copying: { foldLn: true } },
+  { label: 'folded, writing weights centred', composition: { foldLn: true, centreWriting: true }, copying: { foldLn: true, centreWriting: true } },
+  { label: 'and the unembedding centred', composition: { foldLn: true, centreWriting: true }, copying: { foldLn: true, centreWriting: true, centreUnembed: true } },
+];
+
+// One row per processing: the circuit's three readings of the weights under it. compositions[i]: model.compositionScores
+// (PROCESSINGS[i].composition); copyings[i]: model.copyingScores(PROCESSINGS[i].copying).data (layers × heads).
+// prev, induction: the circuit's heads. → [{ label, ratio (prev → induction's K-composition over the baseline),
+// keyReader (the layer-0 head whose output the induction head's keys read most), copying (the induction head's
+// score), higher (heads scoring higher) }].
+export function processingRows(compositions, copyings, prev, induction, numHeads) {
+  return PROCESSINGS.map(({ label }, i) => {
+    const { pairs, baseline } = compositions[i];
+    const into = pairs.filter((p) => p.from.layer === 0 && p.to.layer === induction.layer && p.to.head === induction.head);
+    const link = into.find((p) => p.from.head === prev.head);
+    const keyReader = into.reduce((a, p) => (p.k > a.k ? p : a)).from;
+    const scores = Array.from(copyings[i]);
+    const copying = scores[induction.layer * numHeads + induction.head];
+    return { label, ratio: link.k / baseline, keyReader, copying, higher: scores.filter((s) => s > copying).length };
+  });
+}
+
+// Which of the lesson's readings hold under every processing, in words, from processingRows' rows.
+export function processingWords(rows, prev, induction) {
+  const all = (test) => rows.every(test);
+  const link = all((r) => r.keyReader.head === prev.head)
+    ? `${name(prev)} is the layer-0 head whose output ${name(induction)}’s keys read most under every processing`
+    : `${name(prev)} is the layer-0 head ${name(induction)}’s keys read most only with ${rows.filter((r) => r.keyReader.head === prev.head).map((r) => r.label).join(', ') || 'none of them'}`;
+  const two = (x) => x.toFixed(2).replace('-', '−');
+  const ratios = rows.map((r) => r.ratio);
+  const [low, high] = [Math.min(...ratios), Math.max(...ratios)];
+  const span = low.toFixed(2) === high.toFixed(2) ? two(low) : `${two(low)} to ${two(high)}`;
+  const above = `its K-composition is ${span} times the random baseline` +
+    (low > 1 ? ', above it under each' : high < 1 ? ', below it under each' : ', above it under some and not others');
+  const signs = new Set(rows.map((r) => Math.sign(r.copying)));
+  const copying = signs.size > 1
+    ? `the copying score of ${name(induction)} changes sign between them (${rows.map((r) => two(r.copying)).join(', ')}), so it says nothing on its own`
+    : `the copying score of ${name(induction)} keeps its sign (${rows.map((r) => two(r.copying)).join(', ')})` +
+      (new Set(rows.map((r) => r.higher)).size > 1 ? ' but not its rank among the heads' : ' and its rank among the heads');
+  return `${link}; ${above}; ${copying}. What holds under every processing is a finding about the model; what moves is a finding about the convention.`;
+}

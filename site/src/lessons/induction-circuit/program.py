@@ -32,15 +32,26 @@ with torch.no_grad():
     print("induction scores:", induction)
     print("circuit (previous-token head, runner-up, induction head):", [*prev, *second, *ind])
 
-    # Each head's QK = W_Q W_Kᵀ and OV = W_V W_O (d × d, row vectors: x @ W), from c_attn's and c_proj's columns.
-    QK, OV = {}, {}
-    for l in range(L):
-        W = model.w[f"h.{l}.attn.c_attn.weight"].double()  # [d, 3d]: Q, K, V side by side
-        W_out = model.w[f"h.{l}.attn.c_proj.weight"].double()  # [d, d]
-        for h in range(H):
-            cols = slice(h * dh, (h + 1) * dh)
-            QK[l, h] = W[:, :d][:, cols] @ W[:, d:2 * d][:, cols].T
-            OV[l, h] = W[:, 2 * d:][:, cols] @ W_out[cols]
+    # Each head's QK = W_Q W_Kᵀ and OV = W_V W_O (d × d, row vectors: x @ W), from c_attn's and c_proj's columns;
+    # with fold, the block's ln_1 weight folded into the rows of W_Q, W_K, W_V, which are then centred over d (a
+    # LayerNorm's output has mean 0); with centre_writing, W_O centred over d: TransformerLens's processing.
+    def circuits(fold=False, centre_writing=False):
+        QK, OV = {}, {}
+        for l in range(L):
+            W = model.w[f"h.{l}.attn.c_attn.weight"].double()  # [d, 3d]: Q, K, V side by side
+            W_out = model.w[f"h.{l}.attn.c_proj.weight"].double()  # [d, d]
+            ln = model.w[f"h.{l}.ln_1.weight"].double()[:, None]  # [d, 1]
+            for h in range(H):
+                cols = slice(h * dh, (h + 1) * dh)
+                W_Q, W_K, W_V, W_O = W[:, :d][:, cols], W[:, d:2 * d][:, cols], W[:, 2 * d:][:, cols], W_out[cols]
+                if fold:
+                    W_Q, W_K, W_V = (ln * M - (ln * M).mean(0) for M in (W_Q, W_K, W_V))
+                if centre_writing:
+                    W_O = W_O - W_O.mean(1, keepdim=True)
+                QK[l, h], OV[l, h] = W_Q @ W_K.T, W_V @ W_O
+        return QK, OV
+
+    QK, OV = circuits()
 
     def composition(A, B):  # ‖A B‖ / (‖A‖ ‖B‖), Frobenius norms
         return float(torch.linalg.norm(A @ B) / (torch.linalg.norm(A) * torch.linalg.norm(B)))
@@ -59,13 +70,32 @@ with torch.no_grad():
 
     # Copying: the eigenvalues of the full OV circuit W_E OV W_Eᵀ [V × V] are, but for zeros, those of
     # OV W_Eᵀ W_E [d × d]; Σλ / Σ|λ| is 1 for a head that writes the token it attends to.
-    W_E = model.w["wte.weight"].double()
-    gram = W_E.T @ W_E
-    copying = torch.zeros(L, H, dtype=torch.float64)
-    for (l, h), M in OV.items():
-        lam = torch.linalg.eigvals(M @ gram)
-        copying[l, h] = lam.sum().real / lam.abs().sum()
+    def copying_scores(OV, fold=False, centre_writing=False, centre_unembed=False):
+        W_E = model.w["wte.weight"].double()  # [V, d]
+        W_U = W_E.T                            # [d, V], tied
+        if fold:  # ln_f's weight into W_U, which then reads a mean-0 input: centred over d
+            W_U = model.w["ln_f.weight"].double()[:, None] * W_U
+            W_U = W_U - W_U.mean(0)
+        if centre_writing:
+            W_E = W_E - W_E.mean(1, keepdim=True)
+        if centre_unembed:  # every logit shifted by the same amount: softmax ignores it, the eigenvalues do not
+            W_U = W_U - W_U.mean(1, keepdim=True)
+        copying = torch.zeros(L, H, dtype=torch.float64)
+        for (l, h), M in OV.items():
+            lam = torch.linalg.eigvals(M @ W_U @ W_E)
+            copying[l, h] = lam.sum().real / lam.abs().sum()
+        return copying
+
+    copying = copying_scores(OV)
     print("copying scores:", copying)
+
+    # The same two readings under TransformerLens's processing, step by step (the page's table): raw, LayerNorms
+    # folded, writing weights centred too, the unembedding centred too (which no composition reads).
+    steps = [(False, False, False), (True, False, False), (True, True, False), (True, True, True)]
+    print("K-composition, previous-token head to induction head, under each processing:",
+          [composition(OV_p[prev], QK_p[ind].T) for f, c, _ in steps for QK_p, OV_p in [circuits(f, c)]])
+    print("induction head's copying score, under each processing:",
+          [float(copying_scores(circuits(f, c)[1], f, c, u)[ind]) for f, c, u in steps])
 
     # Knock the previous-token head out, then it and the runner-up: the induction head's score.
     print("induction score (intact, previous-token head out, both out):",
