@@ -838,6 +838,11 @@ export interface GPTModel extends LogitLensCalls {
   /** Every head's HeadCircuit.copyingScore at once, layers × heads (the product they share computed once): of the raw
    *  W_E·W_V·W_O·W_U, no LayerNorm folded and nothing centred, unless options ask for TransformerLens's processing. */
   copyingScores(options?: CopyingProcessing): Matrix;
+  /** ARENA's check of each head's full OV circuit W_E·W_V·W_O·W_U (V×V), layers × heads: the share of the vocabulary's
+   *  tokens whose own column holds the largest entry of their row (1: attending to a token, the head writes that token
+   *  first). It reads only each row's order, which the shift softmax ignores cannot change: centreUnembed leaves it as
+   *  it is, unlike copyingScores. V²·d_head·2 multiply-adds a head: seconds for a 4,096-token vocabulary. */
+  copyingTop1(options?: CopyingProcessing): Matrix;
   /** draws defaults to 200, seed to 0. */
   compositionScores(options?: CompositionOptions): CompositionScores;
   dispose(): void;

@@ -155,6 +155,18 @@ for (const variant of VARIANTS) {
         for (const kind of ['q', 'k', 'v']) assert.ok(Math.abs(p[kind] - pairs[i][kind]) <= 1e-4 * pairs[i][kind], `${kind}-composition ${i}`);
       });
       assert.ok(Math.abs(scores.baseline - mean) <= 4 * sd / Math.sqrt(200) + 4 * sd / Math.sqrt(5000), `baseline ${scores.baseline} vs ${mean}`);
+      // ARENA's top-1 check: PyTorch's float64 argmax of every row of the full OV circuit, within 2 tokens (float32 near-ties);
+      // raw and under each processing, and centreUnembed changes nothing (a shift of each row).
+      for (const [key, rows] of Object.entries(expected.circuits.copying_top1)) {
+        const options = { foldLn: key.includes('foldLn'), centreWriting: key.includes('centreWriting'), centreUnembed: key.includes('centreUnembed') };
+        const top1 = model.copyingTop1(options);
+        rows.forEach((row, l) => row.forEach((share, h) => assert.ok(Math.abs(top1.data[l * top1.cols + h] - share) <= 2 / model.config.vocabSize + 1e-6,
+          `top-1 ${key} L${l}H${h}: ${top1.data[l * top1.cols + h]} vs ${share}`)));
+        if (options.centreUnembed) {
+          const uncentred = model.copyingTop1({ ...options, centreUnembed: false }).data;
+          top1.data.forEach((x, i) => assert.ok(Math.abs(x - uncentred[i]) <= 2 / model.config.vocabSize + 1e-6, `${key}: centreUnembed moved head ${i}`));
+        }
+      }
       // Under TransformerLens's processing (fold_ln into W_Q, W_K, W_V; W_O centred), each step and both, as PyTorch's.
       for (const [key, processed] of Object.entries(expected.circuits.composition_processed)) {
         const ours = model.compositionScores({ draws: 5, foldLn: key.includes('foldLn'), centreWriting: key.includes('centreWriting') });

@@ -177,6 +177,7 @@ const OPTION_CALLS = {
   'LlamaModel.headCircuit': ['distanse', 'distance', (c, o) => c.llama.headCircuit(0, 0, o)],
   'LlamaModel.compositionScores': ['sed', 'seed', (c, o) => c.llama.compositionScores(o)],
   'GPTModel.copyingScores': ['foldLm', 'foldLn', (c, o) => c.gpt.copyingScores(o)],
+  'GPTModel.copyingTop1': ['centreUnembd', 'centreUnembed', (c, o) => c.gpt.copyingTop1(o)],
   'LlamaModel.copyingScores': ['centreUnembd', 'centreUnembed', (c, o) => c.llama.copyingScores(o)],
   'LlamaModel.generate': ['windw', 'window', (c, o) => c.llama.generate(IDS, o)],
   'LlamaModel.session': ['sink', 'sinks', (c, o) => c.llama.session(o)],

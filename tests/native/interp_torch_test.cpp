@@ -240,6 +240,19 @@ TEST_P(InterpAgainstTorch, CopyingAndCompositionScores) {
         EXPECT_NEAR(processed[static_cast<std::size_t>(l * c.num_heads + h)], rows[l][h].get<double>(), 1e-3)
             << key << ", L" << l << "H" << h;
   }
+  // ARENA's top-1 check of the full OV circuit, raw and under each processing: PyTorch's float64 argmax of every row. A
+  // row whose two largest entries are closer than float32 rounding may go either way: 2 tokens of the vocabulary.
+  const double token = 1.0 / static_cast<double>(c.vocab_size);
+  for (const auto& [key, rows] : expected.at("copying_top1").items()) {
+    const CopyingProcessing p{.fold_ln = key.find("foldLn") != std::string::npos,
+                              .centre_writing = key.find("centreWriting") != std::string::npos,
+                              .centre_unembed = key.find("centreUnembed") != std::string::npos};
+    const std::vector<double> shares = ov_copying_top1(f.model, p);
+    for (int l = 0; l < c.num_layers; ++l)
+      for (int h = 0; h < c.num_heads; ++h)
+        EXPECT_NEAR(shares[static_cast<std::size_t>(l * c.num_heads + h)], rows[l][h].get<double>(), 2 * token + 1e-12)
+            << "top-1 " << key << ", L" << l << "H" << h;
+  }
   // The composition scores, raw and under each processing PyTorch's reference applies (fold_ln, centre writing, both).
   const auto expect_pairs = [](const CompositionScores& scores, const nlohmann::json& pairs, const std::string& what) {
     ASSERT_EQ(scores.pairs.size(), pairs.size()) << what;

@@ -231,11 +231,12 @@ val head_scores_to_js(const std::vector<double>& scores, int layers, int heads) 
   return matrix_to_js(m);
 }
 
-val ov_copying_scores_js(const GPTHandle& model, bool fold_ln, bool centre_writing, bool centre_unembed) {
+val ov_copying_scores_js(const GPTHandle& model, bool fold_ln, bool centre_writing, bool centre_unembed, bool top1) {
   return guarded([&] {
     const GPTConfig& c = model.model().config();
     const CopyingProcessing processing{.fold_ln = fold_ln, .centre_writing = centre_writing, .centre_unembed = centre_unembed};
-    return head_scores_to_js(ov_copying_scores(model.model(), processing), c.num_layers, c.num_heads);
+    return head_scores_to_js(top1 ? ov_copying_top1(model.model(), processing) : ov_copying_scores(model.model(), processing),
+                             c.num_layers, c.num_heads);
   });
 }
 

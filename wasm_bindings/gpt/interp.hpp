@@ -144,8 +144,9 @@ val direct_logit_attribution_js(const GPTHandle& model, const val& ids, int posi
 // → { wQ, wK, wV, wO } (Matrix each)
 val head_circuit_js(const GPTHandle& model, int layer, int head);
 val ov_copying_score_js(const GPTHandle& model, int layer, int head);  // a number
-// Matrix [layers×heads], under TransformerLens's processing steps (CopyingProcessing)
-val ov_copying_scores_js(const GPTHandle& model, bool fold_ln, bool centre_writing, bool centre_unembed);
+// Matrix [layers×heads], under TransformerLens's processing steps (CopyingProcessing): the eigenvalue score, or with
+// top1 ARENA's top-1 share of the full OV circuit (ov_copying_top1)
+val ov_copying_scores_js(const GPTHandle& model, bool fold_ln, bool centre_writing, bool centre_unembed, bool top1);
 // → { pairs: [{ from: {layer, head}, to: {layer, head}, q, k, v }], baseline, draws }
 // under TransformerLens's processing steps (CompositionProcessing)
 val composition_scores_js(const GPTHandle& model, int draws, double seed, bool fold_ln, bool centre_writing);

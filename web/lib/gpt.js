@@ -227,6 +227,11 @@ export function gptClasses(module) {
       return interp.attributionPatching(this, module, clean, corrupted, options);
     }
 
+    // ARENA's top-1 check of each head's full OV circuit (V×V products: seconds on a large vocabulary).
+    copyingTop1(options, ...extra) {
+      return interp.copyingTop1(this, module, options, extra);
+    }
+
     // ids [n] → { logits: Matrix n×vocabSize, attention?: Matrix[layer][head] (n×n), trace? }.
     // ablate: [{ layer, head }] knocks heads out: their output set to 0 (ablation 'zero') or to its
     // mean over the positions ('mean').

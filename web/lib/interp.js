@@ -511,10 +511,24 @@ export function headCircuit(model, module, layer, head, options) {
 // extra: the arguments after the options (it takes none).
 export function copyingScores(model, module, options, extra) {
   const fn = `${model.className}.copyingScores`;
+  const steps = processingSteps(fn, options, extra);
+  if (model.interpPrefix) return model.call(fn, () => module.raw.llamaOvCopyingScores(model.handle(fn), ...steps));
+  return model.call(fn, () => module.raw.ovCopyingScores(model.handle(fn), ...steps, false));
+}
+
+// ARENA's top-1 check of every head's full OV circuit (a GPT's; core ov_copying_top1): the share of tokens whose own
+// column leads their row of W_E·W_V·W_O·W_U, layers × heads, under the same processing options.
+export function copyingTop1(model, module, options, extra) {
+  const fn = `${model.className}.copyingTop1`;
+  const steps = processingSteps(fn, options, extra);
+  return model.call(fn, () => module.raw.ovCopyingScores(model.handle(fn), ...steps, true));
+}
+
+// The copying checks' options → [foldLn, centreWriting, centreUnembed], each false unless given.
+function processingSteps(fn, options, extra) {
   noMoreArguments(fn, extra, ['options']);
   const given = checkOptions(fn, options, ['foldLn', 'centreWriting', 'centreUnembed']);
-  const steps = ['foldLn', 'centreWriting', 'centreUnembed'].map((name) => (given[name] === undefined ? false : checkBoolean(fn, name, given[name])));
-  return model.call(fn, () => raw(model, module, 'ovCopyingScores')(model.handle(fn), ...steps));
+  return ['foldLn', 'centreWriting', 'centreUnembed'].map((name) => (given[name] === undefined ? false : checkBoolean(fn, name, given[name])));
 }
 
 // options: draws, seed, and TransformerLens's processing steps for the heads' factors, each off by default

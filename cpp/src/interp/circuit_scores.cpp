@@ -78,6 +78,11 @@ void centre_columns(Matrix& x) {
 // TransformerLens's order: fold_layer_norm (with its centring of reading weights), center_writing_weights,
 // center_unembed. The steps are linear maps of the weights, so each is written as its definition.
 Matrix process(const CopyingProcessing& p, ProcessingInputs in, std::vector<HeadCircuit>& heads, int num_heads) {
+  const ProcessedEnds ends = process_ends(p, std::move(in), heads, num_heads);
+  return matmul(ends.unembed, ends.embed);
+}
+
+ProcessedEnds process_ends(const CopyingProcessing& p, ProcessingInputs in, std::vector<HeadCircuit>& heads, int num_heads) {
   if (p.fold_ln) {
     in.unembed = in.final_norm.asDiagonal() * in.unembed;  // the norm's weight scales W_U's rows
     if (in.centre_reading) centre_columns(in.unembed);
@@ -85,7 +90,28 @@ Matrix process(const CopyingProcessing& p, ProcessingInputs in, std::vector<Head
   if (p.centre_writing) centre_rows(in.embed);
   if (p.centre_unembed) centre_rows(in.unembed);
   process_heads(p.fold_ln, p.centre_writing, in.layer_norms, in.centre_reading, false, heads, num_heads);
-  return matmul(in.unembed, in.embed);
+  return {std::move(in.embed), std::move(in.unembed)};
+}
+
+std::vector<double> copying_top1(const std::vector<HeadCircuit>& heads, const Matrix& embed, const Matrix& unembed) {
+  const Eigen::Index V = embed.rows();
+  constexpr Eigen::Index kRows = 256;  // a block of the V×V circuit: 256 rows of V floats (4 MB at V = 4096)
+  std::vector<double> shares;
+  for (const HeadCircuit& head : heads) {
+    const Matrix left = matmul(embed, head.w_v), right = matmul(head.w_o, unembed);  // [V×k], [k×V]
+    Eigen::Index first = 0;
+    for (Eigen::Index row = 0; row < V; row += kRows) {
+      const Eigen::Index n = std::min(kRows, V - row);
+      const Matrix block = matmul(left.middleRows(row, n), right);  // rows row … row + n − 1 of the full circuit
+      for (Eigen::Index i = 0; i < n; ++i) {
+        Eigen::Index top = 0;
+        block.row(i).maxCoeff(&top);
+        first += top == row + i;
+      }
+    }
+    shares.push_back(static_cast<double>(first) / static_cast<double>(V));
+  }
+  return shares;
 }
 
 void process_heads(bool fold_ln, bool centre_writing, const std::vector<Vector>& layer_norms, bool centre_reading,

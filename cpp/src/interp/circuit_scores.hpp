@@ -37,8 +37,18 @@ struct ProcessingInputs {
   std::vector<Vector> layer_norms;
   bool centre_reading = true;
 };
-// W_U·W_E [d×d] processed, and every head's W_V and W_O processed in place.
+// W_E and W_U processed, and every head's W_V and W_O processed in place.
+struct ProcessedEnds {
+  Matrix embed;    // [V×d]
+  Matrix unembed;  // [d×V]
+};
+ProcessedEnds process_ends(const CopyingProcessing& p, ProcessingInputs inputs, std::vector<HeadCircuit>& heads, int num_heads);
+// process_ends' W_U·W_E [d×d], what the copying score reads.
 Matrix process(const CopyingProcessing& p, ProcessingInputs inputs, std::vector<HeadCircuit>& heads, int num_heads);
+
+// Each head's share of tokens t whose row of the full OV circuit W_E·W_V·W_O·W_U [V×V] is largest at column t
+// (ARENA's top-1 check), layer-major; the V×V product is made a block of rows at a time.
+std::vector<double> copying_top1(const std::vector<HeadCircuit>& heads, const Matrix& embed, const Matrix& unembed);
 
 // Every head's factors as TransformerLens's processing leaves them (layer-major, num_heads a layer): with fold_ln
 // its layer's first norm weight (layer_norms[l], d) scales the rows of W_V — and of W_Q and W_K with

@@ -51,6 +51,12 @@ std::vector<Vector> first_norms(const GPT& model) {
   return norms;
 }
 
+// The weights the copying checks read, for their processing: W_E = wte, W_U = wteᵀ (tied), ln_f's and each ln_1's weight.
+circuit_scores::ProcessingInputs processing_inputs(const GPT& model) {
+  const auto wte = weight(model, "wte.weight");
+  return {.embed = wte, .unembed = wte.transpose(), .final_norm = norm_weight(model, "ln_f.weight"), .layer_norms = first_norms(model)};
+}
+
 // W_U·W_E = wteᵀ·wte [d×d]
 Matrix unembed_embed(const GPT& model) {
   const auto wte = weight(model, "wte.weight");
@@ -69,11 +75,15 @@ std::vector<double> ov_copying_scores(const GPT& model, const CopyingProcessing&
   std::vector<HeadCircuit> heads = circuit_scores::every_head(model, c.num_layers, c.num_heads);
   if (!processing.fold_ln && !processing.centre_writing && !processing.centre_unembed)
     return circuit_scores::copying_scores(heads, unembed_embed(model));
-  const auto wte = weight(model, "wte.weight");
-  circuit_scores::ProcessingInputs inputs{.embed = wte, .unembed = wte.transpose(), .final_norm = norm_weight(model, "ln_f.weight")};
-  inputs.layer_norms = first_norms(model);
-  const Matrix processed = circuit_scores::process(processing, std::move(inputs), heads, c.num_heads);
+  const Matrix processed = circuit_scores::process(processing, processing_inputs(model), heads, c.num_heads);
   return circuit_scores::copying_scores(heads, processed);
+}
+
+std::vector<double> ov_copying_top1(const GPT& model, const CopyingProcessing& processing) {
+  const GPTConfig& c = model.config();
+  std::vector<HeadCircuit> heads = circuit_scores::every_head(model, c.num_layers, c.num_heads);
+  const circuit_scores::ProcessedEnds ends = circuit_scores::process_ends(processing, processing_inputs(model), heads, c.num_heads);
+  return circuit_scores::copying_top1(heads, ends.embed, ends.unembed);
 }
 
 CompositionScores composition_scores(const GPT& model, int draws, std::uint64_t seed, const CompositionProcessing& processing) {

@@ -51,6 +51,13 @@ struct CopyingProcessing {
 // score) computed once for all of them.
 std::vector<double> ov_copying_scores(const GPT& model, const CopyingProcessing& processing = {});
 
+// ARENA's check of each head's full OV circuit W_E·W_V·W_O·W_U [V×V]: the share of the vocabulary's tokens whose
+// own column holds the largest entry of their row — 1 for a head that, attending to a token, writes that token
+// first. Unlike the eigenvalue score it reads only each row's order, which adding the same amount to a row (the
+// shift softmax ignores, what centre_unembed removes) cannot change: centre_unembed leaves it exactly as it is.
+// Layer-major [layers·heads]; the V×V products are a d-wide multiply each (about V²·d_head·2 multiply-adds a head).
+std::vector<double> ov_copying_top1(const GPT& model, const CopyingProcessing& processing = {});
+
 struct CompositionPair {
   int from_layer, from_head;  // A, the earlier head
   int to_layer, to_head;      // B, in a later layer

@@ -188,8 +188,9 @@ lessonPage({
       const rows = processingRows(compositions, copyings, prev, induction, numHeads);
       const cell = (text) => el('td', { text });
       processingTable.replaceChildren(
-        el('tr', {}, ...['Weights', `${name(prev)} → ${name(induction)} K-composition ÷ baseline`, `Layer-0 head ${name(induction)}’s keys read most`,
-          `${name(induction)}’s copying score`, 'Heads scoring higher'].map((text) => el('th', { scope: 'col', text }))),
+        el('caption', { text: `Under each processing: ${name(prev)} → ${name(induction)}’s K-composition over the random baseline, ` +
+          `the layer-0 head whose output ${name(induction)}’s keys read most, ${name(induction)}’s copying score, and how many heads score higher.` }),
+        el('tr', {}, ...['Weights', 'K-comp. ÷ baseline', 'Keys read most', 'Copying score', 'Heads higher'].map((text) => el('th', { scope: 'col', text }))),
         ...rows.map((r) => el('tr', {}, el('th', { scope: 'row', text: r.label }), cell(f2(r.ratio)), cell(name(r.keyReader)), cell(f2(r.copying)),
           cell(String(r.higher)))));
       processingTable.dataset.rows = JSON.stringify(rows.map((r) => [r.ratio, r.keyReader.head, r.copying, r.higher]));
