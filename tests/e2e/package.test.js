@@ -135,7 +135,7 @@ describe('the packed npm package', () => {
       'dist/attnlab-train-simd.mjs', 'dist/attnlab-train-simd.wasm', 'dist/components.js', 'index.cjs', 'index.d.cts', 'index.d.ts', 'index.js',
       'lib/all.js', 'lib/builtin-model.js', 'lib/call.js', 'lib/checkpoint-files.js', 'lib/checks.js', 'lib/errors.js', 'lib/gpt.js',
       'lib/interp.js', 'lib/lazy-module.js', 'lib/llama.js', 'lib/loader.js', 'lib/metric-patching.js',
-      'lib/modules.js', 'lib/option-names.js', 'lib/path-to.js', 'lib/patching-gap.js', 'lib/referent.js', 'lib/registry.js', 'lib/seq2seq.js', 'lib/ship-builtin-llama.js', 'lib/ship-builtin-model.js', 'lib/ship-builtin-tokenizer.js',
+      'lib/modules.js', 'lib/option-names.js', 'lib/patching-gap.js', 'lib/path-to.js', 'lib/referent.js', 'lib/registry.js', 'lib/seq2seq.js', 'lib/ship-builtin-llama.js', 'lib/ship-builtin-model.js', 'lib/ship-builtin-tokenizer.js',
       'lib/ship-builtin-training-log.js', 'lib/ship-gpt.js', 'lib/ship-referent-model.js', 'lib/ship-training.js', 'lib/ship-translator.js',
       'lib/task-model.js', 'lib/tensor.js', 'models/kjv-llama/README.md', 'models/kjv-llama/config.json', 'models/kjv-llama/model.safetensors',
       'models/kjv-llama/tokenizer.json', 'models/kjv-llama/training-config.json', 'models/kjv-llama/training-log.jsonl', 'models/kjv/merges.txt', 'models/kjv/model.safetensors', 'models/kjv/training-config.json',
