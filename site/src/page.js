@@ -209,7 +209,6 @@ export async function lessonPage(lesson) {
   }
   // The model's load and the lesson's first figures are separate tasks of the page's thread: the load's
   // last piece resolves a promise, and without a turn in between the first render would run in its task.
-  performance.mark('prepared');  // the lesson's model loaded (tests/e2e/model-load-tasks.test.js reads it)
   await new Promise((resolve) => setTimeout(resolve, 0));
   loading.remove();
   file.ready(lab, state, prepared);

@@ -230,11 +230,14 @@ TEST_P(InterpAgainstTorch, CopyingAndCompositionScores) {
     }
   // Under TransformerLens's processing, each combination of the three steps against PyTorch's (issue 51:
   // attnlab-kjv's L3H0 −0.866 raw, +0.339 with foldLn and centreWriting, −0.384 with centreUnembed too).
+  // A fixture key ("foldLn+centreUnembed", "raw") → the processing it names.
+  const auto processing_of = [](const std::string& key) {
+    return CopyingProcessing{.fold_ln = key.find("foldLn") != std::string::npos,
+                             .centre_writing = key.find("centreWriting") != std::string::npos,
+                             .centre_unembed = key.find("centreUnembed") != std::string::npos};
+  };
   for (const auto& [key, rows] : expected.at("copying_processed").items()) {
-    const CopyingProcessing p{.fold_ln = key.find("foldLn") != std::string::npos,
-                              .centre_writing = key.find("centreWriting") != std::string::npos,
-                              .centre_unembed = key.find("centreUnembed") != std::string::npos};
-    const std::vector<double> processed = ov_copying_scores(f.model, p);
+    const std::vector<double> processed = ov_copying_scores(f.model, processing_of(key));
     for (int l = 0; l < c.num_layers; ++l)
       for (int h = 0; h < c.num_heads; ++h)
         EXPECT_NEAR(processed[static_cast<std::size_t>(l * c.num_heads + h)], rows[l][h].get<double>(), 1e-3)
@@ -244,10 +247,7 @@ TEST_P(InterpAgainstTorch, CopyingAndCompositionScores) {
   // row whose two largest entries are closer than float32 rounding may go either way: 2 tokens of the vocabulary.
   const double token = 1.0 / static_cast<double>(c.vocab_size);
   for (const auto& [key, rows] : expected.at("copying_top1").items()) {
-    const CopyingProcessing p{.fold_ln = key.find("foldLn") != std::string::npos,
-                              .centre_writing = key.find("centreWriting") != std::string::npos,
-                              .centre_unembed = key.find("centreUnembed") != std::string::npos};
-    const std::vector<double> shares = ov_copying_top1(f.model, p);
+    const std::vector<double> shares = ov_copying_top1(f.model, processing_of(key));
     for (int l = 0; l < c.num_layers; ++l)
       for (int h = 0; h < c.num_heads; ++h)
         EXPECT_NEAR(shares[static_cast<std::size_t>(l * c.num_heads + h)], rows[l][h].get<double>(), 2 * token + 1e-12)

@@ -371,10 +371,6 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 const SLICE_MS = 30;
 const now = () => globalThis.performance?.now() ?? Date.now();
 
-// async: every refusal, of the arguments or of the prompts, is a rejected promise; an already-aborted signal
-// is rejected with its reason before any run. The signal is checked before each cell. A pair whose clean run
-// does not favour the target more than the corrupted run does is refused before any cell is computed
-// (patching-gap.js), or with allowUnfavourable: true swept and returned with a warning.
 // The options a grid of cells takes (activationPatching's and attributionPatching's), checked; more: the
 // options only the caller takes.
 function gridOptions(fn, options, more) {
@@ -409,6 +405,10 @@ async function sweepCells(count, layers, cell, { signal, onProgress }) {
   return data;
 }
 
+// async: every refusal, of the arguments or of the prompts, is a rejected promise; an already-aborted signal
+// is rejected with its reason before any run. The signal is checked before each cell. A pair whose clean run
+// does not favour the target more than the corrupted run does is refused before any cell is computed
+// (patching-gap.js), or with allowUnfavourable: true swept and returned with a warning.
 // metric: a LogitDiffMetric ({ target, baseline, position? }, measured in the core) or any function of the
 // patched run's logits (metric-patching.js: each cell a runWithHooks here).
 export async function activationPatching(model, module, clean, corrupted, options) {

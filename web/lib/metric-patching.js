@@ -6,6 +6,7 @@
 //   const probability = (logits) => softmaxAt(logits, logits.rows - 1)[target];
 //   const { grid } = await model.activationPatching(clean, corrupted, { what: 'z', per: 'head', metric: probability });
 import { describe, fail } from './checks.js';
+import { checkSameLength } from './patching-gap.js';
 
 const POINTS = {
   resid_pre: 'hook_resid_pre', attn_out: 'hook_attn_out', mlp_out: 'hook_mlp_out', z: 'attn.hook_z',
@@ -57,7 +58,7 @@ function functionGapVerdict(fn, clean, corrupted, allowed) {
 // signal checked before each, the thread given back between slices and layers). → activationPatching's result
 // without `position` (the function reads whichever it likes).
 export async function functionPatching(model, fn, clean, corrupted, { what, per, metric, allowed, sweep }) {
-  if (clean.length !== corrupted.length) fail(fn, `the clean prompt has ${clean.length} tokens and the corrupted prompt ${corrupted.length}: patching needs the same length`);
+  checkSameLength(fn, clean, corrupted);
   const { numLayers } = model.config;
   const names = Array.from({ length: numLayers }, (_, layer) => `blocks.${layer}.${POINTS[what]}`);
   const cleanRun = model.runWithCache(clean, { names });

@@ -44,3 +44,11 @@ export function gapVerdict(fn, clean, corrupted, allowed) {
   }
   return { warning: why[0].toUpperCase() + why.slice(1) + '.' };
 }
+
+// Patching puts one run's activations into the other: the prompts must be as long in tokens (the core's sweeps say
+// the same; the package's own sweeps — a function metric, a path to the logits — check it here).
+export function checkSameLength(fn, clean, corrupted) {
+  if (clean.length !== corrupted.length) {
+    fail(fn, `the clean prompt has ${clean.length} tokens and the corrupted prompt ${corrupted.length}: patching needs the same length`);
+  }
+}

@@ -6,6 +6,7 @@
 // hook_resid_pre: that run's value there is kept (step 1) and put into the clean prompt alone (step 2).
 // Built from runWithCache and runWithHooks: (patched − clean) / (clean − corrupted), as pathPatching's heads.
 import { fail } from './checks.js';
+import { checkSameLength } from './patching-gap.js';
 
 // `to` checked: 'logits', or the hook_resid_pre of a block after the sender's → { name, layer } (layer L: the logits).
 export function checkPathTarget(fn, to, sender, numLayers) {
@@ -30,7 +31,7 @@ const logitDifference = ({ target, baseline, position }) => (logits) => {
 // verdict(clean, corrupted) the caller's gap check → { clean, corrupted, patched, normalised, …verdict }.
 export function pathPatchingTo(model, fn, clean, corrupted, { sender, target, metric, verdict }) {
   const { numLayers } = model.config;
-  if (clean.length !== corrupted.length) fail(fn, `the clean prompt has ${clean.length} tokens and the corrupted prompt ${corrupted.length}: patching needs the same length`);
+  checkSameLength(fn, clean, corrupted);
   if (metric.position >= clean.length) fail(fn, `metric.position ${metric.position} is outside the prompt's positions 0 … ${clean.length - 1}`);
   const measure = logitDifference(metric);
   const z = (layer) => `blocks.${layer}.attn.hook_z`;
